@@ -1,0 +1,52 @@
+import type { PipeTransform, Type } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { McpParamType } from '../mcp.constants';
+
+type PipeLike = Type<PipeTransform> | PipeTransform;
+
+/** Writes one MCP parameter into Nest's route argument metadata, where pipes look for it. */
+export function assignMcpParam(
+  target: object,
+  key: string | symbol,
+  index: number,
+  type: McpParamType,
+  data?: string,
+  pipes: PipeLike[] = [],
+): void {
+  const constructor = target.constructor;
+  const existing = Reflect.getMetadata(ROUTE_ARGS_METADATA, constructor, key) ?? {};
+  Reflect.defineMetadata(
+    ROUTE_ARGS_METADATA,
+    { ...existing, [`${type}:${index}`]: { index, data, pipes } },
+    constructor,
+    key,
+  );
+}
+
+function isPipe(value: unknown): value is PipeLike {
+  return typeof value === 'function' || (typeof value === 'object' && value !== null && 'transform' in value);
+}
+
+/**
+ * The arguments of the call: a tool's validated arguments, a prompt's arguments, or a
+ * template's variables. With a property name, only that property. Pipes given here (and global
+ * pipes such as `ValidationPipe`) run on the value.
+ *
+ * @publicApi
+ */
+export function ToolArgs(property?: string | PipeLike, ...pipes: PipeLike[]): ParameterDecorator {
+  return (target, key, index) => {
+    const data = typeof property === 'string' ? property : undefined;
+    const allPipes = isPipe(property) ? [property, ...pipes] : pipes;
+    assignMcpParam(target, key!, index, McpParamType.ARGS, data, allPipes);
+  };
+}
+
+/**
+ * The transport's request object: the HTTP request on HTTP transports, `undefined` on stdio.
+ *
+ * @publicApi
+ */
+export function McpRequest(): ParameterDecorator {
+  return (target, key, index) => assignMcpParam(target, key!, index, McpParamType.REQUEST);
+}

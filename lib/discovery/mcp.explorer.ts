@@ -1,0 +1,244 @@
+import { Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import {
+  ContextIdFactory,
+  DiscoveryService,
+  ExternalContextCreator,
+  MetadataScanner,
+  ModuleRef,
+  Reflector,
+} from '@nestjs/core';
+import { isObservable, lastValueFrom } from 'rxjs';
+import {
+  MCP_CONTEXT_TYPE,
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_TOOL_METADATA,
+  McpParamType,
+} from '../mcp.constants';
+import { McpRegistry } from '../registry/mcp-registry.service';
+import { NATIVE_EXCHANGE, type NativeExchange } from '../protocol/engine';
+import type { McpCallContext } from '../protocol/call-context';
+import type {
+  McpPromptOptions,
+  McpResourceOptions,
+  McpResourceTemplateOptions,
+  McpToolOptions,
+} from '../interfaces/mcp-definitions.interface';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { MULTIPLE_DECORATORS } from '../mcp.messages';
+import { translateHttpException, type HandlerKind } from './http-exception.translator';
+
+type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
+type Invoker = (args: unknown, context: McpCallContext) => Promise<unknown>;
+
+const KINDS: ReadonlyArray<{ kind: HandlerKind; key: string }> = [
+  { kind: 'tool', key: MCP_TOOL_METADATA },
+  { kind: 'resource', key: MCP_RESOURCE_METADATA },
+  { kind: 'resource template', key: MCP_RESOURCE_TEMPLATE_METADATA },
+  { kind: 'prompt', key: MCP_PROMPT_METADATA },
+];
+
+const PIPELINE = { guards: true, interceptors: true, filters: true };
+
+/**
+ * Maps the parameter types of `@ToolArgs()`, `@McpCtx()` and `@McpRequest()` to values. The
+ * arguments of an MCP call are `[request, response, args, context]`.
+ */
+class McpParamsFactory {
+  exchangeKeyForValue(type: number, data: unknown, args: unknown[]): unknown {
+    switch (type) {
+      case McpParamType.ARGS: {
+        const value = args[2];
+        return typeof data === 'string' && typeof value === 'object' && value !== null
+          ? (value as Record<string, unknown>)[data]
+          : value;
+      }
+      case McpParamType.CONTEXT:
+        return args[3];
+      case McpParamType.REQUEST:
+        return args[0];
+      default:
+        // Nest's HTTP parameter decorators (@Body, @Query...) have no meaning on an MCP call.
+        return undefined;
+    }
+  }
+}
+
+/**
+ * Finds `@McpTool`, `@McpResource`, `@McpResourceTemplate` and `@McpPrompt` methods on every
+ * provider and controller, wraps each once with Nest's `ExternalContextCreator` (guards,
+ * interceptors, pipes and filters, context type `'mcp'`) and registers it.
+ */
+@Injectable()
+export class McpExplorer implements OnModuleInit {
+  private readonly logger = new Logger('McpExplorer');
+  private readonly paramsFactory = new McpParamsFactory();
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+    private readonly contextCreator: ExternalContextCreator,
+    private readonly moduleRef: ModuleRef,
+    private readonly registry: McpRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
+    let count = 0;
+    for (const wrapper of wrappers) {
+      const { instance } = wrapper;
+      // Aliases (useExisting) point at an instance registered under its own token already.
+      if (!instance || typeof instance !== 'object' || wrapper.isAlias) {
+        continue;
+      }
+      const prototype = Object.getPrototypeOf(instance);
+      if (!prototype) {
+        continue;
+      }
+      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+        count += this.explore(wrapper, instance as Record<string, unknown>, methodName) ? 1 : 0;
+      }
+    }
+    this.logger.log(`Registered ${count} MCP handler${count === 1 ? '' : 's'}`);
+  }
+
+  private explore(wrapper: InstanceWrapper, instance: Record<string, unknown>, methodName: string): boolean {
+    const method = instance[methodName];
+    if (typeof method !== 'function') {
+      return false;
+    }
+    const found = KINDS.map(({ kind, key }) => ({ kind, options: this.reflector.get<unknown>(key, method) })).filter(
+      ({ options }) => options !== undefined,
+    );
+    if (found.length === 0) {
+      return false;
+    }
+    const className = (instance.constructor as Type | undefined)?.name ?? String(wrapper.name);
+    const where = `${className}.${methodName}`;
+    if (found.length > 1) {
+      throw new McpConfigurationError(MULTIPLE_DECORATORS(where));
+    }
+    const { kind, options } = found[0];
+    const invoke = this.createInvoker(wrapper, instance, methodName, kind);
+    try {
+      this.register(kind, options, methodName, invoke);
+    } catch (error) {
+      if (error instanceof McpConfigurationError) {
+        throw new McpConfigurationError(`${error.message} (at ${where})`);
+      }
+      throw error;
+    }
+    return true;
+  }
+
+  private register(kind: HandlerKind, options: unknown, methodName: string, invoke: Invoker): void {
+    switch (kind) {
+      case 'tool': {
+        const tool = options as McpToolOptions;
+        this.registry.addTool({ ...tool, name: tool.name ?? methodName, handler: invoke });
+        break;
+      }
+      case 'resource': {
+        const resource = options as McpResourceOptions;
+        this.registry.addResource({
+          ...resource,
+          name: resource.name ?? methodName,
+          handler: (context) => invoke({ uri: context.name }, context),
+        });
+        break;
+      }
+      case 'resource template': {
+        const template = options as McpResourceTemplateOptions;
+        this.registry.addResourceTemplate({
+          ...template,
+          name: template.name ?? methodName,
+          handler: (_uri, variables, context) => invoke(variables, context),
+        });
+        break;
+      }
+      case 'prompt': {
+        const prompt = options as McpPromptOptions;
+        this.registry.addPrompt({ ...prompt, name: prompt.name ?? methodName, handler: invoke });
+        break;
+      }
+    }
+  }
+
+  /**
+   * Builds the function that runs one handler through the Nest pipeline. Handlers of static
+   * providers are wrapped once, here; handlers of request-scoped (or transient) providers get a
+   * fresh instance per call, resolved for a context whose `REQUEST` is the transport request.
+   */
+  private createInvoker(
+    wrapper: InstanceWrapper,
+    instance: Record<string, unknown>,
+    methodName: string,
+    kind: HandlerKind,
+  ): Invoker {
+    this.ensureDefaultParams(instance, methodName);
+    const build = (target: Record<string, unknown>, contextId?: ReturnType<typeof ContextIdFactory.create>) =>
+      this.contextCreator.create(
+        target,
+        target[methodName] as (...args: unknown[]) => unknown,
+        methodName,
+        ROUTE_ARGS_METADATA,
+        this.paramsFactory,
+        contextId,
+        wrapper.id,
+        PIPELINE,
+        MCP_CONTEXT_TYPE,
+      );
+    const staticRun = wrapper.isDependencyTreeStatic() ? build(instance) : undefined;
+    return async (args, context) => {
+      const native = (context as McpCallContext & { [NATIVE_EXCHANGE]?: NativeExchange })[NATIVE_EXCHANGE];
+      const request = native?.request;
+      let run = staticRun;
+      if (run === undefined) {
+        // Without an HTTP request (stdio) the call gets a request object of its own, so that
+        // every call still has its own DI context.
+        const scopeRequest = (request ?? {
+          mcp: { requestId: context.requestId, transport: context.transport },
+        }) as Record<string, unknown>;
+        const contextId = ContextIdFactory.getByRequest(scopeRequest);
+        this.moduleRef.registerRequestByContextId(scopeRequest, contextId);
+        const scoped = await this.moduleRef.resolve<unknown, Record<string, unknown>>(
+          wrapper.token as Type,
+          contextId,
+          {
+            strict: false,
+          },
+        );
+        run = build(scoped, contextId);
+      }
+      try {
+        const result: unknown = await run(request, native?.response, args, context);
+        return isObservable(result) ? await lastValueFrom(result) : result;
+      } catch (error) {
+        throw translateHttpException(error, kind, context.era);
+      }
+    };
+  }
+
+  /**
+   * A method without MCP parameter decorators receives `(args, ctx)`: record that layout so
+   * that pipes (a global `ValidationPipe`) still see the arguments with their declared type.
+   */
+  private ensureDefaultParams(instance: Record<string, unknown>, methodName: string): void {
+    const target = instance.constructor;
+    if (Reflect.getMetadata(ROUTE_ARGS_METADATA, target, methodName) !== undefined) {
+      return;
+    }
+    Reflect.defineMetadata(
+      ROUTE_ARGS_METADATA,
+      {
+        [`${McpParamType.ARGS}:0`]: { index: 0, data: undefined, pipes: [] },
+        [`${McpParamType.CONTEXT}:1`]: { index: 1, data: undefined, pipes: [] },
+      },
+      target,
+      methodName,
+    );
+  }
+}

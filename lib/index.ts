@@ -1,0 +1,63 @@
+/**
+ * nest-mcp: the public API. Anything not exported here is internal.
+ */
+export { McpModule } from './mcp.module';
+export { MCP_MODULE_OPTIONS } from './mcp.module-definition';
+export type {
+  McpModuleOptions,
+  McpModuleExtras,
+  McpCacheHintOptions,
+  McpSessionOptions,
+  McpHttpOptions,
+} from './interfaces/mcp-module-options.interface';
+export type {
+  McpToolOptions,
+  McpResourceOptions,
+  McpResourceTemplateOptions,
+  McpPromptOptions,
+  McpPromptArgument,
+  McpToolDefinition,
+  McpResourceDefinition,
+  McpResourceTemplateDefinition,
+  McpPromptDefinition,
+} from './interfaces/mcp-definitions.interface';
+export type { McpSchema, JsonSchemaObject, DtoClass, StandardSchemaLike } from './interfaces/mcp-schema.interface';
+
+export { McpTool } from './decorators/mcp-tool.decorator';
+export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
+export { McpPrompt } from './decorators/mcp-prompt.decorator';
+export { ToolArgs, McpRequest } from './decorators/mcp-params.decorator';
+export { McpCtx } from './decorators/mcp-ctx.decorator';
+export { McpExecutionContext } from './discovery/mcp-execution-context';
+
+export { McpRegistry } from './registry/mcp-registry.service';
+export type { RegistryChangeKind } from './registry/mcp-registry.service';
+export { McpSessionService } from './sessions/mcp-session.service';
+export type { SessionStore, SessionRecord } from './sessions/session-store.interface';
+export { McpNotifier } from './notifications/mcp-notifier.service';
+export type { NotificationBus, McpEvent } from './notifications/notification-bus.interface';
+
+export { McpError, McpToolError } from './protocol/mcp-error';
+export { ErrorCode } from './protocol/json-rpc';
+export type { JsonRpcId } from './protocol/json-rpc';
+export { REVISIONS, LATEST_REVISION } from './protocol/revisions';
+export type { Revision, Era } from './protocol/revisions';
+export type { LogLevel } from './protocol/log-levels';
+export type { McpCallContext, McpPrincipal, TransportKind } from './protocol/call-context';
+export type { CompletionHandler, TaskSupport } from './protocol/catalog';
+export type {
+  CallToolResult,
+  ContentBlock,
+  GetPromptResult,
+  PromptMessage,
+  ReadResourceResult,
+  ResourceContents,
+  ToolAnnotations,
+  ResourceAnnotations,
+  McpIcon,
+  Implementation,
+  ClientCapabilities,
+  CompletionResult,
+  CacheScope,
+} from './protocol/mcp-types';
+export { McpConfigurationError } from './errors/mcp-configuration.error';

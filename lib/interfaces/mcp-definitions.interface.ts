@@ -1,0 +1,107 @@
+/**
+ * What describes a tool, resource, resource template or prompt, for the decorators and for
+ * registration at runtime through `McpRegistry`.
+ */
+import type { McpCallContext } from '../protocol/call-context';
+import type { CompletionHandler, TaskSupport } from '../protocol/catalog';
+import type { McpIcon, PromptArgument, ResourceAnnotations, ToolAnnotations } from '../protocol/mcp-types';
+import type { McpSchema } from './mcp-schema.interface';
+
+/** @publicApi */
+export interface McpToolOptions {
+  /** The tool name. Defaults to the method name. */
+  name?: string;
+  /** A human-readable name (2025-06-18 and later). */
+  title?: string;
+  description?: string;
+  /** The schema of the arguments. Defaults to any object. */
+  input?: McpSchema;
+  /** The schema of `structuredContent`; results are validated against it. */
+  output?: McpSchema;
+  annotations?: ToolAnnotations;
+  icons?: McpIcon[];
+  /** Free-form metadata advertised with the tool. */
+  _meta?: Record<string, unknown>;
+  /**
+   * Whether the tool may run as a task.
+   * @default 'forbidden'
+   */
+  taskSupport?: TaskSupport;
+}
+
+/** @publicApi */
+export interface McpResourceOptions {
+  /** The URI of the resource. */
+  uri: string;
+  /** The resource name. Defaults to the method name. */
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** The size in bytes, when known. */
+  size?: number;
+  annotations?: ResourceAnnotations;
+  icons?: McpIcon[];
+  _meta?: Record<string, unknown>;
+  /** How long clients may cache a read (modern era), overriding the module default. */
+  cacheTtlMs?: number;
+}
+
+/** @publicApi */
+export interface McpResourceTemplateOptions {
+  /** The RFC 6570 URI template, such as `notes://{id}`. */
+  uriTemplate: string;
+  /** The template name. Defaults to the method name. */
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: ResourceAnnotations;
+  icons?: McpIcon[];
+  _meta?: Record<string, unknown>;
+  cacheTtlMs?: number;
+  /** Completion of template variables, by variable name. */
+  complete?: Record<string, CompletionHandler>;
+}
+
+/** A prompt argument, with optional completion. @publicApi */
+export interface McpPromptArgument extends PromptArgument {
+  /** Completes values of this argument. */
+  complete?: CompletionHandler;
+}
+
+/** @publicApi */
+export interface McpPromptOptions {
+  /** The prompt name. Defaults to the method name. */
+  name?: string;
+  title?: string;
+  description?: string;
+  arguments?: McpPromptArgument[];
+  icons?: McpIcon[];
+  _meta?: Record<string, unknown>;
+}
+
+/** A tool registered at runtime. @publicApi */
+export interface McpToolDefinition extends McpToolOptions {
+  name: string;
+  handler: (args: any, context: McpCallContext) => unknown;
+}
+
+/** A resource registered at runtime. @publicApi */
+export interface McpResourceDefinition extends McpResourceOptions {
+  name: string;
+  handler: (context: McpCallContext) => unknown;
+}
+
+/** A resource template registered at runtime. @publicApi */
+export interface McpResourceTemplateDefinition extends McpResourceTemplateOptions {
+  name: string;
+  /** Reads one resource; `variables` are the values the URI gave the template's variables. */
+  handler: (uri: string, variables: Record<string, string>, context: McpCallContext) => unknown;
+}
+
+/** A prompt registered at runtime. @publicApi */
+export interface McpPromptDefinition extends McpPromptOptions {
+  name: string;
+  handler: (args: Record<string, string>, context: McpCallContext) => unknown;
+}

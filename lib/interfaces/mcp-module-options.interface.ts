@@ -1,0 +1,161 @@
+import type { Revision } from '../protocol/revisions';
+import type { LogLevel } from '../protocol/log-levels';
+import type { CacheScope, McpIcon } from '../protocol/mcp-types';
+
+/**
+ * Cache hints the modern era (2026-07-28) puts on cacheable results.
+ *
+ * @publicApi
+ */
+export interface McpCacheHintOptions {
+  /**
+   * How long clients may reuse `tools/list`, `prompts/list`, `resources/list`,
+   * `resources/templates/list` and `resources/read` results, in ms.
+   * @default 60000
+   */
+  ttlMs?: number;
+  /**
+   * Who may share those results: `private` (the same authorization context only) or `public`.
+   * @default 'private'
+   */
+  scope?: CacheScope;
+  /**
+   * How long clients may reuse `server/discover`, in ms.
+   * @default 60000
+   */
+  discoverTtlMs?: number;
+  /**
+   * The cache scope of `server/discover`.
+   * @default 'public'
+   */
+  discoverScope?: CacheScope;
+}
+
+/**
+ * Legacy-era sessions (2024-11-05 to 2025-11-25).
+ *
+ * @publicApi
+ */
+export interface McpSessionOptions {
+  /**
+   * A session idle for this long (ms) ends. An open stream keeps its session alive.
+   * @default 1800000 (30 minutes)
+   */
+  idleTimeoutMs?: number;
+  /**
+   * How many sessions may be open at once; `initialize` beyond it is refused (HTTP 503).
+   * @default 10000
+   */
+  maxSessions?: number;
+  /**
+   * How often idle sessions are looked for, in ms.
+   * @default 60000
+   */
+  sweepIntervalMs?: number;
+}
+
+/**
+ * HTTP transport limits and checks.
+ *
+ * @publicApi
+ */
+export interface McpHttpOptions {
+  /**
+   * The largest request body accepted, in bytes (HTTP 413 beyond). When the platform's body
+   * parser reads the body first, its own limit applies as well: raise it with
+   * `app.useBodyParser('json', { limit })`.
+   * @default 4194304 (4 MiB)
+   */
+  maxBodyBytes?: number;
+  /**
+   * The deepest JSON nesting accepted in a request body.
+   * @default 64
+   */
+  maxJsonDepth?: number;
+  /**
+   * Host header values accepted (name, or name:port). Requests arriving on a loopback address
+   * accept only loopback names unless this is set; `['*']` accepts any host.
+   * @default loopback names (`localhost`, `127.0.0.1`, `[::1]`) on loopback connections
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
+   */
+  allowedHosts?: string[];
+  /**
+   * Origin header values accepted (`scheme://host[:port]`). A request without Origin is
+   * accepted. `['*']` accepts any origin.
+   * @default loopback origins on loopback connections, the request's own origin otherwise
+   */
+  allowedOrigins?: string[];
+  /**
+   * Interval of keep-alive comments on held SSE streams, in ms.
+   * @default 15000
+   */
+  keepAliveMs?: number;
+}
+
+/**
+ * Options of `McpModule.forRoot()` / `forRootAsync()`.
+ *
+ * @publicApi
+ */
+export interface McpModuleOptions {
+  /** The server name clients see in `serverInfo`. */
+  name: string;
+  /** The server version clients see in `serverInfo`. */
+  version: string;
+  /** A display name (2025-06-18 and later). */
+  title?: string;
+  /** A description of the server (2025-11-25 and later). */
+  description?: string;
+  /** The server's website (2025-11-25 and later). */
+  websiteUrl?: string;
+  /** Icons of the server (2025-11-25 and later). */
+  icons?: McpIcon[];
+  /** Guidance for the model on how to use the server. */
+  instructions?: string;
+  /**
+   * The protocol revisions to advertise and accept. Listing only legacy revisions makes every
+   * modern request fail with -32022, so clients fall back to the handshake.
+   * @default all five: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28
+   */
+  revisions?: Revision[];
+  /**
+   * Page size of `tools/list`, `resources/list`, `resources/templates/list` and
+   * `prompts/list`. 0 returns every entry in one page (some clients never ask for a second).
+   * @default 0
+   */
+  pageSize?: number;
+  /** Cache hints of the modern era. */
+  cacheHints?: McpCacheHintOptions;
+  /**
+   * Deadline of a tool, resource, prompt or completion call, in ms; 0 disables it.
+   * @default 60000
+   */
+  callTimeoutMs?: number;
+  /**
+   * The log level of a legacy session before the client sends `logging/setLevel`.
+   * @default 'info'
+   */
+  defaultLogLevel?: LogLevel;
+  /** Legacy-era sessions. */
+  sessions?: McpSessionOptions;
+  /** HTTP transports. */
+  http?: McpHttpOptions;
+}
+
+/**
+ * Options that shape the module graph, known synchronously in `forRoot` and `forRootAsync`.
+ *
+ * @publicApi
+ */
+export interface McpModuleExtras {
+  /**
+   * Register the module globally, so `McpRegistry` and the services can be injected anywhere.
+   * @default true
+   */
+  isGlobal?: boolean;
+  /**
+   * The path of the Streamable HTTP endpoint (global prefix and versioning apply).
+   * @default 'mcp'
+   */
+  path?: string;
+}

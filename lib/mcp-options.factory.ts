@@ -1,0 +1,156 @@
+/**
+ * Validates the module options and fills in the defaults, once, at startup. A bad option stops
+ * the application with a message that names it.
+ */
+import { McpConfigurationError } from './errors/mcp-configuration.error';
+import { INVALID_OPTION } from './mcp.messages';
+import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import { isRevision, newestFirst, REVISIONS, type Revision } from './protocol/revisions';
+import { isLogLevel, type LogLevel } from './protocol/log-levels';
+import type { CacheScope, Implementation } from './protocol/mcp-types';
+
+/** The options with every default applied. */
+export interface ResolvedMcpOptions {
+  serverInfo: Implementation;
+  instructions?: string;
+  revisions: Revision[];
+  pageSize: number;
+  cacheHints: { ttlMs: number; scope: CacheScope };
+  discoverCacheHints: { ttlMs: number; scope: CacheScope };
+  callTimeoutMs: number;
+  defaultLogLevel: LogLevel;
+  sessions: { idleTimeoutMs: number; maxSessions: number; sweepIntervalMs: number };
+  http: {
+    maxBodyBytes: number;
+    maxJsonDepth: number;
+    allowedHosts?: string[];
+    allowedOrigins?: string[];
+    keepAliveMs: number;
+  };
+}
+
+function fail(option: string, reason: string): never {
+  throw new McpConfigurationError(INVALID_OPTION(option, reason));
+}
+
+function text(value: unknown, option: string, required: boolean): string | undefined {
+  if (value === undefined && !required) {
+    return undefined;
+  }
+  if (typeof value !== 'string' || value.trim().length === 0) {
+    fail(option, required ? 'is required and must be a non-empty string' : 'must be a non-empty string');
+  }
+  return value;
+}
+
+function integer(value: unknown, option: string, fallback: number, minimum: number): number {
+  if (value === undefined) {
+    return fallback;
+  }
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) {
+    fail(option, `must be an integer of at least ${minimum} (got ${JSON.stringify(value)})`);
+  }
+  return value;
+}
+
+function scope(value: unknown, option: string, fallback: CacheScope): CacheScope {
+  if (value === undefined) {
+    return fallback;
+  }
+  if (value !== 'public' && value !== 'private') {
+    fail(option, `must be "public" or "private" (got ${JSON.stringify(value)})`);
+  }
+  return value;
+}
+
+function stringList(value: unknown, option: string): string[] | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || item.length === 0)) {
+    fail(option, 'must be an array of non-empty strings');
+  }
+  return value;
+}
+
+/** Validates `options` and applies the defaults. */
+export function resolveMcpOptions(options: McpModuleOptions | undefined): ResolvedMcpOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new McpConfigurationError('McpModule needs options: at least { name, version }.');
+  }
+  const serverInfo: Implementation = {
+    name: text(options.name, 'name', true)!,
+    version: text(options.version, 'version', true)!,
+  };
+  const title = text(options.title, 'title', false);
+  const description = text(options.description, 'description', false);
+  const websiteUrl = text(options.websiteUrl, 'websiteUrl', false);
+  if (title !== undefined) serverInfo.title = title;
+  if (description !== undefined) serverInfo.description = description;
+  if (websiteUrl !== undefined) {
+    try {
+      new URL(websiteUrl);
+    } catch {
+      fail('websiteUrl', 'must be an absolute URL');
+    }
+    serverInfo.websiteUrl = websiteUrl;
+  }
+  if (options.icons !== undefined) {
+    if (
+      !Array.isArray(options.icons) ||
+      options.icons.some((icon) => typeof icon?.src !== 'string' || icon.src.length === 0)
+    ) {
+      fail('icons', 'must be an array of { src, mimeType?, sizes?, theme? }');
+    }
+    serverInfo.icons = options.icons;
+  }
+
+  let revisions: Revision[] = [...REVISIONS];
+  if (options.revisions !== undefined) {
+    if (!Array.isArray(options.revisions) || options.revisions.length === 0) {
+      fail('revisions', `must be a non-empty array of ${REVISIONS.join(', ')}`);
+    }
+    const unknown = options.revisions.filter((revision) => !isRevision(revision));
+    if (unknown.length > 0) {
+      fail('revisions', `unknown revision(s) ${unknown.join(', ')}; known: ${REVISIONS.join(', ')}`);
+    }
+    revisions = options.revisions;
+  }
+
+  const defaultLogLevel = options.defaultLogLevel ?? 'info';
+  if (!isLogLevel(defaultLogLevel)) {
+    fail('defaultLogLevel', 'must be one of debug, info, notice, warning, error, critical, alert, emergency');
+  }
+  const cache = options.cacheHints ?? {};
+  const sessions = options.sessions ?? {};
+  const http = options.http ?? {};
+
+  return {
+    serverInfo,
+    instructions: text(options.instructions, 'instructions', false),
+    revisions: newestFirst(revisions),
+    pageSize: integer(options.pageSize, 'pageSize', 0, 0),
+    cacheHints: {
+      ttlMs: integer(cache.ttlMs, 'cacheHints.ttlMs', 60_000, 0),
+      scope: scope(cache.scope, 'cacheHints.scope', 'private'),
+    },
+    discoverCacheHints: {
+      ttlMs: integer(cache.discoverTtlMs, 'cacheHints.discoverTtlMs', 60_000, 0),
+      scope: scope(cache.discoverScope, 'cacheHints.discoverScope', 'public'),
+    },
+    callTimeoutMs: integer(options.callTimeoutMs, 'callTimeoutMs', 60_000, 0),
+    defaultLogLevel,
+    sessions: {
+      idleTimeoutMs: integer(sessions.idleTimeoutMs, 'sessions.idleTimeoutMs', 30 * 60_000, 1_000),
+      maxSessions: integer(sessions.maxSessions, 'sessions.maxSessions', 10_000, 1),
+      sweepIntervalMs: integer(sessions.sweepIntervalMs, 'sessions.sweepIntervalMs', 60_000, 100),
+    },
+    http: {
+      maxBodyBytes: integer(http.maxBodyBytes, 'http.maxBodyBytes', 4 * 1024 * 1024, 1024),
+      maxJsonDepth: integer(http.maxJsonDepth, 'http.maxJsonDepth', 64, 2),
+      allowedHosts: stringList(http.allowedHosts, 'http.allowedHosts'),
+      allowedOrigins: stringList(http.allowedOrigins, 'http.allowedOrigins'),
+      keepAliveMs: integer(http.keepAliveMs, 'http.keepAliveMs', 15_000, 1_000),
+    },
+  };
+}

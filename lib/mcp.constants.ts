@@ -1,0 +1,32 @@
+/**
+ * Metadata keys and injection tokens. Namespaced, so that two loaded copies of the package
+ * still read each other's metadata.
+ */
+export const MCP_TOOL_METADATA = 'nest-mcp:tool';
+export const MCP_RESOURCE_METADATA = 'nest-mcp:resource';
+export const MCP_RESOURCE_TEMPLATE_METADATA = 'nest-mcp:resource-template';
+export const MCP_PROMPT_METADATA = 'nest-mcp:prompt';
+
+/** The execution context type guards and interceptors see for MCP calls. */
+export const MCP_CONTEXT_TYPE = 'mcp';
+
+/**
+ * Parameter types of `@ToolArgs()`, `@McpCtx()` and `@McpRequest()`, stored under Nest's route
+ * argument metadata so that pipes and custom parameter decorators work on MCP handlers. They
+ * sit far above Nest's own route parameter types to never collide with them.
+ */
+export const McpParamType = {
+  ARGS: 1000,
+  CONTEXT: 1001,
+  REQUEST: 1002,
+} as const;
+export type McpParamType = (typeof McpParamType)[keyof typeof McpParamType];
+
+/** Token of the options after validation and defaults. */
+export const MCP_RESOLVED_OPTIONS = Symbol('nest-mcp:resolved-options');
+/** Token of the HTTP path the module was mounted at (an extra of the module definition). */
+export const MCP_HTTP_PATH = Symbol('nest-mcp:http-path');
+/** Token of the session store. */
+export const MCP_SESSION_STORE = Symbol('nest-mcp:session-store');
+/** Token of the notification bus. */
+export const MCP_NOTIFICATION_BUS = Symbol('nest-mcp:notification-bus');

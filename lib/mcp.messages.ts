@@ -1,0 +1,24 @@
+/**
+ * Messages of configuration errors and log lines, in one place.
+ */
+export const DUPLICATE_ENTRY = (kind: string, key: string, where?: string) =>
+  `Duplicate MCP ${kind} "${key}"${where ? ` (declared by ${where})` : ''}: each ${kind} needs a unique ${kind === 'resource' ? 'URI' : kind === 'resource template' ? 'URI template' : 'name'}.`;
+
+export const INVALID_TOOL_NAME = (name: string) =>
+  `Invalid MCP tool name "${name}": use 1 to 128 characters among A-Z, a-z, 0-9, "_", "-", "." and "/".`;
+
+export const INVALID_ENTRY = (kind: string, key: string, reason: string) => `Invalid MCP ${kind} "${key}": ${reason}`;
+
+export const INVALID_SCHEMA = (kind: string, key: string, which: 'input' | 'output', reason: string) =>
+  `Invalid ${which} schema of MCP ${kind} "${key}": ${reason}`;
+
+export const INVALID_OPTION = (option: string, reason: string) => `Invalid McpModule option "${option}": ${reason}`;
+
+export const MISSING_PACKAGE = (packages: string, feature: string) =>
+  `${feature} needs ${packages}. Install it with: npm install ${packages}`;
+
+export const SCOPED_HANDLER_WITHOUT_REQUEST = (where: string) =>
+  `${where} is request-scoped; it receives a fresh instance per call.`;
+
+export const MULTIPLE_DECORATORS = (where: string) =>
+  `${where} carries more than one of @McpTool, @McpResource, @McpResourceTemplate and @McpPrompt; use one per method.`;

@@ -1,0 +1,87 @@
+import { Inject, Logger, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } from './mcp.module-definition';
+import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SESSION_STORE } from './mcp.constants';
+import { resolveMcpOptions, type ResolvedMcpOptions } from './mcp-options.factory';
+import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
+import { McpRegistry } from './registry/mcp-registry.service';
+import { McpEngine } from './protocol/engine';
+import { McpExplorer } from './discovery/mcp.explorer';
+import { McpSessionService } from './sessions/mcp-session.service';
+import { SessionChannels } from './sessions/session-channels';
+import { MemorySessionStore } from './stores/memory/memory-session.store';
+import { MemoryNotificationBus } from './stores/memory/memory-notification.bus';
+import { McpNotifier } from './notifications/mcp-notifier.service';
+import { StreamableHttpService } from './transports/http/streamable-http.service';
+
+/**
+ * Turns the application into an MCP server: discovers `@McpTool`, `@McpResource`,
+ * `@McpResourceTemplate` and `@McpPrompt` methods and serves them over Streamable HTTP at
+ * `path` (default `mcp`), for every protocol revision from 2024-11-05 to 2026-07-28.
+ *
+ * @example
+ * ```ts
+ * @Module({ imports: [McpModule.forRoot({ name: 'inventory', version: '1.0.0' })] })
+ * export class AppModule {}
+ * ```
+ * @publicApi
+ */
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    {
+      provide: MCP_RESOLVED_OPTIONS,
+      useFactory: (options: McpModuleOptions) => resolveMcpOptions(options),
+      inject: [MODULE_OPTIONS_TOKEN],
+    },
+    McpSchemaCompiler,
+    {
+      provide: McpRegistry,
+      useFactory: (compiler: McpSchemaCompiler) => new McpRegistry(compiler),
+      inject: [McpSchemaCompiler],
+    },
+    { provide: MCP_SESSION_STORE, useFactory: () => new MemorySessionStore() },
+    { provide: MCP_NOTIFICATION_BUS, useFactory: () => new MemoryNotificationBus() },
+    SessionChannels,
+    McpSessionService,
+    {
+      provide: McpEngine,
+      useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, sessions: McpSessionService) => {
+        const logger = new Logger('McpEngine');
+        const engine = new McpEngine(
+          {
+            serverInfo: options.serverInfo,
+            instructions: options.instructions,
+            revisions: options.revisions,
+            pageSize: options.pageSize,
+            cacheHints: options.cacheHints,
+            discoverCacheHints: options.discoverCacheHints,
+            callTimeoutMs: options.callTimeoutMs,
+            defaultLogLevel: options.defaultLogLevel,
+            logger: {
+              error: (message, trace) => logger.error(message, trace),
+              warn: (message) => logger.warn(message),
+              debug: (message) => logger.debug(message),
+            },
+          },
+          registry,
+        );
+        // Calls of an ended session stop with it.
+        sessions.onEnd((sessionId) => engine.abortScope(sessionId));
+        return engine;
+      },
+      inject: [MCP_RESOLVED_OPTIONS, McpRegistry, McpSessionService],
+    },
+    McpExplorer,
+    McpNotifier,
+    StreamableHttpService,
+  ],
+  exports: [McpRegistry, McpSessionService, McpNotifier, McpEngine, MCP_RESOLVED_OPTIONS],
+})
+export class McpModule extends ConfigurableModuleClass {
+  constructor(@Inject(MCP_RESOLVED_OPTIONS) _options: ResolvedMcpOptions) {
+    // Injecting the resolved options makes a bad configuration fail while the module is created.
+    super();
+  }
+}

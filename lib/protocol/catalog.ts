@@ -1,0 +1,107 @@
+/**
+ * What the engine needs from the registry: the tools, resources, templates and prompts, each
+ * with a ready-to-run handler. The registry implements it; the engine never sees how handlers
+ * were built (Nest pipeline, plain function, ...).
+ */
+import type { JsonObject } from './json-rpc';
+import type { McpCallContext } from './call-context';
+import type { ParamHeaderBinding } from './request-headers';
+import type { CompletionResult, McpIcon, PromptArgument, ResourceAnnotations, ToolAnnotations } from './mcp-types';
+
+/** The outcome of validating a value against a schema. */
+export type ValidationOutcome = { ok: true; value: unknown } | { ok: false; message: string };
+
+/** A compiled schema: its JSON Schema 2020-12 form and a validator. */
+export interface CompiledSchema {
+  /** The JSON Schema advertised to clients. */
+  readonly jsonSchema: JsonObject;
+  /** Validates (and, for DTOs and Standard Schemas, transforms) a value. */
+  validate(value: unknown): ValidationOutcome | Promise<ValidationOutcome>;
+}
+
+/** Whether a tool may run as a task (see the tasks issue); `forbidden` by default. */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+/** A completion handler for one prompt argument or template variable. */
+export type CompletionHandler = (
+  value: string,
+  context: { arguments: Record<string, string>; call: McpCallContext },
+) => string[] | CompletionResult | Promise<string[] | CompletionResult>;
+
+/** A registered tool. */
+export interface ToolEntry {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly input: CompiledSchema;
+  readonly output?: CompiledSchema;
+  readonly annotations?: ToolAnnotations;
+  readonly icons?: McpIcon[];
+  readonly meta?: JsonObject;
+  readonly taskSupport: TaskSupport;
+  /** `x-mcp-header` bindings of the input schema, checked against `Mcp-Param-*` headers. */
+  readonly paramHeaders: readonly ParamHeaderBinding[];
+  /** Runs the tool with validated arguments. */
+  invoke(args: unknown, call: McpCallContext): Promise<unknown>;
+}
+
+/** A registered resource with a fixed URI. */
+export interface ResourceEntry {
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  readonly size?: number;
+  readonly annotations?: ResourceAnnotations;
+  readonly icons?: McpIcon[];
+  readonly meta?: JsonObject;
+  /** Overrides the default `ttlMs` of `resources/read` (modern era). */
+  readonly cacheTtlMs?: number;
+  read(call: McpCallContext): Promise<unknown>;
+}
+
+/** A registered resource template (RFC 6570). */
+export interface TemplateEntry {
+  readonly uriTemplate: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  readonly annotations?: ResourceAnnotations;
+  readonly icons?: McpIcon[];
+  readonly meta?: JsonObject;
+  readonly cacheTtlMs?: number;
+  readonly completions: Readonly<Record<string, CompletionHandler>>;
+  /** The variables of `uri` when it matches the template, else `undefined`. */
+  match(uri: string): Record<string, string> | undefined;
+  read(uri: string, variables: Record<string, string>, call: McpCallContext): Promise<unknown>;
+}
+
+/** A registered prompt. */
+export interface PromptEntry {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly arguments: readonly PromptArgument[];
+  readonly icons?: McpIcon[];
+  readonly meta?: JsonObject;
+  readonly completions: Readonly<Record<string, CompletionHandler>>;
+  get(args: Record<string, string>, call: McpCallContext): Promise<unknown>;
+}
+
+/** The read side of the registry, as the engine uses it. Lists are sorted by their key. */
+export interface Catalog {
+  /** Increases on every change; list renderings are cached per version. */
+  readonly version: number;
+  listTools(): readonly ToolEntry[];
+  getTool(name: string): ToolEntry | undefined;
+  listResources(): readonly ResourceEntry[];
+  getResource(uri: string): ResourceEntry | undefined;
+  listTemplates(): readonly TemplateEntry[];
+  getTemplate(uriTemplate: string): TemplateEntry | undefined;
+  listPrompts(): readonly PromptEntry[];
+  getPrompt(name: string): PromptEntry | undefined;
+  /** Whether any prompt argument or template variable has a completion handler. */
+  hasCompletions(): boolean;
+}

@@ -1,0 +1,451 @@
+/**
+ * The MCP engine: given the facts a transport gathered about one message and the message
+ * itself, it returns what to answer. Every transport calls it; it knows nothing of HTTP, stdio
+ * or Nest.
+ *
+ * The order of checks for a request is fixed here, in one place:
+ *   legacy: method served by the era? → handler
+ *   modern: `_meta` envelope complete? (-32602) → headers agree with the body? (-32020)
+ *           → version supported? (-32022) → method served by the era? (-32601) → handler
+ *           → cache hints → `resultType` and `serverInfo`.
+ */
+import { isRevision, type Era, type Revision } from './revisions';
+import {
+  ErrorCode,
+  failure,
+  idKey,
+  isJsonObject,
+  notification,
+  success,
+  type JsonObject,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from './json-rpc';
+import { McpError } from './mcp-error';
+import type { Catalog } from './catalog';
+import { ANONYMOUS_PRINCIPAL, type McpCallContext, type McpPrincipal, type TransportKind } from './call-context';
+import { passesLevel, type LogLevel } from './log-levels';
+import type { ClientCapabilities, Implementation, CacheScope } from './mcp-types';
+import { checkStandardHeaders, type HeaderBag } from './request-headers';
+import { META_KEYS, metaOf, progressTokenOf, readModernEnvelope } from './request-meta';
+import type { SessionHandle } from './session-handle';
+import { servesMethod, CACHEABLE_METHODS } from './method-table';
+import { renderImplementation } from './render';
+import { handleInitialize, handleDiscover, handleSetLevel, handlePing } from './handlers/lifecycle.handler';
+import { handleToolsList, handleToolsCall } from './handlers/tools.handler';
+import {
+  handleResourcesList,
+  handleResourcesRead,
+  handleTemplatesList,
+  handleSubscribe,
+  handleUnsubscribe,
+} from './handlers/resources.handler';
+import { handlePromptsList, handlePromptsGet } from './handlers/prompts.handler';
+import { handleComplete } from './handlers/completion.handler';
+import { ListCache } from './list-cache';
+
+/** Where the notifications related to one request go (its SSE stream, stdio...). */
+export interface RequestChannel {
+  notify(message: JsonRpcNotification): void;
+}
+
+/** The transport objects of a request, for handlers that run in a framework pipeline. */
+export interface NativeExchange {
+  readonly request?: unknown;
+  readonly response?: unknown;
+}
+
+/** What a transport knows about one incoming message. */
+export interface RequestFacts {
+  readonly era: Era;
+  readonly transport: TransportKind;
+  readonly principal?: McpPrincipal;
+  /** Legacy: the revision resolved from the version header or the session. */
+  readonly revision?: Revision;
+  /** Legacy: the session the message belongs to. */
+  readonly session?: SessionHandle;
+  /** HTTP only: the request headers, lower-cased, for the modern header checks. */
+  readonly headers?: HeaderBag;
+  /** Aborted when the transport loses the request (modern: the client closed the stream). */
+  readonly signal: AbortSignal;
+  readonly channel: RequestChannel;
+  /** Scope of `notifications/cancelled` (the session or connection id); none means not cancellable. */
+  readonly cancelScope?: string;
+  readonly native?: NativeExchange;
+}
+
+/** What to answer to one message. */
+export type EngineOutcome =
+  | { readonly type: 'response'; readonly response: JsonRpcResponse }
+  /** Nothing to send: a notification, or a request that was cancelled. */
+  | { readonly type: 'none' };
+
+/** The engine's logger: errors from handlers are logged here, never sent to clients. */
+export interface EngineLogger {
+  error(message: string, trace?: string): void;
+  warn(message: string): void;
+  debug(message: string): void;
+}
+
+/** How long clients may cache a result, and who may share it (2026-07-28). */
+export interface CacheHint {
+  ttlMs: number;
+  scope: CacheScope;
+}
+
+/** The engine's settings, resolved from the module options. */
+export interface EngineOptions {
+  readonly serverInfo: Implementation;
+  readonly instructions?: string;
+  /** The revisions advertised and accepted, newest first. */
+  readonly revisions: readonly Revision[];
+  /** Page size of the list methods; 0 returns everything in one page. */
+  readonly pageSize: number;
+  readonly cacheHints: CacheHint;
+  readonly discoverCacheHints: CacheHint;
+  /** Deadline of a handler call in ms; 0 disables it. */
+  readonly callTimeoutMs: number;
+  /** The log level of a legacy session that never sent `logging/setLevel`. */
+  readonly defaultLogLevel: LogLevel;
+  readonly logger: EngineLogger;
+}
+
+/** A request once its era and envelope are settled, as handlers see it. */
+export interface ResolvedRequest {
+  readonly id: JsonRpcId;
+  readonly method: string;
+  readonly params: JsonObject;
+  readonly facts: RequestFacts;
+  readonly era: Era;
+  readonly revision: Revision | undefined;
+  readonly principal: McpPrincipal;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  /** The log threshold of this request; `undefined` means send no logs. */
+  readonly logLevel: LogLevel | undefined;
+  /** Aborted on cancellation, disconnect, session end or timeout. */
+  readonly signal: AbortSignal;
+}
+
+type Handler = (engine: McpEngine, request: ResolvedRequest) => Promise<JsonObject>;
+
+const HANDLERS: Readonly<Record<string, Handler>> = {
+  initialize: handleInitialize,
+  ping: handlePing,
+  'server/discover': handleDiscover,
+  'logging/setLevel': handleSetLevel,
+  'tools/list': handleToolsList,
+  'tools/call': handleToolsCall,
+  'resources/list': handleResourcesList,
+  'resources/read': handleResourcesRead,
+  'resources/templates/list': handleTemplatesList,
+  'resources/subscribe': handleSubscribe,
+  'resources/unsubscribe': handleUnsubscribe,
+  'prompts/list': handlePromptsList,
+  'prompts/get': handlePromptsGet,
+  'completion/complete': handleComplete,
+};
+
+/** Property under which the call context keeps the transport objects for pipeline wrappers. */
+export const NATIVE_EXCHANGE = Symbol('nest-mcp:native-exchange');
+
+export class McpEngine {
+  /** Rendered lists, per catalog version and revision. */
+  readonly lists = new ListCache();
+  /** Running cancellable requests, by scope and id. */
+  private readonly inflight = new Map<string, AbortController>();
+
+  constructor(
+    readonly options: EngineOptions,
+    readonly catalog: Catalog,
+  ) {}
+
+  /** The advertised revisions of one era, newest first. */
+  revisionsOf(era: Era): Revision[] {
+    return this.options.revisions.filter((revision) => (era === 'modern') === (revision === '2026-07-28'));
+  }
+
+  /** Handles one request or notification. */
+  async handle(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Promise<EngineOutcome> {
+    if (!('id' in message)) {
+      this.handleNotification(facts, message);
+      return { type: 'none' };
+    }
+    return this.handleRequest(facts, message);
+  }
+
+  /** Aborts every running request of a scope (a session that ended, a closed connection). */
+  abortScope(scope: string, reason = 'Session ended'): void {
+    const prefix = `${scope}\u0000`;
+    for (const [key, controller] of this.inflight) {
+      if (key.startsWith(prefix)) {
+        controller.abort(new McpError(ErrorCode.InternalError, reason));
+        this.inflight.delete(key);
+      }
+    }
+  }
+
+  private handleNotification(facts: RequestFacts, message: JsonRpcNotification): void {
+    if (message.method === 'notifications/cancelled' && facts.cancelScope !== undefined) {
+      const requestId = message.params?.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') {
+        const key = `${facts.cancelScope}\u0000${idKey(requestId)}`;
+        const controller = this.inflight.get(key);
+        if (controller) {
+          this.inflight.delete(key);
+          const reason = typeof message.params?.reason === 'string' ? message.params.reason : 'Cancelled by the client';
+          controller.abort(new McpError(ErrorCode.InternalError, reason));
+        }
+      }
+    }
+    // notifications/initialized, progress, roots/list_changed and unknown notifications need
+    // nothing from the server; notifications are never answered.
+  }
+
+  private async handleRequest(facts: RequestFacts, message: JsonRpcRequest): Promise<EngineOutcome> {
+    const params = message.params ?? {};
+    let resolved: ResolvedRequest | McpError;
+    try {
+      resolved =
+        facts.era === 'modern'
+          ? this.resolveModern(facts, message, params)
+          : this.resolveLegacy(facts, message, params);
+    } catch (error) {
+      resolved = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
+    }
+    if (resolved instanceof McpError) {
+      return this.respondError(message.id, resolved);
+    }
+    return this.run(resolved, message);
+  }
+
+  private resolveModern(facts: RequestFacts, message: JsonRpcRequest, params: JsonObject): ResolvedRequest | McpError {
+    const envelope = readModernEnvelope(params);
+    if (typeof envelope === 'string') {
+      return new McpError(ErrorCode.InvalidParams, envelope);
+    }
+    if (facts.headers !== undefined) {
+      const headerVersion = facts.headers['mcp-protocol-version'];
+      if (headerVersion === undefined) {
+        return new McpError(ErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version header is required');
+      }
+      if (String(headerVersion).trim() !== envelope.protocolVersion) {
+        return new McpError(
+          ErrorCode.HeaderMismatch,
+          `Header mismatch: MCP-Protocol-Version header value '${String(headerVersion)}' does not match _meta value '${envelope.protocolVersion}'`,
+        );
+      }
+      const mismatch = checkStandardHeaders(facts.headers, message.method, params);
+      if (mismatch !== undefined) {
+        return new McpError(ErrorCode.HeaderMismatch, mismatch);
+      }
+    }
+    const modern = this.revisionsOf('modern');
+    if (!isRevision(envelope.protocolVersion) || !modern.includes(envelope.protocolVersion)) {
+      return new McpError(
+        ErrorCode.UnsupportedProtocolVersion,
+        `Unsupported protocol version: ${envelope.protocolVersion}`,
+        {
+          supported: modern,
+          requested: envelope.protocolVersion,
+        },
+      );
+    }
+    if (!servesMethod('modern', message.method, facts.transport)) {
+      return new McpError(ErrorCode.MethodNotFound, `Method not found: ${message.method}`);
+    }
+    return {
+      id: message.id,
+      method: message.method,
+      params,
+      facts,
+      era: 'modern',
+      revision: envelope.protocolVersion,
+      principal: facts.principal ?? ANONYMOUS_PRINCIPAL,
+      clientCapabilities: envelope.clientCapabilities,
+      clientInfo: envelope.clientInfo,
+      logLevel: envelope.logLevel,
+      signal: facts.signal,
+    };
+  }
+
+  private resolveLegacy(facts: RequestFacts, message: JsonRpcRequest, params: JsonObject): ResolvedRequest | McpError {
+    if (!servesMethod('legacy', message.method, facts.transport)) {
+      return new McpError(ErrorCode.MethodNotFound, `Method not found: ${message.method}`);
+    }
+    const state = facts.session?.state;
+    return {
+      id: message.id,
+      method: message.method,
+      params,
+      facts,
+      era: 'legacy',
+      revision: facts.revision ?? state?.protocolVersion,
+      principal: facts.principal ?? ANONYMOUS_PRINCIPAL,
+      clientCapabilities: state?.clientCapabilities ?? {},
+      clientInfo: state?.clientInfo,
+      logLevel: state?.logLevel ?? this.options.defaultLogLevel,
+      signal: facts.signal,
+    };
+  }
+
+  /** Runs the handler with cancellation and deadline, then finishes the result for the era. */
+  private async run(request: ResolvedRequest, message: JsonRpcRequest): Promise<EngineOutcome> {
+    const handler = HANDLERS[request.method];
+    if (handler === undefined) {
+      return this.respondError(
+        message.id,
+        new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
+      );
+    }
+    if (request.facts.signal.aborted) {
+      return { type: 'none' };
+    }
+    const controller = new AbortController();
+    const onTransportAbort = (): void => controller.abort(request.facts.signal.reason);
+    request.facts.signal.addEventListener('abort', onTransportAbort, { once: true });
+    const key =
+      request.facts.cancelScope === undefined ? undefined : `${request.facts.cancelScope}\u0000${idKey(request.id)}`;
+    if (key !== undefined) {
+      this.inflight.set(key, controller);
+    }
+    const limit = this.options.callTimeoutMs;
+    const timer =
+      limit > 0
+        ? setTimeout(() => controller.abort(new CallTimeoutError(`Request timed out after ${limit} ms`)), limit)
+        : undefined;
+    // A handler that ignores its signal must not hold the answer: the race settles as soon as the
+    // call is aborted, and the handler's late outcome is dropped.
+    let stopWaiting: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      const onAbort = (): void => reject(controller.signal.reason as Error);
+      controller.signal.addEventListener('abort', onAbort, { once: true });
+      stopWaiting = () => controller.signal.removeEventListener('abort', onAbort);
+    });
+    aborted.catch(() => undefined);
+    try {
+      const result = await Promise.race([handler(this, { ...request, signal: controller.signal }), aborted]);
+      if (controller.signal.aborted) {
+        return { type: 'none' };
+      }
+      return { type: 'response', response: success(request.id, this.finish(request, result)) };
+    } catch (error) {
+      if (controller.signal.reason instanceof CallTimeoutError) {
+        const code = request.era === 'modern' ? ErrorCode.InternalError : ErrorCode.ServerError;
+        return this.respondError(request.id, new McpError(code, controller.signal.reason.message));
+      }
+      if (controller.signal.aborted) {
+        return { type: 'none' };
+      }
+      if (error instanceof McpError) {
+        return this.respondError(request.id, error);
+      }
+      this.logFailure(request, error);
+      return this.respondError(request.id, new McpError(ErrorCode.InternalError, 'Internal error'));
+    } finally {
+      clearTimeout(timer);
+      stopWaiting?.();
+      request.facts.signal.removeEventListener('abort', onTransportAbort);
+      if (key !== undefined && this.inflight.get(key) === controller) {
+        this.inflight.delete(key);
+      }
+    }
+  }
+
+  /** Adds cache hints and, in the modern era, `resultType` and `serverInfo`. */
+  private finish(request: ResolvedRequest, result: JsonObject): JsonObject {
+    if (request.era !== 'modern') {
+      return result;
+    }
+    const finished: JsonObject = { ...result };
+    if (finished.resultType === undefined) {
+      finished.resultType = 'complete';
+    }
+    if (finished.resultType === 'complete' && CACHEABLE_METHODS.has(request.method)) {
+      const hint = request.method === 'server/discover' ? this.options.discoverCacheHints : this.options.cacheHints;
+      if (finished.ttlMs === undefined) {
+        finished.ttlMs = hint.ttlMs;
+      }
+      if (finished.cacheScope === undefined) {
+        finished.cacheScope = hint.scope;
+      }
+    }
+    const meta = isJsonObject(finished._meta) ? { ...finished._meta } : {};
+    meta[META_KEYS.serverInfo] = renderImplementation(this.options.serverInfo, request.revision);
+    finished._meta = meta;
+    return finished;
+  }
+
+  private respondError(id: JsonRpcId, error: McpError): EngineOutcome {
+    return { type: 'response', response: failure(id, error.code, error.message, error.data) };
+  }
+
+  /** Logs a handler failure with enough context to find it; the client only sees a generic error. */
+  logFailure(request: ResolvedRequest, error: unknown): void {
+    const detail = error instanceof Error ? error.message : String(error);
+    const trace = error instanceof Error ? error.stack : undefined;
+    this.options.logger.error(`${request.method} (request ${String(request.id)}) failed: ${detail}`, trace);
+  }
+
+  /**
+   * Builds the context handed to a tool, resource, prompt or completion handler, with progress
+   * and logging bound to the request's channel.
+   */
+  createCallContext(request: ResolvedRequest, name: string | undefined): McpCallContext {
+    const meta = metaOf(request.params);
+    const token = progressTokenOf(request.params);
+    const channel = request.facts.channel;
+    const logger = this.options.logger;
+    let lastProgress = -Infinity;
+    const context: McpCallContext & { [NATIVE_EXCHANGE]?: NativeExchange } = {
+      requestId: request.id,
+      method: request.method,
+      era: request.era,
+      revision: request.revision,
+      transport: request.facts.transport,
+      signal: request.signal,
+      principal: request.principal,
+      clientCapabilities: request.clientCapabilities,
+      clientInfo: request.clientInfo,
+      sessionId: request.facts.session?.id,
+      meta,
+      name,
+      headers: request.facts.headers,
+      progress(progress: number, total?: number, text?: string): void {
+        if (token === undefined || request.signal.aborted || !Number.isFinite(progress)) {
+          return;
+        }
+        if (progress <= lastProgress) {
+          logger.debug(`progress ${progress} dropped for request ${String(request.id)}: not above ${lastProgress}`);
+          return;
+        }
+        lastProgress = progress;
+        const params: JsonObject = { progressToken: token, progress };
+        if (total !== undefined) {
+          params.total = total;
+        }
+        if (text !== undefined && request.revision !== '2024-11-05') {
+          params.message = text;
+        }
+        channel.notify(notification('notifications/progress', params));
+      },
+      log(level: LogLevel, data: unknown, loggerName?: string): void {
+        if (request.logLevel === undefined || request.signal.aborted || !passesLevel(level, request.logLevel)) {
+          return;
+        }
+        const params: JsonObject = { level, data };
+        if (loggerName !== undefined) {
+          params.logger = loggerName;
+        }
+        channel.notify(notification('notifications/message', params));
+      },
+    };
+    context[NATIVE_EXCHANGE] = request.facts.native;
+    return context;
+  }
+}
+
+/** A handler ran past the engine's deadline. */
+export class CallTimeoutError extends Error {}

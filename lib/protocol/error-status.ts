@@ -1,0 +1,29 @@
+import type { Era } from './revisions';
+import { ErrorCode } from './json-rpc';
+
+/**
+ * The HTTP status that carries a JSON-RPC error, by era. The modern era (2026-07-28) gives the
+ * protocol errors their own statuses so that intermediaries can route on them; the legacy era
+ * answers every JSON-RPC error with 200 and leaves the code to speak.
+ *
+ * Transport-level refusals (bad Accept, unknown session, oversized body...) are decided by the
+ * transports and do not pass through this table.
+ */
+export function httpStatusForError(code: number, era: Era): number {
+  if (era === 'legacy') {
+    return code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest ? 400 : 200;
+  }
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.ParseError:
+    case ErrorCode.InvalidRequest:
+    case ErrorCode.InvalidParams:
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400;
+    default:
+      return 200;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * completion/complete: argument completion for prompts and resource templates.
+ */
+import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
+import { McpError } from '../mcp-error';
+import type { McpEngine, ResolvedRequest } from '../engine';
+import type { CompletionHandler } from '../catalog';
+
+/** The most values one completion result may carry. */
+const MAX_VALUES = 100;
+
+function findHandler(engine: McpEngine, ref: JsonObject, argument: string): CompletionHandler | undefined {
+  if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+    return engine.catalog.getPrompt(ref.name)?.completions[argument];
+  }
+  if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+    return engine.catalog.getTemplate(ref.uri)?.completions[argument];
+  }
+  throw new McpError(
+    ErrorCode.InvalidParams,
+    'Invalid params: ref must be a ref/prompt with a name or a ref/resource with a uri',
+  );
+}
+
+export async function handleComplete(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const { ref, argument, context } = request.params;
+  if (!isJsonObject(ref)) {
+    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: ref is required');
+  }
+  if (!isJsonObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: argument must have a name and a value');
+  }
+  const handler = findHandler(engine, ref, argument.name);
+  if (handler === undefined) {
+    return { completion: { values: [], hasMore: false } };
+  }
+  const known = isJsonObject(context) && isJsonObject(context.arguments) ? context.arguments : {};
+  const args: Record<string, string> = {};
+  for (const [name, value] of Object.entries(known)) {
+    if (typeof value === 'string') {
+      args[name] = value;
+    }
+  }
+  let answer;
+  try {
+    answer = await handler(argument.value, { arguments: args, call: engine.createCallContext(request, argument.name) });
+  } catch (error) {
+    if (error instanceof McpError || request.signal.aborted) {
+      throw error;
+    }
+    engine.logFailure(request, error);
+    throw new McpError(ErrorCode.InternalError, 'Internal completion error');
+  }
+  const all = (Array.isArray(answer) ? answer : answer.values).filter(
+    (value): value is string => typeof value === 'string',
+  );
+  const values = all.slice(0, MAX_VALUES);
+  const completion: JsonObject = { values, total: Array.isArray(answer) ? all.length : (answer.total ?? all.length) };
+  completion.hasMore = Array.isArray(answer) ? all.length > MAX_VALUES : (answer.hasMore ?? all.length > MAX_VALUES);
+  return { completion };
+}

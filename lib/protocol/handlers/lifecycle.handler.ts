@@ -1,0 +1,105 @@
+/**
+ * initialize, ping, server/discover and logging/setLevel.
+ */
+import { isRevision } from '../revisions';
+import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
+import { McpError } from '../mcp-error';
+import { isLogLevel } from '../log-levels';
+import { renderImplementation } from '../render';
+import { hasFeature } from '../revisions';
+import type { McpEngine, ResolvedRequest } from '../engine';
+import type { ClientCapabilities, Implementation } from '../mcp-types';
+
+/** The capabilities a legacy client is told at `initialize`. */
+function legacyCapabilities(engine: McpEngine, revision: string | undefined): JsonObject {
+  const capabilities: JsonObject = {
+    tools: { listChanged: true },
+    resources: { subscribe: true, listChanged: true },
+    prompts: { listChanged: true },
+    logging: {},
+  };
+  if (engine.catalog.hasCompletions() && hasFeature(revision, 'completionsCapability')) {
+    capabilities.completions = {};
+  }
+  return capabilities;
+}
+
+/** The capabilities `server/discover` advertises. */
+function discoverCapabilities(engine: McpEngine): JsonObject {
+  const capabilities: JsonObject = {
+    tools: {},
+    resources: {},
+    prompts: {},
+    logging: {},
+  };
+  if (engine.catalog.hasCompletions()) {
+    capabilities.completions = {};
+  }
+  return capabilities;
+}
+
+export async function handleInitialize(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const { params } = request;
+  for (const key of ['protocolVersion', 'capabilities', 'clientInfo'] as const) {
+    const value = params[key];
+    const valid = key === 'protocolVersion' ? typeof value === 'string' : isJsonObject(value);
+    if (!valid) {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid initialize params: ${key}`);
+    }
+  }
+  const session = request.facts.session;
+  if (session?.state.initialized) {
+    throw new McpError(ErrorCode.InvalidRequest, 'Session already initialized');
+  }
+  const legacy = engine.revisionsOf('legacy');
+  const requested = params.protocolVersion as string;
+  if (legacy.length === 0) {
+    throw new McpError(ErrorCode.InvalidParams, 'Unsupported protocol version', {
+      supported: engine.options.revisions,
+      requested,
+    });
+  }
+  const version = isRevision(requested) && legacy.includes(requested) ? requested : legacy[0];
+  await session?.update({
+    protocolVersion: version,
+    clientCapabilities: params.capabilities as ClientCapabilities,
+    clientInfo: params.clientInfo as Implementation,
+    initialized: true,
+  });
+  const result: JsonObject = {
+    protocolVersion: version,
+    capabilities: legacyCapabilities(engine, version),
+    serverInfo: renderImplementation(engine.options.serverInfo, version),
+  };
+  if (engine.options.instructions !== undefined) {
+    result.instructions = engine.options.instructions;
+  }
+  return result;
+}
+
+export async function handlePing(): Promise<JsonObject> {
+  return {};
+}
+
+export async function handleDiscover(engine: McpEngine, _request: ResolvedRequest): Promise<JsonObject> {
+  const result: JsonObject = {
+    supportedVersions: [...engine.options.revisions],
+    capabilities: discoverCapabilities(engine),
+  };
+  if (engine.options.instructions !== undefined) {
+    result.instructions = engine.options.instructions;
+  }
+  return result;
+}
+
+export async function handleSetLevel(_engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const level = request.params.level;
+  if (level === undefined) {
+    throw new McpError(ErrorCode.InvalidParams, 'Missing required parameter: level');
+  }
+  if (!isLogLevel(level)) {
+    throw new McpError(ErrorCode.InvalidParams, 'Invalid log level');
+  }
+  await request.facts.session?.update({ logLevel: level });
+  return {};
+}

@@ -1,0 +1,59 @@
+/**
+ * prompts/list and prompts/get.
+ */
+import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
+import { McpError } from '../mcp-error';
+import { paginate } from '../pagination';
+import { renderPrompt } from '../render';
+import { toGetPromptResult } from '../results';
+import type { McpEngine, ResolvedRequest } from '../engine';
+
+export async function handlePromptsList(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const { catalog } = engine;
+  const rendered = engine.lists.get('prompts', catalog.version, request.revision, () =>
+    catalog.listPrompts().map((prompt) => renderPrompt(prompt, request.revision)),
+  );
+  const page = paginate(rendered, (prompt) => prompt.name as string, request.params.cursor, engine.options.pageSize);
+  const result: JsonObject = { prompts: page.items };
+  if (page.nextCursor !== undefined) {
+    result.nextCursor = page.nextCursor;
+  }
+  return result;
+}
+
+export async function handlePromptsGet(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const { params } = request;
+  if (typeof params.name !== 'string') {
+    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: name must be a string');
+  }
+  const prompt = engine.catalog.getPrompt(params.name);
+  if (prompt === undefined) {
+    throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`);
+  }
+  const args = params.arguments ?? {};
+  if (!isJsonObject(args) || Object.values(args).some((value) => typeof value !== 'string')) {
+    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must map names to strings');
+  }
+  for (const argument of prompt.arguments) {
+    if (argument.required === true && args[argument.name] === undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `Missing required argument: ${argument.name}`);
+    }
+  }
+  const call = engine.createCallContext(request, prompt.name);
+  let value: unknown;
+  try {
+    value = await prompt.get(args as Record<string, string>, call);
+  } catch (error) {
+    if (error instanceof McpError || request.signal.aborted) {
+      throw error;
+    }
+    engine.logFailure(request, error);
+    throw new McpError(ErrorCode.InternalError, 'Internal prompt error');
+  }
+  const result = toGetPromptResult(value, prompt.description);
+  if (result === undefined) {
+    engine.logFailure(request, new Error(`prompt ${prompt.name} returned neither messages nor a string`));
+    throw new McpError(ErrorCode.InternalError, 'Internal prompt error');
+  }
+  return { ...result };
+}

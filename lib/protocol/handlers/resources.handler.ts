@@ -1,0 +1,116 @@
+/**
+ * resources/list, resources/templates/list, resources/read, resources/subscribe and
+ * resources/unsubscribe.
+ */
+import { ErrorCode, type JsonObject } from '../json-rpc';
+import { McpError } from '../mcp-error';
+import { paginate } from '../pagination';
+import { renderResource, renderTemplate } from '../render';
+import { toReadResourceResult } from '../results';
+import type { McpEngine, ResolvedRequest } from '../engine';
+
+export async function handleResourcesList(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const { catalog } = engine;
+  const rendered = engine.lists.get('resources', catalog.version, request.revision, () =>
+    catalog.listResources().map((resource) => renderResource(resource, request.revision)),
+  );
+  const page = paginate(rendered, (resource) => resource.uri as string, request.params.cursor, engine.options.pageSize);
+  const result: JsonObject = { resources: page.items };
+  if (page.nextCursor !== undefined) {
+    result.nextCursor = page.nextCursor;
+  }
+  return result;
+}
+
+export async function handleTemplatesList(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const { catalog } = engine;
+  const rendered = engine.lists.get('templates', catalog.version, request.revision, () =>
+    catalog.listTemplates().map((template) => renderTemplate(template, request.revision)),
+  );
+  const page = paginate(
+    rendered,
+    (template) => template.uriTemplate as string,
+    request.params.cursor,
+    engine.options.pageSize,
+  );
+  const result: JsonObject = { resourceTemplates: page.items };
+  if (page.nextCursor !== undefined) {
+    result.nextCursor = page.nextCursor;
+  }
+  return result;
+}
+
+/** The error for a URI nothing serves: -32002 in the legacy era, -32602 in the modern one. */
+function notFound(request: ResolvedRequest, uri: string): McpError {
+  const code = request.era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound;
+  return new McpError(code, `Resource not found: ${uri}`, { uri });
+}
+
+export async function handleResourcesRead(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const uri = request.params.uri;
+  if (typeof uri !== 'string' || uri.length === 0) {
+    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: uri must be a non-empty string');
+  }
+  const call = engine.createCallContext(request, uri);
+  const resource = engine.catalog.getResource(uri);
+  let value: unknown;
+  let mimeType: string | undefined;
+  let cacheTtlMs: number | undefined;
+  try {
+    if (resource !== undefined) {
+      mimeType = resource.mimeType;
+      cacheTtlMs = resource.cacheTtlMs;
+      value = await resource.read(call);
+    } else {
+      const match = findTemplate(engine, uri);
+      if (match === undefined) {
+        throw notFound(request, uri);
+      }
+      mimeType = match.template.mimeType;
+      cacheTtlMs = match.template.cacheTtlMs;
+      value = await match.template.read(uri, match.variables, call);
+    }
+  } catch (error) {
+    if (error instanceof McpError || request.signal.aborted) {
+      throw error;
+    }
+    engine.logFailure(request, error);
+    throw new McpError(ErrorCode.InternalError, 'Internal resource error');
+  }
+  const result: JsonObject = { ...toReadResourceResult(value, uri, mimeType) };
+  if (request.era === 'modern' && cacheTtlMs !== undefined && result.ttlMs === undefined) {
+    result.ttlMs = cacheTtlMs;
+  }
+  return result;
+}
+
+function findTemplate(engine: McpEngine, uri: string) {
+  for (const template of engine.catalog.listTemplates()) {
+    const variables = template.match(uri);
+    if (variables !== undefined) {
+      return { template, variables };
+    }
+  }
+  return undefined;
+}
+
+function subscriptionTarget(request: ResolvedRequest) {
+  const uri = request.params.uri;
+  const session = request.facts.session;
+  if (session === undefined || typeof uri !== 'string' || uri.length === 0) {
+    throw new McpError(ErrorCode.InvalidParams, 'Subscribe requires a session and a uri');
+  }
+  return { session, uri };
+}
+
+export async function handleSubscribe(_engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const { session, uri } = subscriptionTarget(request);
+  await session.subscribe(uri);
+  return {};
+}
+
+export async function handleUnsubscribe(_engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const { session, uri } = subscriptionTarget(request);
+  await session.unsubscribe(uri);
+  return {};
+}

@@ -1,0 +1,82 @@
+/**
+ * tools/list and tools/call.
+ */
+import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
+import { McpError, McpToolError } from '../mcp-error';
+import { paginate } from '../pagination';
+import { renderTool, renderToolResult } from '../render';
+import { checkParamHeaders } from '../request-headers';
+import { toCallToolResult, toolErrorResult } from '../results';
+import type { McpEngine, ResolvedRequest } from '../engine';
+import type { CallToolResult } from '../mcp-types';
+
+export async function handleToolsList(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const { catalog } = engine;
+  const rendered = engine.lists.get('tools', catalog.version, request.revision, () =>
+    catalog.listTools().map((tool) => renderTool(tool, request.revision)),
+  );
+  const page = paginate(rendered, (tool) => tool.name as string, request.params.cursor, engine.options.pageSize);
+  const result: JsonObject = { tools: page.items };
+  if (page.nextCursor !== undefined) {
+    result.nextCursor = page.nextCursor;
+  }
+  return result;
+}
+
+export async function handleToolsCall(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const { params } = request;
+  if (typeof params.name !== 'string') {
+    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: name must be a string');
+  }
+  const args = params.arguments ?? {};
+  if (!isJsonObject(args)) {
+    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object');
+  }
+  const tool = engine.catalog.getTool(params.name);
+  if (tool === undefined) {
+    throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+  }
+  if (request.era === 'modern' && request.facts.headers !== undefined && tool.paramHeaders.length > 0) {
+    const mismatch = checkParamHeaders(request.facts.headers, tool.paramHeaders, args);
+    if (mismatch !== undefined) {
+      throw new McpError(ErrorCode.HeaderMismatch, mismatch);
+    }
+  }
+  const input = await tool.input.validate(args);
+  if (!input.ok) {
+    return renderToolResult(
+      toolErrorResult(`Invalid arguments for tool ${tool.name}: ${input.message}`),
+      request.revision,
+      tool,
+    );
+  }
+  const call = engine.createCallContext(request, tool.name);
+  let result: CallToolResult;
+  try {
+    result = toCallToolResult(await tool.invoke(input.value, call), tool.output !== undefined);
+  } catch (error) {
+    if (error instanceof McpToolError) {
+      result = toolErrorResult(error.message);
+    } else if (error instanceof McpError || request.signal.aborted) {
+      throw error;
+    } else {
+      engine.logFailure(request, error);
+      result = toolErrorResult('Internal tool error');
+    }
+  }
+  if (tool.output !== undefined && result.isError !== true) {
+    if (result.structuredContent === undefined) {
+      engine.options.logger.warn(`Tool ${tool.name} declares an output schema but returned no structured content`);
+      result = toolErrorResult(`Tool ${tool.name} returned no structured content`);
+    } else {
+      const output = await tool.output.validate(result.structuredContent);
+      if (!output.ok) {
+        engine.options.logger.warn(
+          `Tool ${tool.name} returned output that does not match its schema: ${output.message}`,
+        );
+        result = toolErrorResult(`Invalid output from tool ${tool.name}: ${output.message}`);
+      }
+    }
+  }
+  return renderToolResult(result, request.revision, tool);
+}

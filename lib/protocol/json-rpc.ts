@@ -1,0 +1,179 @@
+/**
+ * JSON-RPC 2.0 envelopes as MCP uses them: types, error codes, and the classification of one
+ * decoded message.
+ */
+
+/** A request id. MCP forbids `null`. */
+export type JsonRpcId = string | number;
+
+/** A JSON object. */
+export type JsonObject = Record<string, unknown>;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  method: string;
+  params?: JsonObject;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: JsonObject;
+}
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcSuccess {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  result: JsonObject;
+}
+
+export interface JsonRpcFailure {
+  jsonrpc: '2.0';
+  /** `null` only when the id of the failed message could not be read. */
+  id: JsonRpcId | null;
+  error: JsonRpcErrorObject;
+}
+
+export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
+
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+/** The error codes MCP uses, by name. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** Legacy era: a request that cannot be served, such as a timed-out tool call. */
+  ServerError: -32000,
+  /** Legacy era (prose only, reserved afterwards): the resource does not exist. */
+  ResourceNotFound: -32002,
+  /** 2025-11-25: the request needs a URL-mode elicitation first. */
+  UrlElicitationRequired: -32042,
+  /** 2026-07-28: an `Mcp-*` header disagrees with the body, or is missing or malformed. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: serving the request needs a client capability the request did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: the request's protocol version is not one this server supports. */
+  UnsupportedProtocolVersion: -32022,
+} as const;
+
+/** The outcome of reading one decoded JSON value as a JSON-RPC message. */
+export type ClassifiedMessage =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; message: JsonRpcNotification }
+  | { kind: 'response'; message: JsonRpcResponse }
+  | { kind: 'invalid'; id: JsonRpcId | null; reason: string; isNotification: boolean };
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isValidId(value: unknown): value is JsonRpcId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+}
+
+/**
+ * Classifies one decoded JSON value. Invalid requests keep their id when it can be read, so the
+ * error can echo it; invalid notifications are reported as such so the caller can drop them
+ * silently (notifications are never answered).
+ */
+export function classifyMessage(value: unknown): ClassifiedMessage {
+  if (!isObject(value)) {
+    return { kind: 'invalid', id: null, reason: 'Invalid Request: not a JSON-RPC object', isNotification: false };
+  }
+  const hasId = Object.prototype.hasOwnProperty.call(value, 'id');
+  const id = isValidId(value.id) ? value.id : null;
+  if (value.jsonrpc !== '2.0') {
+    return { kind: 'invalid', id, reason: 'Invalid Request: jsonrpc must be "2.0"', isNotification: !hasId };
+  }
+  if (!('method' in value)) {
+    if (hasId && ('result' in value || 'error' in value)) {
+      const response = readResponse(value);
+      if (response) {
+        return { kind: 'response', message: response };
+      }
+    }
+    return { kind: 'invalid', id, reason: 'Invalid Request: missing method', isNotification: false };
+  }
+  if (typeof value.method !== 'string' || value.method.length === 0) {
+    return { kind: 'invalid', id, reason: 'Invalid Request: method must be a string', isNotification: !hasId };
+  }
+  if (value.params !== undefined && !isObject(value.params)) {
+    return { kind: 'invalid', id, reason: 'Invalid Request: params must be an object', isNotification: !hasId };
+  }
+  if (!hasId) {
+    return {
+      kind: 'notification',
+      message: { jsonrpc: '2.0', method: value.method, params: value.params },
+    };
+  }
+  if (id === null) {
+    return {
+      kind: 'invalid',
+      id: null,
+      reason: 'Invalid Request: id must be a string or an integer',
+      isNotification: false,
+    };
+  }
+  return {
+    kind: 'request',
+    message: { jsonrpc: '2.0', id, method: value.method, params: value.params },
+  };
+}
+
+function readResponse(value: JsonObject): JsonRpcResponse | undefined {
+  if (!isValidId(value.id) && value.id !== null) {
+    return undefined;
+  }
+  if ('result' in value && isObject(value.result)) {
+    return value.id === null ? undefined : { jsonrpc: '2.0', id: value.id, result: value.result };
+  }
+  if ('error' in value && isObject(value.error) && typeof value.error.code === 'number') {
+    return {
+      jsonrpc: '2.0',
+      id: value.id,
+      error: {
+        code: value.error.code,
+        message: typeof value.error.message === 'string' ? value.error.message : '',
+        data: value.error.data,
+      },
+    };
+  }
+  return undefined;
+}
+
+/** Builds a success response. */
+export function success(id: JsonRpcId, result: JsonObject): JsonRpcSuccess {
+  return { jsonrpc: '2.0', id, result };
+}
+
+/** Builds an error response. */
+export function failure(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcFailure {
+  const error: JsonRpcErrorObject = { code, message };
+  if (data !== undefined) {
+    error.data = data;
+  }
+  return { jsonrpc: '2.0', id, error };
+}
+
+/** A notification envelope. */
+export function notification(method: string, params?: JsonObject): JsonRpcNotification {
+  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+}
+
+/** Whether a value is a plain JSON object (not an array, not null). */
+export { isObject as isJsonObject };
+
+/** A stable map key for a request id: `1` and `"1"` are different ids. */
+export function idKey(id: JsonRpcId): string {
+  return typeof id === 'number' ? `n:${id}` : `s:${id}`;
+}

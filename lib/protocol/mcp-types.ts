@@ -1,0 +1,114 @@
+/**
+ * The MCP shapes the engine reads and writes. Field names follow the specification; only the
+ * parts this server produces or inspects are typed precisely, the rest stay open objects.
+ */
+import type { JsonObject } from './json-rpc';
+
+/** An icon for an implementation, tool, resource, template or prompt (2025-11-25 and later). */
+export interface McpIcon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
+/** The name, version and display data of a client or server. */
+export interface Implementation {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: McpIcon[];
+  [key: string]: unknown;
+}
+
+/** What a client declares it can do. */
+export interface ClientCapabilities {
+  roots?: { listChanged?: boolean };
+  sampling?: { context?: JsonObject; tools?: JsonObject };
+  elicitation?: { form?: JsonObject; url?: JsonObject };
+  experimental?: JsonObject;
+  extensions?: Record<string, JsonObject>;
+  tasks?: JsonObject;
+  [key: string]: unknown;
+}
+
+/** Hints about a tool's behaviour. All are untrusted hints. */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+  [key: string]: unknown;
+}
+
+/** Annotations of resources and content blocks. */
+export interface ResourceAnnotations {
+  audience?: Array<'user' | 'assistant'>;
+  priority?: number;
+  lastModified?: string;
+  [key: string]: unknown;
+}
+
+/** A content block of a tool result or a prompt message. */
+export type ContentBlock =
+  | { type: 'text'; text: string; annotations?: ResourceAnnotations; _meta?: JsonObject }
+  | { type: 'image'; data: string; mimeType: string; annotations?: ResourceAnnotations; _meta?: JsonObject }
+  | { type: 'audio'; data: string; mimeType: string; annotations?: ResourceAnnotations; _meta?: JsonObject }
+  | { type: 'resource'; resource: ResourceContents; annotations?: ResourceAnnotations; _meta?: JsonObject }
+  | ({ type: 'resource_link'; uri: string; name: string } & JsonObject);
+
+/** The contents of a resource: text or base64 blob. */
+export type ResourceContents =
+  | { uri: string; mimeType?: string; text: string; _meta?: JsonObject }
+  | { uri: string; mimeType?: string; blob: string; _meta?: JsonObject };
+
+/** The result of `tools/call`. */
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: JsonObject;
+  [key: string]: unknown;
+}
+
+/** The result of `resources/read`. */
+export interface ReadResourceResult {
+  contents: ResourceContents[];
+  _meta?: JsonObject;
+  [key: string]: unknown;
+}
+
+/** A message of a prompt. */
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
+}
+
+/** The result of `prompts/get`. */
+export interface GetPromptResult {
+  description?: string;
+  messages: PromptMessage[];
+  _meta?: JsonObject;
+  [key: string]: unknown;
+}
+
+/** An argument a prompt accepts. */
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+/** What a completion handler returns. */
+export interface CompletionResult {
+  values: string[];
+  total?: number;
+  hasMore?: boolean;
+}
+
+/** `ttlMs` / `cacheScope` of cacheable results (2026-07-28). */
+export type CacheScope = 'public' | 'private';

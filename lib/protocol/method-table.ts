@@ -1,0 +1,45 @@
+/**
+ * Which era serves which method, on which transport. One table, so that the answer to
+ * "is this method here?" is given in one place (-32601 otherwise; HTTP 404 in the modern era).
+ */
+import type { Era } from './revisions';
+import type { TransportKind } from './call-context';
+
+type Availability = 'legacy' | 'modern' | 'both';
+
+const METHODS: Readonly<Record<string, Availability>> = {
+  initialize: 'legacy',
+  ping: 'legacy',
+  'logging/setLevel': 'legacy',
+  'resources/subscribe': 'legacy',
+  'resources/unsubscribe': 'legacy',
+  'server/discover': 'both',
+  'tools/list': 'both',
+  'tools/call': 'both',
+  'resources/list': 'both',
+  'resources/read': 'both',
+  'resources/templates/list': 'both',
+  'prompts/list': 'both',
+  'prompts/get': 'both',
+  'completion/complete': 'both',
+};
+
+/** Whether `method` is served to a request of `era` arriving on `transport`. */
+export function servesMethod(era: Era, method: string, transport: TransportKind): boolean {
+  // The 2024-11-05 SSE pair predates discovery: refusing it makes clients fall back to the handshake.
+  if (method === 'server/discover' && transport === 'sse') {
+    return false;
+  }
+  const availability = METHODS[method];
+  return availability === 'both' || availability === era;
+}
+
+/** Methods whose complete results carry `ttlMs` and `cacheScope` in the modern era. */
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);

@@ -1,0 +1,31 @@
+/**
+ * The view of a legacy session the engine works with. The session service implements it; the
+ * engine reads the negotiated state and records what `initialize`, `logging/setLevel` and
+ * `resources/subscribe` change.
+ */
+import type { Revision } from './revisions';
+import type { LogLevel } from './log-levels';
+import type { ClientCapabilities, Implementation } from './mcp-types';
+
+/** What a legacy session remembers between requests. */
+export interface SessionState {
+  /** The revision agreed at `initialize`; `undefined` until then. */
+  protocolVersion?: Revision;
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: Implementation;
+  /** The minimum level of log messages the client asked for. */
+  logLevel: LogLevel;
+  /** Whether `initialize` has completed. */
+  initialized: boolean;
+}
+
+export interface SessionHandle {
+  readonly id: string;
+  readonly state: Readonly<SessionState>;
+  /** Records a change of the session's state. */
+  update(patch: Partial<SessionState>): Promise<void>;
+  /** Subscribes the session to updates of a resource. */
+  subscribe(uri: string): Promise<void>;
+  /** Ends a subscription; unknown URIs are ignored. */
+  unsubscribe(uri: string): Promise<void>;
+}

@@ -1,0 +1,352 @@
+import { Injectable } from '@nestjs/common';
+import type {
+  Catalog,
+  CompiledSchema,
+  CompletionHandler,
+  PromptEntry,
+  ResourceEntry,
+  TemplateEntry,
+  ToolEntry,
+} from '../protocol/catalog';
+import { extractParamHeaders, InvalidParamHeaderError } from '../protocol/request-headers';
+import type {
+  McpPromptDefinition,
+  McpResourceDefinition,
+  McpResourceTemplateDefinition,
+  McpToolDefinition,
+} from '../interfaces/mcp-definitions.interface';
+import type { McpSchema } from '../interfaces/mcp-schema.interface';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { DUPLICATE_ENTRY, INVALID_ENTRY, INVALID_SCHEMA, INVALID_TOOL_NAME } from '../mcp.messages';
+import { InvalidUriTemplateError, UriTemplate } from './uri-template';
+
+/** Turns a schema of any supported kind into JSON Schema and a validator. */
+export interface SchemaCompiler {
+  compile(schema: McpSchema | undefined, role: 'input' | 'output'): CompiledSchema;
+}
+
+/** The lists a change touches; each maps to one `list_changed` notification. */
+export type RegistryChangeKind = 'tools' | 'resources' | 'prompts';
+
+/** Listener of registry changes. */
+export type RegistryListener = (kind: RegistryChangeKind) => void;
+
+const TOOL_NAME = /^[A-Za-z0-9_./-]{1,128}$/;
+
+function byKey<T>(key: (item: T) => string) {
+  return (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+}
+
+/** A map kept with a sorted snapshot of its values, rebuilt lazily after a change. */
+class SortedTable<T> {
+  private readonly items = new Map<string, T>();
+  private sorted: T[] | undefined;
+
+  constructor(private readonly keyOf: (item: T) => string) {}
+
+  get(key: string): T | undefined {
+    return this.items.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.items.has(key);
+  }
+
+  set(item: T): void {
+    this.items.set(this.keyOf(item), item);
+    this.sorted = undefined;
+  }
+
+  delete(key: string): boolean {
+    const removed = this.items.delete(key);
+    if (removed) {
+      this.sorted = undefined;
+    }
+    return removed;
+  }
+
+  values(): readonly T[] {
+    this.sorted ??= [...this.items.values()].sort(byKey(this.keyOf));
+    return this.sorted;
+  }
+}
+
+/**
+ * The tools, resources, resource templates and prompts this server offers. Decorated methods are
+ * registered at startup; inject the registry to add or remove entries at runtime. Every change
+ * sends the matching `list_changed` notification to the clients listening for it.
+ *
+ * @publicApi
+ */
+@Injectable()
+export class McpRegistry implements Catalog {
+  private revision = 0;
+  private readonly tools = new SortedTable<ToolEntry>((tool) => tool.name);
+  private readonly resources = new SortedTable<ResourceEntry>((resource) => resource.uri);
+  private readonly templates = new SortedTable<TemplateEntry>((template) => template.uriTemplate);
+  private readonly prompts = new SortedTable<PromptEntry>((prompt) => prompt.name);
+  private readonly listeners = new Set<RegistryListener>();
+
+  constructor(private readonly schemas: SchemaCompiler) {}
+
+  /** Increases on every change. */
+  get version(): number {
+    return this.revision;
+  }
+
+  /**
+   * Adds a tool. Its schemas are compiled now, so a bad schema fails here, not at call time.
+   * @throws McpConfigurationError for a duplicate or invalid name or schema.
+   */
+  addTool(definition: McpToolDefinition): void {
+    const { name } = definition;
+    if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+      throw new McpConfigurationError(INVALID_TOOL_NAME(String(name)));
+    }
+    if (this.tools.has(name)) {
+      throw new McpConfigurationError(DUPLICATE_ENTRY('tool', name));
+    }
+    const input = this.compile('tool', name, definition.input, 'input');
+    if (input.jsonSchema.type !== undefined && input.jsonSchema.type !== 'object') {
+      throw new McpConfigurationError(INVALID_SCHEMA('tool', name, 'input', 'the root must be an object schema'));
+    }
+    const output =
+      definition.output === undefined ? undefined : this.compile('tool', name, definition.output, 'output');
+    let paramHeaders;
+    try {
+      paramHeaders = extractParamHeaders(input.jsonSchema);
+    } catch (error) {
+      if (error instanceof InvalidParamHeaderError) {
+        throw new McpConfigurationError(INVALID_SCHEMA('tool', name, 'input', error.message));
+      }
+      throw error;
+    }
+    const handler = definition.handler;
+    this.tools.set({
+      name,
+      title: definition.title,
+      description: definition.description,
+      input,
+      output,
+      annotations: definition.annotations,
+      icons: definition.icons,
+      meta: definition._meta,
+      taskSupport: definition.taskSupport ?? 'forbidden',
+      paramHeaders,
+      invoke: async (args, call) => handler(args, call),
+    });
+    this.changed('tools');
+  }
+
+  /** Removes a tool; returns whether it existed. */
+  removeTool(name: string): boolean {
+    return this.tools.delete(name) && this.changed('tools');
+  }
+
+  /**
+   * Adds a resource with a fixed URI.
+   * @throws McpConfigurationError for a duplicate or invalid URI.
+   */
+  addResource(definition: McpResourceDefinition): void {
+    const { uri } = definition;
+    if (typeof uri !== 'string' || uri.length === 0) {
+      throw new McpConfigurationError(
+        INVALID_ENTRY('resource', String(definition.name), 'uri must be a non-empty string'),
+      );
+    }
+    requireName('resource', uri, definition.name);
+    if (this.resources.has(uri)) {
+      throw new McpConfigurationError(DUPLICATE_ENTRY('resource', uri));
+    }
+    const handler = definition.handler;
+    this.resources.set({
+      uri,
+      name: definition.name,
+      title: definition.title,
+      description: definition.description,
+      mimeType: definition.mimeType,
+      size: definition.size,
+      annotations: definition.annotations,
+      icons: definition.icons,
+      meta: definition._meta,
+      cacheTtlMs: definition.cacheTtlMs,
+      read: async (call) => handler(call),
+    });
+    this.changed('resources');
+  }
+
+  /** Removes a resource by URI; returns whether it existed. */
+  removeResource(uri: string): boolean {
+    return this.resources.delete(uri) && this.changed('resources');
+  }
+
+  /**
+   * Adds a resource template.
+   * @throws McpConfigurationError for a duplicate or invalid template.
+   */
+  addResourceTemplate(definition: McpResourceTemplateDefinition): void {
+    const { uriTemplate } = definition;
+    requireName('resource template', String(uriTemplate), definition.name);
+    let template: UriTemplate;
+    try {
+      template = new UriTemplate(uriTemplate);
+    } catch (error) {
+      if (error instanceof InvalidUriTemplateError) {
+        throw new McpConfigurationError(INVALID_ENTRY('resource template', String(uriTemplate), error.message));
+      }
+      throw error;
+    }
+    if (this.templates.has(uriTemplate)) {
+      throw new McpConfigurationError(DUPLICATE_ENTRY('resource template', uriTemplate));
+    }
+    const completions = definition.complete ?? {};
+    for (const variable of Object.keys(completions)) {
+      if (!template.variables.includes(variable)) {
+        throw new McpConfigurationError(
+          INVALID_ENTRY(
+            'resource template',
+            uriTemplate,
+            `completion for "${variable}", which is not a variable of the template`,
+          ),
+        );
+      }
+    }
+    const handler = definition.handler;
+    this.templates.set({
+      uriTemplate,
+      name: definition.name,
+      title: definition.title,
+      description: definition.description,
+      mimeType: definition.mimeType,
+      annotations: definition.annotations,
+      icons: definition.icons,
+      meta: definition._meta,
+      cacheTtlMs: definition.cacheTtlMs,
+      completions,
+      match: (uri) => template.match(uri),
+      read: async (uri, variables, call) => handler(uri, variables, call),
+    });
+    this.changed('resources');
+  }
+
+  /** Removes a resource template; returns whether it existed. */
+  removeResourceTemplate(uriTemplate: string): boolean {
+    return this.templates.delete(uriTemplate) && this.changed('resources');
+  }
+
+  /**
+   * Adds a prompt.
+   * @throws McpConfigurationError for a duplicate or invalid name.
+   */
+  addPrompt(definition: McpPromptDefinition): void {
+    const { name } = definition;
+    requireName('prompt', String(name), name);
+    if (this.prompts.has(name)) {
+      throw new McpConfigurationError(DUPLICATE_ENTRY('prompt', name));
+    }
+    const args = definition.arguments ?? [];
+    const completions: Record<string, CompletionHandler> = {};
+    const seen = new Set<string>();
+    for (const argument of args) {
+      if (typeof argument.name !== 'string' || argument.name.length === 0 || seen.has(argument.name)) {
+        throw new McpConfigurationError(
+          INVALID_ENTRY('prompt', name, 'argument names must be unique non-empty strings'),
+        );
+      }
+      seen.add(argument.name);
+      if (argument.complete !== undefined) {
+        completions[argument.name] = argument.complete;
+      }
+    }
+    const handler = definition.handler;
+    this.prompts.set({
+      name,
+      title: definition.title,
+      description: definition.description,
+      arguments: args.map(({ complete: _complete, ...argument }) => argument),
+      icons: definition.icons,
+      meta: definition._meta,
+      completions,
+      get: async (values, call) => handler(values, call),
+    });
+    this.changed('prompts');
+  }
+
+  /** Removes a prompt; returns whether it existed. */
+  removePrompt(name: string): boolean {
+    return this.prompts.delete(name) && this.changed('prompts');
+  }
+
+  /**
+   * Calls `listener` after every change, with the list that changed.
+   * @returns a function that removes the listener.
+   */
+  onChange(listener: RegistryListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  listTools(): readonly ToolEntry[] {
+    return this.tools.values();
+  }
+
+  getTool(name: string): ToolEntry | undefined {
+    return this.tools.get(name);
+  }
+
+  listResources(): readonly ResourceEntry[] {
+    return this.resources.values();
+  }
+
+  getResource(uri: string): ResourceEntry | undefined {
+    return this.resources.get(uri);
+  }
+
+  listTemplates(): readonly TemplateEntry[] {
+    return this.templates.values();
+  }
+
+  getTemplate(uriTemplate: string): TemplateEntry | undefined {
+    return this.templates.get(uriTemplate);
+  }
+
+  listPrompts(): readonly PromptEntry[] {
+    return this.prompts.values();
+  }
+
+  getPrompt(name: string): PromptEntry | undefined {
+    return this.prompts.get(name);
+  }
+
+  hasCompletions(): boolean {
+    return (
+      this.prompts.values().some((prompt) => Object.keys(prompt.completions).length > 0) ||
+      this.templates.values().some((template) => Object.keys(template.completions).length > 0)
+    );
+  }
+
+  private compile(kind: string, key: string, schema: McpSchema | undefined, role: 'input' | 'output'): CompiledSchema {
+    try {
+      return this.schemas.compile(schema, role);
+    } catch (error) {
+      if (error instanceof McpConfigurationError) {
+        throw new McpConfigurationError(INVALID_SCHEMA(kind, key, role, error.message));
+      }
+      throw error;
+    }
+  }
+
+  private changed(kind: RegistryChangeKind): true {
+    this.revision += 1;
+    for (const listener of this.listeners) {
+      listener(kind);
+    }
+    return true;
+  }
+}
+
+function requireName(kind: string, key: string, name: unknown): void {
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new McpConfigurationError(INVALID_ENTRY(kind, key, 'name must be a non-empty string'));
+  }
+}

@@ -1,0 +1,153 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { MCP_RESOLVED_OPTIONS, MCP_SESSION_STORE } from '../mcp.constants';
+import type { ResolvedMcpOptions } from '../mcp-options.factory';
+import type { McpPrincipal } from '../protocol/call-context';
+import type { SessionHandle, SessionState } from '../protocol/session-handle';
+import type { SessionRecord, SessionStore } from './session-store.interface';
+import { SessionChannels } from './session-channels';
+
+/** Why a session ended. */
+export type SessionEndReason = 'deleted' | 'expired' | 'closed';
+
+/** Listener of ended sessions. */
+export type SessionEndListener = (sessionId: string, reason: SessionEndReason) => void;
+
+/** Thrown by `open` when the cap on live sessions is reached. */
+export class SessionLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`Too many sessions: the server holds at most ${limit}`);
+  }
+}
+
+/**
+ * Legacy-era sessions: opened by `initialize` (or the 2024-11-05 SSE pair), owned by the
+ * principal that opened them, ended by DELETE, by the end of their stream (SSE pair) or after
+ * `sessions.idleTimeoutMs` without activity. Ending a session aborts its running calls and
+ * closes its stream.
+ *
+ * @publicApi
+ */
+@Injectable()
+export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('McpSessionService');
+  private readonly listeners = new Set<SessionEndListener>();
+  private sweeper: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_SESSION_STORE) private readonly store: SessionStore,
+    private readonly channels: SessionChannels,
+  ) {}
+
+  onModuleInit(): void {
+    this.sweeper = setInterval(() => {
+      this.sweep().catch((error: unknown) => this.logger.error(`Session sweep failed: ${String(error)}`));
+    }, this.options.sessions.sweepIntervalMs);
+    this.sweeper.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.sweeper);
+  }
+
+  /**
+   * Opens a session owned by `principal`.
+   * @throws SessionLimitError when `sessions.maxSessions` sessions are open.
+   */
+  async open(principal: McpPrincipal): Promise<SessionRecord> {
+    const limit = this.options.sessions.maxSessions;
+    if ((await this.store.count()) >= limit) {
+      throw new SessionLimitError(limit);
+    }
+    const now = Date.now();
+    const record: SessionRecord = {
+      id: `mcp_${randomBytes(16).toString('hex')}`,
+      principalId: principal.id,
+      createdAt: now,
+      lastActivity: now,
+      state: { clientCapabilities: {}, logLevel: this.options.defaultLogLevel, initialized: false },
+    };
+    await this.store.create(record);
+    return record;
+  }
+
+  /**
+   * The session `id` if it exists and belongs to `principal`. A session of another principal is
+   * reported exactly like an unknown one.
+   */
+  async find(id: string, principal: McpPrincipal): Promise<SessionRecord | undefined> {
+    const record = await this.store.get(id);
+    return record !== undefined && record.principalId === principal.id ? record : undefined;
+  }
+
+  /** Records activity on a session. */
+  async touch(id: string): Promise<void> {
+    await this.store.touch(id, Date.now());
+  }
+
+  /** Ends a session; returns whether it existed. */
+  async close(id: string, reason: SessionEndReason = 'closed'): Promise<boolean> {
+    const existed = await this.store.delete(id);
+    this.channels.close(id);
+    if (existed) {
+      for (const listener of this.listeners) {
+        listener(id, reason);
+      }
+    }
+    return existed;
+  }
+
+  /** How many sessions are open. */
+  count(): Promise<number> {
+    return this.store.count();
+  }
+
+  /** Sessions subscribed to updates of `uri`. */
+  subscribers(uri: string): Promise<string[]> {
+    return this.store.subscribers(uri);
+  }
+
+  /**
+   * Calls `listener` whenever a session ends.
+   * @returns a function that removes the listener.
+   */
+  onEnd(listener: SessionEndListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The engine's view of a session: reads the record, writes through the store. */
+  handle(record: SessionRecord): SessionHandle {
+    const store = this.store;
+    let state: SessionState = record.state;
+    return {
+      id: record.id,
+      get state() {
+        return state;
+      },
+      async update(patch) {
+        state = { ...state, ...patch };
+        await store.update(record.id, patch);
+      },
+      subscribe: (uri) => store.subscribe(record.id, uri),
+      unsubscribe: (uri) => store.unsubscribe(record.id, uri),
+    };
+  }
+
+  /** Ends the sessions idle for longer than the timeout. Sessions with a stream here stay. */
+  async sweep(now = Date.now()): Promise<number> {
+    const cutoff = now - this.options.sessions.idleTimeoutMs;
+    let ended = 0;
+    for (const id of await this.store.idleSince(cutoff)) {
+      if (this.channels.has(id)) {
+        await this.store.touch(id, now);
+        continue;
+      }
+      if (await this.close(id, 'expired')) {
+        ended += 1;
+      }
+    }
+    return ended;
+  }
+}

@@ -1,0 +1,35 @@
+import type { SessionState } from '../protocol/session-handle';
+
+/** One legacy session as stored. */
+export interface SessionRecord {
+  readonly id: string;
+  /** The principal that opened the session; only it may use the session. */
+  readonly principalId: string;
+  readonly createdAt: number;
+  lastActivity: number;
+  state: SessionState;
+}
+
+/**
+ * Where sessions live. Every method is async so that a shared store (Redis) can stand in for
+ * the in-memory default without changing the callers.
+ *
+ * @publicApi
+ */
+export interface SessionStore {
+  create(record: SessionRecord): Promise<void>;
+  get(id: string): Promise<SessionRecord | undefined>;
+  /** Merges `patch` into the state; returns the updated record, or `undefined` if it is gone. */
+  update(id: string, patch: Partial<SessionState>): Promise<SessionRecord | undefined>;
+  /** Records activity at `at` (ms since the epoch). */
+  touch(id: string, at: number): Promise<void>;
+  /** Removes a session and its subscriptions; returns whether it existed. */
+  delete(id: string): Promise<boolean>;
+  count(): Promise<number>;
+  /** Ids of the sessions whose last activity is before `cutoff`. */
+  idleSince(cutoff: number): Promise<string[]>;
+  subscribe(id: string, uri: string): Promise<void>;
+  unsubscribe(id: string, uri: string): Promise<void>;
+  /** Ids of the sessions subscribed to `uri`. */
+  subscribers(uri: string): Promise<string[]>;
+}

@@ -1,0 +1,100 @@
+/**
+ * DNS-rebinding protection: the Host and Origin checks every MCP HTTP request passes first.
+ */
+import type { HeaderBag } from '../../protocol/request-headers';
+
+export interface HostOriginPolicy {
+  allowedHosts?: readonly string[];
+  allowedOrigins?: readonly string[];
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/** Whether a local socket address is a loopback address. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) {
+    return false;
+  }
+  const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return plain === '::1' || plain.startsWith('127.');
+}
+
+function single(headers: HeaderBag, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The host name of a Host header value (`name`, `name:port`, `[v6]:port`), lower-cased. */
+function hostName(host: string): string {
+  const lower = host.toLowerCase();
+  if (lower.startsWith('[')) {
+    const end = lower.indexOf(']');
+    return end === -1 ? lower : lower.slice(0, end + 1);
+  }
+  const colon = lower.lastIndexOf(':');
+  return colon === -1 ? lower : lower.slice(0, colon);
+}
+
+function normalizeOrigin(origin: string): string | undefined {
+  try {
+    const url = new URL(origin);
+    return url.origin === 'null' ? undefined : url.origin.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a request passes the Host and Origin checks.
+ *
+ * Host: checked against `allowedHosts` when set (a name matches any port; `name:port` only that
+ * port); otherwise requests arriving on a loopback address must name a loopback host.
+ * Origin: a request without one passes. Otherwise it must be in `allowedOrigins` when set;
+ * without the option, loopback connections accept loopback origins, others their own origin.
+ */
+export function passesHostAndOrigin(
+  headers: HeaderBag,
+  localAddress: string | undefined,
+  policy: HostOriginPolicy,
+): boolean {
+  const host = single(headers, 'host');
+  const loopback = isLoopbackAddress(localAddress);
+  if (policy.allowedHosts !== undefined) {
+    if (!policy.allowedHosts.includes('*')) {
+      if (host === undefined) {
+        return false;
+      }
+      const lower = host.toLowerCase();
+      const name = hostName(lower);
+      if (!policy.allowedHosts.some((allowed) => allowed.toLowerCase() === lower || allowed.toLowerCase() === name)) {
+        return false;
+      }
+    }
+  } else if (loopback && (host === undefined || !LOOPBACK_NAMES.has(hostName(host)))) {
+    return false;
+  }
+
+  const origin = single(headers, 'origin');
+  if (origin === undefined) {
+    return true;
+  }
+  if (policy.allowedOrigins !== undefined) {
+    if (policy.allowedOrigins.includes('*')) {
+      return true;
+    }
+    if (origin === 'null') {
+      return policy.allowedOrigins.includes('null');
+    }
+    const normalized = normalizeOrigin(origin);
+    return normalized !== undefined && policy.allowedOrigins.some((allowed) => normalizeOrigin(allowed) === normalized);
+  }
+  const normalized = normalizeOrigin(origin);
+  if (normalized === undefined) {
+    return false;
+  }
+  const originHost = new URL(normalized).host;
+  if (loopback) {
+    return LOOPBACK_NAMES.has(hostName(originHost));
+  }
+  return host !== undefined && originHost === host.toLowerCase();
+}

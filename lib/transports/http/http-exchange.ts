@@ -1,0 +1,134 @@
+/**
+ * The raw Node request and response behind whatever the HTTP platform hands a controller
+ * (Express objects are the raw ones; Fastify wraps them), and the few ways MCP answers on them.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { HeaderBag } from '../../protocol/request-headers';
+
+export interface HttpExchange {
+  /** The platform's request object (what guards and `REQUEST` see). */
+  readonly request: unknown;
+  /** The platform's response object. */
+  readonly response: unknown;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly headers: HeaderBag;
+}
+
+/** Wraps the platform's request and response; on Fastify, takes over the reply. */
+export function toExchange(request: unknown, response: unknown): HttpExchange {
+  const platformReq = request as { raw?: IncomingMessage };
+  const platformRes = response as { raw?: ServerResponse; hijack?: () => void };
+  const req = platformReq.raw ?? (request as IncomingMessage);
+  const res = platformRes.raw ?? (response as ServerResponse);
+  // Fastify would otherwise try to send its own reply after ours.
+  platformRes.hijack?.();
+  return { request, response, req, res, headers: req.headers };
+}
+
+/** Sends a JSON body. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent || res.writableEnded || res.destroyed) {
+    return;
+  }
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+  });
+  res.end(payload);
+}
+
+/** Sends a status without a body. */
+export function sendEmpty(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.writableEnded || res.destroyed) {
+    return;
+  }
+  res.writeHead(status, headers);
+  res.end();
+}
+
+/**
+ * An open SSE response. Messages are `data:` events; held streams also carry keep-alive
+ * comments so that proxies and clients do not time them out.
+ */
+export class SseStream {
+  private keepAlive: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly closeListeners = new Set<() => void>();
+
+  constructor(
+    private readonly res: ServerResponse,
+    headers: Record<string, string> = {},
+  ) {
+    res.writeHead(200, {
+      ...headers,
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+    });
+    res.socket?.setNoDelay(true);
+    res.flushHeaders();
+    res.on('close', () => this.markClosed());
+  }
+
+  /** Whether the stream can still be written. */
+  get open(): boolean {
+    return !this.closed && !this.res.writableEnded && !this.res.destroyed;
+  }
+
+  /** Writes one message as an SSE event, with an optional event id. */
+  send(message: JsonRpcMessage, id?: string): boolean {
+    if (!this.open) {
+      return false;
+    }
+    return this.res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(message)}\n\n`);
+  }
+
+  /** Sends a comment every `intervalMs` until the stream ends. */
+  keepAliveEvery(intervalMs: number, onTick?: () => void): void {
+    this.keepAlive = setInterval(() => {
+      if (this.open) {
+        this.res.write(': keep-alive\n\n');
+        onTick?.();
+      }
+    }, intervalMs);
+    this.keepAlive.unref();
+  }
+
+  /** Calls `listener` once when the stream ends, whoever ends it. */
+  onClose(listener: () => void): void {
+    if (this.closed) {
+      listener();
+    } else {
+      this.closeListeners.add(listener);
+    }
+  }
+
+  /** Ends the stream. */
+  end(): void {
+    if (!this.res.writableEnded) {
+      this.res.end();
+    }
+    this.markClosed();
+  }
+
+  private markClosed(): void {
+    if (this.closed) {
+      return;
+    }
+    this.closed = true;
+    clearInterval(this.keepAlive);
+    for (const listener of this.closeListeners) {
+      listener();
+    }
+    this.closeListeners.clear();
+  }
+}

@@ -1,0 +1,441 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MCP_HTTP_PATH, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import type { ResolvedMcpOptions } from '../../mcp-options.factory';
+import { McpEngine, type RequestChannel, type RequestFacts } from '../../protocol/engine';
+import {
+  classifyMessage,
+  ErrorCode,
+  failure,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../../protocol/json-rpc';
+import { httpStatusForError } from '../../protocol/error-status';
+import { decideEra } from '../../protocol/request-meta';
+import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision, type Revision } from '../../protocol/revisions';
+import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
+import { McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
+import { SessionChannels, type SessionChannel } from '../../sessions/session-channels';
+import type { SessionRecord } from '../../sessions/session-store.interface';
+import { sendEmpty, sendJson, SseStream, toExchange, type HttpExchange } from './http-exchange';
+import { passesHostAndOrigin } from './host-origin';
+import { readJsonBody } from './request-body';
+
+/** Property of the platform request where authentication leaves the caller's principal. */
+export const MCP_PRINCIPAL_PROPERTY = 'mcpPrincipal';
+
+const SESSION_HEADER = 'mcp-session-id';
+
+/** A signal that never aborts: legacy requests are not cancelled by a disconnect. */
+const NEVER_ABORTED = new AbortController().signal;
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Whether an Accept header admits a type (a missing header admits everything). */
+function accepts(accept: string | undefined, type: string): boolean {
+  if (accept === undefined || accept.trim() === '') {
+    return true;
+  }
+  const [major] = type.split('/');
+  return accept
+    .split(',')
+    .map((part) => part.split(';')[0].trim().toLowerCase())
+    .some((range) => range === type || range === '*/*' || range === `${major}/*`);
+}
+
+/**
+ * The answer to one JSON-RPC request over HTTP: a JSON body, or an SSE stream opened as soon as
+ * the request has something to send before its response (progress, log messages).
+ */
+class HttpRequestChannel implements RequestChannel {
+  private stream: SseStream | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly exchange: HttpExchange,
+    readonly headers: Record<string, string> = {},
+  ) {}
+
+  notify(message: JsonRpcNotification): void {
+    if (this.finished || this.exchange.res.destroyed) {
+      return;
+    }
+    this.stream ??= new SseStream(this.exchange.res, this.headers);
+    this.stream.send(message);
+  }
+
+  respond(status: number, response: JsonRpcResponse): void {
+    this.finished = true;
+    if (this.stream !== undefined) {
+      this.stream.send(response);
+      this.stream.end();
+    } else {
+      sendJson(this.exchange.res, status, response, this.headers);
+    }
+  }
+
+  /** Ends the exchange without a JSON-RPC response (a cancelled request). */
+  end(status: number): void {
+    this.finished = true;
+    if (this.stream !== undefined) {
+      this.stream.end();
+    } else {
+      sendEmpty(this.exchange.res, status, this.headers);
+    }
+  }
+}
+
+/**
+ * The Streamable HTTP transport (2025-03-26 and later) for both eras on one endpoint: the
+ * framing, sessions and streams of HTTP. Every protocol decision is the engine's.
+ */
+@Injectable()
+export class StreamableHttpService implements OnModuleInit {
+  private readonly logger = new Logger('McpStreamableHttp');
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_HTTP_PATH) private readonly path: string,
+    private readonly engine: McpEngine,
+    private readonly sessions: McpSessionService,
+    private readonly channels: SessionChannels,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  onModuleInit(): void {
+    this.installBodyErrorHandler();
+  }
+
+  /**
+   * When Express's JSON body parser fails on a request to the MCP endpoint (malformed JSON, a
+   * body over its limit), answer it as JSON-RPC instead of Nest's generic error body. The
+   * handler is registered before Nest's own error handler, which still sees every other error.
+   */
+  private installBodyErrorHandler(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    if (adapter === undefined || adapter.getType() !== 'express') {
+      return;
+    }
+    const suffix = `/${this.path.replace(/^\/+|\/+$/g, '')}`;
+    const app = adapter.getInstance<{ use: (handler: unknown) => void }>();
+    app.use(
+      (
+        error: { type?: string },
+        req: IncomingMessage & { originalUrl?: string },
+        res: ServerResponse,
+        next: (error: unknown) => void,
+      ) => {
+        const pathname = (req.originalUrl ?? req.url ?? '').split('?')[0].replace(/\/+$/, '');
+        if (
+          !pathname.endsWith(suffix) ||
+          (error?.type !== 'entity.parse.failed' && error?.type !== 'entity.too.large')
+        ) {
+          next(error);
+          return;
+        }
+        if (error.type === 'entity.parse.failed') {
+          sendJson(res, 400, failure(null, ErrorCode.ParseError, 'Parse error'));
+        } else {
+          sendJson(res, 413, failure(null, ErrorCode.InvalidRequest, 'Request body too large'));
+        }
+      },
+    );
+  }
+
+  private principalOf(request: unknown): McpPrincipal {
+    const principal = (request as Record<string, unknown>)[MCP_PRINCIPAL_PROPERTY] as McpPrincipal | undefined;
+    return principal ?? ANONYMOUS_PRINCIPAL;
+  }
+
+  /** Host and Origin checks (DNS rebinding); answers 403 and returns false on failure. */
+  private admit(exchange: HttpExchange): boolean {
+    const { http } = this.options;
+    if (passesHostAndOrigin(exchange.headers, exchange.req.socket?.localAddress, http)) {
+      return true;
+    }
+    sendJson(exchange.res, 403, failure(null, ErrorCode.InvalidRequest, 'Forbidden: Host or Origin not allowed'));
+    return false;
+  }
+
+  async post(request: unknown, response: unknown): Promise<void> {
+    const exchange = toExchange(request, response);
+    if (!this.admit(exchange)) {
+      return;
+    }
+    const { headers, res } = exchange;
+    const accept = single(headers.accept);
+    if (!accepts(accept, 'application/json') || !accepts(accept, 'text/event-stream')) {
+      sendJson(
+        res,
+        406,
+        failure(
+          null,
+          ErrorCode.InvalidRequest,
+          'Not Acceptable: Accept must include application/json and text/event-stream',
+        ),
+      );
+      return;
+    }
+    const contentType = single(headers['content-type']);
+    if (contentType !== undefined && !/^application\/(.+\+)?json\s*(;|$)/i.test(contentType.trim())) {
+      sendJson(
+        res,
+        415,
+        failure(null, ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json'),
+      );
+      return;
+    }
+    const body = await readJsonBody(
+      request,
+      exchange.req,
+      this.options.http.maxBodyBytes,
+      this.options.http.maxJsonDepth,
+    );
+    if (!body.ok) {
+      sendJson(res, body.status, body.error);
+      return;
+    }
+    if (Array.isArray(body.value)) {
+      sendJson(res, 400, failure(null, ErrorCode.InvalidRequest, 'Batch requests are not supported'));
+      return;
+    }
+    const message = classifyMessage(body.value);
+    switch (message.kind) {
+      case 'invalid':
+        sendJson(res, 400, failure(message.id, ErrorCode.InvalidRequest, message.reason));
+        return;
+      case 'response':
+        // No server-to-client request is pending on this transport yet: nothing to deliver.
+        sendEmpty(res, 202);
+        return;
+      case 'notification':
+      case 'request': {
+        const headerVersion = single(headers['mcp-protocol-version'])?.trim();
+        const era = decideEra(message.message.params, headerVersion);
+        if (era === 'modern') {
+          await this.serveModern(exchange, message.message);
+        } else {
+          await this.serveLegacy(exchange, message.message, headerVersion);
+        }
+      }
+    }
+  }
+
+  private async serveModern(exchange: HttpExchange, message: JsonRpcRequest | JsonRpcNotification): Promise<void> {
+    const controller = new AbortController();
+    // Closing the response stream is the cancellation of a modern request.
+    exchange.res.on('close', () => {
+      if (!exchange.res.writableFinished) {
+        controller.abort(new Error('Client disconnected'));
+      }
+    });
+    const channel = new HttpRequestChannel(exchange);
+    const facts: RequestFacts = {
+      era: 'modern',
+      transport: 'streamable-http',
+      principal: this.principalOf(exchange.request),
+      headers: exchange.headers,
+      signal: controller.signal,
+      channel,
+      native: { request: exchange.request, response: exchange.response },
+    };
+    const outcome = await this.engine.handle(facts, message);
+    if (!('id' in message)) {
+      sendEmpty(exchange.res, 202);
+      return;
+    }
+    this.answer(channel, outcome, 'modern');
+  }
+
+  private async serveLegacy(
+    exchange: HttpExchange,
+    message: JsonRpcRequest | JsonRpcNotification,
+    headerVersion: string | undefined,
+  ): Promise<void> {
+    const { res } = exchange;
+    const id: JsonRpcId | null = 'id' in message ? message.id : null;
+    const principal = this.principalOf(exchange.request);
+    const sessionId = single(exchange.headers[SESSION_HEADER]);
+    let record: SessionRecord | undefined;
+    let minted = false;
+    if (message.method === 'initialize' && sessionId === undefined) {
+      try {
+        record = await this.sessions.open(principal);
+        minted = true;
+      } catch (error) {
+        if (error instanceof SessionLimitError) {
+          sendJson(res, 503, failure(id, ErrorCode.InternalError, error.message), { 'retry-after': '5' });
+          return;
+        }
+        throw error;
+      }
+    } else if (sessionId === undefined) {
+      if (message.method !== 'server/discover') {
+        sendJson(res, 400, failure(id, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header required'));
+        return;
+      }
+    } else {
+      record = await this.sessions.find(sessionId, principal);
+      if (record === undefined) {
+        sendJson(res, 404, failure(id, ErrorCode.InvalidRequest, 'Session not found'));
+        return;
+      }
+    }
+
+    let revision: Revision | undefined = record?.state.protocolVersion;
+    if (headerVersion !== undefined && message.method !== 'initialize') {
+      const supported = this.engine.revisionsOf('legacy');
+      if (!isRevision(headerVersion) || eraOf(headerVersion) !== 'legacy' || !supported.includes(headerVersion)) {
+        if (minted && record !== undefined) {
+          await this.sessions.close(record.id);
+        }
+        sendJson(
+          res,
+          400,
+          failure(
+            id,
+            ErrorCode.InvalidRequest,
+            `Bad Request: unsupported MCP-Protocol-Version ${headerVersion}; supported: ${supported.join(', ')}`,
+          ),
+        );
+        return;
+      }
+      revision = headerVersion;
+    }
+    if (revision === undefined && record !== undefined && message.method !== 'initialize') {
+      revision = DEFAULT_LEGACY_HEADER_REVISION;
+    }
+    if (record !== undefined && !minted) {
+      await this.sessions.touch(record.id);
+    }
+
+    const channel = new HttpRequestChannel(exchange, record === undefined ? {} : { [SESSION_HEADER]: record.id });
+    const facts: RequestFacts = {
+      era: 'legacy',
+      transport: 'streamable-http',
+      principal,
+      revision,
+      session: record === undefined ? undefined : this.sessions.handle(record),
+      headers: exchange.headers,
+      signal: NEVER_ABORTED,
+      channel,
+      cancelScope: record?.id,
+      native: { request: exchange.request, response: exchange.response },
+    };
+    const outcome = await this.engine.handle(facts, message);
+    if (id === null) {
+      sendEmpty(res, 202, channel.headers);
+      return;
+    }
+    if (minted && record !== undefined && outcome.type === 'response' && 'error' in outcome.response) {
+      // A failed handshake leaves no session behind.
+      await this.sessions.close(record.id);
+      delete channel.headers[SESSION_HEADER];
+    }
+    this.answer(channel, outcome, 'legacy');
+  }
+
+  private answer(
+    channel: HttpRequestChannel,
+    outcome: Awaited<ReturnType<McpEngine['handle']>>,
+    era: 'legacy' | 'modern',
+  ): void {
+    if (outcome.type === 'none') {
+      channel.end(200);
+      return;
+    }
+    const response = outcome.response;
+    const status = 'error' in response ? httpStatusForError(response.error.code, era) : 200;
+    channel.respond(status, response);
+  }
+
+  async get(request: unknown, response: unknown): Promise<void> {
+    const exchange = toExchange(request, response);
+    if (!this.admit(exchange)) {
+      return;
+    }
+    const { headers, res } = exchange;
+    if (eraOf(single(headers['mcp-protocol-version'])?.trim()) === 'modern') {
+      sendJson(res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow: 'POST' });
+      return;
+    }
+    if (!accepts(single(headers.accept), 'text/event-stream')) {
+      sendJson(
+        res,
+        406,
+        failure(null, ErrorCode.InvalidRequest, 'Not Acceptable: Accept must include text/event-stream'),
+      );
+      return;
+    }
+    const record = await this.sessionOf(exchange);
+    if (record === undefined) {
+      return;
+    }
+    if (this.channels.has(record.id)) {
+      sendJson(res, 409, failure(null, ErrorCode.InvalidRequest, 'Conflict: this session already has a stream open'));
+      return;
+    }
+    const stream = new SseStream(res, { [SESSION_HEADER]: record.id });
+    const channel: SessionChannel = {
+      send: (message: JsonRpcMessage) => stream.send(message),
+      close: () => stream.end(),
+    };
+    this.channels.attach(record.id, channel);
+    stream.keepAliveEvery(this.options.http.keepAliveMs, () => {
+      this.sessions.touch(record.id).catch(() => undefined);
+    });
+    stream.onClose(() => this.channels.detach(record.id, channel));
+  }
+
+  async delete(request: unknown, response: unknown): Promise<void> {
+    const exchange = toExchange(request, response);
+    if (!this.admit(exchange)) {
+      return;
+    }
+    if (eraOf(single(exchange.headers['mcp-protocol-version'])?.trim()) === 'modern') {
+      sendJson(exchange.res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow: 'POST' });
+      return;
+    }
+    const record = await this.sessionOf(exchange);
+    if (record === undefined) {
+      return;
+    }
+    await this.sessions.close(record.id, 'deleted');
+    sendEmpty(exchange.res, 204);
+  }
+
+  /** Any other verb. */
+  other(request: unknown, response: unknown): void {
+    const exchange = toExchange(request, response);
+    const allow = 'GET, POST, DELETE';
+    if (exchange.req.method === 'OPTIONS') {
+      sendEmpty(exchange.res, 204, { allow });
+      return;
+    }
+    sendJson(exchange.res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow });
+  }
+
+  /** The session a GET or DELETE names, answering 400 or 404 when there is none. */
+  private async sessionOf(exchange: HttpExchange): Promise<SessionRecord | undefined> {
+    const sessionId = single(exchange.headers[SESSION_HEADER]);
+    if (sessionId === undefined) {
+      sendJson(
+        exchange.res,
+        400,
+        failure(null, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header required'),
+      );
+      return undefined;
+    }
+    const record = await this.sessions.find(sessionId, this.principalOf(exchange.request));
+    if (record === undefined) {
+      sendJson(exchange.res, 404, failure(null, ErrorCode.InvalidRequest, 'Session not found'));
+    }
+    return record;
+  }
+}
