@@ -16,6 +16,7 @@ export type {
   McpResourceTemplateOptions,
   McpPromptOptions,
   McpPromptArgument,
+  McpCompletionSource,
   McpToolDefinition,
   McpResourceDefinition,
   McpResourceTemplateDefinition,

@@ -20,7 +20,9 @@ import {
 import { McpRegistry } from '../registry/mcp-registry.service';
 import { NATIVE_EXCHANGE, type NativeExchange } from '../protocol/engine';
 import type { McpCallContext } from '../protocol/call-context';
+import type { CompletionHandler } from '../protocol/catalog';
 import type {
+  McpCompletionSource,
   McpPromptOptions,
   McpResourceOptions,
   McpResourceTemplateOptions,
@@ -124,7 +126,7 @@ export class McpExplorer implements OnModuleInit {
     const { kind, options } = found[0];
     const invoke = this.createInvoker(wrapper, instance, methodName, kind);
     try {
-      this.register(kind, options, methodName, invoke);
+      this.register(kind, options, methodName, invoke, instance, where);
     } catch (error) {
       if (error instanceof McpConfigurationError) {
         throw new McpConfigurationError(`${error.message} (at ${where})`);
@@ -134,7 +136,28 @@ export class McpExplorer implements OnModuleInit {
     return true;
   }
 
-  private register(kind: HandlerKind, options: unknown, methodName: string, invoke: Invoker): void {
+  /** A completion given as a function, or as the name of a method of the same instance. */
+  private completion(instance: Record<string, unknown>, source: McpCompletionSource, where: string): CompletionHandler {
+    if (typeof source === 'function') {
+      return source;
+    }
+    const method = instance[source];
+    if (typeof method !== 'function') {
+      throw new McpConfigurationError(
+        `${where} names the completion method "${source}", which its class does not have`,
+      );
+    }
+    return (value, context) => (method as CompletionHandler).call(instance, value, context);
+  }
+
+  private register(
+    kind: HandlerKind,
+    options: unknown,
+    methodName: string,
+    invoke: Invoker,
+    instance: Record<string, unknown>,
+    where: string,
+  ): void {
     switch (kind) {
       case 'tool': {
         const tool = options as McpToolOptions;
@@ -152,8 +175,13 @@ export class McpExplorer implements OnModuleInit {
       }
       case 'resource template': {
         const template = options as McpResourceTemplateOptions;
+        const complete: Record<string, CompletionHandler> = {};
+        for (const [variable, source] of Object.entries(template.complete ?? {})) {
+          complete[variable] = this.completion(instance, source, where);
+        }
         this.registry.addResourceTemplate({
           ...template,
+          complete,
           name: template.name ?? methodName,
           handler: (_uri, variables, context) => invoke(variables, context),
         });
@@ -161,7 +189,15 @@ export class McpExplorer implements OnModuleInit {
       }
       case 'prompt': {
         const prompt = options as McpPromptOptions;
-        this.registry.addPrompt({ ...prompt, name: prompt.name ?? methodName, handler: invoke });
+        this.registry.addPrompt({
+          ...prompt,
+          arguments: prompt.arguments?.map((argument) => ({
+            ...argument,
+            complete: argument.complete === undefined ? undefined : this.completion(instance, argument.complete, where),
+          })),
+          name: prompt.name ?? methodName,
+          handler: invoke,
+        });
         break;
       }
     }

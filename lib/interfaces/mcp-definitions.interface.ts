@@ -7,6 +7,15 @@ import type { CompletionHandler, TaskSupport } from '../protocol/catalog';
 import type { McpIcon, PromptArgument, ResourceAnnotations, ToolAnnotations } from '../protocol/mcp-types';
 import type { McpSchema } from './mcp-schema.interface';
 
+/**
+ * A completion handler, or (in decorator options) the name of a method of the same class that
+ * completes: decorator arguments are evaluated before any instance exists, so a method name is
+ * how a completion reaches injected services.
+ *
+ * @publicApi
+ */
+export type McpCompletionSource = CompletionHandler | string;
+
 /** @publicApi */
 export interface McpToolOptions {
   /** The tool name. Defaults to the method name. */
@@ -61,13 +70,13 @@ export interface McpResourceTemplateOptions {
   _meta?: Record<string, unknown>;
   cacheTtlMs?: number;
   /** Completion of template variables, by variable name. */
-  complete?: Record<string, CompletionHandler>;
+  complete?: Record<string, McpCompletionSource>;
 }
 
 /** A prompt argument, with optional completion. @publicApi */
 export interface McpPromptArgument extends PromptArgument {
   /** Completes values of this argument. */
-  complete?: CompletionHandler;
+  complete?: McpCompletionSource;
 }
 
 /** @publicApi */
@@ -94,14 +103,16 @@ export interface McpResourceDefinition extends McpResourceOptions {
 }
 
 /** A resource template registered at runtime. @publicApi */
-export interface McpResourceTemplateDefinition extends McpResourceTemplateOptions {
+export interface McpResourceTemplateDefinition extends Omit<McpResourceTemplateOptions, 'complete'> {
   name: string;
+  complete?: Record<string, CompletionHandler>;
   /** Reads one resource; `variables` are the values the URI gave the template's variables. */
   handler: (uri: string, variables: Record<string, string>, context: McpCallContext) => unknown;
 }
 
 /** A prompt registered at runtime. @publicApi */
-export interface McpPromptDefinition extends McpPromptOptions {
+export interface McpPromptDefinition extends Omit<McpPromptOptions, 'arguments'> {
   name: string;
+  arguments?: Array<PromptArgument & { complete?: CompletionHandler }>;
   handler: (args: Record<string, string>, context: McpCallContext) => unknown;
 }

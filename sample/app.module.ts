@@ -1,0 +1,40 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { McpModule } from 'nest-mcp';
+import { EchoTools } from './echo.tools';
+import { NotesService } from './notes/notes.service';
+import { NotesTools } from './notes/notes.tools';
+import { NotesResources } from './notes/notes.resources';
+import { NotesPrompts } from './notes/notes.prompts';
+import { RequestInfoTool } from './common/request-info.tool';
+import { EditorGuard } from './common/editor.guard';
+import { TimingInterceptor } from './common/timing.interceptor';
+
+@Module({
+  imports: [
+    ConfigModule.forRoot({ isGlobal: true }),
+    McpModule.forRootAsync({
+      imports: [ConfigModule],
+      inject: [ConfigService],
+      useFactory: (config: ConfigService) => ({
+        name: 'notes',
+        version: '1.0.0',
+        title: 'Notes',
+        description: 'A small notes server built with nest-mcp',
+        instructions: 'Use search_notes before create_note to avoid duplicates.',
+        pageSize: Number(config.get('MCP_PAGE_SIZE') ?? 0),
+      }),
+    }),
+  ],
+  providers: [
+    NotesService,
+    NotesTools,
+    NotesResources,
+    NotesPrompts,
+    EchoTools,
+    RequestInfoTool,
+    EditorGuard,
+    TimingInterceptor,
+  ],
+})
+export class AppModule {}
