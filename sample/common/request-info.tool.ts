@@ -8,12 +8,14 @@ import { McpTool } from 'nest-mcp';
 export class RequestInfoTool {
   private readonly instanceId = randomUUID();
 
-  constructor(@Inject(REQUEST) private readonly request: { headers?: Record<string, unknown> } | undefined) {}
+  constructor(
+    @Inject(REQUEST) private readonly request: { headers?: Record<string, string | undefined> } | undefined,
+  ) {}
 
   @McpTool({ description: 'Tells which client is calling, from the HTTP request', annotations: { readOnlyHint: true } })
   whoami() {
     return {
-      content: [{ type: 'text', text: `user-agent: ${String(this.request?.headers?.['user-agent'] ?? 'unknown')}` }],
+      content: [{ type: 'text', text: `user-agent: ${this.request?.headers?.['user-agent'] ?? 'unknown'}` }],
       _meta: { 'notes.example/instance': this.instanceId },
     };
   }
