@@ -163,8 +163,33 @@ export class StreamableHttpService implements OnModuleInit {
     return false;
   }
 
-  async post(request: unknown, response: unknown): Promise<void> {
+  /**
+   * Runs one verb's handling; a failure nobody answered (a store that went away...) is logged
+   * and answered with a generic 500, never with its details.
+   */
+  private async guarded(exchange: HttpExchange, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      this.logger.error(
+        `${exchange.req.method ?? 'request'} failed: ${error instanceof Error ? error.message : String(error)}`,
+        error instanceof Error ? error.stack : undefined,
+      );
+      if (!exchange.res.headersSent) {
+        sendJson(exchange.res, 500, failure(null, ErrorCode.InternalError, 'Internal error'));
+      } else if (!exchange.res.writableEnded) {
+        exchange.res.end();
+      }
+    }
+  }
+
+  post(request: unknown, response: unknown): Promise<void> {
     const exchange = toExchange(request, response);
+    return this.guarded(exchange, () => this.servePost(exchange));
+  }
+
+  private async servePost(exchange: HttpExchange): Promise<void> {
+    const { request } = exchange;
     if (!this.admit(exchange)) {
       return;
     }
@@ -355,8 +380,12 @@ export class StreamableHttpService implements OnModuleInit {
     channel.respond(status, response);
   }
 
-  async get(request: unknown, response: unknown): Promise<void> {
+  get(request: unknown, response: unknown): Promise<void> {
     const exchange = toExchange(request, response);
+    return this.guarded(exchange, () => this.serveGet(exchange));
+  }
+
+  private async serveGet(exchange: HttpExchange): Promise<void> {
     if (!this.admit(exchange)) {
       return;
     }
@@ -393,8 +422,12 @@ export class StreamableHttpService implements OnModuleInit {
     stream.onClose(() => this.channels.detach(record.id, channel));
   }
 
-  async delete(request: unknown, response: unknown): Promise<void> {
+  delete(request: unknown, response: unknown): Promise<void> {
     const exchange = toExchange(request, response);
+    return this.guarded(exchange, () => this.serveDelete(exchange));
+  }
+
+  private async serveDelete(exchange: HttpExchange): Promise<void> {
     if (!this.admit(exchange)) {
       return;
     }
