@@ -4,7 +4,17 @@
  * Nest 12 publishes ESM only; Jest's CommonJS runtime cannot require ESM, so those packages
  * (and the ESM packages they import) are compiled to CommonJS by @swc/jest like our own code.
  */
-const esmPackages = ['@nestjs', 'file-type', 'uid', 'load-esm', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
+const esmPackages = [
+  '@nestjs',
+  'file-type',
+  'uid',
+  'load-esm',
+  'strtok3',
+  'token-types',
+  '@tokenizer',
+  'uint8array-extras',
+  '@borewit',
+];
 
 /** @type {import('jest').Config} */
 module.exports = {

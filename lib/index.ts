@@ -3,12 +3,16 @@
  */
 export { McpModule } from './mcp.module';
 export { MCP_MODULE_OPTIONS } from './mcp.module-definition';
+import type { ASYNC_OPTIONS_TYPE } from './mcp.module-definition';
+/** The argument of `McpModule.forRootAsync()`. @publicApi */
+export type McpModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE;
 export type {
   McpModuleOptions,
   McpModuleExtras,
   McpCacheHintOptions,
   McpSessionOptions,
   McpHttpOptions,
+  McpModuleOptionsFactory,
 } from './interfaces/mcp-module-options.interface';
 export type {
   McpToolOptions,

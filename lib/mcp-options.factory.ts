@@ -63,6 +63,35 @@ function scope(value: unknown, option: string, fallback: CacheScope): CacheScope
   return value;
 }
 
+function section<T extends object>(value: T | undefined, option: string): Partial<T> {
+  if (value === undefined) {
+    return {};
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    fail(option, 'must be an object');
+  }
+  return value;
+}
+
+function checkIcons(icons: unknown, option: string): void {
+  const valid =
+    Array.isArray(icons) &&
+    icons.every(
+      (icon: Record<string, unknown>) =>
+        typeof icon === 'object' &&
+        icon !== null &&
+        typeof icon.src === 'string' &&
+        icon.src.length > 0 &&
+        (icon.mimeType === undefined || typeof icon.mimeType === 'string') &&
+        (icon.sizes === undefined ||
+          (Array.isArray(icon.sizes) && icon.sizes.every((size) => typeof size === 'string'))) &&
+        (icon.theme === undefined || icon.theme === 'light' || icon.theme === 'dark'),
+    );
+  if (!valid) {
+    fail(option, 'must be an array of { src: string, mimeType?: string, sizes?: string[], theme?: "light" | "dark" }');
+  }
+}
+
 function stringList(value: unknown, option: string): string[] | undefined {
   if (value === undefined) {
     return undefined;
@@ -96,12 +125,7 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
     serverInfo.websiteUrl = websiteUrl;
   }
   if (options.icons !== undefined) {
-    if (
-      !Array.isArray(options.icons) ||
-      options.icons.some((icon) => typeof icon?.src !== 'string' || icon.src.length === 0)
-    ) {
-      fail('icons', 'must be an array of { src, mimeType?, sizes?, theme? }');
-    }
+    checkIcons(options.icons, 'icons');
     serverInfo.icons = options.icons;
   }
 
@@ -121,9 +145,9 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
   if (!isLogLevel(defaultLogLevel)) {
     fail('defaultLogLevel', 'must be one of debug, info, notice, warning, error, critical, alert, emergency');
   }
-  const cache = options.cacheHints ?? {};
-  const sessions = options.sessions ?? {};
-  const http = options.http ?? {};
+  const cache = section(options.cacheHints, 'cacheHints');
+  const sessions = section(options.sessions, 'sessions');
+  const http = section(options.http, 'http');
 
   return {
     serverInfo,

@@ -12,11 +12,14 @@ export const MCP_CONTEXT_TYPE = 'mcp';
 
 /**
  * Parameter types of `@ToolArgs()`, `@McpCtx()` and `@McpRequest()`, stored under Nest's route
- * argument metadata so that pipes and custom parameter decorators work on MCP handlers. They
- * sit far above Nest's own route parameter types to never collide with them.
+ * argument metadata so that pipes and custom parameter decorators work on MCP handlers.
+ *
+ * The arguments take the type of Nest's `@Body()` (3): pipes see them as `type: 'body'`, so a
+ * global `ValidationPipe` validates a DTO-typed `@ToolArgs()` as it would a request body (it
+ * skips parameters of any unknown type). The other two sit far above Nest's own types.
  */
 export const McpParamType = {
-  ARGS: 1000,
+  ARGS: 3,
   CONTEXT: 1001,
   REQUEST: 1002,
 } as const;

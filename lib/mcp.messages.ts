@@ -1,8 +1,8 @@
 /**
  * Messages of configuration errors and log lines, in one place.
  */
-export const DUPLICATE_ENTRY = (kind: string, key: string, where?: string) =>
-  `Duplicate MCP ${kind} "${key}"${where ? ` (declared by ${where})` : ''}: each ${kind} needs a unique ${kind === 'resource' ? 'URI' : kind === 'resource template' ? 'URI template' : 'name'}.`;
+export const DUPLICATE_ENTRY = (kind: string, key: string, first?: string, second?: string) =>
+  `Duplicate MCP ${kind} "${key}"${first || second ? ` (declared by ${first ?? 'a runtime registration'} and ${second ?? 'a runtime registration'})` : ''}: each ${kind} needs a unique ${kind === 'resource' ? 'URI' : kind === 'resource template' ? 'URI template' : 'name'}.`;
 
 export const INVALID_TOOL_NAME = (name: string) =>
   `Invalid MCP tool name "${name}": use 1 to 128 characters among A-Z, a-z, 0-9, "_", "-", "." and "/".`;

@@ -5,7 +5,19 @@
  */
 import type { Era } from '../protocol/revisions';
 import { ErrorCode } from '../protocol/json-rpc';
+import { IntrinsicException } from '@nestjs/common';
 import { McpError, McpToolError } from '../protocol/mcp-error';
+import { ERROR_ALREADY_LOGGED } from '../protocol/engine';
+
+// McpError and McpToolError are answers a handler chose, not failures: Nest's exception handler
+// must not log them with a stack trace. Nest leaves IntrinsicException subclasses unlogged; the
+// engine's error classes cannot extend a Nest class (the engine has no Nest import), so they join
+// that hierarchy here, where Nest is present.
+for (const errorClass of [McpError, McpToolError]) {
+  if (!(errorClass.prototype instanceof IntrinsicException)) {
+    Object.setPrototypeOf(errorClass.prototype, IntrinsicException.prototype);
+  }
+}
 
 export type HandlerKind = 'tool' | 'resource' | 'resource template' | 'prompt';
 
@@ -63,6 +75,14 @@ export function codeForHttpStatus(status: number, kind: HandlerKind, era: Era): 
  */
 export function translateHttpException(error: unknown, kind: HandlerKind, era: Era): unknown {
   if (!isHttpException(error)) {
+    if (error instanceof Error && !(error instanceof McpError) && !(error instanceof McpToolError)) {
+      // Nest's exception handler has logged it with its stack already.
+      try {
+        (error as { [ERROR_ALREADY_LOGGED]?: boolean })[ERROR_ALREADY_LOGGED] = true;
+      } catch {
+        // A frozen error stays unmarked and is logged twice; nothing else changes.
+      }
+    }
     return error;
   }
   const status = error.getStatus();

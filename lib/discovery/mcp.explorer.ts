@@ -31,6 +31,7 @@ import type {
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MULTIPLE_DECORATORS } from '../mcp.messages';
 import { translateHttpException, type HandlerKind } from './http-exception.translator';
+import { createShadowHost, type EnhancerResolver } from './shadow-host.factory';
 
 type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
 type Invoker = (args: unknown, context: McpCallContext) => Promise<unknown>;
@@ -77,6 +78,8 @@ class McpParamsFactory {
 export class McpExplorer implements OnModuleInit {
   private readonly logger = new Logger('McpExplorer');
   private readonly paramsFactory = new McpParamsFactory();
+  /** Enhancer instances bound to shadow hosts, by class. */
+  private readonly enhancers = new Map<Type, object>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -87,27 +90,37 @@ export class McpExplorer implements OnModuleInit {
     private readonly registry: McpRegistry,
   ) {}
 
-  onModuleInit(): void {
-    const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
+  async onModuleInit(): Promise<void> {
+    const hosts = [
+      ...this.discovery.getProviders().map((wrapper) => ({ wrapper, isController: false })),
+      ...this.discovery.getControllers().map((wrapper) => ({ wrapper, isController: true })),
+    ];
     let count = 0;
-    for (const wrapper of wrappers) {
+    for (const { wrapper, isController } of hosts) {
       const { instance } = wrapper;
       // Aliases (useExisting) point at an instance registered under its own token already.
       if (!instance || typeof instance !== 'object' || wrapper.isAlias) {
         continue;
       }
-      const prototype = Object.getPrototypeOf(instance);
+      const prototype = Object.getPrototypeOf(instance) as object | null;
       if (!prototype) {
         continue;
       }
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        count += this.explore(wrapper, instance as Record<string, unknown>, methodName) ? 1 : 0;
+        if (await this.explore(wrapper, isController, instance as Record<string, unknown>, methodName)) {
+          count += 1;
+        }
       }
     }
     this.logger.log(`Registered ${count} MCP handler${count === 1 ? '' : 's'}`);
   }
 
-  private explore(wrapper: InstanceWrapper, instance: Record<string, unknown>, methodName: string): boolean {
+  private async explore(
+    wrapper: InstanceWrapper,
+    isController: boolean,
+    instance: Record<string, unknown>,
+    methodName: string,
+  ): Promise<boolean> {
     const method = instance[methodName];
     if (typeof method !== 'function') {
       return false;
@@ -124,12 +137,12 @@ export class McpExplorer implements OnModuleInit {
       throw new McpConfigurationError(MULTIPLE_DECORATORS(where));
     }
     const { kind, options } = found[0];
-    const invoke = this.createInvoker(wrapper, instance, methodName, kind);
+    const invoke = await this.createInvoker(wrapper, isController, instance, methodName, kind, where);
     try {
       this.register(kind, options, methodName, invoke, instance, where);
     } catch (error) {
       if (error instanceof McpConfigurationError) {
-        throw new McpConfigurationError(`${error.message} (at ${where})`);
+        throw error.message.includes(where) ? error : new McpConfigurationError(`${error.message} (at ${where})`);
       }
       throw error;
     }
@@ -161,16 +174,19 @@ export class McpExplorer implements OnModuleInit {
     switch (kind) {
       case 'tool': {
         const tool = options as McpToolOptions;
-        this.registry.addTool({ ...tool, name: tool.name ?? methodName, handler: invoke });
+        this.registry.addTool({ ...tool, name: tool.name ?? methodName, handler: invoke }, where);
         break;
       }
       case 'resource': {
         const resource = options as McpResourceOptions;
-        this.registry.addResource({
-          ...resource,
-          name: resource.name ?? methodName,
-          handler: (context) => invoke({ uri: context.name }, context),
-        });
+        this.registry.addResource(
+          {
+            ...resource,
+            name: resource.name ?? methodName,
+            handler: (context) => invoke({ uri: context.name }, context),
+          },
+          where,
+        );
         break;
       }
       case 'resource template': {
@@ -179,25 +195,32 @@ export class McpExplorer implements OnModuleInit {
         for (const [variable, source] of Object.entries(template.complete ?? {})) {
           complete[variable] = this.completion(instance, source, where);
         }
-        this.registry.addResourceTemplate({
-          ...template,
-          complete,
-          name: template.name ?? methodName,
-          handler: (_uri, variables, context) => invoke(variables, context),
-        });
+        this.registry.addResourceTemplate(
+          {
+            ...template,
+            complete,
+            name: template.name ?? methodName,
+            handler: (_uri, variables, context) => invoke(variables, context),
+          },
+          where,
+        );
         break;
       }
       case 'prompt': {
         const prompt = options as McpPromptOptions;
-        this.registry.addPrompt({
-          ...prompt,
-          arguments: prompt.arguments?.map((argument) => ({
-            ...argument,
-            complete: argument.complete === undefined ? undefined : this.completion(instance, argument.complete, where),
-          })),
-          name: prompt.name ?? methodName,
-          handler: invoke,
-        });
+        this.registry.addPrompt(
+          {
+            ...prompt,
+            arguments: prompt.arguments?.map((argument) => ({
+              ...argument,
+              complete:
+                argument.complete === undefined ? undefined : this.completion(instance, argument.complete, where),
+            })),
+            name: prompt.name ?? methodName,
+            handler: invoke,
+          },
+          where,
+        );
         break;
       }
     }
@@ -207,14 +230,22 @@ export class McpExplorer implements OnModuleInit {
    * Builds the function that runs one handler through the Nest pipeline. Handlers of static
    * providers are wrapped once, here; handlers of request-scoped (or transient) providers get a
    * fresh instance per call, resolved for a context whose `REQUEST` is the transport request.
+   * Controllers and factory or value providers run on a shadow host (see shadow-host.factory.ts)
+   * so that their class-based enhancers are not lost.
    */
-  private createInvoker(
+  private async createInvoker(
     wrapper: InstanceWrapper,
+    isController: boolean,
     instance: Record<string, unknown>,
     methodName: string,
     kind: HandlerKind,
-  ): Invoker {
+    where: string,
+  ): Promise<Invoker> {
     this.ensureDefaultParams(instance, methodName);
+    const shadowed = isController || wrapper.isNotMetatype;
+    const resolveEnhancer = this.enhancerResolver(wrapper, where);
+    const hostOf = async (target: Record<string, unknown>) =>
+      shadowed ? createShadowHost(target, methodName, resolveEnhancer) : target;
     const build = (target: Record<string, unknown>, contextId?: ReturnType<typeof ContextIdFactory.create>) =>
       this.contextCreator.create(
         target,
@@ -223,11 +254,12 @@ export class McpExplorer implements OnModuleInit {
         ROUTE_ARGS_METADATA,
         this.paramsFactory,
         contextId,
-        wrapper.id,
+        // A shadow host is no provider: it must not be taken for one by its inquirer id.
+        shadowed ? undefined : wrapper.id,
         PIPELINE,
         MCP_CONTEXT_TYPE,
       );
-    const staticRun = wrapper.isDependencyTreeStatic() ? build(instance) : undefined;
+    const staticRun = wrapper.isDependencyTreeStatic() ? build(await hostOf(instance)) : undefined;
     return async (args, context) => {
       const native = (context as McpCallContext & { [NATIVE_EXCHANGE]?: NativeExchange })[NATIVE_EXCHANGE];
       const request = native?.request;
@@ -247,7 +279,7 @@ export class McpExplorer implements OnModuleInit {
             strict: false,
           },
         );
-        run = build(scoped, contextId);
+        run = build(await hostOf(scoped), contextId);
       }
       try {
         const result: unknown = await run(request, native?.response, args, context);
@@ -255,6 +287,39 @@ export class McpExplorer implements OnModuleInit {
       } catch (error) {
         throw translateHttpException(error, kind, context.era);
       }
+    };
+  }
+
+  /**
+   * Resolves enhancer classes for a shadow host: the instance Nest made for the host's module
+   * when there is one, else a provider of that class anywhere, else a new instance created with
+   * the host module's injector. Request-scoped enhancers cannot be bound this way.
+   */
+  private enhancerResolver(wrapper: InstanceWrapper, where: string): EnhancerResolver {
+    const host = wrapper.host;
+    const hostRef = (host?.providers.get(ModuleRef)?.instance as ModuleRef | undefined) ?? this.moduleRef;
+    return async (enhancer) => {
+      let resolved = this.enhancers.get(enhancer);
+      if (resolved !== undefined) {
+        return resolved;
+      }
+      const injectable = host?.injectables.get(enhancer);
+      if (injectable !== undefined && !injectable.isDependencyTreeStatic()) {
+        throw new McpConfigurationError(
+          `${where} is declared on a controller or a factory provider; its request-scoped enhancer ${enhancer.name} cannot be bound there. Move the handler to a class provider.`,
+        );
+      }
+      if (injectable?.instance) {
+        resolved = injectable.instance;
+      } else {
+        try {
+          resolved = hostRef.get<object>(enhancer, { strict: false });
+        } catch {
+          resolved = await hostRef.create<object>(enhancer);
+        }
+      }
+      this.enhancers.set(enhancer, resolved);
+      return resolved;
     };
   }
 

@@ -159,3 +159,13 @@ export interface McpModuleExtras {
    */
   path?: string;
 }
+
+/**
+ * A class that creates the module options, for `forRootAsync({ useClass })` and
+ * `forRootAsync({ useExisting })`.
+ *
+ * @publicApi
+ */
+export interface McpModuleOptionsFactory {
+  createMcpOptions(): McpModuleOptions | Promise<McpModuleOptions>;
+}

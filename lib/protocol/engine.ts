@@ -127,6 +127,8 @@ export interface ResolvedRequest {
   readonly logLevel: LogLevel | undefined;
   /** Aborted on cancellation, disconnect, session end or timeout. */
   readonly signal: AbortSignal;
+  /** Set once the request is answered: nothing more may be sent for it. */
+  readonly lifecycle?: { finished: boolean };
 }
 
 type Handler = (engine: McpEngine, request: ResolvedRequest) => Promise<JsonObject>;
@@ -147,6 +149,12 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'prompts/get': handlePromptsGet,
   'completion/complete': handleComplete,
 };
+
+/**
+ * Set (to `true`) on an error a framework has already logged with its stack; the engine then
+ * logs only its own one-line context.
+ */
+export const ERROR_ALREADY_LOGGED = Symbol('nest-mcp:error-already-logged');
 
 /** Property under which the call context keeps the transport objects for pipeline wrappers. */
 export const NATIVE_EXCHANGE = Symbol('nest-mcp:native-exchange');
@@ -304,6 +312,7 @@ export class McpEngine {
       return { type: 'none' };
     }
     const controller = new AbortController();
+    const lifecycle = { finished: false };
     const onTransportAbort = (): void => controller.abort(request.facts.signal.reason);
     request.facts.signal.addEventListener('abort', onTransportAbort, { once: true });
     const key =
@@ -326,7 +335,7 @@ export class McpEngine {
     });
     aborted.catch(() => undefined);
     try {
-      const result = await Promise.race([handler(this, { ...request, signal: controller.signal }), aborted]);
+      const result = await Promise.race([handler(this, { ...request, signal: controller.signal, lifecycle }), aborted]);
       if (controller.signal.aborted) {
         return { type: 'none' };
       }
@@ -345,6 +354,7 @@ export class McpEngine {
       this.logFailure(request, error);
       return this.respondError(request.id, new McpError(ErrorCode.InternalError, 'Internal error'));
     } finally {
+      lifecycle.finished = true;
       clearTimeout(timer);
       stopWaiting?.();
       request.facts.signal.removeEventListener('abort', onTransportAbort);
@@ -385,7 +395,9 @@ export class McpEngine {
   /** Logs a handler failure with enough context to find it; the client only sees a generic error. */
   logFailure(request: ResolvedRequest, error: unknown): void {
     const detail = error instanceof Error ? error.message : String(error);
-    const trace = error instanceof Error ? error.stack : undefined;
+    const logged =
+      error instanceof Error && (error as { [ERROR_ALREADY_LOGGED]?: boolean })[ERROR_ALREADY_LOGGED] === true;
+    const trace = error instanceof Error && !logged ? error.stack : undefined;
     this.options.logger.error(`${request.method} (request ${String(request.id)}) failed: ${detail}`, trace);
   }
 
@@ -399,6 +411,9 @@ export class McpEngine {
     const channel = request.facts.channel;
     const logger = this.options.logger;
     let lastProgress = -Infinity;
+    // Progress and log messages stop with the request: a handler that keeps its context cannot
+    // send anything after the answer, nor after a cancellation.
+    const closed = (): boolean => request.signal.aborted || request.lifecycle?.finished === true;
     const context: McpCallContext & { [NATIVE_EXCHANGE]?: NativeExchange } = {
       requestId: request.id,
       method: request.method,
@@ -414,7 +429,7 @@ export class McpEngine {
       name,
       headers: request.facts.headers,
       progress(progress: number, total?: number, text?: string): void {
-        if (token === undefined || request.signal.aborted || !Number.isFinite(progress)) {
+        if (token === undefined || closed() || !Number.isFinite(progress)) {
           return;
         }
         if (progress <= lastProgress) {
@@ -432,7 +447,7 @@ export class McpEngine {
         channel.notify(notification('notifications/progress', params));
       },
       log(level: LogLevel, data: unknown, loggerName?: string): void {
-        if (request.logLevel === undefined || request.signal.aborted || !passesLevel(level, request.logLevel)) {
+        if (request.logLevel === undefined || closed() || !passesLevel(level, request.logLevel)) {
           return;
         }
         const params: JsonObject = { level, data };

@@ -153,5 +153,13 @@ export function renderToolResult(
   if (!hasFeature(revision, 'audioContent') && result.content.some((block) => block.type === 'audio')) {
     rendered.content = result.content.filter((block) => block.type !== 'audio');
   }
+  if (!hasFeature(revision, 'resourceLinks') && result.content.some((block) => block.type === 'resource_link')) {
+    // Clients before 2025-06-18 do not know resource links; they still learn where the resource is.
+    rendered.content = (rendered.content as CallToolResult['content']).map((block) =>
+      block.type === 'resource_link'
+        ? { type: 'text' as const, text: `Resource ${String(block.name)}: ${String(block.uri)}` }
+        : block,
+    );
+  }
   return rendered;
 }

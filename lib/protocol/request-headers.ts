@@ -21,7 +21,11 @@ export type HeaderBag = Readonly<Record<string, string | string[] | undefined>>;
 
 /** RFC 9110 token characters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+const SENTINEL_PREFIX = '=?base64?';
+const SENTINEL_SUFFIX = '?=';
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** A decimal number, as an integer argument may be written in a header. */
+const DECIMAL = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 /** Visible ASCII, space and tab: what a plain header value may hold. */
 const SAFE_VALUE = /^[\x20-\x7e\t]*$/;
 
@@ -98,19 +102,25 @@ export function headerValue(headers: HeaderBag, name: string): string | undefine
  * the value is malformed (invalid characters, or a sentinel that does not decode to UTF-8).
  */
 export function decodeHeaderValue(raw: string): string | undefined {
-  const sentinel = SENTINEL.exec(raw);
-  if (sentinel) {
-    const bytes = Buffer.from(sentinel[1], 'base64');
-    // Reject base64 that does not round-trip: it was not canonical base64.
-    if (bytes.toString('base64').replace(/=+$/, '') !== sentinel[1].replace(/=+$/, '')) {
+  // The sentinel pattern is "starts with =?base64? and ends with ?=". A value of that shape can
+  // only be an encoded one (clients must encode literals that look like it), so it must decode.
+  if (
+    raw.length >= SENTINEL_PREFIX.length + SENTINEL_SUFFIX.length &&
+    raw.startsWith(SENTINEL_PREFIX) &&
+    raw.endsWith(SENTINEL_SUFFIX)
+  ) {
+    const encoded = raw.slice(SENTINEL_PREFIX.length, raw.length - SENTINEL_SUFFIX.length);
+    // Only canonical, padded base64 counts: Buffer.from would accept almost anything.
+    if (!BASE64.test(encoded) || Buffer.from(encoded, 'base64').toString('base64') !== encoded) {
       return undefined;
     }
-    const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-    return text.includes('\uFFFD') ? undefined : text;
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(encoded, 'base64'));
+    } catch {
+      return undefined;
+    }
   }
-  if (raw.startsWith('=?base64?')) {
-    return undefined;
-  }
+  // Anything else, including a value that only starts like the sentinel, is a plain value.
   return SAFE_VALUE.test(raw) ? raw : undefined;
 }
 
@@ -206,8 +216,9 @@ function readPath(value: JsonObject, path: readonly string[]): unknown {
 function sameValue(header: string, body: unknown, type: ParamHeaderBinding['type']): boolean {
   switch (type) {
     case 'integer': {
-      const parsed = header.trim() === '' ? NaN : Number(header);
-      return typeof body === 'number' && Number.isFinite(parsed) && parsed === body;
+      // Compared as numbers ("42.0" equals 42), but only decimal notation is a number here.
+      const parsed = DECIMAL.test(header) ? Number(header) : NaN;
+      return typeof body === 'number' && parsed === body;
     }
     case 'boolean':
       return typeof body === 'boolean' && header === String(body);

@@ -40,6 +40,8 @@ function byKey<T>(key: (item: T) => string) {
 /** A map kept with a sorted snapshot of its values, rebuilt lazily after a change. */
 class SortedTable<T> {
   private readonly items = new Map<string, T>();
+  /** Where each entry was declared (a class and method), for error messages. */
+  private readonly sources = new Map<string, string | undefined>();
   private sorted: T[] | undefined;
 
   constructor(private readonly keyOf: (item: T) => string) {}
@@ -52,12 +54,18 @@ class SortedTable<T> {
     return this.items.has(key);
   }
 
-  set(item: T): void {
+  set(item: T, source: string | undefined): void {
     this.items.set(this.keyOf(item), item);
+    this.sources.set(this.keyOf(item), source);
     this.sorted = undefined;
   }
 
+  sourceOf(key: string): string | undefined {
+    return this.sources.get(key);
+  }
+
   delete(key: string): boolean {
+    this.sources.delete(key);
     const removed = this.items.delete(key);
     if (removed) {
       this.sorted = undefined;
@@ -96,15 +104,16 @@ export class McpRegistry implements Catalog {
 
   /**
    * Adds a tool. Its schemas are compiled now, so a bad schema fails here, not at call time.
+   * `source` says where the tool is declared, for error messages.
    * @throws McpConfigurationError for a duplicate or invalid name or schema.
    */
-  addTool(definition: McpToolDefinition): void {
+  addTool(definition: McpToolDefinition, source?: string): void {
     const { name } = definition;
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
       throw new McpConfigurationError(INVALID_TOOL_NAME(String(name)));
     }
     if (this.tools.has(name)) {
-      throw new McpConfigurationError(DUPLICATE_ENTRY('tool', name));
+      throw new McpConfigurationError(DUPLICATE_ENTRY('tool', name, this.tools.sourceOf(name), source));
     }
     const input = this.compile('tool', name, definition.input, 'input');
     if (input.jsonSchema.type !== undefined && input.jsonSchema.type !== 'object') {
@@ -122,19 +131,22 @@ export class McpRegistry implements Catalog {
       throw error;
     }
     const handler = definition.handler;
-    this.tools.set({
-      name,
-      title: definition.title,
-      description: definition.description,
-      input,
-      output,
-      annotations: definition.annotations,
-      icons: definition.icons,
-      meta: definition._meta,
-      taskSupport: definition.taskSupport ?? 'forbidden',
-      paramHeaders,
-      invoke: async (args, call) => handler(args, call),
-    });
+    this.tools.set(
+      {
+        name,
+        title: definition.title,
+        description: definition.description,
+        input,
+        output,
+        annotations: definition.annotations,
+        icons: definition.icons,
+        meta: definition._meta,
+        taskSupport: definition.taskSupport ?? 'forbidden',
+        paramHeaders,
+        invoke: async (args, call) => handler(args, call),
+      },
+      source,
+    );
     this.changed('tools');
   }
 
@@ -147,7 +159,7 @@ export class McpRegistry implements Catalog {
    * Adds a resource with a fixed URI.
    * @throws McpConfigurationError for a duplicate or invalid URI.
    */
-  addResource(definition: McpResourceDefinition): void {
+  addResource(definition: McpResourceDefinition, source?: string): void {
     const { uri } = definition;
     if (typeof uri !== 'string' || uri.length === 0) {
       throw new McpConfigurationError(
@@ -156,22 +168,25 @@ export class McpRegistry implements Catalog {
     }
     requireName('resource', uri, definition.name);
     if (this.resources.has(uri)) {
-      throw new McpConfigurationError(DUPLICATE_ENTRY('resource', uri));
+      throw new McpConfigurationError(DUPLICATE_ENTRY('resource', uri, this.resources.sourceOf(uri), source));
     }
     const handler = definition.handler;
-    this.resources.set({
-      uri,
-      name: definition.name,
-      title: definition.title,
-      description: definition.description,
-      mimeType: definition.mimeType,
-      size: definition.size,
-      annotations: definition.annotations,
-      icons: definition.icons,
-      meta: definition._meta,
-      cacheTtlMs: definition.cacheTtlMs,
-      read: async (call) => handler(call),
-    });
+    this.resources.set(
+      {
+        uri,
+        name: definition.name,
+        title: definition.title,
+        description: definition.description,
+        mimeType: definition.mimeType,
+        size: definition.size,
+        annotations: definition.annotations,
+        icons: definition.icons,
+        meta: definition._meta,
+        cacheTtlMs: definition.cacheTtlMs,
+        read: async (call) => handler(call),
+      },
+      source,
+    );
     this.changed('resources');
   }
 
@@ -184,7 +199,7 @@ export class McpRegistry implements Catalog {
    * Adds a resource template.
    * @throws McpConfigurationError for a duplicate or invalid template.
    */
-  addResourceTemplate(definition: McpResourceTemplateDefinition): void {
+  addResourceTemplate(definition: McpResourceTemplateDefinition, source?: string): void {
     const { uriTemplate } = definition;
     requireName('resource template', String(uriTemplate), definition.name);
     let template: UriTemplate;
@@ -197,7 +212,9 @@ export class McpRegistry implements Catalog {
       throw error;
     }
     if (this.templates.has(uriTemplate)) {
-      throw new McpConfigurationError(DUPLICATE_ENTRY('resource template', uriTemplate));
+      throw new McpConfigurationError(
+        DUPLICATE_ENTRY('resource template', uriTemplate, this.templates.sourceOf(uriTemplate), source),
+      );
     }
     const completions = definition.complete ?? {};
     for (const variable of Object.keys(completions)) {
@@ -212,20 +229,23 @@ export class McpRegistry implements Catalog {
       }
     }
     const handler = definition.handler;
-    this.templates.set({
-      uriTemplate,
-      name: definition.name,
-      title: definition.title,
-      description: definition.description,
-      mimeType: definition.mimeType,
-      annotations: definition.annotations,
-      icons: definition.icons,
-      meta: definition._meta,
-      cacheTtlMs: definition.cacheTtlMs,
-      completions,
-      match: (uri) => template.match(uri),
-      read: async (uri, variables, call) => handler(uri, variables, call),
-    });
+    this.templates.set(
+      {
+        uriTemplate,
+        name: definition.name,
+        title: definition.title,
+        description: definition.description,
+        mimeType: definition.mimeType,
+        annotations: definition.annotations,
+        icons: definition.icons,
+        meta: definition._meta,
+        cacheTtlMs: definition.cacheTtlMs,
+        completions,
+        match: (uri) => template.match(uri),
+        read: async (uri, variables, call) => handler(uri, variables, call),
+      },
+      source,
+    );
     this.changed('resources');
   }
 
@@ -238,11 +258,11 @@ export class McpRegistry implements Catalog {
    * Adds a prompt.
    * @throws McpConfigurationError for a duplicate or invalid name.
    */
-  addPrompt(definition: McpPromptDefinition): void {
+  addPrompt(definition: McpPromptDefinition, source?: string): void {
     const { name } = definition;
     requireName('prompt', String(name), name);
     if (this.prompts.has(name)) {
-      throw new McpConfigurationError(DUPLICATE_ENTRY('prompt', name));
+      throw new McpConfigurationError(DUPLICATE_ENTRY('prompt', name, this.prompts.sourceOf(name), source));
     }
     const args = definition.arguments ?? [];
     const completions: Record<string, CompletionHandler> = {};
@@ -259,16 +279,19 @@ export class McpRegistry implements Catalog {
       }
     }
     const handler = definition.handler;
-    this.prompts.set({
-      name,
-      title: definition.title,
-      description: definition.description,
-      arguments: args.map(({ complete: _complete, ...argument }) => argument),
-      icons: definition.icons,
-      meta: definition._meta,
-      completions,
-      get: async (values, call) => handler(values, call),
-    });
+    this.prompts.set(
+      {
+        name,
+        title: definition.title,
+        description: definition.description,
+        arguments: args.map(({ complete: _complete, ...argument }) => argument),
+        icons: definition.icons,
+        meta: definition._meta,
+        completions,
+        get: async (values, call) => handler(values, call),
+      },
+      source,
+    );
     this.changed('prompts');
   }
 

@@ -72,10 +72,12 @@ export class UriTemplate {
   private expressionPattern(expression: Expression): string {
     const count = expression.names.length;
     switch (expression.operator) {
+      // One capture group per expression; several variables are split on the separator later
+      // (simple expansion percent-encodes commas inside values).
       case '':
-        return Array(count).fill('([^/?#,]+)').join(',');
+        return count === 1 ? '([^/?#,]+)' : '([^/?#]+)';
       case '+':
-        return Array(count).fill('([^?#,]+)').join(',');
+        return count === 1 ? '([^?#,]+)' : '([^?#]+)';
       case '#':
         return `(?:#(${Array(count).fill('[^,]*').join(',')}))?`;
       case '.':
@@ -98,31 +100,46 @@ export class UriTemplate {
       return undefined;
     }
     const values: Record<string, string> = {};
-    let index = 1;
+    // Query expressions (`{?a}{&b}`) share one query string: read its pairs once, then give each
+    // variable its value, whichever expression names it.
+    const pairs = new Map<string, string>();
+    const pairNames: string[] = [];
     try {
-      for (const expression of this.groups) {
+      this.groups.forEach((expression, position) => {
+        const captured = found[position + 1];
         switch (expression.operator) {
           case '':
-          case '+':
-            for (const name of expression.names) {
-              values[name] = decodeURIComponent(found[index++]);
+          case '+': {
+            const parts = expression.names.length === 1 ? [captured] : captured.split(',');
+            if (parts.length !== expression.names.length) {
+              throw new Error('wrong number of values');
             }
+            expression.names.forEach((name, index) => (values[name] = decodeURIComponent(parts[index])));
             break;
+          }
           case '#':
           case '.':
           case '/':
-            this.assignList(expression, found[index++], values);
+            this.assignList(expression, captured, values);
             break;
           case ';':
           case '?':
           case '&':
-            this.assignPairs(expression, found[index++], values);
+            readPairs(captured, pairs);
+            pairNames.push(...expression.names);
             break;
         }
-      }
+      });
     } catch {
-      // Malformed percent-encoding: the URI does not name anything this template serves.
+      // Malformed percent-encoding or a wrong number of values: the URI does not name anything
+      // this template serves.
       return undefined;
+    }
+    for (const name of pairNames) {
+      const value = pairs.get(name);
+      if (value !== undefined) {
+        values[name] = value;
+      }
     }
     return values;
   }
@@ -131,7 +148,7 @@ export class UriTemplate {
     if (captured === undefined || captured === '') {
       return;
     }
-    const separator = expression.operator === '/' ? '/' : ',';
+    const separator = expression.operator === '#' ? ',' : expression.operator;
     const parts = (expression.operator === '/' ? captured.slice(1) : captured).split(separator);
     expression.names.forEach((name, position) => {
       if (parts[position] !== undefined && parts[position] !== '') {
@@ -139,21 +156,21 @@ export class UriTemplate {
       }
     });
   }
+}
 
-  private assignPairs(expression: Expression, captured: string | undefined, values: Record<string, string>): void {
-    if (captured === undefined || captured === '') {
-      return;
+/** Reads `name=value` pairs (separated by `&` or `;`) into `pairs`; the first occurrence wins. */
+function readPairs(captured: string | undefined, pairs: Map<string, string>): void {
+  if (captured === undefined || captured === '') {
+    return;
+  }
+  for (const pair of captured.split(/[&;]/)) {
+    if (pair === '') {
+      continue;
     }
-    const separator = expression.operator === ';' ? ';' : '&';
-    for (const pair of captured.split(separator)) {
-      if (pair === '') {
-        continue;
-      }
-      const equals = pair.indexOf('=');
-      const name = decodeURIComponent(equals === -1 ? pair : pair.slice(0, equals));
-      if (expression.names.includes(name)) {
-        values[name] = equals === -1 ? '' : decodeURIComponent(pair.slice(equals + 1));
-      }
+    const equals = pair.indexOf('=');
+    const name = decodeURIComponent(equals === -1 ? pair : pair.slice(0, equals));
+    if (!pairs.has(name)) {
+      pairs.set(name, equals === -1 ? '' : decodeURIComponent(pair.slice(equals + 1)));
     }
   }
 }

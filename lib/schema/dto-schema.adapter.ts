@@ -20,7 +20,10 @@ interface DtoToolkit {
   validate(object: object, options?: Record<string, unknown>): Promise<ValidationErrorLike[]>;
   plainToInstance(cls: DtoClass, plain: unknown): object;
   hasMetadata(cls: DtoClass): boolean;
-  schemas(): Record<string, Record<string, unknown>>;
+  /** The JSON Schema of one class; nested classes are `$ref`s to `#/$defs/<class name>`. */
+  schemaOf(cls: DtoClass): Record<string, unknown>;
+  /** The class declared with `@Type(() => ...)` on a property, if any. */
+  nestedClass(cls: DtoClass, property: string): DtoClass | undefined;
 }
 
 let toolkit: DtoToolkit | undefined;
@@ -40,57 +43,37 @@ function loadToolkit(): DtoToolkit {
   } catch {
     throw new McpConfigurationError(MISSING_PACKAGE(DTO_PACKAGES, 'A class-validator DTO as an MCP schema'));
   }
-  let cached: { count: number; schemas: Record<string, Record<string, unknown>> } | undefined;
-  const metadataCount = (): number => {
-    const store = validator.getMetadataStorage() as { validationMetadatas?: Map<unknown, unknown[]> };
-    let count = 0;
-    store.validationMetadatas?.forEach((list) => (count += list.length));
-    return count;
-  };
+  const typeStorage = storage.defaultMetadataStorage;
   toolkit = {
     validate: validator.validate,
     plainToInstance: transformer.plainToInstance,
     hasMetadata: (cls) => validator.getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).length > 0,
-    schemas: () => {
-      // Generating the schemas of every DTO is costly; do it again only when new decorators appeared.
-      const count = metadataCount();
-      if (cached === undefined || cached.count !== count) {
-        cached = {
-          count,
-          schemas: jsonschema.validationMetadatasToSchemas({
-            refPointerPrefix: '#/$defs/',
-            classTransformerMetadataStorage: storage.defaultMetadataStorage,
-          }),
-        };
-      }
-      return cached.schemas;
+    // Per class (not `validationMetadatasToSchemas`, which merges every class of the same name).
+    schemaOf: (cls) =>
+      jsonschema.targetConstructorToSchema(cls, {
+        refPointerPrefix: '#/$defs/',
+        classTransformerMetadataStorage: typeStorage,
+      }),
+    nestedClass: (cls, property) => {
+      const type = typeStorage.findTypeMetadata(cls, property)?.typeFunction?.();
+      return typeof type === 'function' ? (type as DtoClass) : undefined;
     },
   };
   return toolkit;
 }
 
-/** The definitions a schema refers to, collected transitively. */
-function collectDefinitions(
-  root: Record<string, unknown>,
-  all: Record<string, Record<string, unknown>>,
-): Record<string, Record<string, unknown>> {
+/** The schemas of the classes nested in `root` (through `@Type`), collected transitively. */
+function collectDefinitions(kit: DtoToolkit, root: DtoClass, rootSchema: Record<string, unknown>) {
   const defs: Record<string, Record<string, unknown>> = {};
-  const pending: unknown[] = [root];
+  const pending: Array<[DtoClass, Record<string, unknown>]> = [[root, rootSchema]];
   while (pending.length > 0) {
-    const node = pending.pop();
-    if (Array.isArray(node)) {
-      pending.push(...node);
-    } else if (typeof node === 'object' && node !== null) {
-      for (const [key, value] of Object.entries(node)) {
-        if (key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')) {
-          const name = value.slice('#/$defs/'.length);
-          if (defs[name] === undefined && all[name] !== undefined) {
-            defs[name] = all[name];
-            pending.push(all[name]);
-          }
-        } else {
-          pending.push(value);
-        }
+    const [cls, schema] = pending.pop()!;
+    const properties = (schema.properties ?? {}) as Record<string, unknown>;
+    for (const property of Object.keys(properties)) {
+      const nested = kit.nestedClass(cls, property);
+      if (nested !== undefined && defs[nested.name] === undefined && kit.hasMetadata(nested)) {
+        defs[nested.name] = kit.schemaOf(nested);
+        pending.push([nested, defs[nested.name]]);
       }
     }
   }
@@ -124,12 +107,8 @@ export function compileDtoSchema(
   if (!kit.hasMetadata(dto)) {
     throw new McpConfigurationError(`${dto.name || 'the class'} has no class-validator decorators`);
   }
-  const all = kit.schemas();
-  const root = all[dto.name];
-  if (root === undefined) {
-    throw new McpConfigurationError(`no JSON Schema could be generated for ${dto.name}`);
-  }
-  const defs = collectDefinitions(root, all);
+  const root = kit.schemaOf(dto);
+  const defs = collectDefinitions(kit, dto, root);
   const jsonSchema: Record<string, unknown> = { type: 'object', ...root };
   if (Object.keys(defs).length > 0) {
     jsonSchema.$defs = defs;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import AjvDraft07 from 'ajv';
 import addFormats from 'ajv-formats';
 import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
 import type { SchemaCompiler } from '../registry/mcp-registry.service';
@@ -40,8 +41,8 @@ function isStandardSchema(schema: unknown): schema is StandardSchemaLike {
  * Compiles tool schemas of the three supported kinds into JSON Schema 2020-12 plus a
  * validator, once, when a tool registers.
  *
- * - Plain JSON Schema: advertised verbatim, validated with ajv (2020-12; a schema that names
- *   draft-07 in `$schema` is validated as draft-07). Remote `$ref`s are never fetched.
+ * - Plain JSON Schema: advertised verbatim, validated with ajv (2020-12, or draft-07 when the
+ *   schema names it in `$schema`). Remote `$ref`s are never fetched.
  * - class-validator DTO classes: JSON Schema generated from the decorators; values are turned
  *   into instances with class-transformer and validated with class-validator.
  * - Standard Schema objects (zod 4, valibot, arktype...): JSON Schema from the schema's Standard
@@ -49,13 +50,17 @@ function isStandardSchema(schema: unknown): schema is StandardSchemaLike {
  */
 @Injectable()
 export class McpSchemaCompiler implements SchemaCompiler {
+  /** 2020-12, the default dialect of MCP schemas. */
   private readonly ajv: Ajv2020;
+  /** Draft-07, for schemas that say so in `$schema` (its `items` arrays, `definitions`...). */
+  private readonly ajvDraft07: AjvDraft07;
 
   constructor() {
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    const options = { strict: false, allErrors: true, validateFormats: true } as const;
+    this.ajv = new Ajv2020(options);
+    this.ajvDraft07 = new AjvDraft07(options);
     addFormats(this.ajv);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    this.ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-07.json'));
+    addFormats(this.ajvDraft07);
   }
 
   compile(schema: McpSchema | undefined, role: 'input' | 'output'): CompiledSchema {
@@ -82,7 +87,7 @@ export class McpSchemaCompiler implements SchemaCompiler {
       if (dialect !== undefined && dialect !== DRAFT_07_META && !dialect.includes('2020-12')) {
         throw new Error(`unsupported JSON Schema dialect ${dialect}; use 2020-12 or draft-07`);
       }
-      validator = this.ajv.compile(jsonSchema);
+      validator = dialect === DRAFT_07_META ? this.ajvDraft07.compile(jsonSchema) : this.ajv.compile(jsonSchema);
     } catch (error) {
       throw new McpConfigurationError(error instanceof Error ? error.message : String(error));
     }

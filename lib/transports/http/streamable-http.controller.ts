@@ -1,4 +1,4 @@
-import { All, Controller, Delete, Get, Post, Req, Res, type Type } from '@nestjs/common';
+import { Controller, Delete, Get, Options, Patch, Post, Put, Req, Res, type Type } from '@nestjs/common';
 import { StreamableHttpService } from './streamable-http.service';
 
 /**
@@ -25,8 +25,20 @@ export function createStreamableHttpController(path: string): Type<unknown> {
       return this.transport.delete(request, response);
     }
 
-    @All()
-    other(@Req() request: unknown, @Res() response: unknown): void {
+    // The other verbs one by one: Fastify refuses a catch-all route beside verb routes on one path
+    // (and adds HEAD for GET itself).
+    @Put()
+    put(@Req() request: unknown, @Res() response: unknown): void {
+      this.transport.other(request, response);
+    }
+
+    @Patch()
+    patch(@Req() request: unknown, @Res() response: unknown): void {
+      this.transport.other(request, response);
+    }
+
+    @Options()
+    options(@Req() request: unknown, @Res() response: unknown): void {
       this.transport.other(request, response);
     }
   }

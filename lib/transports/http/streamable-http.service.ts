@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_HTTP_PATH, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpEngine, type RequestChannel, type RequestFacts } from '../../protocol/engine';
@@ -24,11 +23,22 @@ import type { SessionRecord } from '../../sessions/session-store.interface';
 import { sendEmpty, sendJson, SseStream, toExchange, type HttpExchange } from './http-exchange';
 import { passesHostAndOrigin } from './host-origin';
 import { readJsonBody } from './request-body';
+import { planBatch } from '../../protocol/batch';
+import { installBodyErrorBridge } from './body-error.bridge';
 
 /** Property of the platform request where authentication leaves the caller's principal. */
 export const MCP_PRINCIPAL_PROPERTY = 'mcpPrincipal';
 
 const SESSION_HEADER = 'mcp-session-id';
+
+/** A legacy request's session, once found or opened. */
+interface LegacySession {
+  readonly principal: McpPrincipal;
+  readonly record: SessionRecord | undefined;
+  /** Whether this request opened the session (`initialize`). */
+  readonly minted: boolean;
+  readonly revision: Revision | undefined;
+}
 
 /** A signal that never aborts: legacy requests are not cancelled by a disconnect. */
 const NEVER_ABORTED = new AbortController().signal;
@@ -81,13 +91,14 @@ class HttpRequestChannel implements RequestChannel {
   }
 
   /** Ends the exchange without a JSON-RPC response (a cancelled request). */
-  end(status: number): void {
+  end(): void {
     this.finished = true;
-    if (this.stream !== undefined) {
-      this.stream.end();
-    } else {
-      sendEmpty(this.exchange.res, status, this.headers);
+    if (this.exchange.res.destroyed) {
+      return;
     }
+    // A request must be answered with JSON or a stream; a stream that ends without a message is
+    // how "no response" is said.
+    (this.stream ?? new SseStream(this.exchange.res, this.headers)).end();
   }
 }
 
@@ -109,43 +120,7 @@ export class StreamableHttpService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.installBodyErrorHandler();
-  }
-
-  /**
-   * When Express's JSON body parser fails on a request to the MCP endpoint (malformed JSON, a
-   * body over its limit), answer it as JSON-RPC instead of Nest's generic error body. The
-   * handler is registered before Nest's own error handler, which still sees every other error.
-   */
-  private installBodyErrorHandler(): void {
-    const adapter = this.adapterHost?.httpAdapter;
-    if (adapter === undefined || adapter.getType() !== 'express') {
-      return;
-    }
-    const suffix = `/${this.path.replace(/^\/+|\/+$/g, '')}`;
-    const app = adapter.getInstance<{ use: (handler: unknown) => void }>();
-    app.use(
-      (
-        error: { type?: string },
-        req: IncomingMessage & { originalUrl?: string },
-        res: ServerResponse,
-        next: (error: unknown) => void,
-      ) => {
-        const pathname = (req.originalUrl ?? req.url ?? '').split('?')[0].replace(/\/+$/, '');
-        if (
-          !pathname.endsWith(suffix) ||
-          (error?.type !== 'entity.parse.failed' && error?.type !== 'entity.too.large')
-        ) {
-          next(error);
-          return;
-        }
-        if (error.type === 'entity.parse.failed') {
-          sendJson(res, 400, failure(null, ErrorCode.ParseError, 'Parse error'));
-        } else {
-          sendJson(res, 413, failure(null, ErrorCode.InvalidRequest, 'Request body too large'));
-        }
-      },
-    );
+    installBodyErrorBridge(this.adapterHost, this.path);
   }
 
   private principalOf(request: unknown): McpPrincipal {
@@ -227,7 +202,7 @@ export class StreamableHttpService implements OnModuleInit {
       return;
     }
     if (Array.isArray(body.value)) {
-      sendJson(res, 400, failure(null, ErrorCode.InvalidRequest, 'Batch requests are not supported'));
+      await this.serveBatch(exchange, body.value, single(headers['mcp-protocol-version'])?.trim());
       return;
     }
     const message = classifyMessage(body.value);
@@ -278,74 +253,74 @@ export class StreamableHttpService implements OnModuleInit {
     this.answer(channel, outcome, 'modern');
   }
 
-  private async serveLegacy(
+  /**
+   * Finds (or, for `initialize`, opens) the session of a legacy request and settles its revision.
+   * Answers 400, 404 or 503 itself and returns `undefined` when the request cannot go on.
+   */
+  private async legacySession(
     exchange: HttpExchange,
-    message: JsonRpcRequest | JsonRpcNotification,
+    id: JsonRpcId | null,
+    method: string | undefined,
     headerVersion: string | undefined,
-  ): Promise<void> {
+  ): Promise<LegacySession | undefined> {
     const { res } = exchange;
-    const id: JsonRpcId | null = 'id' in message ? message.id : null;
     const principal = this.principalOf(exchange.request);
     const sessionId = single(exchange.headers[SESSION_HEADER]);
     let record: SessionRecord | undefined;
     let minted = false;
-    if (message.method === 'initialize' && sessionId === undefined) {
+    if (method === 'initialize' && sessionId === undefined) {
       try {
         record = await this.sessions.open(principal);
         minted = true;
       } catch (error) {
         if (error instanceof SessionLimitError) {
           sendJson(res, 503, failure(id, ErrorCode.InternalError, error.message), { 'retry-after': '5' });
-          return;
+          return undefined;
         }
         throw error;
       }
     } else if (sessionId === undefined) {
-      if (message.method !== 'server/discover') {
+      if (method !== 'server/discover') {
         sendJson(res, 400, failure(id, ErrorCode.InvalidRequest, 'Bad Request: Mcp-Session-Id header required'));
-        return;
+        return undefined;
       }
     } else {
       record = await this.sessions.find(sessionId, principal);
       if (record === undefined) {
         sendJson(res, 404, failure(id, ErrorCode.InvalidRequest, 'Session not found'));
-        return;
+        return undefined;
       }
     }
 
     let revision: Revision | undefined = record?.state.protocolVersion;
-    if (headerVersion !== undefined && message.method !== 'initialize') {
+    if (headerVersion !== undefined && method !== 'initialize') {
       const supported = this.engine.revisionsOf('legacy');
       if (!isRevision(headerVersion) || eraOf(headerVersion) !== 'legacy' || !supported.includes(headerVersion)) {
         if (minted && record !== undefined) {
           await this.sessions.close(record.id);
         }
-        sendJson(
-          res,
-          400,
-          failure(
-            id,
-            ErrorCode.InvalidRequest,
-            `Bad Request: unsupported MCP-Protocol-Version ${headerVersion}; supported: ${supported.join(', ')}`,
-          ),
-        );
-        return;
+        const message = `Bad Request: unsupported MCP-Protocol-Version ${headerVersion}; supported: ${supported.join(', ')}`;
+        sendJson(res, 400, failure(id, ErrorCode.InvalidRequest, message));
+        return undefined;
       }
       revision = headerVersion;
     }
-    if (revision === undefined && record !== undefined && message.method !== 'initialize') {
+    if (revision === undefined && record !== undefined && method !== 'initialize') {
       revision = DEFAULT_LEGACY_HEADER_REVISION;
     }
     if (record !== undefined && !minted) {
       await this.sessions.touch(record.id);
     }
+    return { principal, record, minted, revision };
+  }
 
-    const channel = new HttpRequestChannel(exchange, record === undefined ? {} : { [SESSION_HEADER]: record.id });
-    const facts: RequestFacts = {
+  private legacyFacts(exchange: HttpExchange, session: LegacySession, channel: RequestChannel): RequestFacts {
+    const { record } = session;
+    return {
       era: 'legacy',
       transport: 'streamable-http',
-      principal,
-      revision,
+      principal: session.principal,
+      revision: session.revision,
       session: record === undefined ? undefined : this.sessions.handle(record),
       headers: exchange.headers,
       signal: NEVER_ABORTED,
@@ -353,9 +328,23 @@ export class StreamableHttpService implements OnModuleInit {
       cancelScope: record?.id,
       native: { request: exchange.request, response: exchange.response },
     };
-    const outcome = await this.engine.handle(facts, message);
+  }
+
+  private async serveLegacy(
+    exchange: HttpExchange,
+    message: JsonRpcRequest | JsonRpcNotification,
+    headerVersion: string | undefined,
+  ): Promise<void> {
+    const id: JsonRpcId | null = 'id' in message ? message.id : null;
+    const session = await this.legacySession(exchange, id, message.method, headerVersion);
+    if (session === undefined) {
+      return;
+    }
+    const { record, minted } = session;
+    const channel = new HttpRequestChannel(exchange, record === undefined ? {} : { [SESSION_HEADER]: record.id });
+    const outcome = await this.engine.handle(this.legacyFacts(exchange, session, channel), message);
     if (id === null) {
-      sendEmpty(res, 202, channel.headers);
+      sendEmpty(exchange.res, 202, channel.headers);
       return;
     }
     if (minted && record !== undefined && outcome.type === 'response' && 'error' in outcome.response) {
@@ -366,13 +355,63 @@ export class StreamableHttpService implements OnModuleInit {
     this.answer(channel, outcome, 'legacy');
   }
 
+  /**
+   * A JSON-RPC batch (2024-11-05 and 2025-03-26 only): served within the session the headers
+   * name, never opening one. Every request is answered in one JSON array; notifications sent
+   * while the batch runs (progress, logs) have no stream to ride and are dropped.
+   */
+  private async serveBatch(
+    exchange: HttpExchange,
+    elements: unknown[],
+    headerVersion: string | undefined,
+  ): Promise<void> {
+    const { res } = exchange;
+    if (eraOf(headerVersion) === 'modern') {
+      sendJson(res, 400, failure(null, ErrorCode.InvalidRequest, 'Batch requests are not supported'));
+      return;
+    }
+    const session = await this.legacySession(exchange, null, undefined, headerVersion);
+    if (session === undefined) {
+      return;
+    }
+    const headers: Record<string, string> = session.record === undefined ? {} : { [SESSION_HEADER]: session.record.id };
+    const plan = planBatch(elements, session.revision);
+    if (plan.type === 'reject') {
+      sendJson(res, 400, plan.error, headers);
+      return;
+    }
+    if (plan.type === 'responses') {
+      sendEmpty(res, 202, headers);
+      return;
+    }
+    const facts = this.legacyFacts(exchange, session, { notify: () => undefined });
+    const answers = await Promise.all(
+      plan.items.map(async (item): Promise<JsonRpcResponse | undefined> => {
+        if (item.kind === 'invalid') {
+          return item.isNotification ? undefined : failure(item.id, ErrorCode.InvalidRequest, item.reason);
+        }
+        if (item.kind === 'response') {
+          return undefined;
+        }
+        const outcome = await this.engine.handle(facts, item.message);
+        return outcome.type === 'response' ? outcome.response : undefined;
+      }),
+    );
+    const responses = answers.filter((answer): answer is JsonRpcResponse => answer !== undefined);
+    if (responses.length === 0) {
+      sendEmpty(res, 202, headers);
+    } else {
+      sendJson(res, 200, responses, headers);
+    }
+  }
+
   private answer(
     channel: HttpRequestChannel,
     outcome: Awaited<ReturnType<McpEngine['handle']>>,
     era: 'legacy' | 'modern',
   ): void {
     if (outcome.type === 'none') {
-      channel.end(200);
+      channel.end();
       return;
     }
     const response = outcome.response;

@@ -1,0 +1,165 @@
+import { inspect } from 'node:util';
+import { McpConfigurationError } from './errors/mcp-configuration.error';
+import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import { resolveMcpOptions } from './mcp-options.factory';
+
+const BASE: McpModuleOptions = { name: 'inventory', version: '1.0.0' };
+
+/** Adds a readable rendering of each bad value to the test title. */
+function labelled(rows: Array<[string, Record<string, unknown>]>): Array<[string, string, Record<string, unknown>]> {
+  return rows.map(([option, extra]) => [option, inspect(extra, { depth: 5, breakLength: Infinity }), extra]);
+}
+
+function resolveWith(extra: Record<string, unknown>) {
+  return resolveMcpOptions({ ...BASE, ...extra });
+}
+
+describe('resolveMcpOptions', () => {
+  it('applies every default', () => {
+    expect(resolveMcpOptions(BASE)).toEqual({
+      serverInfo: { name: 'inventory', version: '1.0.0' },
+      instructions: undefined,
+      revisions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
+      pageSize: 0,
+      cacheHints: { ttlMs: 60_000, scope: 'private' },
+      discoverCacheHints: { ttlMs: 60_000, scope: 'public' },
+      callTimeoutMs: 60_000,
+      defaultLogLevel: 'info',
+      sessions: { idleTimeoutMs: 1_800_000, maxSessions: 10_000, sweepIntervalMs: 60_000 },
+      http: {
+        maxBodyBytes: 4 * 1024 * 1024,
+        maxJsonDepth: 64,
+        allowedHosts: undefined,
+        allowedOrigins: undefined,
+        keepAliveMs: 15_000,
+      },
+    });
+  });
+
+  it('keeps every valid option', () => {
+    const icons = [{ src: 'https://example.com/icon.png', sizes: ['32x32'] }];
+    const resolved = resolveWith({
+      title: 'Inventory',
+      description: 'Stock levels',
+      websiteUrl: 'https://example.com',
+      icons,
+      instructions: 'Call reserve before ship.',
+      revisions: ['2025-03-26', '2026-07-28', '2025-03-26'],
+      pageSize: 50,
+      cacheHints: { ttlMs: 0, scope: 'public', discoverTtlMs: 5, discoverScope: 'private' },
+      callTimeoutMs: 0,
+      defaultLogLevel: 'debug',
+      sessions: { idleTimeoutMs: 1_000, maxSessions: 1, sweepIntervalMs: 100 },
+      http: {
+        maxBodyBytes: 1024,
+        maxJsonDepth: 2,
+        allowedHosts: ['example.com'],
+        allowedOrigins: ['https://example.com'],
+        keepAliveMs: 1_000,
+      },
+    });
+    expect(resolved).toEqual({
+      serverInfo: {
+        name: 'inventory',
+        version: '1.0.0',
+        title: 'Inventory',
+        description: 'Stock levels',
+        websiteUrl: 'https://example.com',
+        icons,
+      },
+      instructions: 'Call reserve before ship.',
+      revisions: ['2026-07-28', '2025-03-26'],
+      pageSize: 50,
+      cacheHints: { ttlMs: 0, scope: 'public' },
+      discoverCacheHints: { ttlMs: 5, scope: 'private' },
+      callTimeoutMs: 0,
+      defaultLogLevel: 'debug',
+      sessions: { idleTimeoutMs: 1_000, maxSessions: 1, sweepIntervalMs: 100 },
+      http: {
+        maxBodyBytes: 1024,
+        maxJsonDepth: 2,
+        allowedHosts: ['example.com'],
+        allowedOrigins: ['https://example.com'],
+        keepAliveMs: 1_000,
+      },
+    });
+  });
+
+  it.each([[undefined], [null], ['inventory'], [42]])('refuses %p as the options object', (options) => {
+    expect(() => resolveMcpOptions(options as unknown as McpModuleOptions)).toThrow(McpConfigurationError);
+  });
+
+  it.each(
+    labelled([
+      ['name', { name: undefined }],
+      ['name', { name: '' }],
+      ['name', { name: '   ' }],
+      ['name', { name: 42 }],
+      ['version', { version: undefined }],
+      ['version', { version: '' }],
+      ['version', { version: 1 }],
+      ['title', { title: '' }],
+      ['title', { title: 7 }],
+      ['description', { description: '' }],
+      ['websiteUrl', { websiteUrl: 'not a url' }],
+      ['websiteUrl', { websiteUrl: '/relative/path' }],
+      ['websiteUrl', { websiteUrl: '' }],
+      ['icons', { icons: 'icon.png' }],
+      ['icons', { icons: [{}] }],
+      ['icons', { icons: [{ src: '' }] }],
+      ['icons', { icons: [null] }],
+      ['icons', { icons: [{ src: 'https://example.com/i.png', sizes: '48x48' }] }],
+      ['icons', { icons: [{ src: 'https://example.com/i.png', theme: 'blue' }] }],
+      ['instructions', { instructions: '' }],
+      ['instructions', { instructions: ['a'] }],
+      ['revisions', { revisions: [] }],
+      ['revisions', { revisions: '2026-07-28' }],
+      ['revisions', { revisions: ['2026-07-28', '2099-01-01'] }],
+      ['revisions', { revisions: ['draft'] }],
+      ['pageSize', { pageSize: -1 }],
+      ['pageSize', { pageSize: 1.5 }],
+      ['pageSize', { pageSize: '10' }],
+      ['pageSize', { pageSize: Number.NaN }],
+      ['callTimeoutMs', { callTimeoutMs: -1 }],
+      ['callTimeoutMs', { callTimeoutMs: Infinity }],
+      ['defaultLogLevel', { defaultLogLevel: 'verbose' }],
+      ['defaultLogLevel', { defaultLogLevel: 'INFO' }],
+      ['cacheHints.ttlMs', { cacheHints: { ttlMs: -5 } }],
+      ['cacheHints.ttlMs', { cacheHints: { ttlMs: '60s' } }],
+      ['cacheHints.scope', { cacheHints: { scope: 'shared' } }],
+      ['cacheHints.discoverTtlMs', { cacheHints: { discoverTtlMs: 0.5 } }],
+      ['cacheHints.discoverScope', { cacheHints: { discoverScope: 'everyone' } }],
+      ['sessions.idleTimeoutMs', { sessions: { idleTimeoutMs: 999 } }],
+      ['sessions.maxSessions', { sessions: { maxSessions: 0 } }],
+      ['sessions.sweepIntervalMs', { sessions: { sweepIntervalMs: 99 } }],
+      ['http.maxBodyBytes', { http: { maxBodyBytes: 1023 } }],
+      ['http.maxJsonDepth', { http: { maxJsonDepth: 1 } }],
+      ['http.allowedHosts', { http: { allowedHosts: 'localhost' } }],
+      ['http.allowedHosts', { http: { allowedHosts: [''] } }],
+      ['http.allowedOrigins', { http: { allowedOrigins: [42] } }],
+      ['http.keepAliveMs', { http: { keepAliveMs: 999 } }],
+      ['cacheHints', { cacheHints: 60_000 }],
+      ['sessions', { sessions: 'forever' }],
+      ['http', { http: true }],
+    ]),
+  )('refuses a bad %s (%s), naming the option', (option, _shown, extra) => {
+    let thrown: unknown;
+    try {
+      resolveWith(extra);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(McpConfigurationError);
+    expect((thrown as Error).message).toContain(`"${option}"`);
+  });
+
+  it.each([
+    ['the minimum session idle timeout', { sessions: { idleTimeoutMs: 1_000 } }],
+    ['the minimum body size', { http: { maxBodyBytes: 1024 } }],
+    ['a zero page size', { pageSize: 0 }],
+    ['a zero ttl', { cacheHints: { ttlMs: 0, discoverTtlMs: 0 } }],
+    ['the wildcard host and origin', { http: { allowedHosts: ['*'], allowedOrigins: ['*'] } }],
+  ])('accepts %s', (_label, extra) => {
+    expect(() => resolveWith(extra)).not.toThrow();
+  });
+});

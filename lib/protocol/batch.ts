@@ -1,0 +1,46 @@
+/**
+ * JSON-RPC batches, as the revisions that have them (2024-11-05, 2025-03-26) define them: a
+ * batch is refused where the revision lacks batching; an empty batch or one that mixes requests
+ * with responses is invalid; a batch of responses needs no answer; otherwise every element is
+ * served on its own and invalid elements get their own error.
+ */
+import { hasFeature } from './revisions';
+import { classifyMessage, ErrorCode, failure, type ClassifiedMessage, type JsonRpcFailure } from './json-rpc';
+
+export type BatchPlan =
+  | { readonly type: 'reject'; readonly error: JsonRpcFailure }
+  | { readonly type: 'responses' }
+  | { readonly type: 'run'; readonly items: readonly ClassifiedMessage[] };
+
+/** Decides what to do with a batch arriving for `revision`. */
+export function planBatch(elements: readonly unknown[], revision: string | undefined): BatchPlan {
+  if (!hasFeature(revision, 'batch')) {
+    return { type: 'reject', error: failure(null, ErrorCode.InvalidRequest, 'Batch requests are not supported') };
+  }
+  if (elements.length === 0) {
+    return { type: 'reject', error: failure(null, ErrorCode.InvalidRequest, 'Invalid Request: empty batch') };
+  }
+  const items = elements.map((element): ClassifiedMessage => {
+    const item = classifyMessage(element);
+    if (item.kind === 'request' && item.message.method === 'initialize') {
+      return {
+        kind: 'invalid',
+        id: item.message.id,
+        reason: 'Invalid Request: initialize cannot be batched',
+        isNotification: false,
+      };
+    }
+    return item;
+  });
+  const responses = items.filter((item) => item.kind === 'response').length;
+  if (responses === items.length) {
+    return { type: 'responses' };
+  }
+  if (responses > 0) {
+    return {
+      type: 'reject',
+      error: failure(null, ErrorCode.InvalidRequest, 'Invalid Request: a batch mixes requests and responses'),
+    };
+  }
+  return { type: 'run', items };
+}

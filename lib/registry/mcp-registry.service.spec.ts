@@ -1,0 +1,370 @@
+import type { McpCallContext } from '../protocol/call-context';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import type { McpToolDefinition } from '../interfaces/mcp-definitions.interface';
+import { McpSchemaCompiler } from '../schema/mcp-schema.compiler';
+import { McpRegistry, type RegistryChangeKind } from './mcp-registry.service';
+
+// One compiler for the whole file: building its ajv instance is the slow part, and it holds no per-registry state.
+const compiler = new McpSchemaCompiler();
+
+function newRegistry(): McpRegistry {
+  return new McpRegistry(compiler);
+}
+
+function toolDef(name: string, extra: Partial<McpToolDefinition> = {}): McpToolDefinition {
+  return { name, handler: () => name, ...extra };
+}
+
+const noCall = {} as McpCallContext;
+
+function expectConfigError(run: () => void, ...fragments: Array<string | RegExp>): void {
+  let thrown: unknown;
+  try {
+    run();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(McpConfigurationError);
+  for (const fragment of fragments) {
+    expect((thrown as Error).message).toMatch(fragment);
+  }
+}
+
+describe('McpRegistry', () => {
+  describe('tools', () => {
+    it('registers a tool with its compiled schemas and metadata', async () => {
+      const registry = newRegistry();
+      registry.addTool(
+        toolDef('search', {
+          title: 'Search',
+          description: 'Searches',
+          input: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+          output: { type: 'object', properties: { hits: { type: 'integer' } } },
+          annotations: { readOnlyHint: true },
+          _meta: { 'com.example/x': 1 },
+          handler: (args: { q: string }) => `found ${args.q}`,
+        }),
+      );
+      const entry = registry.getTool('search')!;
+      expect(entry).toMatchObject({
+        name: 'search',
+        title: 'Search',
+        description: 'Searches',
+        annotations: { readOnlyHint: true },
+        meta: { 'com.example/x': 1 },
+        taskSupport: 'forbidden',
+        paramHeaders: [],
+      });
+      expect(entry.input.jsonSchema).toMatchObject({ required: ['q'] });
+      expect(entry.output?.jsonSchema).toMatchObject({ properties: { hits: { type: 'integer' } } });
+      expect(await entry.input.validate({ q: 1 })).toMatchObject({ ok: false });
+      expect(await entry.invoke({ q: 'mcp' }, noCall)).toBe('found mcp');
+    });
+
+    it('defaults the input schema to any object', () => {
+      const registry = newRegistry();
+      registry.addTool(toolDef('plain'));
+      expect(registry.getTool('plain')!.input.jsonSchema).toEqual({ type: 'object' });
+      expect(registry.getTool('plain')!.output).toBeUndefined();
+    });
+
+    it.each([['a'], ['a'.repeat(128)], ['ns.tool/v1-x_y'], ['UPPER_lower.09']])('accepts the name %p', (name) => {
+      const registry = newRegistry();
+      registry.addTool(toolDef(name));
+      expect(registry.getTool(name)).toBeDefined();
+    });
+
+    it.each([
+      ['an empty name', ''],
+      ['a space', 'has space'],
+      ['129 characters', 'a'.repeat(129)],
+      ['non-ASCII', 'météo'],
+      ['a colon', 'a:b'],
+      ['an at sign', '@tool'],
+      ['not a string', 42 as unknown as string],
+    ])('refuses %s', (_label, name) => {
+      expectConfigError(() => newRegistry().addTool(toolDef(name)), 'Invalid MCP tool name');
+    });
+
+    it('refuses a duplicate name and keeps the first tool', async () => {
+      const registry = newRegistry();
+      registry.addTool(toolDef('dup', { handler: () => 'first' }));
+      expectConfigError(
+        () => registry.addTool(toolDef('dup', { handler: () => 'second' })),
+        'Duplicate MCP tool "dup"',
+      );
+      expect(await registry.getTool('dup')!.invoke({}, noCall)).toBe('first');
+      expect(registry.listTools()).toHaveLength(1);
+    });
+
+    it.each([
+      ['a string root', { type: 'string' }],
+      ['an array root', { type: 'array' }],
+    ])('refuses an input schema with %s', (_label, input) => {
+      expectConfigError(() => newRegistry().addTool(toolDef('t', { input })), 'input schema', 'object schema');
+    });
+
+    it('accepts an untyped input schema root', () => {
+      const registry = newRegistry();
+      registry.addTool(toolDef('t', { input: { properties: { a: { type: 'string' } } } }));
+      expect(registry.getTool('t')).toBeDefined();
+    });
+
+    it.each([
+      ['input', { input: { type: 'object', properties: { a: { type: 'nope' } } } }],
+      ['output', { output: { type: 'object', required: 'a' } }],
+    ])('refuses an invalid %s schema, naming the tool', (role, extra) => {
+      expectConfigError(
+        () => newRegistry().addTool(toolDef('broken', extra)),
+        `Invalid ${role} schema of MCP tool "broken"`,
+      );
+    });
+
+    it('extracts x-mcp-header bindings', () => {
+      const registry = newRegistry();
+      registry.addTool(
+        toolDef('deploy', {
+          input: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
+        }),
+      );
+      expect(registry.getTool('deploy')!.paramHeaders).toEqual([
+        { name: 'Region', header: 'mcp-param-region', path: ['region'], type: 'string' },
+      ]);
+    });
+
+    it.each([
+      ['under items', { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } }, /reachable/],
+      ['on a number', { n: { type: 'number', 'x-mcp-header': 'N' } }, /string, integer or boolean/],
+      ['with an invalid token', { a: { type: 'string', 'x-mcp-header': 'a b' } }, /HTTP token/],
+      [
+        'declared twice',
+        { a: { type: 'string', 'x-mcp-header': 'Dup' }, b: { type: 'string', 'x-mcp-header': 'dup' } },
+        /twice/,
+      ],
+    ])('an x-mcp-header %s is a configuration error naming the tool', (_label, properties, reason) => {
+      const registry = newRegistry();
+      expectConfigError(
+        () => registry.addTool(toolDef('headers', { input: { type: 'object', properties } })),
+        'Invalid input schema of MCP tool "headers"',
+        reason,
+      );
+      expect(registry.getTool('headers')).toBeUndefined();
+    });
+
+    it('keeps the declared task support', () => {
+      const registry = newRegistry();
+      registry.addTool(toolDef('long', { taskSupport: 'optional' }));
+      expect(registry.getTool('long')!.taskSupport).toBe('optional');
+    });
+  });
+
+  describe('resources and templates', () => {
+    it('registers a resource and reads it', async () => {
+      const registry = newRegistry();
+      registry.addResource({ uri: 'test://a', name: 'a', mimeType: 'text/plain', cacheTtlMs: 10, handler: () => 'A' });
+      expect(registry.getResource('test://a')).toMatchObject({ uri: 'test://a', name: 'a', cacheTtlMs: 10 });
+      expect(await registry.getResource('test://a')!.read(noCall)).toBe('A');
+    });
+
+    it.each([
+      ['an empty uri', { uri: '', name: 'x' }, /uri must be a non-empty string/],
+      ['no name', { uri: 'test://x', name: '' }, /name must be a non-empty string/],
+    ])('refuses a resource with %s', (_label, definition, reason) => {
+      expectConfigError(() => newRegistry().addResource({ ...definition, handler: () => '' }), reason);
+    });
+
+    it('refuses a duplicate resource URI', () => {
+      const registry = newRegistry();
+      registry.addResource({ uri: 'test://a', name: 'a', handler: () => '' });
+      expectConfigError(
+        () => registry.addResource({ uri: 'test://a', name: 'b', handler: () => '' }),
+        'Duplicate MCP resource "test://a"',
+      );
+    });
+
+    it('registers a template that matches URIs and reads with the variables', async () => {
+      const registry = newRegistry();
+      registry.addResourceTemplate({
+        uriTemplate: 'test://items/{id}',
+        name: 'item',
+        handler: (uri, variables) => `${uri} → ${variables.id}`,
+      });
+      const template = registry.getTemplate('test://items/{id}')!;
+      expect(template.match('test://items/7')).toEqual({ id: '7' });
+      expect(template.match('test://other/7')).toBeUndefined();
+      expect(await template.read('test://items/7', { id: '7' }, noCall)).toBe('test://items/7 → 7');
+    });
+
+    it.each([['test://{'], ['test://{}'], ['test://{a}/{a}'], ['test://}']])(
+      'refuses the invalid template %p',
+      (uriTemplate) => {
+        expectConfigError(
+          () => newRegistry().addResourceTemplate({ uriTemplate, name: 't', handler: () => '' }),
+          'Invalid MCP resource template',
+        );
+      },
+    );
+
+    it('refuses a duplicate template', () => {
+      const registry = newRegistry();
+      registry.addResourceTemplate({ uriTemplate: 'test://{id}', name: 'a', handler: () => '' });
+      expectConfigError(
+        () => registry.addResourceTemplate({ uriTemplate: 'test://{id}', name: 'b', handler: () => '' }),
+        'Duplicate MCP resource template',
+      );
+    });
+
+    it('refuses a completion for a variable the template does not have', () => {
+      const registry = newRegistry();
+      expectConfigError(
+        () =>
+          registry.addResourceTemplate({
+            uriTemplate: 'notes://{owner}/{id}',
+            name: 'note',
+            complete: { name: () => [] },
+            handler: () => '',
+          }),
+        /completion for "name"/,
+      );
+      expect(registry.getTemplate('notes://{owner}/{id}')).toBeUndefined();
+      expect(registry.hasCompletions()).toBe(false);
+    });
+
+    it('accepts completions for template variables', () => {
+      const registry = newRegistry();
+      registry.addResourceTemplate({
+        uriTemplate: 'notes://{owner}/{id}{?view}',
+        name: 'note',
+        complete: { owner: () => ['ada'], view: () => ['raw'] },
+        handler: () => '',
+      });
+      expect(Object.keys(registry.getTemplate('notes://{owner}/{id}{?view}')!.completions)).toEqual(['owner', 'view']);
+      expect(registry.hasCompletions()).toBe(true);
+    });
+  });
+
+  describe('prompts', () => {
+    it('registers a prompt, keeping completions apart from the advertised arguments', async () => {
+      const registry = newRegistry();
+      const complete = () => ['x'];
+      registry.addPrompt({
+        name: 'greet',
+        arguments: [{ name: 'who', required: true, complete }, { name: 'tone' }],
+        handler: (args) => `Hello ${args.who}`,
+      });
+      const prompt = registry.getPrompt('greet')!;
+      expect(prompt.arguments).toEqual([{ name: 'who', required: true }, { name: 'tone' }]);
+      expect(prompt.completions).toEqual({ who: complete });
+      expect(registry.hasCompletions()).toBe(true);
+      expect(await prompt.get({ who: 'Ada' }, noCall)).toBe('Hello Ada');
+    });
+
+    it.each([
+      ['duplicate argument names', [{ name: 'a' }, { name: 'a' }]],
+      ['an empty argument name', [{ name: '' }]],
+    ])('refuses %s', (_label, args) => {
+      expectConfigError(
+        () => newRegistry().addPrompt({ name: 'p', arguments: args, handler: () => '' }),
+        'argument names must be unique',
+      );
+    });
+
+    it('refuses a duplicate prompt and a prompt without a name', () => {
+      const registry = newRegistry();
+      registry.addPrompt({ name: 'p', handler: () => '' });
+      expectConfigError(() => registry.addPrompt({ name: 'p', handler: () => '' }), 'Duplicate MCP prompt "p"');
+      expectConfigError(() => registry.addPrompt({ name: '', handler: () => '' }), 'name must be a non-empty string');
+    });
+  });
+
+  describe('lists', () => {
+    it('are sorted by their key, whatever the order of registration', () => {
+      const registry = newRegistry();
+      for (const name of ['delta', 'alpha', 'charlie', 'bravo']) {
+        registry.addTool(toolDef(name));
+        registry.addPrompt({ name, handler: () => '' });
+        registry.addResource({ uri: `test://${name}`, name, handler: () => '' });
+        registry.addResourceTemplate({ uriTemplate: `test://${name}/{id}`, name, handler: () => '' });
+      }
+      const sorted = ['alpha', 'bravo', 'charlie', 'delta'];
+      expect(registry.listTools().map((tool) => tool.name)).toEqual(sorted);
+      expect(registry.listPrompts().map((prompt) => prompt.name)).toEqual(sorted);
+      expect(registry.listResources().map((resource) => resource.uri)).toEqual(sorted.map((n) => `test://${n}`));
+      expect(registry.listTemplates().map((template) => template.uriTemplate)).toEqual(
+        sorted.map((n) => `test://${n}/{id}`),
+      );
+    });
+
+    it('stay sorted after removals and additions', () => {
+      const registry = newRegistry();
+      ['b', 'a', 'c'].forEach((name) => registry.addTool(toolDef(name)));
+      expect(registry.listTools().map((tool) => tool.name)).toEqual(['a', 'b', 'c']);
+      registry.removeTool('b');
+      registry.addTool(toolDef('B'));
+      registry.addTool(toolDef('aa'));
+      expect(registry.listTools().map((tool) => tool.name)).toEqual(['B', 'a', 'aa', 'c']);
+    });
+  });
+
+  describe('versions and change listeners', () => {
+    it('bumps the version and tells listeners which list changed', () => {
+      const registry = newRegistry();
+      const seen: RegistryChangeKind[] = [];
+      registry.onChange((kind) => seen.push(kind));
+      const steps: Array<[() => unknown, RegistryChangeKind]> = [
+        [() => registry.addTool(toolDef('t')), 'tools'],
+        [() => registry.addResource({ uri: 'test://r', name: 'r', handler: () => '' }), 'resources'],
+        [() => registry.addResourceTemplate({ uriTemplate: 'test://{x}', name: 'x', handler: () => '' }), 'resources'],
+        [() => registry.addPrompt({ name: 'p', handler: () => '' }), 'prompts'],
+        [() => registry.removeTool('t'), 'tools'],
+        [() => registry.removeResource('test://r'), 'resources'],
+        [() => registry.removeResourceTemplate('test://{x}'), 'resources'],
+        [() => registry.removePrompt('p'), 'prompts'],
+      ];
+      let version = registry.version;
+      for (const [step, kind] of steps) {
+        step();
+        expect(registry.version).toBe(version + 1);
+        expect(seen[seen.length - 1]).toBe(kind);
+        version = registry.version;
+      }
+      expect(seen).toEqual(steps.map(([, kind]) => kind));
+    });
+
+    it('removing something that does not exist changes nothing', () => {
+      const registry = newRegistry();
+      const listener = jest.fn();
+      registry.onChange(listener);
+      const version = registry.version;
+      expect(registry.removeTool('none')).toBe(false);
+      expect(registry.removeResource('test://none')).toBe(false);
+      expect(registry.removeResourceTemplate('test://{none}')).toBe(false);
+      expect(registry.removePrompt('none')).toBe(false);
+      expect(registry.version).toBe(version);
+      expect(listener).not.toHaveBeenCalled();
+    });
+
+    it('a failed registration changes nothing', () => {
+      const registry = newRegistry();
+      registry.addTool(toolDef('t'));
+      const listener = jest.fn();
+      registry.onChange(listener);
+      const version = registry.version;
+      expect(() => registry.addTool(toolDef('t'))).toThrow(McpConfigurationError);
+      expect(() => registry.addTool(toolDef('bad name'))).toThrow(McpConfigurationError);
+      expect(registry.version).toBe(version);
+      expect(listener).not.toHaveBeenCalled();
+    });
+
+    it('stops calling a listener once removed', () => {
+      const registry = newRegistry();
+      const listener = jest.fn();
+      const off = registry.onChange(listener);
+      registry.addTool(toolDef('a'));
+      off();
+      registry.addTool(toolDef('b'));
+      expect(listener).toHaveBeenCalledTimes(1);
+      expect(listener).toHaveBeenCalledWith('tools');
+    });
+  });
+});

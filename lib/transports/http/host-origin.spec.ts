@@ -1,0 +1,238 @@
+import type { HeaderBag } from '../../protocol/request-headers';
+import { isLoopbackAddress, passesHostAndOrigin, type HostOriginPolicy } from './host-origin';
+
+const LOOPBACK = '127.0.0.1';
+const PUBLIC = '10.0.0.5';
+
+type Row = [
+  label: string,
+  headers: HeaderBag,
+  localAddress: string | undefined,
+  policy: HostOriginPolicy,
+  passes: boolean,
+];
+
+/** Puts the expected outcome into each row's title. */
+function table(rows: Row[]): Row[] {
+  return rows.map(([label, ...rest]) => [`${label} → ${rest[3] ? 'passes' : 'refused'}`, ...rest]);
+}
+
+describe('isLoopbackAddress', () => {
+  it.each<[string | undefined, boolean]>([
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['10.0.0.5', false],
+    ['192.168.1.1', false],
+    ['::ffff:10.0.0.5', false],
+    ['0.0.0.0', false],
+    ['2001:db8::1', false],
+    ['128.0.0.1', false],
+    [undefined, false],
+  ])('%p → %s', (address, expected) => {
+    expect(isLoopbackAddress(address)).toBe(expected);
+  });
+});
+
+describe('passesHostAndOrigin', () => {
+  describe('Host on a loopback connection, without allowedHosts', () => {
+    it.each(
+      table([
+        ['localhost', { host: 'localhost' }, LOOPBACK, {}, true],
+        ['localhost with a port', { host: 'localhost:3000' }, LOOPBACK, {}, true],
+        ['LOCALHOST (case-insensitive)', { host: 'LOCALHOST:3000' }, LOOPBACK, {}, true],
+        ['127.0.0.1 with a port', { host: '127.0.0.1:8080' }, LOOPBACK, {}, true],
+        ['[::1] with a port', { host: '[::1]:3000' }, '::1', {}, true],
+        ['[::1] without a port', { host: '[::1]' }, '::1', {}, true],
+        ['an IPv4-mapped loopback socket', { host: 'localhost' }, '::ffff:127.0.0.1', {}, true],
+        ['a rebinding name', { host: 'evil.example.com' }, LOOPBACK, {}, false],
+        ['a name that only starts with localhost', { host: 'localhost.evil.com:3000' }, LOOPBACK, {}, false],
+        ['another loopback-looking address', { host: '127.0.0.2' }, LOOPBACK, {}, false],
+        ['no Host header', {}, LOOPBACK, {}, false],
+      ]),
+    )('%s', (_label, headers, address, policy, passes) => {
+      expect(passesHostAndOrigin(headers, address, policy)).toBe(passes);
+    });
+  });
+
+  describe('Host on a non-loopback connection, without allowedHosts', () => {
+    it.each(
+      table([
+        ['any name', { host: 'mcp.example.com' }, PUBLIC, {}, true],
+        ['no Host header', {}, PUBLIC, {}, true],
+        ['an unknown socket address', { host: 'anything' }, undefined, {}, true],
+      ]),
+    )('%s', (_label, headers, address, policy, passes) => {
+      expect(passesHostAndOrigin(headers, address, policy)).toBe(passes);
+    });
+  });
+
+  describe('allowedHosts', () => {
+    const names: HostOriginPolicy = { allowedHosts: ['mcp.example.com', 'api.example.com:8443', '[::1]'] };
+    it.each(
+      table([
+        ['a listed name, any port', { host: 'mcp.example.com:1234' }, PUBLIC, names, true],
+        ['a listed name without port', { host: 'mcp.example.com' }, PUBLIC, names, true],
+        ['a listed name, other case', { host: 'MCP.Example.COM' }, PUBLIC, names, true],
+        ['a listed name:port', { host: 'api.example.com:8443' }, PUBLIC, names, true],
+        ['a listed name with another port', { host: 'api.example.com:9000' }, PUBLIC, names, false],
+        ['a name:port entry without port', { host: 'api.example.com' }, PUBLIC, names, false],
+        ['a listed IPv6 name with a port', { host: '[::1]:3000' }, PUBLIC, names, true],
+        ['an unlisted name', { host: 'other.example.com' }, PUBLIC, names, false],
+        ['a suffix of a listed name', { host: 'x.mcp.example.com' }, PUBLIC, names, false],
+        ['no Host header', {}, PUBLIC, names, false],
+        ['loopback names are not implied once the option is set', { host: 'localhost' }, LOOPBACK, names, false],
+        ['a public name on a loopback socket when listed', { host: 'mcp.example.com' }, LOOPBACK, names, true],
+        ['"*" accepts any host', { host: 'whatever.test' }, LOOPBACK, { allowedHosts: ['*'] }, true],
+        ['"*" accepts a missing host', {}, LOOPBACK, { allowedHosts: ['*'] }, true],
+      ]),
+    )('%s', (_label, headers, address, policy, passes) => {
+      expect(passesHostAndOrigin(headers, address, policy)).toBe(passes);
+    });
+  });
+
+  describe('Origin without allowedOrigins', () => {
+    it.each(
+      table([
+        ['no Origin at all (non-browser client)', { host: 'localhost' }, LOOPBACK, {}, true],
+        [
+          'a localhost origin, any port',
+          { host: 'localhost:3000', origin: 'http://localhost:5173' },
+          LOOPBACK,
+          {},
+          true,
+        ],
+        ['a 127.0.0.1 origin', { host: 'localhost', origin: 'http://127.0.0.1:8080' }, LOOPBACK, {}, true],
+        ['an [::1] origin', { host: '[::1]:3000', origin: 'http://[::1]:3000' }, '::1', {}, true],
+        ['an https localhost origin', { host: 'localhost', origin: 'https://localhost' }, LOOPBACK, {}, true],
+        [
+          'a foreign origin on loopback',
+          { host: 'localhost', origin: 'https://evil.example.com' },
+          LOOPBACK,
+          {},
+          false,
+        ],
+        ['the "null" origin', { host: 'localhost', origin: 'null' }, LOOPBACK, {}, false],
+        ['a malformed origin', { host: 'localhost', origin: 'not a url' }, LOOPBACK, {}, false],
+        ['a file origin', { host: 'localhost', origin: 'file:///tmp/x.html' }, LOOPBACK, {}, false],
+        [
+          'the same origin on a public socket',
+          { host: 'mcp.example.com', origin: 'https://mcp.example.com' },
+          PUBLIC,
+          {},
+          true,
+        ],
+        [
+          'the same origin with its port',
+          { host: 'mcp.example.com:8443', origin: 'https://mcp.example.com:8443' },
+          PUBLIC,
+          {},
+          true,
+        ],
+        [
+          'another port on a public socket',
+          { host: 'mcp.example.com', origin: 'https://mcp.example.com:8443' },
+          PUBLIC,
+          {},
+          false,
+        ],
+        [
+          'another origin on a public socket',
+          { host: 'mcp.example.com', origin: 'https://evil.example.com' },
+          PUBLIC,
+          {},
+          false,
+        ],
+        [
+          'a localhost origin on a public socket',
+          { host: 'mcp.example.com', origin: 'http://localhost' },
+          PUBLIC,
+          {},
+          false,
+        ],
+        ['an origin without Host on a public socket', { origin: 'https://mcp.example.com' }, PUBLIC, {}, false],
+      ]),
+    )('%s', (_label, headers, address, policy, passes) => {
+      expect(passesHostAndOrigin(headers, address, policy)).toBe(passes);
+    });
+  });
+
+  describe('allowedOrigins', () => {
+    const policy: HostOriginPolicy = { allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] };
+    it.each(
+      table([
+        ['a listed origin', { host: 'localhost', origin: 'https://app.example.com' }, LOOPBACK, policy, true],
+        [
+          'a listed origin in another case',
+          { host: 'localhost', origin: 'HTTPS://APP.example.com' },
+          LOOPBACK,
+          policy,
+          true,
+        ],
+        [
+          'a listed origin with its default port spelled out',
+          { host: 'localhost', origin: 'https://app.example.com:443' },
+          LOOPBACK,
+          policy,
+          true,
+        ],
+        ['a listed origin:port', { host: 'localhost', origin: 'http://localhost:5173' }, LOOPBACK, policy, true],
+        [
+          'another port of a listed origin',
+          { host: 'localhost', origin: 'http://localhost:5174' },
+          LOOPBACK,
+          policy,
+          false,
+        ],
+        [
+          'another scheme of a listed origin',
+          { host: 'localhost', origin: 'http://app.example.com' },
+          LOOPBACK,
+          policy,
+          false,
+        ],
+        ['a prefix trick', { host: 'localhost', origin: 'https://app.example.com.evil.io' }, LOOPBACK, policy, false],
+        [
+          'an unlisted loopback origin',
+          { host: 'localhost', origin: 'http://127.0.0.1:5173' },
+          LOOPBACK,
+          policy,
+          false,
+        ],
+        ['"null" when not listed', { host: 'localhost', origin: 'null' }, LOOPBACK, policy, false],
+        ['"null" when listed', { host: 'localhost', origin: 'null' }, LOOPBACK, { allowedOrigins: ['null'] }, true],
+        ['no Origin', { host: 'localhost' }, LOOPBACK, policy, true],
+        [
+          '"*" accepts any origin',
+          { host: 'localhost', origin: 'https://evil.example.com' },
+          LOOPBACK,
+          { allowedOrigins: ['*'] },
+          true,
+        ],
+        ['"*" accepts "null"', { host: 'localhost', origin: 'null' }, LOOPBACK, { allowedOrigins: ['*'] }, true],
+      ]),
+    )('%s', (_label, headers, address, rowPolicy, passes) => {
+      expect(passesHostAndOrigin(headers, address, rowPolicy)).toBe(passes);
+    });
+  });
+
+  it('a good Origin does not rescue a bad Host', () => {
+    expect(
+      passesHostAndOrigin({ host: 'evil.example.com', origin: 'http://localhost' }, LOOPBACK, {
+        allowedOrigins: ['*'],
+      }),
+    ).toBe(false);
+  });
+
+  it('reads the first value of repeated headers', () => {
+    expect(passesHostAndOrigin({ host: ['localhost', 'evil.example.com'] }, LOOPBACK, {})).toBe(true);
+    expect(
+      passesHostAndOrigin(
+        { host: 'localhost', origin: ['https://evil.example.com', 'http://localhost'] },
+        LOOPBACK,
+        {},
+      ),
+    ).toBe(false);
+  });
+});

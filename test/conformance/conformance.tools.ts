@@ -1,0 +1,165 @@
+import { Injectable } from '@nestjs/common';
+import { ErrorCode, McpCtx, McpError, McpRegistry, McpTool, McpToolError, ToolArgs } from 'nest-mcp';
+import { JSON_SCHEMA_2020_12_INPUT, PNG_1X1_BASE64, WAV_SILENCE_BASE64, sleep } from './conformance.fixtures';
+
+/** A tool and a prompt that the trigger tools add and remove, so that their lists really change. */
+const DYNAMIC_TOOL = 'test_dynamic_tool';
+const DYNAMIC_PROMPT = 'test_dynamic_prompt';
+
+/**
+ * The tools the official conformance suite calls (`conformance server`). Names, arguments and
+ * outputs follow the suite's scenario descriptions.
+ *
+ * Not here yet, because they need server-to-client requests (`ctx.elicit()`, `ctx.sample()`,
+ * `ctx.listRoots()`, MRTR `input_required`) that the library does not offer yet: `test_sampling`,
+ * `test_elicitation`, `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`,
+ * `test_streaming_elicitation` and the `test_input_required_result_*` family.
+ */
+@Injectable()
+export class ConformanceTools {
+  constructor(private readonly registry: McpRegistry) {}
+
+  @McpTool({ description: 'Returns a simple text response' })
+  test_simple_text() {
+    return 'This is a simple text response for testing.';
+  }
+
+  @McpTool({ description: 'Returns an image (a 1x1 PNG)' })
+  test_image_content() {
+    return { type: 'image', data: PNG_1X1_BASE64, mimeType: 'image/png' };
+  }
+
+  @McpTool({ description: 'Returns audio (a short silent WAV)' })
+  test_audio_content() {
+    return { type: 'audio', data: WAV_SILENCE_BASE64, mimeType: 'audio/wav' };
+  }
+
+  @McpTool({ description: 'Returns an embedded text resource' })
+  test_embedded_resource() {
+    return {
+      type: 'resource',
+      resource: {
+        uri: 'test://embedded-resource',
+        mimeType: 'text/plain',
+        text: 'This is an embedded resource content.',
+      },
+    };
+  }
+
+  @McpTool({ description: 'Returns text, an image and an embedded resource' })
+  test_multiple_content_types() {
+    return [
+      { type: 'text', text: 'Multiple content types test:' },
+      { type: 'image', data: PNG_1X1_BASE64, mimeType: 'image/png' },
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://mixed-content-resource',
+          mimeType: 'application/json',
+          text: JSON.stringify({ test: 'data', value: 123 }),
+        },
+      },
+    ];
+  }
+
+  @McpTool({ description: 'Sends three info log messages, about 50 ms apart, while it runs' })
+  async test_tool_with_logging(@McpCtx() ctx: McpCtx) {
+    ctx.log('info', 'Tool execution started');
+    await sleep(50, ctx.signal);
+    ctx.log('info', 'Tool processing data');
+    await sleep(50, ctx.signal);
+    ctx.log('info', 'Tool execution completed');
+    return 'Tool with logging executed successfully';
+  }
+
+  @McpTool({ description: 'Reports progress 0, 50 and 100 of 100 when the request carries a progress token' })
+  async test_tool_with_progress(@McpCtx() ctx: McpCtx) {
+    for (const step of [0, 50, 100]) {
+      if (step > 0) {
+        await sleep(50, ctx.signal);
+      }
+      ctx.progress(step, 100, `Completed step ${step} of 100`);
+    }
+    return 'Progress reported: 0, 50 and 100 of 100';
+  }
+
+  @McpTool({ description: 'Always fails with a tool execution error (isError: true)' })
+  test_error_handling(): never {
+    throw new McpToolError('This tool intentionally returns an error for testing');
+  }
+
+  @McpTool({
+    description:
+      'Takes a moment before answering; the SSE polling probe (SEP-1699) calls it to watch the stream around a slow call',
+  })
+  async test_reconnection(@McpCtx() ctx: McpCtx) {
+    await sleep(200, ctx.signal);
+    return 'Reconnection test completed successfully.';
+  }
+
+  @McpTool({
+    description: 'Declares a JSON Schema 2020-12 input schema ($schema, $defs, $anchor, allOf/anyOf, if/then/else)',
+    input: JSON_SCHEMA_2020_12_INPUT,
+  })
+  json_schema_2020_12_tool(@ToolArgs() args: Record<string, unknown>) {
+    return `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`;
+  }
+
+  @McpTool({
+    description: 'Echoes a region that clients mirror into the Mcp-Param-Region header (SEP-2243)',
+    input: {
+      type: 'object',
+      properties: {
+        region: { type: 'string', description: 'A region name, such as us-west1', 'x-mcp-header': 'Region' },
+      },
+      required: ['region'],
+    },
+  })
+  test_header_param(@ToolArgs('region') region: string) {
+    return `Region: ${region}`;
+  }
+
+  @McpTool({ description: `Changes the tool list (adds or removes ${DYNAMIC_TOOL}) so that clients are notified` })
+  test_trigger_tool_change() {
+    if (this.registry.removeTool(DYNAMIC_TOOL)) {
+      return `Removed ${DYNAMIC_TOOL}`;
+    }
+    this.registry.addTool({
+      name: DYNAMIC_TOOL,
+      description: 'A tool added at runtime by test_trigger_tool_change',
+      handler: () => 'This tool was added at runtime.',
+    });
+    return `Added ${DYNAMIC_TOOL}`;
+  }
+
+  @McpTool({ description: `Changes the prompt list (adds or removes ${DYNAMIC_PROMPT}) so that clients are notified` })
+  test_trigger_prompt_change() {
+    if (this.registry.removePrompt(DYNAMIC_PROMPT)) {
+      return `Removed ${DYNAMIC_PROMPT}`;
+    }
+    this.registry.addPrompt({
+      name: DYNAMIC_PROMPT,
+      description: 'A prompt added at runtime by test_trigger_prompt_change',
+      handler: () => 'This prompt was added at runtime.',
+    });
+    return `Added ${DYNAMIC_PROMPT}`;
+  }
+
+  @McpTool({ description: 'Needs the client sampling capability; without it the call fails with -32021' })
+  test_missing_capability(@McpCtx() ctx: McpCtx) {
+    if (ctx.clientCapabilities.sampling === undefined) {
+      throw new McpError(
+        ErrorCode.MissingRequiredClientCapability,
+        'This tool needs the client capability "sampling"',
+        { requiredCapabilities: { sampling: {} } },
+      );
+    }
+    return 'Success: the client declared sampling';
+  }
+
+  @McpTool({ description: 'Logs one info message; it must reach the client only when the request asked for logs' })
+  test_logging_tool(@McpCtx() ctx: McpCtx) {
+    ctx.log('info', 'Diagnostic trace logging activated');
+    return 'Logging evaluated';
+  }
+}

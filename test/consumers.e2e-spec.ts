@@ -1,0 +1,297 @@
+/**
+ * The published package, loaded by real consumer apps: NestJS 11 and 12, each as a CommonJS and
+ * an ESM app (test/consumers/nest{11,12}/{cjs,esm}).
+ *
+ * The library is built and packed with `npm pack`; each consumer installs its pinned
+ * dependencies with `npm ci` and the tarball with `npm install --no-save`, so nest-mcp resolves
+ * the consumer's own @nestjs packages, never the repository's. Each app is compiled with the
+ * consumer's TypeScript, started with `node`, and driven with the MCP SDK client.
+ *
+ * Installs are reused while the consumer's lockfile and the packed tarball are unchanged (a
+ * stamp in its node_modules records both), so reruns only build, pack and compile.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const ROOT = join(__dirname, '..');
+const CONSUMERS = join(__dirname, 'consumers');
+const STAMP = '.nest-mcp-consumer-stamp.json';
+
+const SETUP_TIMEOUT_MS = 10 * 60_000;
+const START_TIMEOUT_MS = 60_000;
+
+interface RunResult {
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to completion; a failure carries the command's output. */
+function run(command: string, args: string[], cwd: string): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd, env: process.env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) {
+        const tail = (text: string) => text.split('\n').slice(-40).join('\n');
+        const what = `${command} ${args.join(' ')} (in ${cwd}) failed: ${error.message}`;
+        reject(new Error(`${what}\n${tail(stdout)}\n${tail(stderr)}`, { cause: error }));
+      } else {
+        resolve({ stdout, stderr });
+      }
+    });
+  });
+}
+
+/** npm: the one running this test when started by `npm test`, otherwise the one on the PATH. */
+function npm(args: string[], cwd: string): Promise<RunResult> {
+  const cli = process.env.npm_execpath;
+  return cli && /npm-cli\.[cm]?js$/.test(basename(cli))
+    ? run(process.execPath, [cli, ...args], cwd)
+    : run(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, cwd);
+}
+
+function sha256(...files: string[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(readFileSync(file));
+  return hash.digest('hex');
+}
+
+function readJson<T = Record<string, any>>(file: string): T {
+  return JSON.parse(readFileSync(file, 'utf8')) as T;
+}
+
+interface Packed {
+  tarball: string;
+  integrity: string;
+}
+
+/** Builds the library and packs it into `destination`. */
+async function buildAndPack(destination: string): Promise<Packed> {
+  await run(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc', { paths: [ROOT] }), '-p', 'tsconfig.build.json'],
+    ROOT,
+  );
+  const { stdout } = await npm(['pack', '--json', '--pack-destination', destination], ROOT);
+  const [pack] = JSON.parse(stdout) as { filename: string; integrity: string; files: { path: string }[] }[];
+  const files = pack.files.map((file) => file.path);
+  expect(files).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts']));
+  expect(files.filter((file) => !file.startsWith('dist/') && !/^(package\.json|README|LICENSE)/i.test(file))).toEqual(
+    [],
+  );
+  return { tarball: join(destination, pack.filename), integrity: pack.integrity };
+}
+
+interface Stamp {
+  /** The hash of package.json and package-lock.json node_modules was installed from. */
+  lock: string;
+  /** The integrity of the nest-mcp tarball installed, once it is. */
+  tarball?: string;
+}
+
+function stampOf(consumer: string): Partial<Stamp> {
+  const file = join(consumer, 'node_modules', STAMP);
+  return existsSync(file) ? readJson<Stamp>(file) : {};
+}
+
+function writeStamp(consumer: string, stamp: Stamp): void {
+  writeFileSync(join(consumer, 'node_modules', STAMP), JSON.stringify(stamp));
+}
+
+function lockHash(consumer: string): string {
+  return sha256(join(consumer, 'package.json'), join(consumer, 'package-lock.json'));
+}
+
+/** `npm ci` from the consumer's lockfile, unless node_modules was installed from this lockfile. */
+async function installDependencies(consumer: string): Promise<void> {
+  const lock = lockHash(consumer);
+  if (stampOf(consumer).lock === lock) return;
+  await npm(['ci', '--no-audit', '--no-fund', '--prefer-offline'], consumer);
+  writeStamp(consumer, { lock });
+}
+
+/** `npm install --no-save` of the tarball, unless this very tarball is installed. */
+async function installLibrary(consumer: string, packed: Packed): Promise<void> {
+  const stamp = stampOf(consumer);
+  const lock = lockHash(consumer);
+  if (stamp.tarball === packed.integrity && existsSync(join(consumer, 'node_modules', 'nest-mcp', 'package.json'))) {
+    return;
+  }
+  await npm(['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', packed.tarball], consumer);
+  // --no-save: what is committed stays as it is.
+  expect(lockHash(consumer)).toBe(lock);
+  writeStamp(consumer, { lock, tarball: packed.integrity });
+}
+
+/** Compiles an app with its consumer's own TypeScript into `<app>/dist`. */
+async function compile(consumer: string, appDir: string): Promise<void> {
+  rmSync(join(appDir, 'dist'), { recursive: true, force: true });
+  await run(process.execPath, [join(consumer, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', appDir], consumer);
+}
+
+interface RunningApp {
+  child: ChildProcess;
+  url: string;
+  /** `KEY value` lines the app printed before it listened. */
+  facts: Record<string, string>;
+  stderr: () => string;
+}
+
+/** Apps still running; afterAll stops them. */
+const children = new Set<ChildProcess>();
+
+/** Starts `dist/main.js` of an app and waits for its LISTENING line. */
+function start(appDir: string): Promise<RunningApp> {
+  const child = spawn(process.execPath, [join(appDir, 'dist', 'main.js')], {
+    cwd: appDir,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => (stderr += chunk));
+
+  return new Promise((resolve, reject) => {
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${appDir}: ${why}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
+    };
+    const timer = setTimeout(() => fail(`no LISTENING line within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    child.once('error', (error) => fail(error.message));
+    child.once('exit', (code, signal) => fail(`exited early (code ${code}, signal ${signal})`));
+    child.stdout.on('data', (chunk: string) => {
+      stdout += chunk;
+      const listening = /^LISTENING (\S+)$/m.exec(stdout);
+      if (!listening) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.once('exit', () => children.delete(child));
+      const facts: Record<string, string> = {};
+      for (const [, key, value] of stdout.matchAll(/^([A-Z_]+) (.*)$/gm)) facts[key] = value;
+      resolve({ child, url: listening[1], facts, stderr: () => stderr });
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL if the process has not exited within 5 s. */
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+const combinations = [
+  { nest: 11, format: 'cjs' },
+  { nest: 11, format: 'esm' },
+  { nest: 12, format: 'cjs' },
+  { nest: 12, format: 'esm' },
+] as const;
+
+let workDir: string | undefined;
+/** Per combination: resolves once its app is installed and compiled, rejects with the cause. */
+const prepared = new Map<string, Promise<void>>();
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), 'nest-mcp-consumers-'));
+  // Building the library and installing the consumers' dependencies are independent.
+  const packing = buildAndPack(workDir);
+  const installing = new Map<number, Promise<void>>();
+  for (const nest of new Set(combinations.map((c) => c.nest))) {
+    const consumer = join(CONSUMERS, `nest${nest}`);
+    installing.set(
+      nest,
+      Promise.all([packing, installDependencies(consumer)]).then(([packed]) => installLibrary(consumer, packed)),
+    );
+  }
+  for (const { nest, format } of combinations) {
+    const consumer = join(CONSUMERS, `nest${nest}`);
+    prepared.set(
+      `${nest}-${format}`,
+      installing.get(nest)!.then(() => compile(consumer, join(consumer, format))),
+    );
+  }
+  // A failure is reported by the combinations it concerns: their beforeAll awaits it.
+  await Promise.allSettled(prepared.values());
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  await Promise.all([...children].map(stop));
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, format }) => {
+  const consumer = join(CONSUMERS, `nest${nest}`);
+  const appDir = join(consumer, format);
+  let app: RunningApp | undefined;
+  let client: Client | undefined;
+
+  beforeAll(async () => {
+    const ready = prepared.get(`${nest}-${format}`);
+    if (!ready) throw new Error('the shared setup did not run');
+    await ready;
+    app = await start(appDir);
+    client = new Client({ name: 'nest-mcp-consumers-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(app.url)));
+  }, START_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await client?.close();
+    if (app) await stop(app.child);
+  });
+
+  it(`runs on the consumer's own @nestjs/core ${nest}.x and nest-mcp from the tarball`, () => {
+    const installed = readJson(join(consumer, 'node_modules', '@nestjs', 'core', 'package.json'));
+    expect(installed.version).toMatch(new RegExp(`^${nest}\\.`));
+    // The @nestjs/core that nest-mcp itself resolves, as printed by the app.
+    expect(app!.facts.NEST_CORE).toBe(installed.version);
+    expect(realpathSync(app!.facts.NEST_MCP)).toBe(
+      realpathSync(join(consumer, 'node_modules', 'nest-mcp', 'dist', 'index.js')),
+    );
+  });
+
+  it(`is really ${format === 'esm' ? 'an ES module' : 'a CommonJS'} app`, () => {
+    const main = readFileSync(join(appDir, 'dist', 'main.js'), 'utf8');
+    if (format === 'esm') {
+      expect(readJson(join(appDir, 'package.json')).type).toBe('module');
+      expect(main).toMatch(/^import \{ NestFactory \} from ['"]@nestjs\/core['"];$/m);
+      expect(main).not.toMatch(/\brequire\(/);
+      expect(app!.facts.FORMAT).toBe('module');
+    } else {
+      expect(main).toMatch(/require\(["']@nestjs\/core["']\)/);
+      expect(app!.facts.FORMAT).toBe('commonjs');
+    }
+  });
+
+  it('serves the add tool over Streamable HTTP', async () => {
+    expect(client!.getServerVersion()).toMatchObject({ name: `consumer-${format}`, version: '1.0.0' });
+
+    const { tools } = await client!.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['add']);
+    expect(tools[0].inputSchema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    });
+
+    const result = await client!.callTool({ name: 'add', arguments: { a: 2, b: 40 } });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ sum: 42 });
+    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ sum: 42 }) }]);
+  });
+
+  it('wrote nothing to stderr', () => {
+    expect(app!.stderr()).toBe('');
+  });
+});

@@ -1,0 +1,9 @@
+import { Module } from '@nestjs/common';
+import { McpModule } from 'nest-mcp';
+import { MathTools } from './math.tools.js';
+
+@Module({
+  imports: [McpModule.forRoot({ name: 'consumer-esm', version: '1.0.0' })],
+  providers: [MathTools],
+})
+export class AppModule {}

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { McpTool, ToolArgs } from 'nest-mcp';
+
+@Injectable()
+export class MathTools {
+  @McpTool({
+    description: 'Adds two numbers',
+    input: {
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+      additionalProperties: false,
+    },
+    output: {
+      type: 'object',
+      properties: { sum: { type: 'number' } },
+      required: ['sum'],
+    },
+  })
+  add(@ToolArgs() args: { a: number; b: number }): { sum: number } {
+    return { sum: args.a + args.b };
+  }
+}
