@@ -41,8 +41,8 @@ export interface ToolEntry {
   readonly taskSupport: TaskSupport;
   /** `x-mcp-header` bindings of the input schema, checked against `Mcp-Param-*` headers. */
   readonly paramHeaders: readonly ParamHeaderBinding[];
-  /** Runs the tool with validated arguments. */
-  invoke(args: unknown, call: McpCallContext): Promise<unknown>;
+  /** Runs the tool with validated arguments; may return a promise. */
+  invoke(args: unknown, call: McpCallContext): unknown;
 }
 
 /** A registered resource with a fixed URI. */
@@ -58,7 +58,8 @@ export interface ResourceEntry {
   readonly meta?: JsonObject;
   /** Overrides the default `ttlMs` of `resources/read` (modern era). */
   readonly cacheTtlMs?: number;
-  read(call: McpCallContext): Promise<unknown>;
+  /** Reads the resource; may return a promise. */
+  read(call: McpCallContext): unknown;
 }
 
 /** A registered resource template (RFC 6570). */
@@ -75,7 +76,8 @@ export interface TemplateEntry {
   readonly completions: Readonly<Record<string, CompletionHandler>>;
   /** The variables of `uri` when it matches the template, else `undefined`. */
   match(uri: string): Record<string, string> | undefined;
-  read(uri: string, variables: Record<string, string>, call: McpCallContext): Promise<unknown>;
+  /** Reads one resource of the template; may return a promise. */
+  read(uri: string, variables: Record<string, string>, call: McpCallContext): unknown;
 }
 
 /** A registered prompt. */
@@ -87,7 +89,8 @@ export interface PromptEntry {
   readonly icons?: McpIcon[];
   readonly meta?: JsonObject;
   readonly completions: Readonly<Record<string, CompletionHandler>>;
-  get(args: Record<string, string>, call: McpCallContext): Promise<unknown>;
+  /** Renders the prompt; may return a promise. */
+  get(args: Record<string, string>, call: McpCallContext): unknown;
 }
 
 /** The read side of the registry, as the engine uses it. Lists are sorted by their key. */

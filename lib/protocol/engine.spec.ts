@@ -1,3 +1,4 @@
+import type { CancellationSource } from './call-scope';
 import type { McpCallContext } from './call-context';
 import type {
   Catalog,
@@ -188,13 +189,28 @@ interface TestFacts extends RequestFacts {
   readonly abort: AbortController;
 }
 
+/** A transport's cancellation, driven by an AbortController the test holds. */
+function cancellationOf(abort: AbortController): CancellationSource {
+  return {
+    onCancel(listener) {
+      if (abort.signal.aborted) {
+        listener(abort.signal.reason);
+        return () => undefined;
+      }
+      const onAbort = (): void => listener(abort.signal.reason);
+      abort.signal.addEventListener('abort', onAbort, { once: true });
+      return () => abort.signal.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
 function makeFacts(overrides: Partial<RequestFacts> = {}): TestFacts {
   const notes: JsonRpcNotification[] = [];
   const abort = new AbortController();
   return {
     era: 'legacy',
     transport: 'streamable-http',
-    signal: abort.signal,
+    cancellation: cancellationOf(abort),
     channel: { notify: (message) => notes.push(message) },
     ...overrides,
     notes,

@@ -45,6 +45,7 @@ import {
 import { handlePromptsList, handlePromptsGet } from './handlers/prompts.handler';
 import { handleComplete } from './handlers/completion.handler';
 import { ListCache } from './list-cache';
+import { CallScope, CallTimeoutError, Deadlines, NEVER_CANCELLED, type CancellationSource } from './call-scope';
 
 /** Where the notifications related to one request go (its SSE stream, stdio...). */
 export interface RequestChannel {
@@ -68,8 +69,8 @@ export interface RequestFacts {
   readonly session?: SessionHandle;
   /** HTTP only: the request headers, lower-cased, for the modern header checks. */
   readonly headers?: HeaderBag;
-  /** Aborted when the transport loses the request (modern: the client closed the stream). */
-  readonly signal: AbortSignal;
+  /** Tells when the transport loses the request (modern: the client closed the stream); never by default. */
+  readonly cancellation?: CancellationSource;
   readonly channel: RequestChannel;
   /** Scope of `notifications/cancelled` (the session or connection id); none means not cancellable. */
   readonly cancelScope?: string;
@@ -125,10 +126,8 @@ export interface ResolvedRequest {
   readonly clientInfo: Implementation | undefined;
   /** The log threshold of this request; `undefined` means send no logs. */
   readonly logLevel: LogLevel | undefined;
-  /** Aborted on cancellation, disconnect, session end or timeout. */
-  readonly signal: AbortSignal;
-  /** Set once the request is answered: nothing more may be sent for it. */
-  readonly lifecycle?: { finished: boolean };
+  /** Cancellation, disconnect, session end and deadline of the request. */
+  readonly scope: CallScope;
 }
 
 type Handler = (engine: McpEngine, request: ResolvedRequest) => Promise<JsonObject>;
@@ -163,12 +162,18 @@ export class McpEngine {
   /** Rendered lists, per catalog version and revision. */
   readonly lists = new ListCache();
   /** Running cancellable requests, by scope and id. */
-  private readonly inflight = new Map<string, AbortController>();
+  private readonly inflight = new Map<string, CallScope>();
+  /** The deadline of every running request. */
+  private readonly deadlines: Deadlines;
+  /** `serverInfo` rendered per revision, for the modern `_meta` stamp. */
+  private readonly serverInfoByRevision = new Map<string | undefined, JsonObject>();
 
   constructor(
     readonly options: EngineOptions,
     readonly catalog: Catalog,
-  ) {}
+  ) {
+    this.deadlines = new Deadlines(options.callTimeoutMs);
+  }
 
   /** The advertised revisions of one era, newest first. */
   revisionsOf(era: Era): Revision[] {
@@ -187,9 +192,9 @@ export class McpEngine {
   /** Aborts every running request of a scope (a session that ended, a closed connection). */
   abortScope(scope: string, reason = 'Session ended'): void {
     const prefix = `${scope}\u0000`;
-    for (const [key, controller] of this.inflight) {
+    for (const [key, scope] of this.inflight) {
       if (key.startsWith(prefix)) {
-        controller.abort(new McpError(ErrorCode.InternalError, reason));
+        scope.abort(new McpError(ErrorCode.InternalError, reason));
         this.inflight.delete(key);
       }
     }
@@ -200,11 +205,11 @@ export class McpEngine {
       const requestId = message.params?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') {
         const key = `${facts.cancelScope}\u0000${idKey(requestId)}`;
-        const controller = this.inflight.get(key);
-        if (controller) {
+        const scope = this.inflight.get(key);
+        if (scope) {
           this.inflight.delete(key);
           const reason = typeof message.params?.reason === 'string' ? message.params.reason : 'Cancelled by the client';
-          controller.abort(new McpError(ErrorCode.InternalError, reason));
+          scope.abort(new McpError(ErrorCode.InternalError, reason));
         }
       }
     }
@@ -275,7 +280,7 @@ export class McpEngine {
       clientCapabilities: envelope.clientCapabilities,
       clientInfo: envelope.clientInfo,
       logLevel: envelope.logLevel,
-      signal: facts.signal,
+      scope: new CallScope(),
     };
   }
 
@@ -295,7 +300,7 @@ export class McpEngine {
       clientCapabilities: state?.clientCapabilities ?? {},
       clientInfo: state?.clientInfo,
       logLevel: state?.logLevel ?? this.options.defaultLogLevel,
-      signal: facts.signal,
+      scope: new CallScope(),
     };
   }
 
@@ -308,44 +313,26 @@ export class McpEngine {
         new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`),
       );
     }
-    if (request.facts.signal.aborted) {
-      return { type: 'none' };
-    }
-    const controller = new AbortController();
-    const lifecycle = { finished: false };
-    const onTransportAbort = (): void => controller.abort(request.facts.signal.reason);
-    request.facts.signal.addEventListener('abort', onTransportAbort, { once: true });
+    const { scope } = request;
+    const stopListening = (request.facts.cancellation ?? NEVER_CANCELLED).onCancel((reason) => scope.abort(reason));
     const key =
       request.facts.cancelScope === undefined ? undefined : `${request.facts.cancelScope}\u0000${idKey(request.id)}`;
     if (key !== undefined) {
-      this.inflight.set(key, controller);
+      this.inflight.set(key, scope);
     }
-    const limit = this.options.callTimeoutMs;
-    const timer =
-      limit > 0
-        ? setTimeout(() => controller.abort(new CallTimeoutError(`Request timed out after ${limit} ms`)), limit)
-        : undefined;
-    // A handler that ignores its signal must not hold the answer: the race settles as soon as the
-    // call is aborted, and the handler's late outcome is dropped.
-    let stopWaiting: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      const onAbort = (): void => reject(controller.signal.reason as Error);
-      controller.signal.addEventListener('abort', onAbort, { once: true });
-      stopWaiting = () => controller.signal.removeEventListener('abort', onAbort);
-    });
-    aborted.catch(() => undefined);
+    this.deadlines.watch(scope);
     try {
-      const result = await Promise.race([handler(this, { ...request, signal: controller.signal, lifecycle }), aborted]);
-      if (controller.signal.aborted) {
+      const result = await scope.run(() => handler(this, request));
+      if (scope.aborted) {
         return { type: 'none' };
       }
       return { type: 'response', response: success(request.id, this.finish(request, result)) };
     } catch (error) {
-      if (controller.signal.reason instanceof CallTimeoutError) {
+      if (scope.aborted && scope.reason instanceof CallTimeoutError) {
         const code = request.era === 'modern' ? ErrorCode.InternalError : ErrorCode.ServerError;
-        return this.respondError(request.id, new McpError(code, controller.signal.reason.message));
+        return this.respondError(request.id, new McpError(code, scope.reason.message));
       }
-      if (controller.signal.aborted) {
+      if (scope.aborted) {
         return { type: 'none' };
       }
       if (error instanceof McpError) {
@@ -354,11 +341,10 @@ export class McpEngine {
       this.logFailure(request, error);
       return this.respondError(request.id, new McpError(ErrorCode.InternalError, 'Internal error'));
     } finally {
-      lifecycle.finished = true;
-      clearTimeout(timer);
-      stopWaiting?.();
-      request.facts.signal.removeEventListener('abort', onTransportAbort);
-      if (key !== undefined && this.inflight.get(key) === controller) {
+      scope.finished = true;
+      stopListening();
+      this.deadlines.forget(scope);
+      if (key !== undefined && this.inflight.get(key) === scope) {
         this.inflight.delete(key);
       }
     }
@@ -383,7 +369,12 @@ export class McpEngine {
       }
     }
     const meta = isJsonObject(finished._meta) ? { ...finished._meta } : {};
-    meta[META_KEYS.serverInfo] = renderImplementation(this.options.serverInfo, request.revision);
+    let serverInfo = this.serverInfoByRevision.get(request.revision);
+    if (serverInfo === undefined) {
+      serverInfo = renderImplementation(this.options.serverInfo, request.revision);
+      this.serverInfoByRevision.set(request.revision, serverInfo);
+    }
+    meta[META_KEYS.serverInfo] = serverInfo;
     finished._meta = meta;
     return finished;
   }
@@ -413,14 +404,17 @@ export class McpEngine {
     let lastProgress = -Infinity;
     // Progress and log messages stop with the request: a handler that keeps its context cannot
     // send anything after the answer, nor after a cancellation.
-    const closed = (): boolean => request.signal.aborted || request.lifecycle?.finished === true;
+    const { scope } = request;
+    const closed = (): boolean => scope.aborted || scope.finished;
     const context: McpCallContext & { [NATIVE_EXCHANGE]?: NativeExchange } = {
       requestId: request.id,
       method: request.method,
       era: request.era,
       revision: request.revision,
       transport: request.facts.transport,
-      signal: request.signal,
+      get signal() {
+        return scope.signal;
+      },
       principal: request.principal,
       clientCapabilities: request.clientCapabilities,
       clientInfo: request.clientInfo,
@@ -462,5 +456,4 @@ export class McpEngine {
   }
 }
 
-/** A handler ran past the engine's deadline. */
-export class CallTimeoutError extends Error {}
+export { CallTimeoutError };

@@ -130,7 +130,7 @@ export class McpRegistry implements Catalog {
       }
       throw error;
     }
-    const handler = definition.handler;
+    const { handler } = definition;
     this.tools.set(
       {
         name,
@@ -143,7 +143,7 @@ export class McpRegistry implements Catalog {
         meta: definition._meta,
         taskSupport: definition.taskSupport ?? 'forbidden',
         paramHeaders,
-        invoke: async (args, call) => handler(args, call),
+        invoke: handler,
       },
       source,
     );
@@ -170,7 +170,7 @@ export class McpRegistry implements Catalog {
     if (this.resources.has(uri)) {
       throw new McpConfigurationError(DUPLICATE_ENTRY('resource', uri, this.resources.sourceOf(uri), source));
     }
-    const handler = definition.handler;
+    const { handler } = definition;
     this.resources.set(
       {
         uri,
@@ -183,7 +183,7 @@ export class McpRegistry implements Catalog {
         icons: definition.icons,
         meta: definition._meta,
         cacheTtlMs: definition.cacheTtlMs,
-        read: async (call) => handler(call),
+        read: handler,
       },
       source,
     );
@@ -228,7 +228,7 @@ export class McpRegistry implements Catalog {
         );
       }
     }
-    const handler = definition.handler;
+    const { handler } = definition;
     this.templates.set(
       {
         uriTemplate,
@@ -242,7 +242,7 @@ export class McpRegistry implements Catalog {
         cacheTtlMs: definition.cacheTtlMs,
         completions,
         match: (uri) => template.match(uri),
-        read: async (uri, variables, call) => handler(uri, variables, call),
+        read: handler,
       },
       source,
     );
@@ -278,7 +278,7 @@ export class McpRegistry implements Catalog {
         completions[argument.name] = argument.complete;
       }
     }
-    const handler = definition.handler;
+    const { handler } = definition;
     this.prompts.set(
       {
         name,
@@ -288,7 +288,7 @@ export class McpRegistry implements Catalog {
         icons: definition.icons,
         meta: definition._meta,
         completions,
-        get: async (values, call) => handler(values, call),
+        get: handler,
       },
       source,
     );

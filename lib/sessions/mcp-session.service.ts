@@ -33,12 +33,15 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpSessionService');
   private readonly listeners = new Set<SessionEndListener>();
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly activityResolutionMs: number;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     @Inject(MCP_SESSION_STORE) private readonly store: SessionStore,
     private readonly channels: SessionChannels,
-  ) {}
+  ) {
+    this.activityResolutionMs = Math.min(15_000, Math.floor(options.sessions.idleTimeoutMs / 10));
+  }
 
   onModuleInit(): void {
     this.sweeper = setInterval(() => {
@@ -84,6 +87,18 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   /** Records activity on a session. */
   async touch(id: string): Promise<void> {
     await this.store.touch(id, Date.now());
+  }
+
+  /**
+   * Records activity on a session found moments ago, at a resolution of a tenth of the idle
+   * timeout (15 s at most): a session in constant use is not written on every request.
+   */
+  async refresh(record: SessionRecord): Promise<void> {
+    const now = Date.now();
+    if (now - record.lastActivity >= this.activityResolutionMs) {
+      record.lastActivity = now;
+      await this.store.touch(record.id, now);
+    }
   }
 
   /** Ends a session; returns whether it existed. */

@@ -45,7 +45,7 @@ export async function handleComplete(engine: McpEngine, request: ResolvedRequest
   try {
     answer = await handler(argument.value, { arguments: args, call: engine.createCallContext(request, argument.name) });
   } catch (error) {
-    if (error instanceof McpError || request.signal.aborted) {
+    if (error instanceof McpError || request.scope.aborted) {
       throw error;
     }
     engine.logFailure(request, error);

@@ -44,7 +44,7 @@ export async function handlePromptsGet(engine: McpEngine, request: ResolvedReque
   try {
     value = await prompt.get(args as Record<string, string>, call);
   } catch (error) {
-    if (error instanceof McpError || request.signal.aborted) {
+    if (error instanceof McpError || request.scope.aborted) {
       throw error;
     }
     engine.logFailure(request, error);

@@ -71,7 +71,7 @@ export async function handleResourcesRead(engine: McpEngine, request: ResolvedRe
       value = await match.template.read(uri, match.variables, call);
     }
   } catch (error) {
-    if (error instanceof McpError || request.signal.aborted) {
+    if (error instanceof McpError || request.scope.aborted) {
       throw error;
     }
     engine.logFailure(request, error);

@@ -57,7 +57,7 @@ export async function handleToolsCall(engine: McpEngine, request: ResolvedReques
   } catch (error) {
     if (error instanceof McpToolError) {
       result = toolErrorResult(error.message);
-    } else if (error instanceof McpError || request.signal.aborted) {
+    } else if (error instanceof McpError || request.scope.aborted) {
       throw error;
     } else {
       engine.logFailure(request, error);

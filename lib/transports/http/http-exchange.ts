@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { CancellationSource } from '../../protocol/call-scope';
 import type { HeaderBag } from '../../protocol/request-headers';
 
 export interface HttpExchange {
@@ -130,5 +131,28 @@ export class SseStream {
       listener();
     }
     this.closeListeners.clear();
+  }
+}
+
+/**
+ * The cancellation of a modern request: the client closing the response before it is complete.
+ * Listens to the response only when the engine asks (most requests never need to).
+ */
+export class ResponseCloseCancellation implements CancellationSource {
+  constructor(private readonly res: ServerResponse) {}
+
+  onCancel(listener: (reason: unknown) => void): () => void {
+    const res = this.res;
+    const onClose = (): void => {
+      if (!res.writableFinished) {
+        listener(new Error('Client disconnected'));
+      }
+    };
+    if (res.destroyed) {
+      onClose();
+      return () => undefined;
+    }
+    res.once('close', onClose);
+    return () => res.off('close', onClose);
   }
 }

@@ -20,7 +20,14 @@ import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-cont
 import { McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
 import { SessionChannels, type SessionChannel } from '../../sessions/session-channels';
 import type { SessionRecord } from '../../sessions/session-store.interface';
-import { sendEmpty, sendJson, SseStream, toExchange, type HttpExchange } from './http-exchange';
+import {
+  ResponseCloseCancellation,
+  sendEmpty,
+  sendJson,
+  SseStream,
+  toExchange,
+  type HttpExchange,
+} from './http-exchange';
 import { passesHostAndOrigin } from './host-origin';
 import { readJsonBody } from './request-body';
 import { planBatch } from '../../protocol/batch';
@@ -40,12 +47,38 @@ interface LegacySession {
   readonly revision: Revision | undefined;
 }
 
-/** A signal that never aborts: legacy requests are not cancelled by a disconnect. */
-const NEVER_ABORTED = new AbortController().signal;
-
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
+
+/**
+ * Verdicts on header values seen before: clients send the same Accept and Content-Type on every
+ * request, so each distinct value is parsed once. Bounded, as header values come from clients.
+ */
+class VerdictCache {
+  private readonly verdicts = new Map<string, boolean>();
+
+  constructor(private readonly decide: (value: string) => boolean) {}
+
+  get(value: string): boolean {
+    let verdict = this.verdicts.get(value);
+    if (verdict === undefined) {
+      verdict = this.decide(value);
+      if (this.verdicts.size >= 256) {
+        this.verdicts.clear();
+      }
+      this.verdicts.set(value, verdict);
+    }
+    return verdict;
+  }
+}
+
+const POST_ACCEPT = new VerdictCache(
+  (accept) => accepts(accept, 'application/json') && accepts(accept, 'text/event-stream'),
+);
+const JSON_CONTENT_TYPE = new VerdictCache((contentType) =>
+  /^application\/(.+\+)?json\s*(;|$)/i.test(contentType.trim()),
+);
 
 /** Whether an Accept header admits a type (a missing header admits everything). */
 function accepts(accept: string | undefined, type: string): boolean {
@@ -170,7 +203,7 @@ export class StreamableHttpService implements OnModuleInit {
     }
     const { headers, res } = exchange;
     const accept = single(headers.accept);
-    if (!accepts(accept, 'application/json') || !accepts(accept, 'text/event-stream')) {
+    if (accept !== undefined && !POST_ACCEPT.get(accept)) {
       sendJson(
         res,
         406,
@@ -183,7 +216,7 @@ export class StreamableHttpService implements OnModuleInit {
       return;
     }
     const contentType = single(headers['content-type']);
-    if (contentType !== undefined && !/^application\/(.+\+)?json\s*(;|$)/i.test(contentType.trim())) {
+    if (contentType !== undefined && !JSON_CONTENT_TYPE.get(contentType)) {
       sendJson(
         res,
         415,
@@ -228,20 +261,14 @@ export class StreamableHttpService implements OnModuleInit {
   }
 
   private async serveModern(exchange: HttpExchange, message: JsonRpcRequest | JsonRpcNotification): Promise<void> {
-    const controller = new AbortController();
-    // Closing the response stream is the cancellation of a modern request.
-    exchange.res.on('close', () => {
-      if (!exchange.res.writableFinished) {
-        controller.abort(new Error('Client disconnected'));
-      }
-    });
     const channel = new HttpRequestChannel(exchange);
     const facts: RequestFacts = {
       era: 'modern',
       transport: 'streamable-http',
       principal: this.principalOf(exchange.request),
       headers: exchange.headers,
-      signal: controller.signal,
+      // Closing the response stream is the cancellation of a modern request.
+      cancellation: new ResponseCloseCancellation(exchange.res),
       channel,
       native: { request: exchange.request, response: exchange.response },
     };
@@ -309,7 +336,7 @@ export class StreamableHttpService implements OnModuleInit {
       revision = DEFAULT_LEGACY_HEADER_REVISION;
     }
     if (record !== undefined && !minted) {
-      await this.sessions.touch(record.id);
+      await this.sessions.refresh(record);
     }
     return { principal, record, minted, revision };
   }
@@ -323,7 +350,6 @@ export class StreamableHttpService implements OnModuleInit {
       revision: session.revision,
       session: record === undefined ? undefined : this.sessions.handle(record),
       headers: exchange.headers,
-      signal: NEVER_ABORTED,
       channel,
       cancelScope: record?.id,
       native: { request: exchange.request, response: exchange.response },

@@ -1,0 +1,90 @@
+/**
+ * Child process: the floor. A plain Nest app on the same platform (Express) with one POST
+ * controller at /mcp that reads the parsed JSON body and hand-builds the bytes the MCP server
+ * answers for `tools/call echo` and `tools/list`, in both eras, the way our transport writes
+ * them (writeHead + end, same header set). Nothing else: no validation, no sessions, no
+ * protocol checks. What the MCP server costs on top of this is the price of MCP.
+ */
+import 'reflect-metadata';
+import { Controller, Module, Post, Req, Res } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { type ParentMessage, ReportingLogger, send, serve } from './child-runtime';
+
+const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
+
+/** The sample's server info as 2026-07-28 renders it (sample/app.module.ts). */
+const SERVER_INFO = {
+  name: 'notes',
+  version: '1.0.0',
+  title: 'Notes',
+  description: 'A small notes server built with nest-mcp',
+};
+/** The default cache hints of list results in the modern era. */
+const LIST_TTL_MS = 60000;
+const LIST_CACHE_SCOPE = 'private';
+
+interface FloorRequest {
+  id: string | number;
+  method: string;
+  params?: { arguments?: { text?: string }; _meta?: Record<string, unknown> };
+}
+
+/** The tools the list scenarios return, rendered per era (the bench sends them at startup). */
+const lists: { legacy: unknown[]; modern: unknown[] } = { legacy: [], modern: [] };
+
+@Controller('mcp')
+class FloorController {
+  @Post()
+  post(@Req() req: Request, @Res() res: Response): void {
+    const body = req.body as FloorRequest;
+    const modern = body.params?._meta?.[PROTOCOL_VERSION_KEY] !== undefined;
+    let result: Record<string, unknown>;
+    if (body.method === 'tools/list') {
+      result = modern
+        ? {
+            tools: lists.modern,
+            resultType: 'complete',
+            ttlMs: LIST_TTL_MS,
+            cacheScope: LIST_CACHE_SCOPE,
+            _meta: { [SERVER_INFO_KEY]: SERVER_INFO },
+          }
+        : { tools: lists.legacy };
+    } else {
+      result = { content: [{ type: 'text', text: body.params?.arguments?.text }] };
+      if (modern) {
+        result.resultType = 'complete';
+        result._meta = { [SERVER_INFO_KEY]: SERVER_INFO };
+      }
+    }
+    const payload = JSON.stringify({ jsonrpc: '2.0', id: body.id, result });
+    const session = req.headers['mcp-session-id'];
+    const headers: Record<string, string> = !modern && typeof session === 'string' ? { 'mcp-session-id': session } : {};
+    res.writeHead(200, {
+      ...headers,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+    });
+    res.end(payload);
+  }
+}
+
+@Module({ controllers: [FloorController] })
+class FloorModule {}
+
+async function main(): Promise<void> {
+  const app = await NestFactory.create(FloorModule, { logger: new ReportingLogger('FloorServer') });
+  await serve(app, (message: ParentMessage) => {
+    if (message.type === 'tools') {
+      lists.legacy = message.legacy;
+      lists.modern = message.modern;
+      send({ type: 'ack' });
+    }
+  });
+}
+
+main().catch((error: unknown) => {
+  send({ type: 'server-error', message: `startup failed: ${error instanceof Error ? error.stack : String(error)}` });
+  process.exit(1);
+});

@@ -1,0 +1,124 @@
+/**
+ * The life of one request inside the engine: whether it was cancelled, timed out or answered,
+ * and the abort signal its handler sees. Built to cost nothing when nothing happens: the
+ * `AbortController` is only created if a handler asks for the signal, and deadlines are watched
+ * by one shared timer rather than one timer per request.
+ */
+
+/** What a transport offers to tell the engine that a request is lost. */
+export interface CancellationSource {
+  /**
+   * Calls `listener` once if the request is lost (a modern client closed its stream...), also
+   * right away if it already is. Returns a function that stops listening.
+   */
+  onCancel(listener: (reason: unknown) => void): () => void;
+}
+
+const NOTHING = (): void => undefined;
+
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
+}
+
+/** The cancellation of a request that only ends when it is answered. */
+export const NEVER_CANCELLED: CancellationSource = { onCancel: () => NOTHING };
+
+/** A handler ran past the engine's deadline. */
+export class CallTimeoutError extends Error {}
+
+export class CallScope {
+  private controller: AbortController | undefined;
+  private abortReason: unknown;
+  private settle: ((reason: Error) => void) | undefined;
+  private isAborted = false;
+  /** Set once the request is answered: nothing more may be sent for it. */
+  finished = false;
+
+  get aborted(): boolean {
+    return this.isAborted;
+  }
+
+  /** Why the scope was aborted. */
+  get reason(): unknown {
+    return this.abortReason;
+  }
+
+  /** The signal handlers see; created on first use. */
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.isAborted) {
+        this.controller.abort(this.abortReason);
+      }
+    }
+    return this.controller.signal;
+  }
+
+  /** Aborts the request, unless it is answered already. */
+  abort(reason: unknown): void {
+    if (this.isAborted || this.finished) {
+      return;
+    }
+    this.isAborted = true;
+    this.abortReason = reason;
+    this.controller?.abort(reason);
+    this.settle?.(asError(reason));
+  }
+
+  /**
+   * Runs `work`, settling early (rejected with the abort reason) if the scope is aborted first:
+   * a handler that ignores its signal must not hold the answer.
+   */
+  run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.isAborted) {
+      // Lost before it started (the client went away while the body was read...): never run it.
+      return Promise.reject(asError(this.abortReason));
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.settle = reject;
+      work().then(resolve, reject);
+    });
+  }
+}
+
+/** Aborts the scopes that outlive the deadline, with one timer for all of them. */
+export class Deadlines {
+  private readonly active = new Map<CallScope, number>();
+  private timer: NodeJS.Timeout | undefined;
+  /** How often the timer looks: a deadline fires at most this late. */
+  private readonly granularityMs: number;
+
+  constructor(private readonly limitMs: number) {
+    this.granularityMs = Math.min(1_000, Math.max(10, Math.floor(limitMs / 4)));
+  }
+
+  watch(scope: CallScope): void {
+    if (this.limitMs <= 0) {
+      return;
+    }
+    this.active.set(scope, Date.now() + this.limitMs);
+    if (this.timer === undefined) {
+      this.timer = setInterval(() => this.tick(), this.granularityMs);
+      this.timer.unref();
+    }
+  }
+
+  forget(scope: CallScope): void {
+    this.active.delete(scope);
+  }
+
+  private tick(): void {
+    if (this.active.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
+    }
+    const now = Date.now();
+    for (const [scope, deadline] of this.active) {
+      if (deadline <= now) {
+        this.active.delete(scope);
+        scope.abort(new CallTimeoutError(`Request timed out after ${this.limitMs} ms`));
+      }
+    }
+  }
+}
