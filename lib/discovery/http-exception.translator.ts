@@ -70,12 +70,13 @@ export function codeForHttpStatus(status: number, kind: HandlerKind, era: Era): 
 }
 
 /**
- * Translates an error thrown by the pipeline. For tools, an HttpException is a tool execution
- * error (`isError: true`) the model can read; elsewhere it becomes a JSON-RPC error.
+ * Translates an error thrown by a handler. For tools, an HttpException is a tool execution
+ * error (`isError: true`) the model can read; elsewhere it becomes a JSON-RPC error. Any other
+ * error is passed on; when it went through Nest's pipeline (`loggedByNest`), Nest has logged it.
  */
-export function translateHttpException(error: unknown, kind: HandlerKind, era: Era): unknown {
+export function translateHttpException(error: unknown, kind: HandlerKind, era: Era, loggedByNest = true): unknown {
   if (!isHttpException(error)) {
-    if (error instanceof Error && !(error instanceof McpError) && !(error instanceof McpToolError)) {
+    if (loggedByNest && error instanceof Error && !(error instanceof McpError) && !(error instanceof McpToolError)) {
       // Nest's exception handler has logged it with its stack already.
       try {
         (error as { [ERROR_ALREADY_LOGGED]?: boolean })[ERROR_ALREADY_LOGGED] = true;

@@ -1,5 +1,12 @@
 import { Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import {
+  CUSTOM_ROUTE_ARGS_METADATA,
+  EXCEPTION_FILTERS_METADATA,
+  GUARDS_METADATA,
+  INTERCEPTORS_METADATA,
+  PIPES_METADATA,
+  ROUTE_ARGS_METADATA,
+} from '@nestjs/common/constants';
 import {
   ContextIdFactory,
   DiscoveryService,
@@ -44,6 +51,37 @@ const KINDS: ReadonlyArray<{ kind: HandlerKind; key: string }> = [
 ];
 
 const PIPELINE = { guards: true, interceptors: true, filters: true };
+
+const ENHANCER_KEYS = [GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA, EXCEPTION_FILTERS_METADATA];
+
+/** The part of Nest's ApplicationConfig that says which enhancers apply to every handler. */
+interface GlobalEnhancers {
+  getGlobalGuards(): unknown[];
+  getGlobalInterceptors(): unknown[];
+  getGlobalPipes(): unknown[];
+  getGlobalFilters(): unknown[];
+  getGlobalRequestGuards(): unknown[];
+  getGlobalRequestInterceptors(): unknown[];
+  getGlobalRequestPipes(): unknown[];
+  getGlobalRequestFilters(): unknown[];
+}
+
+function hasEntries(value: unknown): boolean {
+  return Array.isArray(value) && value.length > 0;
+}
+
+function hasGlobalEnhancers(config: GlobalEnhancers): boolean {
+  return [
+    config.getGlobalGuards(),
+    config.getGlobalInterceptors(),
+    config.getGlobalPipes(),
+    config.getGlobalFilters(),
+    config.getGlobalRequestGuards(),
+    config.getGlobalRequestInterceptors(),
+    config.getGlobalRequestPipes(),
+    config.getGlobalRequestFilters(),
+  ].some(hasEntries);
+}
 
 /**
  * Maps the parameter types of `@ToolArgs()`, `@McpCtx()` and `@McpRequest()` to values. The
@@ -259,6 +297,11 @@ export class McpExplorer implements OnModuleInit {
         PIPELINE,
         MCP_CONTEXT_TYPE,
       );
+    const direct =
+      shadowed || !wrapper.isDependencyTreeStatic() ? undefined : this.directCall(instance, methodName, kind);
+    if (direct !== undefined) {
+      return direct;
+    }
     const staticRun = wrapper.isDependencyTreeStatic() ? build(await hostOf(instance)) : undefined;
     return async (args, context) => {
       const native = (context as McpCallContext & { [NATIVE_EXCHANGE]?: NativeExchange })[NATIVE_EXCHANGE];
@@ -286,6 +329,56 @@ export class McpExplorer implements OnModuleInit {
         return isObservable(result) ? await lastValueFrom(result) : result;
       } catch (error) {
         throw translateHttpException(error, kind, context.era);
+      }
+    };
+  }
+
+  /**
+   * When nothing of the Nest pipeline applies to a handler (no guard, interceptor, pipe or filter,
+   * global or bound, and only the MCP parameter decorators), the pipeline would only map the
+   * parameters and call the method: do exactly that, without its layers of promises. Decided
+   * once, here, from the same global enhancers the pipeline itself captures when it is built.
+   */
+  private directCall(instance: Record<string, unknown>, methodName: string, kind: HandlerKind): Invoker | undefined {
+    const config = (this.contextCreator as unknown as { container?: { applicationConfig?: GlobalEnhancers } }).container
+      ?.applicationConfig;
+    if (config === undefined || hasGlobalEnhancers(config)) {
+      return undefined;
+    }
+    const method = instance[methodName] as (...args: unknown[]) => unknown;
+    const hostClass = instance.constructor;
+    if (
+      ENHANCER_KEYS.some(
+        (key) => hasEntries(Reflect.getMetadata(key, hostClass)) || hasEntries(Reflect.getMetadata(key, method)),
+      )
+    ) {
+      return undefined;
+    }
+    const routeArgs = (Reflect.getMetadata(ROUTE_ARGS_METADATA, hostClass, methodName) ?? {}) as Record<
+      string,
+      { index: number; data?: unknown; pipes?: unknown[] }
+    >;
+    const params: Array<{ index: number; type: number; data: unknown }> = [];
+    for (const [key, param] of Object.entries(routeArgs)) {
+      if (key.includes(CUSTOM_ROUTE_ARGS_METADATA) || hasEntries(param.pipes)) {
+        return undefined;
+      }
+      params.push({ index: param.index, type: Number(key.split(':')[0]), data: param.data });
+    }
+    const length = params.reduce((max, param) => Math.max(max, param.index + 1), 0);
+    const factory = this.paramsFactory;
+    return async (args, context) => {
+      const native = (context as McpCallContext & { [NATIVE_EXCHANGE]?: NativeExchange })[NATIVE_EXCHANGE];
+      const callArgs = [native?.request, native?.response, args, context];
+      const values: unknown[] = new Array(length);
+      for (const param of params) {
+        values[param.index] = factory.exchangeKeyForValue(param.type, param.data, callArgs);
+      }
+      try {
+        const result = await method.apply(instance, values);
+        return isObservable(result) ? await lastValueFrom(result) : result;
+      } catch (error) {
+        throw translateHttpException(error, kind, context.era, false);
       }
     };
   }

@@ -7,6 +7,8 @@
 
 /** What a transport offers to tell the engine that a request is lost. */
 export interface CancellationSource {
+  /** Whether the request is lost already (checked before its handler starts). */
+  isCancelled(): boolean;
   /**
    * Calls `listener` once if the request is lost (a modern client closed its stream...), also
    * right away if it already is. Returns a function that stops listening.
@@ -14,20 +16,17 @@ export interface CancellationSource {
   onCancel(listener: (reason: unknown) => void): () => void;
 }
 
-const NOTHING = (): void => undefined;
-
 function asError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(String(reason));
 }
-
-/** The cancellation of a request that only ends when it is answered. */
-export const NEVER_CANCELLED: CancellationSource = { onCancel: () => NOTHING };
 
 /** A handler ran past the engine's deadline. */
 export class CallTimeoutError extends Error {}
 
 export class CallScope {
   private controller: AbortController | undefined;
+  private source: CancellationSource | undefined;
+  private stopListening: (() => void) | undefined;
   private abortReason: unknown;
   private settle: ((reason: Error) => void) | undefined;
   private isAborted = false;
@@ -43,15 +42,33 @@ export class CallScope {
     return this.abortReason;
   }
 
-  /** The signal handlers see; created on first use. */
+  /**
+   * The signal handlers see; created on first use. Only then does the scope listen to the
+   * transport's cancellation: a handler that never looks at its signal cannot be stopped by it,
+   * and its request costs no listener.
+   */
   get signal(): AbortSignal {
     if (this.controller === undefined) {
       this.controller = new AbortController();
       if (this.isAborted) {
         this.controller.abort(this.abortReason);
+      } else if (this.source !== undefined && !this.finished) {
+        this.stopListening = this.source.onCancel((reason) => this.abort(reason));
       }
     }
     return this.controller.signal;
+  }
+
+  /** The transport's cancellation of the request, listened to once the signal is used. */
+  cancelledBy(source: CancellationSource | undefined): void {
+    this.source = source;
+  }
+
+  /** Marks the request answered and stops listening for its cancellation. */
+  finish(): void {
+    this.finished = true;
+    this.stopListening?.();
+    this.stopListening = undefined;
   }
 
   /** Aborts the request, unless it is answered already. */

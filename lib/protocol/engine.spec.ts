@@ -192,6 +192,7 @@ interface TestFacts extends RequestFacts {
 /** A transport's cancellation, driven by an AbortController the test holds. */
 function cancellationOf(abort: AbortController): CancellationSource {
   return {
+    isCancelled: () => abort.signal.aborted,
     onCancel(listener) {
       if (abort.signal.aborted) {
         listener(abort.signal.reason);

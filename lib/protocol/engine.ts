@@ -9,7 +9,7 @@
  *           → version supported? (-32022) → method served by the era? (-32601) → handler
  *           → cache hints → `resultType` and `serverInfo`.
  */
-import { isRevision, type Era, type Revision } from './revisions';
+import { eraOf, isRevision, type Era, type Revision } from './revisions';
 import {
   ErrorCode,
   failure,
@@ -45,7 +45,7 @@ import {
 import { handlePromptsList, handlePromptsGet } from './handlers/prompts.handler';
 import { handleComplete } from './handlers/completion.handler';
 import { ListCache } from './list-cache';
-import { CallScope, CallTimeoutError, Deadlines, NEVER_CANCELLED, type CancellationSource } from './call-scope';
+import { CallScope, CallTimeoutError, Deadlines, type CancellationSource } from './call-scope';
 
 /** Where the notifications related to one request go (its SSE stream, stdio...). */
 export interface RequestChannel {
@@ -155,6 +155,8 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
  */
 export const ERROR_ALREADY_LOGGED = Symbol('nest-mcp:error-already-logged');
 
+const NOTHING_TO_SEND: Promise<EngineOutcome> = Promise.resolve({ type: 'none' });
+
 /** Property under which the call context keeps the transport objects for pipeline wrappers. */
 export const NATIVE_EXCHANGE = Symbol('nest-mcp:native-exchange');
 
@@ -168,23 +170,29 @@ export class McpEngine {
   /** `serverInfo` rendered per revision, for the modern `_meta` stamp. */
   private readonly serverInfoByRevision = new Map<string | undefined, JsonObject>();
 
+  private readonly revisionsByEra: Readonly<Record<Era, readonly Revision[]>>;
+
   constructor(
     readonly options: EngineOptions,
     readonly catalog: Catalog,
   ) {
     this.deadlines = new Deadlines(options.callTimeoutMs);
+    this.revisionsByEra = {
+      legacy: options.revisions.filter((revision) => eraOf(revision) === 'legacy'),
+      modern: options.revisions.filter((revision) => eraOf(revision) === 'modern'),
+    };
   }
 
   /** The advertised revisions of one era, newest first. */
-  revisionsOf(era: Era): Revision[] {
-    return this.options.revisions.filter((revision) => (era === 'modern') === (revision === '2026-07-28'));
+  revisionsOf(era: Era): readonly Revision[] {
+    return this.revisionsByEra[era];
   }
 
   /** Handles one request or notification. */
-  async handle(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Promise<EngineOutcome> {
+  handle(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Promise<EngineOutcome> {
     if (!('id' in message)) {
       this.handleNotification(facts, message);
-      return { type: 'none' };
+      return NOTHING_TO_SEND;
     }
     return this.handleRequest(facts, message);
   }
@@ -217,7 +225,7 @@ export class McpEngine {
     // nothing from the server; notifications are never answered.
   }
 
-  private async handleRequest(facts: RequestFacts, message: JsonRpcRequest): Promise<EngineOutcome> {
+  private handleRequest(facts: RequestFacts, message: JsonRpcRequest): Promise<EngineOutcome> {
     const params = message.params ?? {};
     let resolved: ResolvedRequest | McpError;
     try {
@@ -229,7 +237,7 @@ export class McpEngine {
       resolved = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
     }
     if (resolved instanceof McpError) {
-      return this.respondError(message.id, resolved);
+      return Promise.resolve(this.respondError(message.id, resolved));
     }
     return this.run(resolved, message);
   }
@@ -314,7 +322,11 @@ export class McpEngine {
       );
     }
     const { scope } = request;
-    const stopListening = (request.facts.cancellation ?? NEVER_CANCELLED).onCancel((reason) => scope.abort(reason));
+    if (request.facts.cancellation?.isCancelled() === true) {
+      // Lost before it started (the client went away while the body was read): never run it.
+      return { type: 'none' };
+    }
+    scope.cancelledBy(request.facts.cancellation);
     const key =
       request.facts.cancelScope === undefined ? undefined : `${request.facts.cancelScope}\u0000${idKey(request.id)}`;
     if (key !== undefined) {
@@ -341,8 +353,7 @@ export class McpEngine {
       this.logFailure(request, error);
       return this.respondError(request.id, new McpError(ErrorCode.InternalError, 'Internal error'));
     } finally {
-      scope.finished = true;
-      stopListening();
+      scope.finish();
       this.deadlines.forget(scope);
       if (key !== undefined && this.inflight.get(key) === scope) {
         this.inflight.delete(key);
@@ -355,7 +366,9 @@ export class McpEngine {
     if (request.era !== 'modern') {
       return result;
     }
-    const finished: JsonObject = { ...result };
+    // Handlers return objects of their own making (a handler's CallToolResult is copied when it
+    // is read), so the result is completed in place.
+    const finished = result;
     if (finished.resultType === undefined) {
       finished.resultType = 'complete';
     }

@@ -22,9 +22,11 @@ describe('toCallToolResult', () => {
       expect(toCallToolResult(value, false)).toEqual(expected);
     });
 
-    it('takes a CallToolResult as is', () => {
+    it('takes a CallToolResult as is, as a copy (the engine completes it in place)', () => {
       const result: CallToolResult = { content: [textBlock], isError: true, _meta: { a: 1 } };
-      expect(toCallToolResult(result, false)).toBe(result);
+      const read = toCallToolResult(result, false);
+      expect(read).toEqual(result);
+      expect(read).not.toBe(result);
     });
 
     it('mirrors structuredContent as text when a CallToolResult has no content', () => {
@@ -52,9 +54,11 @@ describe('toCallToolResult', () => {
       expect(toCallToolResult('done', true)).toEqual({ content: [{ type: 'text', text: 'done' }] });
     });
 
-    it('keeps a full result with its own content', () => {
+    it('keeps a full result with its own content, as a copy', () => {
       const result: CallToolResult = { content: [textBlock], structuredContent: { hits: 1 } };
-      expect(toCallToolResult(result, true)).toBe(result);
+      const read = toCallToolResult(result, true);
+      expect(read).toEqual(result);
+      expect(read).not.toBe(result);
     });
   });
 });

@@ -35,9 +35,10 @@ export function toCallToolResult(value: unknown, hasOutputSchema: boolean): Call
     return { content: [] };
   }
   if (isJsonObject(value) && Array.isArray(value.content)) {
-    const result = value as CallToolResult;
+    // A copy: the result is completed in place later, and the handler may reuse its object.
+    const result = { ...(value as CallToolResult) };
     if (result.structuredContent !== undefined && result.content.length === 0) {
-      return { ...result, content: [{ type: 'text', text: toText(result.structuredContent) }] };
+      result.content = [{ type: 'text', text: toText(result.structuredContent) }];
     }
     return result;
   }

@@ -34,6 +34,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   private readonly listeners = new Set<SessionEndListener>();
   private sweeper: NodeJS.Timeout | undefined;
   private readonly activityResolutionMs: number;
+  private readonly handles = new WeakMap<SessionRecord, SessionHandle>();
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
@@ -132,8 +133,20 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     return () => this.listeners.delete(listener);
   }
 
-  /** The engine's view of a session: reads the record, writes through the store. */
+  /**
+   * The engine's view of a session: reads the record, writes through the store. A store that
+   * hands out the same record object for a session (the memory store) gets the same handle back.
+   */
   handle(record: SessionRecord): SessionHandle {
+    let handle = this.handles.get(record);
+    if (handle === undefined) {
+      handle = this.createHandle(record);
+      this.handles.set(record, handle);
+    }
+    return handle;
+  }
+
+  private createHandle(record: SessionRecord): SessionHandle {
     const store = this.store;
     let state: SessionState = record.state;
     return {

@@ -42,7 +42,9 @@ export async function handleToolsCall(engine: McpEngine, request: ResolvedReques
       throw new McpError(ErrorCode.HeaderMismatch, mismatch);
     }
   }
-  const input = await tool.input.validate(args);
+  // Validators of JSON Schema answer synchronously: await only those that do not.
+  const checked = tool.input.validate(args);
+  const input = checked instanceof Promise ? await checked : checked;
   if (!input.ok) {
     return renderToolResult(
       toolErrorResult(`Invalid arguments for tool ${tool.name}: ${input.message}`),
@@ -69,7 +71,8 @@ export async function handleToolsCall(engine: McpEngine, request: ResolvedReques
       engine.options.logger.warn(`Tool ${tool.name} declares an output schema but returned no structured content`);
       result = toolErrorResult(`Tool ${tool.name} returned no structured content`);
     } else {
-      const output = await tool.output.validate(result.structuredContent);
+      const checkedOutput = tool.output.validate(result.structuredContent);
+      const output = checkedOutput instanceof Promise ? await checkedOutput : checkedOutput;
       if (!output.ok) {
         engine.options.logger.warn(
           `Tool ${tool.name} returned output that does not match its schema: ${output.message}`,

@@ -141,6 +141,10 @@ export class SseStream {
 export class ResponseCloseCancellation implements CancellationSource {
   constructor(private readonly res: ServerResponse) {}
 
+  isCancelled(): boolean {
+    return this.res.destroyed && !this.res.writableFinished;
+  }
+
   onCancel(listener: (reason: unknown) => void): () => void {
     const res = this.res;
     const onClose = (): void => {

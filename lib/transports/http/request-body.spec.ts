@@ -175,7 +175,7 @@ describe('readJsonBody', () => {
 
     beforeAll(async () => {
       server = createServer((req, res) => {
-        readJsonBody(req, req, MAX_BYTES, MAX_DEPTH).then(
+        Promise.resolve(readJsonBody(req, req, MAX_BYTES, MAX_DEPTH)).then(
           (outcome) => {
             res.writeHead(outcome.ok ? 200 : outcome.status, {
               'content-type': 'application/json',

@@ -21,22 +21,30 @@ const parseError = (): BodyOutcome => ({
 
 /** Whether a decoded value nests deeper than `limit` arrays and objects. */
 export function exceedsDepth(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
+  // Recursion stops one level past the limit, so the stack never grows beyond it.
+  const deeper = (node: unknown, depth: number): boolean => {
     if (typeof node !== 'object' || node === null) {
-      continue;
+      return false;
     }
     if (depth > limit) {
       return true;
     }
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (typeof child === 'object' && child !== null) {
-        stack.push([child, depth + 1]);
+    if (Array.isArray(node)) {
+      for (const child of node) {
+        if (deeper(child, depth + 1)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    for (const key in node) {
+      if (deeper((node as Record<string, unknown>)[key], depth + 1)) {
+        return true;
       }
     }
-  }
-  return false;
+    return false;
+  };
+  return deeper(value, 1);
 }
 
 function readStream(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
@@ -73,45 +81,49 @@ function readStream(req: IncomingMessage, limit: number): Promise<Buffer | 'too-
   });
 }
 
-/** Reads and decodes the JSON body of a POST. */
-export async function readJsonBody(
+/**
+ * Reads and decodes the JSON body of a POST. Answers synchronously when the platform parsed the
+ * body already (the usual case), with a promise only when the stream must be read.
+ */
+export function readJsonBody(
   platformRequest: unknown,
   req: IncomingMessage,
   maxBytes: number,
   maxDepth: number,
-): Promise<BodyOutcome> {
+): BodyOutcome | Promise<BodyOutcome> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     return tooLarge(maxBytes);
   }
   const parsed = (platformRequest as { body?: unknown }).body;
-  let value: unknown;
   if (parsed !== undefined && typeof parsed !== 'string' && !Buffer.isBuffer(parsed)) {
-    value = parsed;
-  } else {
-    let text: string;
-    if (typeof parsed === 'string') {
-      text = parsed;
-    } else if (Buffer.isBuffer(parsed)) {
-      text = parsed.toString('utf8');
-    } else if (req.readableEnded) {
-      return parseError();
-    } else {
-      const raw = await readStream(req, maxBytes);
-      if (raw === 'too-large') {
-        return tooLarge(maxBytes);
-      }
-      text = raw.toString('utf8');
-    }
-    if (Buffer.byteLength(text) > maxBytes) {
-      return tooLarge(maxBytes);
-    }
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return parseError();
-    }
+    return checked(parsed, maxDepth);
   }
+  if (typeof parsed === 'string' || Buffer.isBuffer(parsed)) {
+    return decode(typeof parsed === 'string' ? parsed : parsed.toString('utf8'), maxBytes, maxDepth);
+  }
+  if (req.readableEnded) {
+    return parseError();
+  }
+  return readStream(req, maxBytes).then((raw) =>
+    raw === 'too-large' ? tooLarge(maxBytes) : decode(raw.toString('utf8'), maxBytes, maxDepth),
+  );
+}
+
+function decode(text: string, maxBytes: number, maxDepth: number): BodyOutcome {
+  if (Buffer.byteLength(text) > maxBytes) {
+    return tooLarge(maxBytes);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return parseError();
+  }
+  return checked(value, maxDepth);
+}
+
+function checked(value: unknown, maxDepth: number): BodyOutcome {
   if (exceedsDepth(value, maxDepth)) {
     return { ok: false, status: 400, error: failure(null, ErrorCode.InvalidRequest, 'Request nesting is too deep') };
   }

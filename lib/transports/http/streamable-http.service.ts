@@ -172,28 +172,28 @@ export class StreamableHttpService implements OnModuleInit {
   }
 
   /**
-   * Runs one verb's handling; a failure nobody answered (a store that went away...) is logged
-   * and answered with a generic 500, never with its details.
+   * Logs a failure nobody answered (a store that went away...) and answers it with a generic
+   * 500, never with its details.
    */
-  private async guarded(exchange: HttpExchange, work: () => Promise<void>): Promise<void> {
-    try {
-      await work();
-    } catch (error) {
-      this.logger.error(
-        `${exchange.req.method ?? 'request'} failed: ${error instanceof Error ? error.message : String(error)}`,
-        error instanceof Error ? error.stack : undefined,
-      );
-      if (!exchange.res.headersSent) {
-        sendJson(exchange.res, 500, failure(null, ErrorCode.InternalError, 'Internal error'));
-      } else if (!exchange.res.writableEnded) {
-        exchange.res.end();
-      }
+  private failed(exchange: HttpExchange, error: unknown): void {
+    this.logger.error(
+      `${exchange.req.method ?? 'request'} failed: ${error instanceof Error ? error.message : String(error)}`,
+      error instanceof Error ? error.stack : undefined,
+    );
+    if (!exchange.res.headersSent) {
+      sendJson(exchange.res, 500, failure(null, ErrorCode.InternalError, 'Internal error'));
+    } else if (!exchange.res.writableEnded) {
+      exchange.res.end();
     }
   }
 
-  post(request: unknown, response: unknown): Promise<void> {
+  async post(request: unknown, response: unknown): Promise<void> {
     const exchange = toExchange(request, response);
-    return this.guarded(exchange, () => this.servePost(exchange));
+    try {
+      await this.servePost(exchange);
+    } catch (error) {
+      this.failed(exchange, error);
+    }
   }
 
   private async servePost(exchange: HttpExchange): Promise<void> {
@@ -270,7 +270,7 @@ export class StreamableHttpService implements OnModuleInit {
       // Closing the response stream is the cancellation of a modern request.
       cancellation: new ResponseCloseCancellation(exchange.res),
       channel,
-      native: { request: exchange.request, response: exchange.response },
+      native: exchange,
     };
     const outcome = await this.engine.handle(facts, message);
     if (!('id' in message)) {
@@ -352,7 +352,7 @@ export class StreamableHttpService implements OnModuleInit {
       headers: exchange.headers,
       channel,
       cancelScope: record?.id,
-      native: { request: exchange.request, response: exchange.response },
+      native: exchange,
     };
   }
 
@@ -445,9 +445,13 @@ export class StreamableHttpService implements OnModuleInit {
     channel.respond(status, response);
   }
 
-  get(request: unknown, response: unknown): Promise<void> {
+  async get(request: unknown, response: unknown): Promise<void> {
     const exchange = toExchange(request, response);
-    return this.guarded(exchange, () => this.serveGet(exchange));
+    try {
+      await this.serveGet(exchange);
+    } catch (error) {
+      this.failed(exchange, error);
+    }
   }
 
   private async serveGet(exchange: HttpExchange): Promise<void> {
@@ -487,9 +491,13 @@ export class StreamableHttpService implements OnModuleInit {
     stream.onClose(() => this.channels.detach(record.id, channel));
   }
 
-  delete(request: unknown, response: unknown): Promise<void> {
+  async delete(request: unknown, response: unknown): Promise<void> {
     const exchange = toExchange(request, response);
-    return this.guarded(exchange, () => this.serveDelete(exchange));
+    try {
+      await this.serveDelete(exchange);
+    } catch (error) {
+      this.failed(exchange, error);
+    }
   }
 
   private async serveDelete(exchange: HttpExchange): Promise<void> {
