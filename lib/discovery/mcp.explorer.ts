@@ -83,6 +83,13 @@ function hasGlobalEnhancers(config: GlobalEnhancers): boolean {
   ].some(hasEntries);
 }
 
+/** The call's arguments, or one property of them (`@ToolArgs('name')`). */
+function argsValue(args: unknown, data: unknown): unknown {
+  return typeof data === 'string' && typeof args === 'object' && args !== null
+    ? (args as Record<string, unknown>)[data]
+    : args;
+}
+
 /**
  * Maps the parameter types of `@ToolArgs()`, `@McpCtx()` and `@McpRequest()` to values. The
  * arguments of an MCP call are `[request, response, args, context]`.
@@ -90,12 +97,8 @@ function hasGlobalEnhancers(config: GlobalEnhancers): boolean {
 class McpParamsFactory {
   exchangeKeyForValue(type: number, data: unknown, args: unknown[]): unknown {
     switch (type) {
-      case McpParamType.ARGS: {
-        const value = args[2];
-        return typeof data === 'string' && typeof value === 'object' && value !== null
-          ? (value as Record<string, unknown>)[data]
-          : value;
-      }
+      case McpParamType.ARGS:
+        return argsValue(args[2], data);
       case McpParamType.CONTEXT:
         return args[3];
       case McpParamType.REQUEST:
@@ -104,6 +107,23 @@ class McpParamsFactory {
         // Nest's HTTP parameter decorators (@Body, @Query...) have no meaning on an MCP call.
         return undefined;
     }
+  }
+}
+
+/** The same mapping as `McpParamsFactory`, as a reader of one parameter for a direct call. */
+function paramReader(
+  type: number,
+  data: unknown,
+): (args: unknown, context: McpCallContext, native: NativeExchange | undefined) => unknown {
+  switch (type) {
+    case McpParamType.ARGS:
+      return (args) => argsValue(args, data);
+    case McpParamType.CONTEXT:
+      return (_args, context) => context;
+    case McpParamType.REQUEST:
+      return (_args, _context, native) => native?.request;
+    default:
+      return () => undefined;
   }
 }
 
@@ -358,21 +378,21 @@ export class McpExplorer implements OnModuleInit {
       string,
       { index: number; data?: unknown; pipes?: unknown[] }
     >;
-    const params: Array<{ index: number; type: number; data: unknown }> = [];
+    // One reader per parameter, built now: a call only fills the argument list.
+    type Reader = (args: unknown, context: McpCallContext, native: NativeExchange | undefined) => unknown;
+    const readers: Array<{ index: number; read: Reader }> = [];
     for (const [key, param] of Object.entries(routeArgs)) {
       if (key.includes(CUSTOM_ROUTE_ARGS_METADATA) || hasEntries(param.pipes)) {
         return undefined;
       }
-      params.push({ index: param.index, type: Number(key.split(':')[0]), data: param.data });
+      readers.push({ index: param.index, read: paramReader(Number(key.split(':')[0]), param.data) });
     }
-    const length = params.reduce((max, param) => Math.max(max, param.index + 1), 0);
-    const factory = this.paramsFactory;
+    const length = readers.reduce((max, reader) => Math.max(max, reader.index + 1), 0);
     return async (args, context) => {
       const native = (context as McpCallContext & { [NATIVE_EXCHANGE]?: NativeExchange })[NATIVE_EXCHANGE];
-      const callArgs = [native?.request, native?.response, args, context];
       const values: unknown[] = new Array(length);
-      for (const param of params) {
-        values[param.index] = factory.exchangeKeyForValue(param.type, param.data, callArgs);
+      for (const reader of readers) {
+        values[reader.index] = reader.read(args, context, native);
       }
       try {
         const result = await method.apply(instance, values);

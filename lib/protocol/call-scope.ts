@@ -98,9 +98,12 @@ export class CallScope {
   }
 }
 
-/** Aborts the scopes that outlive the deadline, with one timer for all of them. */
+/**
+ * Aborts the scopes that outlive the deadline, with one timer for all of them. Watching is an
+ * append; answered scopes are dropped when the timer next looks, so the hot path never removes.
+ */
 export class Deadlines {
-  private readonly active = new Map<CallScope, number>();
+  private watched: Array<{ scope: CallScope; deadline: number }> = [];
   private timer: NodeJS.Timeout | undefined;
   /** How often the timer looks: a deadline fires at most this late. */
   private readonly granularityMs: number;
@@ -113,29 +116,30 @@ export class Deadlines {
     if (this.limitMs <= 0) {
       return;
     }
-    this.active.set(scope, Date.now() + this.limitMs);
+    this.watched.push({ scope, deadline: Date.now() + this.limitMs });
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.tick(), this.granularityMs);
       this.timer.unref();
     }
   }
 
-  forget(scope: CallScope): void {
-    this.active.delete(scope);
-  }
-
   private tick(): void {
-    if (this.active.size === 0) {
+    const now = Date.now();
+    const still: Array<{ scope: CallScope; deadline: number }> = [];
+    for (const entry of this.watched) {
+      if (entry.scope.finished || entry.scope.aborted) {
+        continue;
+      }
+      if (entry.deadline <= now) {
+        entry.scope.abort(new CallTimeoutError(`Request timed out after ${this.limitMs} ms`));
+      } else {
+        still.push(entry);
+      }
+    }
+    this.watched = still;
+    if (still.length === 0) {
       clearInterval(this.timer);
       this.timer = undefined;
-      return;
-    }
-    const now = Date.now();
-    for (const [scope, deadline] of this.active) {
-      if (deadline <= now) {
-        this.active.delete(scope);
-        scope.abort(new CallTimeoutError(`Request timed out after ${this.limitMs} ms`));
-      }
     }
   }
 }

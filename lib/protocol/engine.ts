@@ -167,8 +167,8 @@ export class McpEngine {
   private readonly inflight = new Map<string, CallScope>();
   /** The deadline of every running request. */
   private readonly deadlines: Deadlines;
-  /** `serverInfo` rendered per revision, for the modern `_meta` stamp. */
-  private readonly serverInfoByRevision = new Map<string | undefined, JsonObject>();
+  /** The modern `_meta` stamp (`serverInfo`) rendered per revision. */
+  private readonly metaByRevision = new Map<string | undefined, JsonObject>();
 
   private readonly revisionsByEra: Readonly<Record<Era, readonly Revision[]>>;
 
@@ -354,7 +354,6 @@ export class McpEngine {
       return this.respondError(request.id, new McpError(ErrorCode.InternalError, 'Internal error'));
     } finally {
       scope.finish();
-      this.deadlines.forget(scope);
       if (key !== undefined && this.inflight.get(key) === scope) {
         this.inflight.delete(key);
       }
@@ -381,14 +380,13 @@ export class McpEngine {
         finished.cacheScope = hint.scope;
       }
     }
-    const meta = isJsonObject(finished._meta) ? { ...finished._meta } : {};
-    let serverInfo = this.serverInfoByRevision.get(request.revision);
-    if (serverInfo === undefined) {
-      serverInfo = renderImplementation(this.options.serverInfo, request.revision);
-      this.serverInfoByRevision.set(request.revision, serverInfo);
+    let stamp = this.metaByRevision.get(request.revision);
+    if (stamp === undefined) {
+      stamp = { [META_KEYS.serverInfo]: renderImplementation(this.options.serverInfo, request.revision) };
+      this.metaByRevision.set(request.revision, stamp);
     }
-    meta[META_KEYS.serverInfo] = serverInfo;
-    finished._meta = meta;
+    // Results without a `_meta` of their own share one (it is only ever serialized).
+    finished._meta = isJsonObject(finished._meta) ? { ...finished._meta, ...stamp } : stamp;
     return finished;
   }
 
@@ -410,63 +408,95 @@ export class McpEngine {
    * and logging bound to the request's channel.
    */
   createCallContext(request: ResolvedRequest, name: string | undefined): McpCallContext {
-    const meta = metaOf(request.params);
-    const token = progressTokenOf(request.params);
-    const channel = request.facts.channel;
-    const logger = this.options.logger;
-    let lastProgress = -Infinity;
-    // Progress and log messages stop with the request: a handler that keeps its context cannot
-    // send anything after the answer, nor after a cancellation.
-    const { scope } = request;
-    const closed = (): boolean => scope.aborted || scope.finished;
-    const context: McpCallContext & { [NATIVE_EXCHANGE]?: NativeExchange } = {
-      requestId: request.id,
-      method: request.method,
-      era: request.era,
-      revision: request.revision,
-      transport: request.facts.transport,
-      get signal() {
-        return scope.signal;
-      },
-      principal: request.principal,
-      clientCapabilities: request.clientCapabilities,
-      clientInfo: request.clientInfo,
-      sessionId: request.facts.session?.id,
-      meta,
-      name,
-      headers: request.facts.headers,
-      progress(progress: number, total?: number, text?: string): void {
-        if (token === undefined || closed() || !Number.isFinite(progress)) {
-          return;
-        }
-        if (progress <= lastProgress) {
-          logger.debug(`progress ${progress} dropped for request ${String(request.id)}: not above ${lastProgress}`);
-          return;
-        }
-        lastProgress = progress;
-        const params: JsonObject = { progressToken: token, progress };
-        if (total !== undefined) {
-          params.total = total;
-        }
-        if (text !== undefined && request.revision !== '2024-11-05') {
-          params.message = text;
-        }
-        channel.notify(notification('notifications/progress', params));
-      },
-      log(level: LogLevel, data: unknown, loggerName?: string): void {
-        if (request.logLevel === undefined || closed() || !passesLevel(level, request.logLevel)) {
-          return;
-        }
-        const params: JsonObject = { level, data };
-        if (loggerName !== undefined) {
-          params.logger = loggerName;
-        }
-        channel.notify(notification('notifications/message', params));
-      },
-    };
-    context[NATIVE_EXCHANGE] = request.facts.native;
-    return context;
+    return new EngineCallContext(request, name, this.options.logger);
   }
 }
 
 export { CallTimeoutError };
+
+/**
+ * The `McpCallContext` of one call. A class (shared methods and getters) rather than a literal
+ * with closures: one is made per call.
+ */
+class EngineCallContext implements McpCallContext {
+  readonly requestId: JsonRpcId;
+  readonly method: string;
+  readonly era: Era;
+  readonly revision: Revision | undefined;
+  readonly transport: TransportKind;
+  readonly principal: McpPrincipal;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  readonly meta: Readonly<JsonObject>;
+  readonly [NATIVE_EXCHANGE]: NativeExchange | undefined;
+  private lastProgress = -Infinity;
+
+  constructor(
+    private readonly request: ResolvedRequest,
+    readonly name: string | undefined,
+    private readonly logger: EngineLogger,
+  ) {
+    this.requestId = request.id;
+    this.method = request.method;
+    this.era = request.era;
+    this.revision = request.revision;
+    this.transport = request.facts.transport;
+    this.principal = request.principal;
+    this.clientCapabilities = request.clientCapabilities;
+    this.clientInfo = request.clientInfo;
+    this.meta = metaOf(request.params);
+    this[NATIVE_EXCHANGE] = request.facts.native;
+  }
+
+  get signal(): AbortSignal {
+    return this.request.scope.signal;
+  }
+
+  get sessionId(): string | undefined {
+    return this.request.facts.session?.id;
+  }
+
+  get headers(): HeaderBag | undefined {
+    return this.request.facts.headers;
+  }
+
+  /** Progress and log messages stop with the request: nothing after its answer or cancellation. */
+  private get closed(): boolean {
+    const { scope } = this.request;
+    return scope.aborted || scope.finished;
+  }
+
+  progress(progress: number, total?: number, text?: string): void {
+    const token = progressTokenOf(this.request.params);
+    if (token === undefined || this.closed || !Number.isFinite(progress)) {
+      return;
+    }
+    if (progress <= this.lastProgress) {
+      this.logger.debug(
+        `progress ${progress} dropped for request ${String(this.requestId)}: not above ${this.lastProgress}`,
+      );
+      return;
+    }
+    this.lastProgress = progress;
+    const params: JsonObject = { progressToken: token, progress };
+    if (total !== undefined) {
+      params.total = total;
+    }
+    if (text !== undefined && this.revision !== '2024-11-05') {
+      params.message = text;
+    }
+    this.request.facts.channel.notify(notification('notifications/progress', params));
+  }
+
+  log(level: LogLevel, data: unknown, loggerName?: string): void {
+    const threshold = this.request.logLevel;
+    if (threshold === undefined || this.closed || !passesLevel(level, threshold)) {
+      return;
+    }
+    const params: JsonObject = { level, data };
+    if (loggerName !== undefined) {
+      params.logger = loggerName;
+    }
+    this.request.facts.channel.notify(notification('notifications/message', params));
+  }
+}

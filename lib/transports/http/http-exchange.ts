@@ -4,7 +4,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonRpcMessage } from '../../protocol/json-rpc';
-import type { CancellationSource } from '../../protocol/call-scope';
 import type { HeaderBag } from '../../protocol/request-headers';
 
 export interface HttpExchange {
@@ -17,13 +16,19 @@ export interface HttpExchange {
   readonly headers: HeaderBag;
 }
 
-/** Wraps the platform's request and response; on Fastify, takes over the reply. */
-export function toExchange(request: unknown, response: unknown): HttpExchange {
+/**
+ * Wraps the platform's request and response. Express hands the raw Node objects over; Fastify
+ * wraps them, and its reply is taken over so that it does not send a reply of its own after ours.
+ */
+export function toExchange(request: unknown, response: unknown, wrapped: boolean): HttpExchange {
+  if (!wrapped) {
+    const req = request as IncomingMessage;
+    return { request, response, req, res: response as ServerResponse, headers: req.headers };
+  }
   const platformReq = request as { raw?: IncomingMessage };
   const platformRes = response as { raw?: ServerResponse; hijack?: () => void };
   const req = platformReq.raw ?? (request as IncomingMessage);
   const res = platformRes.raw ?? (response as ServerResponse);
-  // Fastify would otherwise try to send its own reply after ours.
   platformRes.hijack?.();
   return { request, response, req, res, headers: req.headers };
 }
@@ -131,32 +136,5 @@ export class SseStream {
       listener();
     }
     this.closeListeners.clear();
-  }
-}
-
-/**
- * The cancellation of a modern request: the client closing the response before it is complete.
- * Listens to the response only when the engine asks (most requests never need to).
- */
-export class ResponseCloseCancellation implements CancellationSource {
-  constructor(private readonly res: ServerResponse) {}
-
-  isCancelled(): boolean {
-    return this.res.destroyed && !this.res.writableFinished;
-  }
-
-  onCancel(listener: (reason: unknown) => void): () => void {
-    const res = this.res;
-    const onClose = (): void => {
-      if (!res.writableFinished) {
-        listener(new Error('Client disconnected'));
-      }
-    };
-    if (res.destroyed) {
-      onClose();
-      return () => undefined;
-    }
-    res.once('close', onClose);
-    return () => res.off('close', onClose);
   }
 }

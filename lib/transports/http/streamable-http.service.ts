@@ -20,14 +20,8 @@ import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-cont
 import { McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
 import { SessionChannels, type SessionChannel } from '../../sessions/session-channels';
 import type { SessionRecord } from '../../sessions/session-store.interface';
-import {
-  ResponseCloseCancellation,
-  sendEmpty,
-  sendJson,
-  SseStream,
-  toExchange,
-  type HttpExchange,
-} from './http-exchange';
+import { sendEmpty, sendJson, SseStream, toExchange, type HttpExchange } from './http-exchange';
+import type { CancellationSource } from '../../protocol/call-scope';
 import { passesHostAndOrigin } from './host-origin';
 import { readJsonBody } from './request-body';
 import { planBatch } from '../../protocol/batch';
@@ -37,6 +31,9 @@ import { installBodyErrorBridge } from './body-error.bridge';
 export const MCP_PRINCIPAL_PROPERTY = 'mcpPrincipal';
 
 const SESSION_HEADER = 'mcp-session-id';
+
+/** The extra headers of answers that have none (never written to). */
+const NO_HEADERS: Record<string, string> = Object.freeze({});
 
 /** A legacy request's session, once found or opened. */
 interface LegacySession {
@@ -96,14 +93,34 @@ function accepts(accept: string | undefined, type: string): boolean {
  * The answer to one JSON-RPC request over HTTP: a JSON body, or an SSE stream opened as soon as
  * the request has something to send before its response (progress, log messages).
  */
-class HttpRequestChannel implements RequestChannel {
+class HttpRequestChannel implements RequestChannel, CancellationSource {
   private stream: SseStream | undefined;
   private finished = false;
 
   constructor(
     private readonly exchange: HttpExchange,
-    readonly headers: Record<string, string> = {},
+    readonly headers: Record<string, string> = NO_HEADERS,
   ) {}
+
+  /** Modern requests: the client closing the response before it is complete cancels them. */
+  isCancelled(): boolean {
+    return this.exchange.res.destroyed && !this.exchange.res.writableFinished;
+  }
+
+  onCancel(listener: (reason: unknown) => void): () => void {
+    const { res } = this.exchange;
+    const onClose = (): void => {
+      if (!res.writableFinished) {
+        listener(new Error('Client disconnected'));
+      }
+    };
+    if (res.destroyed) {
+      onClose();
+      return () => undefined;
+    }
+    res.once('close', onClose);
+    return () => res.off('close', onClose);
+  }
 
   notify(message: JsonRpcNotification): void {
     if (this.finished || this.exchange.res.destroyed) {
@@ -142,6 +159,10 @@ class HttpRequestChannel implements RequestChannel {
 @Injectable()
 export class StreamableHttpService implements OnModuleInit {
   private readonly logger = new Logger('McpStreamableHttp');
+  /** Whether the platform wraps Node's request and response (Fastify) or hands them over (Express). */
+  private wrapped = true;
+  /** Host/Origin verdicts per (local address, Host, Origin): clients repeat the same values. */
+  private readonly admissions = new Map<string, boolean>();
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
@@ -154,6 +175,7 @@ export class StreamableHttpService implements OnModuleInit {
 
   onModuleInit(): void {
     installBodyErrorBridge(this.adapterHost, this.path);
+    this.wrapped = this.adapterHost?.httpAdapter?.getType() !== 'express';
   }
 
   private principalOf(request: unknown): McpPrincipal {
@@ -163,8 +185,18 @@ export class StreamableHttpService implements OnModuleInit {
 
   /** Host and Origin checks (DNS rebinding); answers 403 and returns false on failure. */
   private admit(exchange: HttpExchange): boolean {
-    const { http } = this.options;
-    if (passesHostAndOrigin(exchange.headers, exchange.req.socket?.localAddress, http)) {
+    const { headers } = exchange;
+    const localAddress = exchange.req.socket?.localAddress;
+    const key = `${localAddress}\n${String(headers.host)}\n${String(headers.origin)}`;
+    let admitted = this.admissions.get(key);
+    if (admitted === undefined) {
+      admitted = passesHostAndOrigin(headers, localAddress, this.options.http);
+      if (this.admissions.size >= 256) {
+        this.admissions.clear();
+      }
+      this.admissions.set(key, admitted);
+    }
+    if (admitted) {
       return true;
     }
     sendJson(exchange.res, 403, failure(null, ErrorCode.InvalidRequest, 'Forbidden: Host or Origin not allowed'));
@@ -188,7 +220,7 @@ export class StreamableHttpService implements OnModuleInit {
   }
 
   async post(request: unknown, response: unknown): Promise<void> {
-    const exchange = toExchange(request, response);
+    const exchange = toExchange(request, response, this.wrapped);
     try {
       await this.servePost(exchange);
     } catch (error) {
@@ -267,8 +299,7 @@ export class StreamableHttpService implements OnModuleInit {
       transport: 'streamable-http',
       principal: this.principalOf(exchange.request),
       headers: exchange.headers,
-      // Closing the response stream is the cancellation of a modern request.
-      cancellation: new ResponseCloseCancellation(exchange.res),
+      cancellation: channel,
       channel,
       native: exchange,
     };
@@ -446,7 +477,7 @@ export class StreamableHttpService implements OnModuleInit {
   }
 
   async get(request: unknown, response: unknown): Promise<void> {
-    const exchange = toExchange(request, response);
+    const exchange = toExchange(request, response, this.wrapped);
     try {
       await this.serveGet(exchange);
     } catch (error) {
@@ -492,7 +523,7 @@ export class StreamableHttpService implements OnModuleInit {
   }
 
   async delete(request: unknown, response: unknown): Promise<void> {
-    const exchange = toExchange(request, response);
+    const exchange = toExchange(request, response, this.wrapped);
     try {
       await this.serveDelete(exchange);
     } catch (error) {
@@ -518,7 +549,7 @@ export class StreamableHttpService implements OnModuleInit {
 
   /** Any other verb. */
   other(request: unknown, response: unknown): void {
-    const exchange = toExchange(request, response);
+    const exchange = toExchange(request, response, this.wrapped);
     const allow = 'GET, POST, DELETE';
     if (exchange.req.method === 'OPTIONS') {
       sendEmpty(exchange.res, 204, { allow });
