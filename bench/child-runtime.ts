@@ -9,7 +9,7 @@ import { Session } from 'node:inspector';
 
 /** Messages a child sends to the bench. */
 export type ChildMessage =
-  | { type: 'ready'; port: number; tools?: number }
+  | { type: 'ready'; port: number; tools?: number; path?: string }
   | { type: 'server-error'; message: string }
   | { type: 'ack' }
   | { type: 'cpu'; userUs: number; systemUs: number };
@@ -68,7 +68,7 @@ async function profile(message: Extract<ParentMessage, { type: 'profile' }>): Pr
 export async function serve(
   app: INestApplication,
   onMessage?: (message: ParentMessage) => void,
-  extra: { tools?: number } = {},
+  extra: { tools?: number; path?: string } = {},
 ): Promise<void> {
   let closing = false;
   const shutdown = (code: number): void => {

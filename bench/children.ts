@@ -68,7 +68,7 @@ export class ChildServer {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}/mcp`;
+    return `http://127.0.0.1:${this.port}/${this.ready?.path ?? 'mcp'}`;
   }
 
   get alive(): boolean {

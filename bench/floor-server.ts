@@ -1,14 +1,21 @@
 /**
- * Child process: the floor. A plain Nest app on the same platform (Express) with one POST
- * controller at /mcp that reads the parsed JSON body and hand-builds the bytes the MCP server
- * answers for `tools/call echo` and `tools/list`, in both eras, the way our transport writes
- * them (writeHead + end, same header set). Nothing else: no validation, no sessions, no
- * protocol checks. What the MCP server costs on top of this is the price of MCP.
+ * Child process: the floor. A plain POST controller at /floor that reads the parsed JSON body
+ * and hand-builds the bytes the MCP server answers for `tools/call echo` and `tools/list`, in
+ * both eras, the way our transport writes them (writeHead + end, same header set). Nothing else:
+ * no validation, no sessions, no protocol checks.
+ *
+ * It is mounted in the same application as the server (the sample's AppModule, with the same
+ * 100 tools registered), in its own process: both processes then carry the same modules, heap
+ * and middleware, and the difference between them is what handling a request through MCP
+ * costs, not the size of the application around it.
  */
 import 'reflect-metadata';
 import { Controller, Module, Post, Req, Res } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Request, Response } from 'express';
+import { McpRegistry } from 'nest-mcp';
+import { AppModule } from '../sample/app.module';
+import { benchTools } from './bench-tools';
 import { type ParentMessage, ReportingLogger, send, serve } from './child-runtime';
 
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -34,7 +41,7 @@ interface FloorRequest {
 /** The tools the list scenarios return, rendered per era (the bench sends them at startup). */
 const lists: { legacy: unknown[]; modern: unknown[] } = { legacy: [], modern: [] };
 
-@Controller('mcp')
+@Controller('floor')
 class FloorController {
   @Post()
   post(@Req() req: Request, @Res() res: Response): void {
@@ -70,18 +77,28 @@ class FloorController {
   }
 }
 
-@Module({ controllers: [FloorController] })
+@Module({ imports: [AppModule], controllers: [FloorController] })
 class FloorModule {}
 
 async function main(): Promise<void> {
   const app = await NestFactory.create(FloorModule, { logger: new ReportingLogger('FloorServer') });
-  await serve(app, (message: ParentMessage) => {
-    if (message.type === 'tools') {
-      lists.legacy = message.legacy;
-      lists.modern = message.modern;
-      send({ type: 'ack' });
-    }
-  });
+  await app.init();
+  const registry = app.get(McpRegistry);
+  const wanted = Number(process.env.BENCH_TOOL_COUNT ?? 100);
+  for (const tool of benchTools(Math.max(0, wanted - registry.listTools().length))) {
+    registry.addTool(tool);
+  }
+  await serve(
+    app,
+    (message: ParentMessage) => {
+      if (message.type === 'tools') {
+        lists.legacy = message.legacy;
+        lists.modern = message.modern;
+        send({ type: 'ack' });
+      }
+    },
+    { path: 'floor' },
+  );
 }
 
 main().catch((error: unknown) => {

@@ -4,8 +4,8 @@
  * legacy (one initialized session) era. See bench/README.md.
  *
  *   ts-node --transpile-only -r tsconfig-paths/register bench/main.ts [options]
- *     --duration <s>   measured seconds per target and scenario (default 5)
- *     --rounds <n>     slices the measured seconds are cut into, alternating server and floor (default 5)
+ *     --duration <s>   measured seconds per target and scenario (default 8)
+ *     --rounds <n>     slices the measured seconds are cut into, alternating server and floor (default 16; short alternating slices keep the machine's background load out of the ratios)
  *     --warmup <s>     unmeasured seconds per target before each scenario (default 1)
  *     --only <ids>     comma-separated scenario ids or prefixes (call-modern, list, call-legacy-16...)
  *     --no-floor       skip the floor runs (profiling)
@@ -31,8 +31,8 @@ const TOOL_COUNT = 100;
 
 const { values: args } = parseArgs({
   options: {
-    duration: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '5' },
+    duration: { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '16' },
     warmup: { type: 'string', default: '1' },
     only: { type: 'string' },
     'no-floor': { type: 'boolean', default: false },

@@ -13,7 +13,6 @@ import { eraOf, isRevision, type Era, type Revision } from './revisions';
 import {
   ErrorCode,
   failure,
-  idKey,
   isJsonObject,
   notification,
   success,
@@ -163,8 +162,8 @@ export const NATIVE_EXCHANGE = Symbol('nest-mcp:native-exchange');
 export class McpEngine {
   /** Rendered lists, per catalog version and revision. */
   readonly lists = new ListCache();
-  /** Running cancellable requests, by scope and id. */
-  private readonly inflight = new Map<string, CallScope>();
+  /** Running cancellable requests, by cancel scope (session, connection) and request id. */
+  private readonly inflight = new Map<string, Map<JsonRpcId, CallScope>>();
   /** The deadline of every running request. */
   private readonly deadlines: Deadlines;
   /** The modern `_meta` stamp (`serverInfo`) rendered per revision. */
@@ -199,23 +198,17 @@ export class McpEngine {
 
   /** Aborts every running request of a scope (a session that ended, a closed connection). */
   abortScope(scope: string, reason = 'Session ended'): void {
-    const prefix = `${scope}\u0000`;
-    for (const [key, scope] of this.inflight) {
-      if (key.startsWith(prefix)) {
-        scope.abort(new McpError(ErrorCode.InternalError, reason));
-        this.inflight.delete(key);
-      }
-    }
+    const running = this.inflight.get(scope);
+    this.inflight.delete(scope);
+    running?.forEach((call) => call.abort(new McpError(ErrorCode.InternalError, reason)));
   }
 
   private handleNotification(facts: RequestFacts, message: JsonRpcNotification): void {
     if (message.method === 'notifications/cancelled' && facts.cancelScope !== undefined) {
       const requestId = message.params?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') {
-        const key = `${facts.cancelScope}\u0000${idKey(requestId)}`;
-        const scope = this.inflight.get(key);
+        const scope = this.inflight.get(facts.cancelScope)?.get(requestId);
         if (scope) {
-          this.inflight.delete(key);
           const reason = typeof message.params?.reason === 'string' ? message.params.reason : 'Cancelled by the client';
           scope.abort(new McpError(ErrorCode.InternalError, reason));
         }
@@ -327,10 +320,16 @@ export class McpEngine {
       return { type: 'none' };
     }
     scope.cancelledBy(request.facts.cancellation);
-    const key =
-      request.facts.cancelScope === undefined ? undefined : `${request.facts.cancelScope}\u0000${idKey(request.id)}`;
-    if (key !== undefined) {
-      this.inflight.set(key, scope);
+    const cancelScope = request.facts.cancelScope;
+    let running: Map<JsonRpcId, CallScope> | undefined;
+    if (cancelScope !== undefined) {
+      running = this.inflight.get(cancelScope);
+      if (running === undefined) {
+        running = new Map();
+        this.inflight.set(cancelScope, running);
+      }
+      // Map keys keep 1 and "1" apart, as JSON-RPC ids must be.
+      running.set(request.id, scope);
     }
     this.deadlines.watch(scope);
     try {
@@ -354,8 +353,11 @@ export class McpEngine {
       return this.respondError(request.id, new McpError(ErrorCode.InternalError, 'Internal error'));
     } finally {
       scope.finish();
-      if (key !== undefined && this.inflight.get(key) === scope) {
-        this.inflight.delete(key);
+      if (running !== undefined && running.get(request.id) === scope) {
+        running.delete(request.id);
+        if (running.size === 0 && this.inflight.get(cancelScope!) === running) {
+          this.inflight.delete(cancelScope!);
+        }
       }
     }
   }

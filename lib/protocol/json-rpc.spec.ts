@@ -1,4 +1,4 @@
-import { classifyMessage, failure, idKey, isJsonObject, notification, success } from './json-rpc';
+import { classifyMessage, failure, isJsonObject, notification, success } from './json-rpc';
 
 describe('classifyMessage', () => {
   describe('requests', () => {
@@ -211,12 +211,6 @@ describe('envelope helpers', () => {
       method: 'notifications/progress',
       params: { progress: 1 },
     });
-  });
-
-  it('idKey keeps 1 and "1" apart', () => {
-    expect(idKey(1)).not.toBe(idKey('1'));
-    expect(idKey(1)).toBe(idKey(1));
-    expect(idKey('a')).toBe(idKey('a'));
   });
 
   it.each([

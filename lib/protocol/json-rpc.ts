@@ -172,8 +172,3 @@ export function notification(method: string, params?: JsonObject): JsonRpcNotifi
 
 /** Whether a value is a plain JSON object (not an array, not null). */
 export { isObject as isJsonObject };
-
-/** A stable map key for a request id: `1` and `"1"` are different ids. */
-export function idKey(id: JsonRpcId): string {
-  return typeof id === 'number' ? `n:${id}` : `s:${id}`;
-}

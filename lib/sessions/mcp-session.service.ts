@@ -94,12 +94,14 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    * Records activity on a session found moments ago, at a resolution of a tenth of the idle
    * timeout (15 s at most): a session in constant use is not written on every request.
    */
-  async refresh(record: SessionRecord): Promise<void> {
+  refresh(record: SessionRecord): Promise<void> | undefined {
     const now = Date.now();
-    if (now - record.lastActivity >= this.activityResolutionMs) {
-      record.lastActivity = now;
-      await this.store.touch(record.id, now);
+    if (now - record.lastActivity < this.activityResolutionMs) {
+      // Nothing to write: no promise, no wait.
+      return undefined;
     }
+    record.lastActivity = now;
+    return this.store.touch(record.id, now);
   }
 
   /** Ends a session; returns whether it existed. */

@@ -367,7 +367,10 @@ export class StreamableHttpService implements OnModuleInit {
       revision = DEFAULT_LEGACY_HEADER_REVISION;
     }
     if (record !== undefined && !minted) {
-      await this.sessions.refresh(record);
+      const refreshing = this.sessions.refresh(record);
+      if (refreshing !== undefined) {
+        await refreshing;
+      }
     }
     return { principal, record, minted, revision };
   }
