@@ -32,6 +32,10 @@ export class CallScope {
   private isAborted = false;
   /** Set once the request is answered: nothing more may be sent for it. */
   finished = false;
+  /** Maintained by `Deadlines`: when the request times out, and its neighbours in the watch list. */
+  deadline: number | undefined;
+  next: CallScope | undefined;
+  previous: CallScope | undefined;
 
   get aborted(): boolean {
     return this.isAborted;
@@ -99,11 +103,12 @@ export class CallScope {
 }
 
 /**
- * Aborts the scopes that outlive the deadline, with one timer for all of them. Watching is an
- * append; answered scopes are dropped when the timer next looks, so the hot path never removes.
+ * Aborts the scopes that outlive the deadline, with one timer for all of them. The scopes are
+ * kept in a list linked through the scopes themselves: watching and forgetting a scope allocate
+ * nothing, and the list only ever holds the requests running now.
  */
 export class Deadlines {
-  private watched: Array<{ scope: CallScope; deadline: number }> = [];
+  private head: CallScope | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** How often the timer looks: a deadline fires at most this late. */
   private readonly granularityMs: number;
@@ -116,30 +121,51 @@ export class Deadlines {
     if (this.limitMs <= 0) {
       return;
     }
-    this.watched.push({ scope, deadline: Date.now() + this.limitMs });
+    scope.deadline = Date.now() + this.limitMs;
+    scope.next = this.head;
+    scope.previous = undefined;
+    if (this.head !== undefined) {
+      this.head.previous = scope;
+    }
+    this.head = scope;
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.tick(), this.granularityMs);
       this.timer.unref();
     }
   }
 
-  private tick(): void {
-    const now = Date.now();
-    const still: Array<{ scope: CallScope; deadline: number }> = [];
-    for (const entry of this.watched) {
-      if (entry.scope.finished || entry.scope.aborted) {
-        continue;
-      }
-      if (entry.deadline <= now) {
-        entry.scope.abort(new CallTimeoutError(`Request timed out after ${this.limitMs} ms`));
-      } else {
-        still.push(entry);
-      }
+  forget(scope: CallScope): void {
+    if (scope.deadline === undefined) {
+      return;
     }
-    this.watched = still;
-    if (still.length === 0) {
+    scope.deadline = undefined;
+    if (scope.previous !== undefined) {
+      scope.previous.next = scope.next;
+    } else if (this.head === scope) {
+      this.head = scope.next;
+    }
+    if (scope.next !== undefined) {
+      scope.next.previous = scope.previous;
+    }
+    scope.next = undefined;
+    scope.previous = undefined;
+  }
+
+  private tick(): void {
+    if (this.head === undefined) {
       clearInterval(this.timer);
       this.timer = undefined;
+      return;
+    }
+    const now = Date.now();
+    let scope: CallScope | undefined = this.head;
+    while (scope !== undefined) {
+      const next: CallScope | undefined = scope.next;
+      if (scope.deadline !== undefined && scope.deadline <= now) {
+        this.forget(scope);
+        scope.abort(new CallTimeoutError(`Request timed out after ${this.limitMs} ms`));
+      }
+      scope = next;
     }
   }
 }

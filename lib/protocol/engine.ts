@@ -353,6 +353,7 @@ export class McpEngine {
       return this.respondError(request.id, new McpError(ErrorCode.InternalError, 'Internal error'));
     } finally {
       scope.finish();
+      this.deadlines.forget(scope);
       if (running !== undefined && running.get(request.id) === scope) {
         running.delete(request.id);
         if (running.size === 0 && this.inflight.get(cancelScope!) === running) {

@@ -21,30 +21,31 @@ const parseError = (): BodyOutcome => ({
 
 /** Whether a decoded value nests deeper than `limit` arrays and objects. */
 export function exceedsDepth(value: unknown, limit: number): boolean {
-  // Recursion stops one level past the limit, so the stack never grows beyond it.
-  const deeper = (node: unknown, depth: number): boolean => {
-    if (typeof node !== 'object' || node === null) {
-      return false;
-    }
-    if (depth > limit) {
-      return true;
-    }
-    if (Array.isArray(node)) {
-      for (const child of node) {
-        if (deeper(child, depth + 1)) {
-          return true;
-        }
-      }
-      return false;
-    }
-    for (const key in node) {
-      if (deeper((node as Record<string, unknown>)[key], depth + 1)) {
+  return deeperThan(value, 1, limit);
+}
+
+/** Recursion stops one level past the limit, so the stack never grows beyond it. */
+function deeperThan(node: unknown, depth: number, limit: number): boolean {
+  if (typeof node !== 'object' || node === null) {
+    return false;
+  }
+  if (depth > limit) {
+    return true;
+  }
+  if (Array.isArray(node)) {
+    for (const child of node) {
+      if (deeperThan(child, depth + 1, limit)) {
         return true;
       }
     }
     return false;
-  };
-  return deeper(value, 1);
+  }
+  for (const key in node) {
+    if (deeperThan((node as Record<string, unknown>)[key], depth + 1, limit)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 function readStream(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
