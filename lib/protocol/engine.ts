@@ -27,7 +27,7 @@ import type { Catalog } from './catalog';
 import { ANONYMOUS_PRINCIPAL, type McpCallContext, type McpPrincipal, type TransportKind } from './call-context';
 import { passesLevel, type LogLevel } from './log-levels';
 import type { ClientCapabilities, Implementation, CacheScope } from './mcp-types';
-import { checkStandardHeaders, type HeaderBag } from './request-headers';
+import { checkStandardHeaders, headerValue, type HeaderBag } from './request-headers';
 import { META_KEYS, metaOf, progressTokenOf, readModernEnvelope } from './request-meta';
 import type { SessionHandle } from './session-handle';
 import { servesMethod, CACHEABLE_METHODS } from './method-table';
@@ -241,14 +241,14 @@ export class McpEngine {
       return new McpError(ErrorCode.InvalidParams, envelope);
     }
     if (facts.headers !== undefined) {
-      const headerVersion = facts.headers['mcp-protocol-version'];
+      const headerVersion = headerValue(facts.headers, 'mcp-protocol-version');
       if (headerVersion === undefined) {
         return new McpError(ErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version header is required');
       }
-      if (String(headerVersion).trim() !== envelope.protocolVersion) {
+      if (headerVersion !== envelope.protocolVersion) {
         return new McpError(
           ErrorCode.HeaderMismatch,
-          `Header mismatch: MCP-Protocol-Version header value '${String(headerVersion)}' does not match _meta value '${envelope.protocolVersion}'`,
+          `Header mismatch: MCP-Protocol-Version header value '${headerVersion}' does not match _meta value '${envelope.protocolVersion}'`,
         );
       }
       const mismatch = checkStandardHeaders(facts.headers, message.method, params);

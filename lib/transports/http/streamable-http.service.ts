@@ -15,6 +15,7 @@ import {
 } from '../../protocol/json-rpc';
 import { httpStatusForError } from '../../protocol/error-status';
 import { decideEra } from '../../protocol/request-meta';
+import { headerValue } from '../../protocol/request-headers';
 import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision, type Revision } from '../../protocol/revisions';
 import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
 import { McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
@@ -267,7 +268,7 @@ export class StreamableHttpService implements OnModuleInit {
       return;
     }
     if (Array.isArray(body.value)) {
-      await this.serveBatch(exchange, body.value, single(headers['mcp-protocol-version'])?.trim());
+      await this.serveBatch(exchange, body.value, headerValue(headers, 'mcp-protocol-version'));
       return;
     }
     const message = classifyMessage(body.value);
@@ -281,7 +282,7 @@ export class StreamableHttpService implements OnModuleInit {
         return;
       case 'notification':
       case 'request': {
-        const headerVersion = single(headers['mcp-protocol-version'])?.trim();
+        const headerVersion = headerValue(headers, 'mcp-protocol-version');
         const era = decideEra(message.message.params, headerVersion);
         if (era === 'modern') {
           await this.serveModern(exchange, message.message);
@@ -493,7 +494,7 @@ export class StreamableHttpService implements OnModuleInit {
       return;
     }
     const { headers, res } = exchange;
-    if (eraOf(single(headers['mcp-protocol-version'])?.trim()) === 'modern') {
+    if (eraOf(headerValue(headers, 'mcp-protocol-version')) === 'modern') {
       sendJson(res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow: 'POST' });
       return;
     }
@@ -538,7 +539,7 @@ export class StreamableHttpService implements OnModuleInit {
     if (!this.admit(exchange)) {
       return;
     }
-    if (eraOf(single(exchange.headers['mcp-protocol-version'])?.trim()) === 'modern') {
+    if (eraOf(headerValue(exchange.headers, 'mcp-protocol-version')) === 'modern') {
       sendJson(exchange.res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow: 'POST' });
       return;
     }
