@@ -134,6 +134,7 @@ describe('resolveMcpOptions', () => {
       ['sessions.sweepIntervalMs', { sessions: { sweepIntervalMs: 99 } }],
       ['http.maxBodyBytes', { http: { maxBodyBytes: 1023 } }],
       ['http.maxJsonDepth', { http: { maxJsonDepth: 1 } }],
+      ['http.maxJsonDepth', { http: { maxJsonDepth: 1_001 } }],
       ['http.allowedHosts', { http: { allowedHosts: 'localhost' } }],
       ['http.allowedHosts', { http: { allowedHosts: [''] } }],
       ['http.allowedOrigins', { http: { allowedOrigins: [42] } }],
@@ -156,6 +157,7 @@ describe('resolveMcpOptions', () => {
   it.each([
     ['the minimum session idle timeout', { sessions: { idleTimeoutMs: 1_000 } }],
     ['the minimum body size', { http: { maxBodyBytes: 1024 } }],
+    ['the deepest JSON nesting allowed', { http: { maxJsonDepth: 1_000 } }],
     ['a zero page size', { pageSize: 0 }],
     ['a zero ttl', { cacheHints: { ttlMs: 0, discoverTtlMs: 0 } }],
     ['the wildcard host and origin', { http: { allowedHosts: ['*'], allowedOrigins: ['*'] } }],

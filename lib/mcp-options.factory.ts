@@ -43,12 +43,18 @@ function text(value: unknown, option: string, required: boolean): string | undef
   return value;
 }
 
-function integer(value: unknown, option: string, fallback: number, minimum: number): number {
+function integer(value: unknown, option: string, fallback: number, minimum: number, maximum?: number): number {
   if (value === undefined) {
     return fallback;
   }
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) {
-    fail(option, `must be an integer of at least ${minimum} (got ${JSON.stringify(value)})`);
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < minimum ||
+    (maximum !== undefined && value > maximum)
+  ) {
+    const range = maximum === undefined ? `of at least ${minimum}` : `from ${minimum} to ${maximum}`;
+    fail(option, `must be an integer ${range} (got ${JSON.stringify(value)})`);
   }
   return value;
 }
@@ -171,7 +177,8 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
     },
     http: {
       maxBodyBytes: integer(http.maxBodyBytes, 'http.maxBodyBytes', 4 * 1024 * 1024, 1024),
-      maxJsonDepth: integer(http.maxJsonDepth, 'http.maxJsonDepth', 64, 2),
+      // The depth check recurses once per level: a bound keeps it far from the stack's limit.
+      maxJsonDepth: integer(http.maxJsonDepth, 'http.maxJsonDepth', 64, 2, 1_000),
       allowedHosts: stringList(http.allowedHosts, 'http.allowedHosts'),
       allowedOrigins: stringList(http.allowedOrigins, 'http.allowedOrigins'),
       keepAliveMs: integer(http.keepAliveMs, 'http.keepAliveMs', 15_000, 1_000),

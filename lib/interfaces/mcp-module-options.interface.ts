@@ -68,7 +68,7 @@ export interface McpHttpOptions {
    */
   maxBodyBytes?: number;
   /**
-   * The deepest JSON nesting accepted in a request body.
+   * The deepest JSON nesting accepted in a request body (at most 1000).
    * @default 64
    */
   maxJsonDepth?: number;
