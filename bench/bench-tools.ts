@@ -3,7 +3,8 @@
  * schema (a string, a bounded integer and an enum) and annotations, about the size of a typical
  * hand-written tool.
  */
-import type { McpToolDefinition } from 'nest-mcp';
+import type { INestApplication } from '@nestjs/common';
+import { McpRegistry, type McpToolDefinition } from 'nest-mcp';
 
 const AREAS = ['inventory', 'billing', 'shipping', 'accounts', 'reports', 'search', 'calendar', 'files'] as const;
 const VERBS = ['get', 'list', 'find', 'update', 'archive', 'export', 'count', 'sync'] as const;
@@ -33,4 +34,17 @@ export function benchTools(count: number): McpToolDefinition[] {
     });
   }
   return tools;
+}
+
+/**
+ * Tops the application's registry up with filler tools until it holds BENCH_TOOL_COUNT (default
+ * 100) tools; returns how many it holds. Run after `app.init()` (discovery).
+ */
+export function fillRegistry(app: INestApplication): number {
+  const registry = app.get(McpRegistry);
+  const wanted = Number(process.env.BENCH_TOOL_COUNT ?? 100);
+  for (const tool of benchTools(Math.max(0, wanted - registry.listTools().length))) {
+    registry.addTool(tool);
+  }
+  return registry.listTools().length;
 }

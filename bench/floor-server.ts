@@ -13,9 +13,8 @@ import 'reflect-metadata';
 import { Controller, Module, Post, Req, Res } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { McpRegistry } from 'nest-mcp';
 import { AppModule } from '../sample/app.module';
-import { benchTools } from './bench-tools';
+import { fillRegistry } from './bench-tools';
 import { type ParentMessage, ReportingLogger, send, serve } from './child-runtime';
 
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -83,11 +82,8 @@ class FloorModule {}
 async function main(): Promise<void> {
   const app = await NestFactory.create(FloorModule, { logger: new ReportingLogger('FloorServer') });
   await app.init();
-  const registry = app.get(McpRegistry);
-  const wanted = Number(process.env.BENCH_TOOL_COUNT ?? 100);
-  for (const tool of benchTools(Math.max(0, wanted - registry.listTools().length))) {
-    registry.addTool(tool);
-  }
+  // The same tools as the server, so that both processes carry the same application.
+  fillRegistry(app);
   await serve(
     app,
     (message: ParentMessage) => {

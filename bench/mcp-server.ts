@@ -5,9 +5,8 @@
  */
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { McpRegistry } from 'nest-mcp';
 import { AppModule } from '../sample/app.module';
-import { benchTools } from './bench-tools';
+import { fillRegistry } from './bench-tools';
 import { ReportingLogger, send, serve } from './child-runtime';
 import { applyPatches } from './patches';
 
@@ -17,12 +16,7 @@ async function main(): Promise<void> {
   const app = await NestFactory.create(AppModule, { logger: new ReportingLogger('McpBenchServer') });
   // Runs discovery, so that the sample's decorated tools are registered before we count them.
   await app.init();
-  const registry = app.get(McpRegistry);
-  const wanted = Number(process.env.BENCH_TOOL_COUNT ?? 100);
-  for (const tool of benchTools(Math.max(0, wanted - registry.listTools().length))) {
-    registry.addTool(tool);
-  }
-  await serve(app, undefined, { tools: registry.listTools().length });
+  await serve(app, undefined, { tools: fillRegistry(app) });
 }
 
 main().catch((error: unknown) => {

@@ -1,12 +1,5 @@
 import { Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
-import {
-  CUSTOM_ROUTE_ARGS_METADATA,
-  EXCEPTION_FILTERS_METADATA,
-  GUARDS_METADATA,
-  INTERCEPTORS_METADATA,
-  PIPES_METADATA,
-  ROUTE_ARGS_METADATA,
-} from '@nestjs/common/constants';
+import { CUSTOM_ROUTE_ARGS_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import {
   ContextIdFactory,
   DiscoveryService,
@@ -38,7 +31,7 @@ import type {
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MULTIPLE_DECORATORS } from '../mcp.messages';
 import { translateHttpException, type HandlerKind } from './http-exception.translator';
-import { createShadowHost, type EnhancerResolver } from './shadow-host.factory';
+import { createShadowHost, ENHANCER_KEYS, type EnhancerResolver } from './shadow-host.factory';
 
 type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
 type Invoker = (args: unknown, context: McpCallContext) => Promise<unknown>;
@@ -51,8 +44,6 @@ const KINDS: ReadonlyArray<{ kind: HandlerKind; key: string }> = [
 ];
 
 const PIPELINE = { guards: true, interceptors: true, filters: true };
-
-const ENHANCER_KEYS = [GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA, EXCEPTION_FILTERS_METADATA];
 
 /** The part of Nest's ApplicationConfig that says which enhancers apply to every handler. */
 interface GlobalEnhancers {

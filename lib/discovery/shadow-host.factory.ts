@@ -18,7 +18,8 @@ import {
   ROUTE_ARGS_METADATA,
 } from '@nestjs/common/constants';
 
-const ENHANCER_KEYS = [GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA, EXCEPTION_FILTERS_METADATA];
+/** The metadata keys of @UseGuards, @UseInterceptors, @UsePipes and @UseFilters. */
+export const ENHANCER_KEYS = [GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA, EXCEPTION_FILTERS_METADATA];
 const PARAMTYPES = 'design:paramtypes';
 
 /** Resolves an enhancer class to an instance. */

@@ -415,8 +415,6 @@ export class McpEngine {
   }
 }
 
-export { CallTimeoutError };
-
 /**
  * The `McpCallContext` of one call. A class (shared methods and getters) rather than a literal
  * with closures: one is made per call.

@@ -2,6 +2,7 @@
  * DNS-rebinding protection: the Host and Origin checks every MCP HTTP request passes first.
  */
 import type { HeaderBag } from '../../protocol/request-headers';
+import { firstHeader } from './http-exchange';
 
 export interface HostOriginPolicy {
   allowedHosts?: readonly string[];
@@ -17,11 +18,6 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   }
   const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
   return plain === '::1' || plain.startsWith('127.');
-}
-
-function single(headers: HeaderBag, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** The host name of a Host header value (`name`, `name:port`, `[v6]:port`), lower-cased. */
@@ -57,7 +53,7 @@ export function passesHostAndOrigin(
   localAddress: string | undefined,
   policy: HostOriginPolicy,
 ): boolean {
-  const host = single(headers, 'host');
+  const host = firstHeader(headers, 'host');
   const loopback = isLoopbackAddress(localAddress);
   if (policy.allowedHosts !== undefined) {
     if (!policy.allowedHosts.includes('*')) {
@@ -74,7 +70,7 @@ export function passesHostAndOrigin(
     return false;
   }
 
-  const origin = single(headers, 'origin');
+  const origin = firstHeader(headers, 'origin');
   if (origin === undefined) {
     return true;
   }

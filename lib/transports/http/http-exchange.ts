@@ -16,6 +16,12 @@ export interface HttpExchange {
   readonly headers: HeaderBag;
 }
 
+/** The first value of a header (Node gives repeated headers as an array). */
+export function firstHeader(headers: HeaderBag, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /**
  * Wraps the platform's request and response. Express hands the raw Node objects over; Fastify
  * wraps them, and its reply is taken over so that it does not send a reply of its own after ours.

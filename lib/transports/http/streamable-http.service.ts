@@ -21,7 +21,7 @@ import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-cont
 import { McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
 import { SessionChannels, type SessionChannel } from '../../sessions/session-channels';
 import type { SessionRecord } from '../../sessions/session-store.interface';
-import { sendEmpty, sendJson, SseStream, toExchange, type HttpExchange } from './http-exchange';
+import { firstHeader, sendEmpty, sendJson, SseStream, toExchange, type HttpExchange } from './http-exchange';
 import type { CancellationSource } from '../../protocol/call-scope';
 import { passesHostAndOrigin } from './host-origin';
 import { readJsonBody } from './request-body';
@@ -43,10 +43,6 @@ interface LegacySession {
   /** Whether this request opened the session (`initialize`). */
   readonly minted: boolean;
   readonly revision: Revision | undefined;
-}
-
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /**
@@ -235,7 +231,7 @@ export class StreamableHttpService implements OnModuleInit {
       return;
     }
     const { headers, res } = exchange;
-    const accept = single(headers.accept);
+    const accept = firstHeader(headers, 'accept');
     if (accept !== undefined && !POST_ACCEPT.get(accept)) {
       sendJson(
         res,
@@ -248,7 +244,7 @@ export class StreamableHttpService implements OnModuleInit {
       );
       return;
     }
-    const contentType = single(headers['content-type']);
+    const contentType = firstHeader(headers, 'content-type');
     if (contentType !== undefined && !JSON_CONTENT_TYPE.get(contentType)) {
       sendJson(
         res,
@@ -324,7 +320,7 @@ export class StreamableHttpService implements OnModuleInit {
   ): Promise<LegacySession | undefined> {
     const { res } = exchange;
     const principal = this.principalOf(exchange.request);
-    const sessionId = single(exchange.headers[SESSION_HEADER]);
+    const sessionId = firstHeader(exchange.headers, SESSION_HEADER);
     let record: SessionRecord | undefined;
     let minted = false;
     if (method === 'initialize' && sessionId === undefined) {
@@ -498,7 +494,7 @@ export class StreamableHttpService implements OnModuleInit {
       sendJson(res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow: 'POST' });
       return;
     }
-    if (!accepts(single(headers.accept), 'text/event-stream')) {
+    if (!accepts(firstHeader(headers, 'accept'), 'text/event-stream')) {
       sendJson(
         res,
         406,
@@ -564,7 +560,7 @@ export class StreamableHttpService implements OnModuleInit {
 
   /** The session a GET or DELETE names, answering 400 or 404 when there is none. */
   private async sessionOf(exchange: HttpExchange): Promise<SessionRecord | undefined> {
-    const sessionId = single(exchange.headers[SESSION_HEADER]);
+    const sessionId = firstHeader(exchange.headers, SESSION_HEADER);
     if (sessionId === undefined) {
       sendJson(
         exchange.res,
