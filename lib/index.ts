@@ -13,6 +13,7 @@ export type {
   McpSessionOptions,
   McpHttpOptions,
   McpModuleOptionsFactory,
+  McpRequestStateOptions,
 } from './interfaces/mcp-module-options.interface';
 export type {
   McpToolOptions,
@@ -39,10 +40,23 @@ export { McpRegistry } from './registry/mcp-registry.service';
 export type { RegistryChangeKind } from './registry/mcp-registry.service';
 export { McpSessionService } from './sessions/mcp-session.service';
 export type { SessionStore, SessionRecord } from './sessions/session-store.interface';
+export type { ReplayStore, ReplayEvent, ReplayWindow } from './sessions/replay-store.interface';
 export { McpNotifier } from './notifications/mcp-notifier.service';
 export type { NotificationBus, McpEvent } from './notifications/notification-bus.interface';
 
-export { McpError, McpToolError } from './protocol/mcp-error';
+export { McpError, McpToolError, McpUrlElicitationRequiredError } from './protocol/mcp-error';
+export type {
+  AskOptions,
+  ElicitParams,
+  ElicitFormParams,
+  ElicitUrlParams,
+  ElicitResult,
+  CreateMessageParams,
+  CreateMessageResult,
+  SamplingMessage,
+  ListRootsResult,
+  Root,
+} from './protocol/client-requests';
 export { ErrorCode } from './protocol/json-rpc';
 export type { JsonRpcId } from './protocol/json-rpc';
 export { REVISIONS, LATEST_REVISION } from './protocol/revisions';

@@ -14,6 +14,9 @@ function resolveWith(extra: Record<string, unknown>) {
   return resolveMcpOptions({ ...BASE, ...extra });
 }
 
+/** A signing key of the minimum length. */
+const SECRET = 'k'.repeat(32);
+
 describe('resolveMcpOptions', () => {
   it('applies every default', () => {
     expect(resolveMcpOptions(BASE)).toEqual({
@@ -25,6 +28,8 @@ describe('resolveMcpOptions', () => {
       discoverCacheHints: { ttlMs: 60_000, scope: 'public' },
       callTimeoutMs: 60_000,
       defaultLogLevel: 'info',
+      clientRequestTimeoutMs: 60_000,
+      requestState: { secret: undefined, ttlMs: 300_000 },
       sessions: { idleTimeoutMs: 1_800_000, maxSessions: 10_000, sweepIntervalMs: 60_000 },
       http: {
         maxBodyBytes: 4 * 1024 * 1024,
@@ -32,6 +37,8 @@ describe('resolveMcpOptions', () => {
         allowedHosts: undefined,
         allowedOrigins: undefined,
         keepAliveMs: 15_000,
+        replayBufferSize: 256,
+        retryMs: 1_000,
       },
     });
   });
@@ -49,6 +56,8 @@ describe('resolveMcpOptions', () => {
       cacheHints: { ttlMs: 0, scope: 'public', discoverTtlMs: 5, discoverScope: 'private' },
       callTimeoutMs: 0,
       defaultLogLevel: 'debug',
+      clientRequestTimeoutMs: 0,
+      requestState: { secret: SECRET, ttlMs: 1_000 },
       sessions: { idleTimeoutMs: 1_000, maxSessions: 1, sweepIntervalMs: 100 },
       http: {
         maxBodyBytes: 1024,
@@ -56,6 +65,8 @@ describe('resolveMcpOptions', () => {
         allowedHosts: ['example.com'],
         allowedOrigins: ['https://example.com'],
         keepAliveMs: 1_000,
+        replayBufferSize: 1,
+        retryMs: 0,
       },
     });
     expect(resolved).toEqual({
@@ -74,6 +85,8 @@ describe('resolveMcpOptions', () => {
       discoverCacheHints: { ttlMs: 5, scope: 'private' },
       callTimeoutMs: 0,
       defaultLogLevel: 'debug',
+      clientRequestTimeoutMs: 0,
+      requestState: { secret: SECRET, ttlMs: 1_000 },
       sessions: { idleTimeoutMs: 1_000, maxSessions: 1, sweepIntervalMs: 100 },
       http: {
         maxBodyBytes: 1024,
@@ -81,6 +94,8 @@ describe('resolveMcpOptions', () => {
         allowedHosts: ['example.com'],
         allowedOrigins: ['https://example.com'],
         keepAliveMs: 1_000,
+        replayBufferSize: 1,
+        retryMs: 0,
       },
     });
   });
@@ -124,6 +139,11 @@ describe('resolveMcpOptions', () => {
       ['callTimeoutMs', { callTimeoutMs: Infinity }],
       ['defaultLogLevel', { defaultLogLevel: 'verbose' }],
       ['defaultLogLevel', { defaultLogLevel: 'INFO' }],
+      ['clientRequestTimeoutMs', { clientRequestTimeoutMs: -1 }],
+      ['requestState', { requestState: 'secret' }],
+      ['requestState.secret', { requestState: { secret: 'too short' } }],
+      ['requestState.secret', { requestState: { secret: 42 } }],
+      ['requestState.ttlMs', { requestState: { ttlMs: 999 } }],
       ['cacheHints.ttlMs', { cacheHints: { ttlMs: -5 } }],
       ['cacheHints.ttlMs', { cacheHints: { ttlMs: '60s' } }],
       ['cacheHints.scope', { cacheHints: { scope: 'shared' } }],
@@ -139,6 +159,10 @@ describe('resolveMcpOptions', () => {
       ['http.allowedHosts', { http: { allowedHosts: [''] } }],
       ['http.allowedOrigins', { http: { allowedOrigins: [42] } }],
       ['http.keepAliveMs', { http: { keepAliveMs: 999 } }],
+      ['http.replayBufferSize', { http: { replayBufferSize: 0 } }],
+      ['http.replayBufferSize', { http: { replayBufferSize: 100_001 } }],
+      ['http.retryMs', { http: { retryMs: -1 } }],
+      ['http.retryMs', { http: { retryMs: 1.5 } }],
       ['cacheHints', { cacheHints: 60_000 }],
       ['sessions', { sessions: 'forever' }],
       ['http', { http: true }],

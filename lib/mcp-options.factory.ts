@@ -19,6 +19,8 @@ export interface ResolvedMcpOptions {
   discoverCacheHints: { ttlMs: number; scope: CacheScope };
   callTimeoutMs: number;
   defaultLogLevel: LogLevel;
+  clientRequestTimeoutMs: number;
+  requestState: { secret?: string | Buffer; ttlMs: number };
   sessions: { idleTimeoutMs: number; maxSessions: number; sweepIntervalMs: number };
   http: {
     maxBodyBytes: number;
@@ -26,6 +28,8 @@ export interface ResolvedMcpOptions {
     allowedHosts?: string[];
     allowedOrigins?: string[];
     keepAliveMs: number;
+    replayBufferSize: number;
+    retryMs: number;
   };
 }
 
@@ -154,6 +158,14 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
   const cache = section(options.cacheHints, 'cacheHints');
   const sessions = section(options.sessions, 'sessions');
   const http = section(options.http, 'http');
+  const requestState = section(options.requestState, 'requestState');
+  const secret = requestState.secret;
+  if (
+    secret !== undefined &&
+    !((typeof secret === 'string' || Buffer.isBuffer(secret)) && Buffer.byteLength(secret) >= 32)
+  ) {
+    fail('requestState.secret', 'must be a string or Buffer of at least 32 bytes');
+  }
 
   return {
     serverInfo,
@@ -170,6 +182,11 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
     },
     callTimeoutMs: integer(options.callTimeoutMs, 'callTimeoutMs', 60_000, 0),
     defaultLogLevel,
+    clientRequestTimeoutMs: integer(options.clientRequestTimeoutMs, 'clientRequestTimeoutMs', 60_000, 0),
+    requestState: {
+      secret: secret,
+      ttlMs: integer(requestState.ttlMs, 'requestState.ttlMs', 300_000, 1_000),
+    },
     sessions: {
       idleTimeoutMs: integer(sessions.idleTimeoutMs, 'sessions.idleTimeoutMs', 30 * 60_000, 1_000),
       maxSessions: integer(sessions.maxSessions, 'sessions.maxSessions', 10_000, 1),
@@ -182,6 +199,8 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
       allowedHosts: stringList(http.allowedHosts, 'http.allowedHosts'),
       allowedOrigins: stringList(http.allowedOrigins, 'http.allowedOrigins'),
       keepAliveMs: integer(http.keepAliveMs, 'http.keepAliveMs', 15_000, 1_000),
+      replayBufferSize: integer(http.replayBufferSize, 'http.replayBufferSize', 256, 1, 100_000),
+      retryMs: integer(http.retryMs, 'http.retryMs', 1_000, 0, 3_600_000),
     },
   };
 }

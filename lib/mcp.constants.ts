@@ -31,5 +31,7 @@ export const MCP_RESOLVED_OPTIONS = Symbol('nest-mcp:resolved-options');
 export const MCP_HTTP_PATH = Symbol('nest-mcp:http-path');
 /** Token of the session store. */
 export const MCP_SESSION_STORE = Symbol('nest-mcp:session-store');
+/** Token of the replay store (the SSE replay buffers of legacy sessions). */
+export const MCP_REPLAY_STORE = Symbol('nest-mcp:replay-store');
 /** Token of the notification bus. */
 export const MCP_NOTIFICATION_BUS = Symbol('nest-mcp:notification-bus');

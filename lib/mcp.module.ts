@@ -1,7 +1,7 @@
 import { Inject, Logger, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } from './mcp.module-definition';
-import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SESSION_STORE } from './mcp.constants';
+import { MCP_NOTIFICATION_BUS, MCP_REPLAY_STORE, MCP_RESOLVED_OPTIONS, MCP_SESSION_STORE } from './mcp.constants';
 import { resolveMcpOptions, type ResolvedMcpOptions } from './mcp-options.factory';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
@@ -12,8 +12,10 @@ import { McpSessionService } from './sessions/mcp-session.service';
 import { SessionChannels } from './sessions/session-channels';
 import { MemorySessionStore } from './stores/memory/memory-session.store';
 import { MemoryNotificationBus } from './stores/memory/memory-notification.bus';
+import { MemoryReplayStore } from './stores/memory/memory-replay.store';
 import { McpNotifier } from './notifications/mcp-notifier.service';
 import { StreamableHttpService } from './transports/http/streamable-http.service';
+import { ResumableStreams } from './transports/http/resumable-streams.service';
 
 /**
  * Turns the application into an MCP server: discovers `@McpTool`, `@McpResource`,
@@ -43,6 +45,11 @@ import { StreamableHttpService } from './transports/http/streamable-http.service
     },
     { provide: MCP_SESSION_STORE, useFactory: () => new MemorySessionStore() },
     { provide: MCP_NOTIFICATION_BUS, useFactory: () => new MemoryNotificationBus() },
+    {
+      provide: MCP_REPLAY_STORE,
+      useFactory: (options: ResolvedMcpOptions) => new MemoryReplayStore(options.http.replayBufferSize),
+      inject: [MCP_RESOLVED_OPTIONS],
+    },
     SessionChannels,
     McpSessionService,
     {
@@ -59,6 +66,8 @@ import { StreamableHttpService } from './transports/http/streamable-http.service
             discoverCacheHints: options.discoverCacheHints,
             callTimeoutMs: options.callTimeoutMs,
             defaultLogLevel: options.defaultLogLevel,
+            clientRequestTimeoutMs: options.clientRequestTimeoutMs,
+            requestState: options.requestState,
             logger: {
               error: (message, trace) => logger.error(message, trace),
               warn: (message) => logger.warn(message),
@@ -75,6 +84,7 @@ import { StreamableHttpService } from './transports/http/streamable-http.service
     },
     McpExplorer,
     McpNotifier,
+    ResumableStreams,
     StreamableHttpService,
   ],
   exports: [McpRegistry, McpSessionService, McpNotifier, McpEngine, MCP_RESOLVED_OPTIONS],

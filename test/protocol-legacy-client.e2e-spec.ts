@@ -6,6 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  ElicitationCompleteNotificationSchema,
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
@@ -327,6 +328,8 @@ describe('v1 SDK client receives server notifications on its GET stream', () => 
   let client: Client;
   const toolLists = new Collector<Tool[]>();
   const updates = new Collector<string>();
+  const completed = new Collector<string>();
+  let transport: StreamableHTTPClientTransport;
 
   beforeAll(async () => {
     server = await startHttpApp(ProtocolFixtureModule.forRoot());
@@ -338,7 +341,11 @@ describe('v1 SDK client receives server notifications on its GET stream', () => 
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       updates.push(notification.params.uri);
     });
-    await client.connect(new StreamableHTTPClientTransport(server.url, { fetch: recording.fetch }));
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
+      completed.push(notification.params.elicitationId);
+    });
+    transport = new StreamableHTTPClientTransport(server.url, { fetch: recording.fetch });
+    await client.connect(transport);
     // The client opens its standalone stream after the handshake; notifications sent before it
     // is attached would have nowhere to go.
     await recording.exchanges.waitFor(1, (item) => item.method === 'GET' && item.status === 200);
@@ -366,5 +373,12 @@ describe('v1 SDK client receives server notifications on its GET stream', () => 
     await client.subscribeResource({ uri: 'fixture://counter' });
     await server.app.get(McpNotifier).resourceUpdated('fixture://counter');
     await expect(updates.waitFor(1)).resolves.toEqual(['fixture://counter']);
+  });
+
+  it('gets notifications/elicitation/complete for its own session only', async () => {
+    const notifier = server.app.get(McpNotifier);
+    await notifier.elicitationComplete('not-this-session', 'elicitation-for-someone-else');
+    await notifier.elicitationComplete(transport.sessionId!, 'elicitation-42');
+    await expect(completed.waitFor(1)).resolves.toEqual(['elicitation-42']);
   });
 });

@@ -79,7 +79,13 @@ describe.each(MODES)('v2 client $label against a server offering every revision'
   it('reads the server/discover result: versions, capabilities and cache hints', async () => {
     const discover = client.getDiscoverResult()!;
     expect(discover.supportedVersions).toEqual(['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
-    expect(discover.capabilities).toEqual({ tools: {}, resources: {}, prompts: {}, logging: {}, completions: {} });
+    expect(discover.capabilities).toEqual({
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
+      logging: {},
+      completions: {},
+    });
     const raw = await recordedResponse(exchanges, 'server/discover');
     expect(raw.result).toMatchObject({
       resultType: 'complete',

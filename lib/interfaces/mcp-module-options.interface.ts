@@ -90,6 +90,24 @@ export interface McpHttpOptions {
    * @default 15000
    */
   keepAliveMs?: number;
+  /**
+   * How many events of a legacy session's SSE streams (request answers and the GET stream) are
+   * kept for clients that reconnect with `Last-Event-ID` (at most 100000). A client asking for
+   * an event no longer kept first gets `notifications/replay_truncated`. The buffer ends with
+   * its session.
+   * @default 256
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery
+   */
+  replayBufferSize?: number;
+  /**
+   * The reconnection delay, in ms, sent as the SSE `retry` field with the priming event of
+   * legacy streams of revision 2025-11-25: how long a client waits before it polls a stream
+   * whose connection the server closed (`ctx.closeStream()`). 0 sends no `retry` field.
+   * @default 1000
+   * @example { http: { retryMs: 5000 } } // long-running tools: poll every 5 s
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
+   */
+  retryMs?: number;
 }
 
 /**
@@ -136,10 +154,38 @@ export interface McpModuleOptions {
    * @default 'info'
    */
   defaultLogLevel?: LogLevel;
+  /**
+   * Legacy era: how long `ctx.elicit()`, `ctx.sample()` and `ctx.listRoots()` wait for the
+   * client's answer, in ms; 0 waits as long as the call runs (see `callTimeoutMs`).
+   * @default 60000
+   */
+  clientRequestTimeoutMs?: number;
+  /** Modern era: the `requestState` of multi round-trip requests. */
+  requestState?: McpRequestStateOptions;
   /** Legacy-era sessions. */
   sessions?: McpSessionOptions;
   /** HTTP transports. */
   http?: McpHttpOptions;
+}
+
+/**
+ * How the `requestState` of multi round-trip requests (2026-07-28) is sealed. It is signed with
+ * HMAC-SHA256 and bound to the principal, the method and the request's params.
+ *
+ * @publicApi
+ */
+export interface McpRequestStateOptions {
+  /**
+   * The signing key (at least 32 bytes). Without it a random key is made per process, so a
+   * retry must reach the same process: set the same secret on every instance that serves the
+   * same clients.
+   */
+  secret?: string | Buffer;
+  /**
+   * How long a sealed state stays valid, in ms.
+   * @default 300000
+   */
+  ttlMs?: number;
 }
 
 /**

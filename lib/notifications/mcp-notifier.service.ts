@@ -4,12 +4,17 @@ import { McpRegistry } from '../registry/mcp-registry.service';
 import { McpSessionService } from '../sessions/mcp-session.service';
 import { SessionChannels } from '../sessions/session-channels';
 import { notification } from '../protocol/json-rpc';
+import { McpEngine } from '../protocol/engine';
 import type { McpEvent, NotificationBus } from './notification-bus.interface';
 
 /**
  * Tells clients that something changed: a list of tools, resources or prompts, or the content
  * of a resource. Registry changes are announced automatically; call these methods when what a
  * list or resource returns changes for other reasons.
+ *
+ * Every event reaches legacy sessions (on their GET stream; resource updates only to the
+ * sessions subscribed to the URI) and modern `subscriptions/listen` streams that asked for it.
+ * When the module is destroyed, open listen streams are ended gracefully.
  *
  * @publicApi
  */
@@ -23,6 +28,7 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
     private readonly registry: McpRegistry,
     private readonly sessions: McpSessionService,
     private readonly channels: SessionChannels,
+    private readonly engine: McpEngine,
   ) {}
 
   onModuleInit(): void {
@@ -30,8 +36,10 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
     this.teardown.push(this.registry.onChange((list) => void this.publish({ type: 'list_changed', list })));
   }
 
-  onModuleDestroy(): void {
+  /** Stops delivering, then ends the modern listen streams: no event can reach them any more. */
+  async onModuleDestroy(): Promise<void> {
     this.teardown.splice(0).forEach((stop) => stop());
+    await this.engine.subscriptions.closeAll('Server shutting down');
   }
 
   /** Announces that the list of tools changed. */
@@ -54,6 +62,16 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
     return this.publish({ type: 'resource_updated', uri });
   }
 
+  /**
+   * Tells a legacy session (2025-11-25) that the URL-mode elicitation `elicitationId` it was
+   * given (by `ctx.elicit({ mode: 'url', ... })` or `McpUrlElicitationRequiredError`) is
+   * complete, with `notifications/elicitation/complete` on the session's stream, so that the
+   * client can retry what needed it.
+   */
+  elicitationComplete(sessionId: string, elicitationId: string): Promise<void> {
+    return this.publish({ type: 'elicitation_complete', sessionId, elicitationId });
+  }
+
   private async publish(event: McpEvent): Promise<void> {
     try {
       await this.bus.publish(event);
@@ -62,8 +80,17 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Delivers an event to the legacy session streams open on this instance. */
+  /** Delivers an event to the legacy session streams and modern listen streams open on this instance. */
   private deliver(event: McpEvent): void {
+    if (event.type === 'elicitation_complete') {
+      // Only the session that was asked hears of it; modern clients learn it by retrying.
+      this.channels.send(
+        event.sessionId,
+        notification('notifications/elicitation/complete', { elicitationId: event.elicitationId }),
+      );
+      return;
+    }
+    this.engine.subscriptions.publish(event);
     if (event.type === 'list_changed') {
       const message = notification(`notifications/${event.list}/list_changed`);
       for (const sessionId of this.channels.sessionIds()) {

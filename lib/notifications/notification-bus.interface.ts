@@ -1,7 +1,9 @@
 /** A server-side event that clients may be told about. */
 export type McpEvent =
   | { readonly type: 'list_changed'; readonly list: 'tools' | 'resources' | 'prompts' }
-  | { readonly type: 'resource_updated'; readonly uri: string };
+  | { readonly type: 'resource_updated'; readonly uri: string }
+  /** A URL-mode elicitation of a legacy session finished out of band (2025-11-25). */
+  | { readonly type: 'elicitation_complete'; readonly sessionId: string; readonly elicitationId: string };
 
 /** Handler of published events. */
 export type McpEventHandler = (event: McpEvent) => void;

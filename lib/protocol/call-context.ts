@@ -6,6 +6,14 @@ import type { JsonObject, JsonRpcId } from './json-rpc';
 import type { LogLevel } from './log-levels';
 import type { ClientCapabilities, Implementation } from './mcp-types';
 import type { HeaderBag } from './request-headers';
+import type {
+  AskOptions,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  ListRootsResult,
+} from './client-requests';
 
 /**
  * Who is calling: set by the configured authentication, `anonymous` without one. The principal
@@ -76,4 +84,56 @@ export interface McpCallContext {
    * `logging/setLevel` on a legacy session, or the request's `_meta` log level in the modern era.
    */
   log(level: LogLevel, data: unknown, logger?: string): void;
+  /**
+   * Closes the connection that carries this call's SSE stream, so that the client polls for the
+   * rest (SEP-1699): it reconnects after the `retry` interval (`http.retryMs`) with
+   * `Last-Event-ID`, and receives the call's later messages and its result from the session's
+   * replay buffer. Frees the connection during long work. An answer still pending as JSON
+   * becomes an SSE stream first, so that the client holds an event id to resume from.
+   *
+   * Legacy sessions of revision 2025-11-25 only: it does nothing for older revisions (their
+   * clients get no priming event), in the modern era (streams there are not resumable) and on
+   * transports without resumable streams.
+   *
+   * @example
+   * ```ts
+   * ctx.closeStream(); // the client polls while the report is built
+   * return await this.reports.build(args, ctx.signal);
+   * ```
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
+   */
+  closeStream(): void;
+  /**
+   * Asks the user for input through the client: a form (`requestedSchema`) or, from
+   * 2025-11-25, a URL to open (`mode: 'url'`). The client must have declared `elicitation`
+   * (and `elicitation.url` for URL mode); otherwise the call is refused with -32021 and
+   * `data.requiredCapabilities` (HTTP 400 in the modern era).
+   *
+   * Legacy era: sent as an `elicitation/create` request on the call's stream; resolves with the
+   * client's answer, rejects on an error answer, a timeout (`clientRequestTimeoutMs`), the call's
+   * end or the session's end.
+   *
+   * Modern era (multi round-trip): the first time, the request is answered with
+   * `resultType: "input_required"` listing the question, and the handler's work is abandoned
+   * (its `signal` aborts). The client retries with the answer; the handler runs again from the
+   * start and this call resolves at once with the answer. Questions asked together (with
+   * `Promise.all`) travel in one round; handlers must ask the same questions in the same order
+   * on every round (or name them with `options.key`).
+   */
+  elicit(params: ElicitParams, options?: AskOptions): Promise<ElicitResult>;
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`). The client must have
+   * declared `sampling` (and `sampling.tools` to pass `tools` or `toolChoice`). Travels like
+   * `elicit()`.
+   */
+  sample(params: CreateMessageParams, options?: AskOptions): Promise<CreateMessageResult>;
+  /** Asks the client for its roots (`roots/list`); the client must have declared `roots`. Travels like `elicit()`. */
+  listRoots(options?: AskOptions): Promise<ListRootsResult>;
+  /**
+   * Data the handler keeps across the rounds of a multi round-trip request (modern era): what it
+   * stores here in one round is here again in the next. It travels inside the signed
+   * `requestState`, which the client can read but not change: keep secrets out of it, and keep
+   * it small. Legacy era: an object for this call only.
+   */
+  readonly state: JsonObject;
 }

@@ -75,6 +75,15 @@ export class CallScope {
     this.stopListening = undefined;
   }
 
+  /**
+   * Marks the request answered without its handler's result (a multi round-trip round ended
+   * with `input_required`) and aborts the handler's signal, so that it stops its work.
+   */
+  abandon(reason: unknown): void {
+    this.finish();
+    this.controller?.abort(reason);
+  }
+
   /** Aborts the request, unless it is answered already. */
   abort(reason: unknown): void {
     if (this.isAborted || this.finished) {

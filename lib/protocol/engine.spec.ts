@@ -291,6 +291,8 @@ function makeEngine(
       discoverCacheHints: { ttlMs: 60_000, scope: 'public' },
       callTimeoutMs: 0,
       defaultLogLevel: 'info',
+      clientRequestTimeoutMs: 0,
+      requestState: { ttlMs: 60_000 },
       logger,
       ...options,
     },
@@ -504,7 +506,13 @@ describe('McpEngine.handle', () => {
         resultType: 'complete',
         ttlMs: 60_000,
         cacheScope: 'public',
-        capabilities: expect.objectContaining({ tools: {}, resources: {}, prompts: {}, completions: {} }),
+        capabilities: {
+          tools: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          prompts: { listChanged: true },
+          logging: {},
+          completions: {},
+        },
       });
     });
 
@@ -1127,5 +1135,234 @@ describe('McpEngine.handle', () => {
         code: -32602,
       });
     });
+  });
+});
+
+describe('McpEngine: asking the client', () => {
+  const FORM = { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
+  const ELICIT_CAPS = { [CAPABILITIES_KEY]: { elicitation: {} } };
+
+  function askingCatalog(runs: string[]): FixtureCatalog {
+    return new FixtureCatalog()
+      .addTool(
+        tool('ask', async (_args, call) => {
+          runs.push('ask');
+          const answer = await call.elicit(FORM, { key: 'name' });
+          return `Hello, ${String(answer.content?.name)}`;
+        }),
+      )
+      .addTool(
+        tool('two_rounds', async (_args, call) => {
+          call.state.rounds = Number(call.state.rounds ?? 0) + 1;
+          const first = await call.elicit(FORM);
+          const second = await call.listRoots();
+          return `${String(first.content?.name)} ${second.roots.length} after ${String(call.state.rounds)} rounds`;
+        }),
+      )
+      .addPrompt({
+        name: 'context',
+        arguments: [],
+        completions: {},
+        get: async (_args, call) => {
+          const answer = await call.elicit(FORM, { key: 'ctx' });
+          return `Context: ${String(answer.content?.name)}`;
+        },
+      });
+  }
+
+  function modernCall(name: string, params: JsonObject = {}, id: JsonRpcId = 1, meta: JsonObject = ELICIT_CAPS) {
+    const message = modernRequest('tools/call', { name, arguments: {}, ...params }, id, meta);
+    return { message, facts: modernFacts(message) };
+  }
+
+  it('answers input_required, then completes on the retry without re-asking', async () => {
+    const runs: string[] = [];
+    const { engine } = makeEngine(askingCatalog(runs));
+    const first = modernCall('ask');
+    const round1 = resultOf(await engine.handle(first.facts, first.message));
+    expect(round1).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { name: { method: 'elicitation/create', params: FORM } },
+      requestState: expect.any(String),
+    });
+    expect(round1.ttlMs).toBeUndefined();
+    const retry = modernCall('ask', {
+      inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
+      requestState: round1.requestState,
+    });
+    const round2 = resultOf(await engine.handle(retry.facts, retry.message));
+    expect(round2).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Hello, Ada' }] });
+    expect(runs).toEqual(['ask', 'ask']);
+  });
+
+  it('carries answers and handler state through requestState over several rounds', async () => {
+    const { engine } = makeEngine(askingCatalog([]));
+    const caps = { [CAPABILITIES_KEY]: { elicitation: {}, roots: {} } };
+    const r1 = resultOf(
+      await engine.handle(
+        ...(Object.values(modernCall('two_rounds', {}, 1, caps)).reverse() as [TestFacts, JsonRpcRequest]),
+      ),
+    );
+    expect(Object.keys(r1.inputRequests as JsonObject)).toEqual(['elicitation-1']);
+    const c2 = modernCall(
+      'two_rounds',
+      {
+        inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } },
+        requestState: r1.requestState,
+      },
+      2,
+      caps,
+    );
+    const r2 = resultOf(await engine.handle(c2.facts, c2.message));
+    expect(r2.inputRequests).toEqual({ 'roots-1': { method: 'roots/list', params: {} } });
+    expect(r2.requestState).not.toBe(r1.requestState);
+    const c3 = modernCall(
+      'two_rounds',
+      { inputResponses: { 'roots-1': { roots: [] } }, requestState: r2.requestState },
+      3,
+      caps,
+    );
+    const r3 = resultOf(await engine.handle(c3.facts, c3.message));
+    expect(r3.content).toEqual([{ type: 'text', text: 'Ada 0 after 3 rounds' }]);
+  });
+
+  it('refuses a tampered requestState without running the handler', async () => {
+    const runs: string[] = [];
+    const { engine, logger } = makeEngine(askingCatalog(runs));
+    const first = modernCall('ask');
+    const round1 = resultOf(await engine.handle(first.facts, first.message));
+    const retry = modernCall('ask', { inputResponses: {}, requestState: `${String(round1.requestState)}x` });
+    expect(errorOf(await engine.handle(retry.facts, retry.message))).toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: 'Invalid requestState',
+    });
+    expect(runs).toEqual(['ask']);
+    expect(logger.warnings.join()).toContain('refused a requestState');
+  });
+
+  it('refuses a requestState presented by another principal', async () => {
+    const { engine } = makeEngine(askingCatalog([]));
+    const first = modernCall('ask');
+    const round1 = resultOf(
+      await engine.handle({ ...first.facts, principal: { id: 'alice', scopes: [] } }, first.message),
+    );
+    const retry = modernCall('ask', { requestState: round1.requestState });
+    const outcome = await engine.handle({ ...retry.facts, principal: { id: 'bob', scopes: [] } }, retry.message);
+    expect(errorOf(outcome).code).toBe(ErrorCode.InvalidParams);
+  });
+
+  it('refuses a question the client has no capability for with -32021', async () => {
+    const { engine } = makeEngine(askingCatalog([]));
+    const call = modernCall('ask', {}, 1, {});
+    expect(errorOf(await engine.handle(call.facts, call.message))).toMatchObject({
+      code: ErrorCode.MissingRequiredClientCapability,
+      data: { requiredCapabilities: { elicitation: {} } },
+    });
+  });
+
+  it('asks on prompts/get too', async () => {
+    const { engine } = makeEngine(askingCatalog([]));
+    const message = modernRequest('prompts/get', { name: 'context' }, 1, ELICIT_CAPS);
+    const round1 = resultOf(await engine.handle(modernFacts(message), message));
+    expect(round1.resultType).toBe('input_required');
+    const retry = modernRequest(
+      'prompts/get',
+      {
+        name: 'context',
+        inputResponses: { ctx: { action: 'accept', content: { name: 'docs' } } },
+        requestState: round1.requestState,
+      },
+      2,
+      ELICIT_CAPS,
+    );
+    expect(resultOf(await engine.handle(modernFacts(retry), retry)).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Context: docs' } },
+    ]);
+  });
+
+  it('legacy: sends the question on the call stream and resolves with the answer delivered for the session', async () => {
+    const { engine } = makeEngine(askingCatalog([]));
+    const sent: JsonRpcRequest[] = [];
+    const session = new FixtureSession({ clientCapabilities: { elicitation: {} }, protocolVersion: '2025-11-25' });
+    const facts = makeFacts({
+      session,
+      revision: '2025-11-25',
+      cancelScope: session.id,
+      channel: { notify: () => undefined, request: (message) => sent.push(message) > 0 },
+    });
+    const pending = engine.handle(facts, legacyRequest('tools/call', { name: 'ask', arguments: {} }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ method: 'elicitation/create', params: FORM });
+    expect(engine.deliverResponse('another-session', { jsonrpc: '2.0', id: sent[0].id, result: {} })).toBe(false);
+    expect(
+      engine.deliverResponse(session.id, {
+        jsonrpc: '2.0',
+        id: sent[0].id,
+        result: { action: 'accept', content: { name: 'Grace' } },
+      }),
+    ).toBe(true);
+    expect(resultOf(await pending).content).toEqual([{ type: 'text', text: 'Hello, Grace' }]);
+  });
+
+  it('legacy: a session that ends fails the waiting question', async () => {
+    const { engine } = makeEngine(askingCatalog([]));
+    const session = new FixtureSession({ clientCapabilities: { elicitation: {} }, protocolVersion: '2025-11-25' });
+    const facts = makeFacts({
+      session,
+      revision: '2025-11-25',
+      cancelScope: session.id,
+      channel: { notify: () => undefined, request: () => true },
+    });
+    const pending = engine.handle(facts, legacyRequest('tools/call', { name: 'ask', arguments: {} }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(engine.clientRequests.size).toBe(1);
+    engine.abortScope(session.id);
+    expect((await pending).type).toBe('none');
+    expect(engine.clientRequests.size).toBe(0);
+  });
+});
+
+describe('ctx.closeStream()', () => {
+  function closingEngine(): McpEngine {
+    return makeEngine(
+      new FixtureCatalog().addTool(
+        tool('poll', async (_args, call) => {
+          call.closeStream();
+          return 'done';
+        }),
+      ),
+    ).engine;
+  }
+
+  it.each([
+    ['2025-11-25', 1],
+    ['2025-06-18', 0],
+    ['2025-03-26', 0],
+    ['2024-11-05', 0],
+  ] as const)('legacy %s: asks the channel to close the stream %i time(s)', async (revision, times) => {
+    const closeStream = jest.fn();
+    const facts = makeFacts({ revision, channel: { notify: () => undefined, closeStream } });
+    const outcome = await closingEngine().handle(facts, legacyRequest('tools/call', { name: 'poll', arguments: {} }));
+    expect(resultOf(outcome).content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(closeStream).toHaveBeenCalledTimes(times);
+  });
+
+  it('does nothing in the modern era, whose streams are not resumable', async () => {
+    const closeStream = jest.fn();
+    const message = modernRequest('tools/call', { name: 'poll', arguments: {} });
+    const facts = makeFacts({
+      era: 'modern',
+      headers: modernHeaders(message),
+      channel: { notify: () => undefined, closeStream },
+    });
+    expect(resultOf(await closingEngine().handle(facts, message)).content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(closeStream).not.toHaveBeenCalled();
+  });
+
+  it('is a no-op on a channel that cannot close streams', async () => {
+    const facts = makeFacts({ revision: '2025-11-25' });
+    const outcome = await closingEngine().handle(facts, legacyRequest('tools/call', { name: 'poll', arguments: {} }));
+    expect(resultOf(outcome).content).toEqual([{ type: 'text', text: 'done' }]);
   });
 });

@@ -9,7 +9,7 @@
  *           → version supported? (-32022) → method served by the era? (-32601) → handler
  *           → cache hints → `resultType` and `serverInfo`.
  */
-import { eraOf, isRevision, type Era, type Revision } from './revisions';
+import { eraOf, hasFeature, isRevision, type Era, type Revision } from './revisions';
 import {
   ErrorCode,
   failure,
@@ -30,7 +30,7 @@ import type { ClientCapabilities, Implementation, CacheScope } from './mcp-types
 import { checkStandardHeaders, headerValue, type HeaderBag } from './request-headers';
 import { META_KEYS, metaOf, progressTokenOf, readModernEnvelope } from './request-meta';
 import type { SessionHandle } from './session-handle';
-import { servesMethod, CACHEABLE_METHODS } from './method-table';
+import { servesMethod, CACHEABLE_METHODS, LONG_LIVED_METHODS } from './method-table';
 import { renderImplementation } from './render';
 import { handleInitialize, handleDiscover, handleSetLevel, handlePing } from './handlers/lifecycle.handler';
 import { handleToolsList, handleToolsCall } from './handlers/tools.handler';
@@ -43,12 +43,49 @@ import {
 } from './handlers/resources.handler';
 import { handlePromptsList, handlePromptsGet } from './handlers/prompts.handler';
 import { handleComplete } from './handlers/completion.handler';
+import { handleListen } from './handlers/subscriptions.handler';
+import { SubscriptionHub } from './subscription-hub';
 import { ListCache } from './list-cache';
 import { CallScope, CallTimeoutError, Deadlines, type CancellationSource } from './call-scope';
+import { randomBytes } from 'node:crypto';
+import {
+  capabilityError,
+  invalidAnswer,
+  missingCapability,
+  paramsFor,
+  revisionKnows,
+  type AskOptions,
+  type CreateMessageParams,
+  type CreateMessageResult,
+  type ElicitParams,
+  type ElicitResult,
+  type InputRequest,
+  type ListRootsResult,
+} from './client-requests';
+import { ClientRequestTable } from './client-request-table';
+import { INPUT_METHODS, InputRound } from './input-round';
+import { RequestStateSealer } from './request-state';
 
 /** Where the notifications related to one request go (its SSE stream, stdio...). */
 export interface RequestChannel {
   notify(message: JsonRpcNotification): void;
+  /**
+   * Marks the request long-lived (`subscriptions/listen`): its stream opens now and is kept
+   * alive until the request is answered or cancelled. Absent where there is nothing to keep alive.
+   */
+  hold?(): void;
+  /**
+   * Legacy era: sends a request to the client on the same stream (elicitation, sampling,
+   * roots). Returns `false` when the stream can no longer carry it. Absent where a transport has
+   * no way to reach the client during a call.
+   */
+  request?(message: JsonRpcRequest): boolean;
+  /**
+   * Legacy era, resumable streams (SEP-1699): ends the connection of the request's SSE stream
+   * but not the stream; its later messages wait in the session's replay buffer for the client
+   * to resume with `Last-Event-ID`. Absent where streams cannot be resumed.
+   */
+  closeStream?(): void;
 }
 
 /** The transport objects of a request, for handlers that run in a framework pipeline. */
@@ -109,6 +146,10 @@ export interface EngineOptions {
   readonly callTimeoutMs: number;
   /** The log level of a legacy session that never sent `logging/setLevel`. */
   readonly defaultLogLevel: LogLevel;
+  /** Legacy era: how long a request to the client (elicitation, sampling, roots) waits for its answer; 0 = no limit. */
+  readonly clientRequestTimeoutMs: number;
+  /** Modern era: the key `requestState` is signed with (random per process when absent) and its lifetime. */
+  readonly requestState: { readonly secret?: string | Buffer; readonly ttlMs: number };
   readonly logger: EngineLogger;
 }
 
@@ -127,6 +168,8 @@ export interface ResolvedRequest {
   readonly logLevel: LogLevel | undefined;
   /** Cancellation, disconnect, session end and deadline of the request. */
   readonly scope: CallScope;
+  /** Modern `tools/call`, `prompts/get` and `resources/read`: the multi round-trip inputs. */
+  readonly input?: InputRound;
 }
 
 type Handler = (engine: McpEngine, request: ResolvedRequest) => Promise<JsonObject>;
@@ -146,6 +189,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'prompts/list': handlePromptsList,
   'prompts/get': handlePromptsGet,
   'completion/complete': handleComplete,
+  'subscriptions/listen': handleListen,
 };
 
 /**
@@ -162,12 +206,17 @@ export const NATIVE_EXCHANGE = Symbol('nest-mcp:native-exchange');
 export class McpEngine {
   /** Rendered lists, per catalog version and revision. */
   readonly lists = new ListCache();
+  /** The modern `subscriptions/listen` streams open on this instance. */
+  readonly subscriptions = new SubscriptionHub();
   /** Running cancellable requests, by cancel scope (session, connection) and request id. */
   private readonly inflight = new Map<string, Map<JsonRpcId, CallScope>>();
   /** The deadline of every running request. */
   private readonly deadlines: Deadlines;
   /** The modern `_meta` stamp (`serverInfo`) rendered per revision. */
   private readonly metaByRevision = new Map<string | undefined, JsonObject>();
+  /** Legacy era: requests sent to clients, waiting for their answers. */
+  readonly clientRequests = new ClientRequestTable();
+  private readonly sealer: RequestStateSealer;
 
   private readonly revisionsByEra: Readonly<Record<Era, readonly Revision[]>>;
 
@@ -176,6 +225,7 @@ export class McpEngine {
     readonly catalog: Catalog,
   ) {
     this.deadlines = new Deadlines(options.callTimeoutMs);
+    this.sealer = new RequestStateSealer(options.requestState.secret, options.requestState.ttlMs);
     this.revisionsByEra = {
       legacy: options.revisions.filter((revision) => eraOf(revision) === 'legacy'),
       modern: options.revisions.filter((revision) => eraOf(revision) === 'modern'),
@@ -201,6 +251,15 @@ export class McpEngine {
     const running = this.inflight.get(scope);
     this.inflight.delete(scope);
     running?.forEach((call) => call.abort(new McpError(ErrorCode.InternalError, reason)));
+    this.clientRequests.failScope(scope, reason);
+  }
+
+  /**
+   * Legacy era: delivers a JSON-RPC response a client sent for one of this server's requests,
+   * within `scope` (its session). Returns `false` when nothing waits for it (dropped).
+   */
+  deliverResponse(scope: string, response: JsonRpcResponse): boolean {
+    return this.clientRequests.deliver(scope, response);
   }
 
   private handleNotification(facts: RequestFacts, message: JsonRpcNotification): void {
@@ -270,6 +329,15 @@ export class McpEngine {
     if (!servesMethod('modern', message.method, facts.transport)) {
       return new McpError(ErrorCode.MethodNotFound, `Method not found: ${message.method}`);
     }
+    const principal = facts.principal ?? ANONYMOUS_PRINCIPAL;
+    let input: InputRound | undefined;
+    if (INPUT_METHODS.has(message.method)) {
+      const opened = this.openRound(message.method, params, principal);
+      if (opened instanceof McpError) {
+        return opened;
+      }
+      input = opened;
+    }
     return {
       id: message.id,
       method: message.method,
@@ -277,12 +345,34 @@ export class McpEngine {
       facts,
       era: 'modern',
       revision: envelope.protocolVersion,
-      principal: facts.principal ?? ANONYMOUS_PRINCIPAL,
+      principal,
       clientCapabilities: envelope.clientCapabilities,
       clientInfo: envelope.clientInfo,
       logLevel: envelope.logLevel,
       scope: new CallScope(),
+      input,
     };
+  }
+
+  /**
+   * The inputs of a multi round-trip request: its `inputResponses`, and the answers and state
+   * of earlier rounds from its `requestState`. State that was not sealed here for this principal
+   * and this request, or that expired, is refused (-32602) and the handler never runs.
+   */
+  private openRound(method: string, params: JsonObject, principal: McpPrincipal): InputRound | McpError {
+    const sealed = params.requestState;
+    let previous;
+    if (sealed !== undefined) {
+      previous =
+        typeof sealed === 'string'
+          ? this.sealer.open(sealed, { principalId: principal.id, method, params })
+          : undefined;
+      if (previous === undefined) {
+        this.options.logger.warn(`${method}: refused a requestState that is invalid, expired or not this request's`);
+        return new McpError(ErrorCode.InvalidParams, 'Invalid requestState');
+      }
+    }
+    return InputRound.open(params, previous);
   }
 
   private resolveLegacy(facts: RequestFacts, message: JsonRpcRequest, params: JsonObject): ResolvedRequest | McpError {
@@ -331,9 +421,14 @@ export class McpEngine {
       // Map keys keep 1 and "1" apart, as JSON-RPC ids must be.
       running.set(request.id, scope);
     }
-    this.deadlines.watch(scope);
+    if (!LONG_LIVED_METHODS.has(request.method)) {
+      this.deadlines.watch(scope);
+    }
     try {
-      const result = await scope.run(() => handler(this, request));
+      const result =
+        request.input === undefined
+          ? await scope.run(() => handler(this, request))
+          : await this.runRound(handler, request);
       if (scope.aborted) {
         return { type: 'none' };
       }
@@ -361,6 +456,32 @@ export class McpEngine {
         }
       }
     }
+  }
+
+  /**
+   * Runs one round of a multi round-trip request: the handler's result, or, as soon as the
+   * handler waits for answers the client has not given, an `input_required` result with every
+   * question asked so far and the sealed state of the round. The handler's signal is then
+   * aborted: its work is abandoned, and it runs again from the start on the retry.
+   */
+  private async runRound(handler: Handler, request: ResolvedRequest): Promise<JsonObject> {
+    const round = request.input!;
+    const running = request.scope.run(() => handler(this, request));
+    const blocked = round.blocked.then(() => undefined);
+    const outcome = await Promise.race([running, blocked]);
+    if (outcome !== undefined && round.pending.size === 0) {
+      return outcome;
+    }
+    // The abandoned handler settles later (rejected by the abort below, or never): nobody awaits it.
+    running.catch(() => undefined);
+    request.scope.abandon(new McpError(ErrorCode.InternalError, 'Input required: the request ends this round'));
+    // Throws when the state outgrew what a retry may bring back: better a failed call now than a
+    // round the client can never complete.
+    const requestState = this.sealer.seal(
+      { principalId: request.principal.id, method: request.method, params: request.params },
+      round.toState(),
+    );
+    return { resultType: 'input_required', inputRequests: round.inputRequests(), requestState };
   }
 
   /** Adds cache hints and, in the modern era, `resultType` and `serverInfo`. */
@@ -411,7 +532,42 @@ export class McpEngine {
    * and logging bound to the request's channel.
    */
   createCallContext(request: ResolvedRequest, name: string | undefined): McpCallContext {
-    return new EngineCallContext(request, name, this.options.logger);
+    return new EngineCallContext(this, request, name);
+  }
+
+  /**
+   * Legacy era: sends a request to the client on the call's stream and waits for the answer the
+   * client POSTs on its session.
+   */
+  async askClient<T>(request: ResolvedRequest, question: InputRequest, timeoutMs: number | undefined): Promise<T> {
+    const scope = request.facts.cancelScope;
+    const { channel } = request.facts;
+    if (scope === undefined || channel.request === undefined) {
+      throw new McpError(ErrorCode.InternalError, `${question.method} needs a session and a stream to the client`);
+    }
+    const id = this.clientRequests.newId();
+    const answer = this.clientRequests.wait(
+      scope,
+      id,
+      question.method,
+      timeoutMs ?? this.options.clientRequestTimeoutMs,
+      request.scope.signal,
+    );
+    const sent = channel.request({
+      jsonrpc: '2.0',
+      id,
+      method: question.method,
+      params: paramsFor(question, request.revision),
+    });
+    if (!sent) {
+      this.clientRequests.deliver(scope, failure(id, ErrorCode.InternalError, 'The stream to the client is closed'));
+    }
+    const result = await answer;
+    const invalid = invalidAnswer(question.method, result);
+    if (invalid !== undefined) {
+      throw new McpError(ErrorCode.InternalError, `The client's answer to ${question.method} is invalid: ${invalid}`);
+    }
+    return result as T;
   }
 }
 
@@ -431,11 +587,12 @@ class EngineCallContext implements McpCallContext {
   readonly meta: Readonly<JsonObject>;
   readonly [NATIVE_EXCHANGE]: NativeExchange | undefined;
   private lastProgress = -Infinity;
+  private localState: JsonObject | undefined;
 
   constructor(
+    private readonly engine: McpEngine,
     private readonly request: ResolvedRequest,
     readonly name: string | undefined,
-    private readonly logger: EngineLogger,
   ) {
     this.requestId = request.id;
     this.method = request.method;
@@ -461,6 +618,59 @@ class EngineCallContext implements McpCallContext {
     return this.request.facts.headers;
   }
 
+  get state(): JsonObject {
+    return this.request.input?.state ?? (this.localState ??= {});
+  }
+
+  elicit(params: ElicitParams, options?: AskOptions): Promise<ElicitResult> {
+    let sent: ElicitParams = params;
+    if (params.mode === 'url') {
+      // 2025-11-25 correlates URL elicitations with notifications/elicitation/complete; the
+      // modern era has no such notification and no elicitationId.
+      const { elicitationId, ...rest } = params;
+      sent =
+        this.era === 'legacy'
+          ? { ...rest, elicitationId: elicitationId ?? randomBytes(18).toString('base64url') }
+          : rest;
+    }
+    return this.ask({ method: 'elicitation/create', params: sent as unknown as JsonObject }, options);
+  }
+
+  sample(params: CreateMessageParams, options?: AskOptions): Promise<CreateMessageResult> {
+    return this.ask({ method: 'sampling/createMessage', params: params }, options);
+  }
+
+  listRoots(options?: AskOptions): Promise<ListRootsResult> {
+    return this.ask({ method: 'roots/list', params: {} }, options);
+  }
+
+  /** One question to the client, in the way of the request's era. */
+  private ask<T>(question: InputRequest, options: AskOptions | undefined): Promise<T> {
+    const { request } = this;
+    if (this.closed) {
+      return Promise.reject(new McpError(ErrorCode.InternalError, `${question.method}: the request is over`));
+    }
+    if (!revisionKnows(question, request.revision)) {
+      return Promise.reject(
+        new McpError(ErrorCode.InternalError, `${question.method} is not available in revision ${request.revision}`),
+      );
+    }
+    const missing = missingCapability(question, request.clientCapabilities);
+    if (missing !== undefined) {
+      return Promise.reject(capabilityError(question, missing));
+    }
+    if (request.era === 'legacy') {
+      return this.engine.askClient<T>(request, question, options?.timeoutMs);
+    }
+    const round = request.input;
+    if (round === undefined) {
+      return Promise.reject(
+        new McpError(ErrorCode.InternalError, `${request.method} cannot ask the client for input (${question.method})`),
+      );
+    }
+    return round.ask<T>(round.keyFor(question, options?.key), question);
+  }
+
   /** Progress and log messages stop with the request: nothing after its answer or cancellation. */
   private get closed(): boolean {
     const { scope } = this.request;
@@ -473,7 +683,7 @@ class EngineCallContext implements McpCallContext {
       return;
     }
     if (progress <= this.lastProgress) {
-      this.logger.debug(
+      this.engine.options.logger.debug(
         `progress ${progress} dropped for request ${String(this.requestId)}: not above ${this.lastProgress}`,
       );
       return;
@@ -499,5 +709,13 @@ class EngineCallContext implements McpCallContext {
       params.logger = loggerName;
     }
     this.request.facts.channel.notify(notification('notifications/message', params));
+  }
+
+  closeStream(): void {
+    // Polling needs the priming event, which clients expect from 2025-11-25 on only.
+    if (this.closed || !hasFeature(this.revision, 'ssePolling')) {
+      return;
+    }
+    this.request.facts.channel.closeStream?.();
   }
 }

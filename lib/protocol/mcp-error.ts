@@ -1,4 +1,5 @@
-import type { JsonRpcErrorObject } from './json-rpc';
+import { randomBytes } from 'node:crypto';
+import { ErrorCode, type JsonRpcErrorObject } from './json-rpc';
 
 /**
  * A JSON-RPC error with an MCP error code. Throw it from a tool, resource, prompt or completion
@@ -41,5 +42,40 @@ export class McpToolError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'McpToolError';
+  }
+}
+
+/** One URL-mode elicitation the client must complete before retrying. */
+export interface UrlElicitation {
+  /** What to tell the user. */
+  message: string;
+  /** The page the client opens. */
+  url: string;
+  /** Correlates `notifications/elicitation/complete`; minted when omitted. */
+  elicitationId?: string;
+}
+
+/**
+ * Thrown from a handler (2025-11-25 and later) when the request cannot go on before the user
+ * completes one or more URL-mode elicitations out of band (signing in to a third party...). It
+ * is answered with the JSON-RPC error -32042 and `data.elicitations`; once a flow is done, tell
+ * the client with `McpNotifier.elicitationComplete()` so it can retry.
+ *
+ * @publicApi
+ */
+export class McpUrlElicitationRequiredError extends McpError {
+  /** The elicitations as sent, each with its `elicitationId`. */
+  readonly elicitations: ReadonlyArray<Required<UrlElicitation> & { mode: 'url' }>;
+
+  constructor(elicitations: UrlElicitation[], message = 'This request requires more information') {
+    const sent = elicitations.map((elicitation) => ({
+      mode: 'url' as const,
+      elicitationId: elicitation.elicitationId ?? randomBytes(18).toString('base64url'),
+      url: elicitation.url,
+      message: elicitation.message,
+    }));
+    super(ErrorCode.UrlElicitationRequired, message, { elicitations: sent });
+    this.name = 'McpUrlElicitationRequiredError';
+    this.elicitations = sent;
   }
 }

@@ -1,5 +1,5 @@
 import type { TransportKind } from './call-context';
-import { CACHEABLE_METHODS, servesMethod } from './method-table';
+import { CACHEABLE_METHODS, LONG_LIVED_METHODS, servesMethod } from './method-table';
 
 const TRANSPORTS: TransportKind[] = ['streamable-http', 'simple-http', 'sse', 'stdio'];
 const NON_SSE: TransportKind[] = ['streamable-http', 'simple-http', 'stdio'];
@@ -61,6 +61,20 @@ describe('servesMethod', () => {
     });
   });
 
+  describe('subscriptions/listen', () => {
+    it.each<TransportKind>(['streamable-http', 'stdio'])('is served to modern requests on %s', (transport) => {
+      expect(servesMethod('modern', 'subscriptions/listen', transport)).toBe(true);
+    });
+
+    it.each<TransportKind>(['simple-http', 'sse'])('is not served on %s, which cannot hold its stream', (transport) => {
+      expect(servesMethod('modern', 'subscriptions/listen', transport)).toBe(false);
+    });
+
+    it.each(TRANSPORTS)('is not served to legacy requests on %s', (transport) => {
+      expect(servesMethod('legacy', 'subscriptions/listen', transport)).toBe(false);
+    });
+  });
+
   describe('unknown methods', () => {
     it.each(cross(UNKNOWN, ['legacy', 'modern'] as const))('%p is not served to %s requests', (method, era) => {
       for (const transport of TRANSPORTS) {
@@ -91,5 +105,11 @@ describe('CACHEABLE_METHODS', () => {
 
   it('holds exactly the six cacheable methods', () => {
     expect(CACHEABLE_METHODS.size).toBe(6);
+  });
+});
+
+describe('LONG_LIVED_METHODS', () => {
+  it('holds subscriptions/listen only', () => {
+    expect([...LONG_LIVED_METHODS]).toEqual(['subscriptions/listen']);
   });
 });

@@ -22,12 +22,23 @@ const METHODS: Readonly<Record<string, Availability>> = {
   'prompts/list': 'both',
   'prompts/get': 'both',
   'completion/complete': 'both',
+  'subscriptions/listen': 'modern',
 };
+
+/**
+ * Requests held open until the client cancels them or the server ends them. Only transports
+ * that can hold a stream serve them, and the call deadline (`callTimeoutMs`) does not apply.
+ */
+export const LONG_LIVED_METHODS: ReadonlySet<string> = new Set(['subscriptions/listen']);
+const STREAMING_TRANSPORTS: ReadonlySet<TransportKind> = new Set(['streamable-http', 'stdio']);
 
 /** Whether `method` is served to a request of `era` arriving on `transport`. */
 export function servesMethod(era: Era, method: string, transport: TransportKind): boolean {
   // The 2024-11-05 SSE pair predates discovery: refusing it makes clients fall back to the handshake.
   if (method === 'server/discover' && transport === 'sse') {
+    return false;
+  }
+  if (LONG_LIVED_METHODS.has(method) && !STREAMING_TRANSPORTS.has(transport)) {
     return false;
   }
   const availability = METHODS[method];

@@ -36,6 +36,7 @@ const FEATURE_TABLE: Record<RevisionFeature, readonly Revision[]> = {
   elicitationUrl: [R2025_11, R2026_07],
   samplingTools: [R2025_11, R2026_07],
   coreTasks: [R2025_11],
+  ssePolling: [R2025_11],
   tasksExtension: [R2026_07],
   outputSchemaAnyRoot: [R2026_07],
   resultType: [R2026_07],
@@ -49,6 +50,7 @@ const FEATURES = Object.keys(FEATURE_TABLE) as RevisionFeature[];
 const ABSENT_WITHOUT_REVISION: readonly RevisionFeature[] = [
   'batch',
   'coreTasks',
+  'ssePolling',
   'tasksExtension',
   'outputSchemaAnyRoot',
   'resultType',

@@ -33,6 +33,8 @@ export type RevisionFeature =
   | 'elicitationUrl'
   | 'samplingTools'
   | 'coreTasks'
+  /** SEP-1699: SSE streams open with a priming event and a `retry` field; the server may close a connection mid-call. */
+  | 'ssePolling'
   | 'tasksExtension'
   | 'outputSchemaAnyRoot'
   | 'resultType'
@@ -65,7 +67,7 @@ const TABLE: Readonly<Record<Revision, RevisionInfo>> = {
   '2024-11-05': { era: 'legacy', features: new Set<RevisionFeature>(['batch']) },
   '2025-03-26': { era: 'legacy', features: new Set<RevisionFeature>(['batch', ...BASE_2025_03]) },
   '2025-06-18': { era: 'legacy', features: new Set<RevisionFeature>(BASE_2025_06) },
-  '2025-11-25': { era: 'legacy', features: new Set<RevisionFeature>([...BASE_2025_11, 'coreTasks']) },
+  '2025-11-25': { era: 'legacy', features: new Set<RevisionFeature>([...BASE_2025_11, 'coreTasks', 'ssePolling']) },
   '2026-07-28': {
     era: 'modern',
     features: new Set<RevisionFeature>([
@@ -125,6 +127,8 @@ export function hasFeature(revision: string | undefined, feature: RevisionFeatur
 const UNNEGOTIATED_ABSENT: ReadonlySet<RevisionFeature> = new Set<RevisionFeature>([
   'batch',
   'coreTasks',
+  // Older clients may choke on a priming event's empty data: none until a revision says so.
+  'ssePolling',
   'tasksExtension',
   'outputSchemaAnyRoot',
   'resultType',

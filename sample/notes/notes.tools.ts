@@ -50,14 +50,29 @@ export class NotesTools {
     return { total: notes.length, tag: tag ?? null };
   }
 
-  /** Guarded: only callers the EditorGuard admits may delete. */
+  /** Guarded: only callers the EditorGuard admits may delete; asks the user to confirm when it can. */
   @McpTool({
     description: 'Deletes a note (editors only: send the header x-notes-role: editor)',
     input: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
     annotations: { destructiveHint: true },
   })
   @UseGuards(EditorGuard)
-  delete_note(@ToolArgs('id') id: string) {
+  async delete_note(@ToolArgs('id') id: string, @McpCtx() ctx: McpCtx) {
+    // Clients that can ask their user are asked to confirm: a request on the call's stream in the
+    // legacy era, an `input_required` round in the modern era. The handler reads the same way.
+    if (ctx.clientCapabilities.elicitation !== undefined) {
+      const answer = await ctx.elicit({
+        message: `Delete note ${id}? This cannot be undone.`,
+        requestedSchema: {
+          type: 'object',
+          properties: { confirm: { type: 'boolean', title: 'Delete it' } },
+          required: ['confirm'],
+        },
+      });
+      if (answer.action !== 'accept' || answer.content?.confirm !== true) {
+        return `Kept note ${id}`;
+      }
+    }
     if (!this.notes.delete(id)) {
       throw new NotFoundException(`No note ${id}`);
     }

@@ -3,6 +3,7 @@ import { McpModule } from 'nest-mcp';
 import { ConformancePrompts } from './conformance.prompts';
 import { ConformanceResources } from './conformance.resources';
 import { ConformanceTools } from './conformance.tools';
+import { ConformanceInputTools } from './conformance.input';
 
 /**
  * The fixture server the official MCP conformance suite runs against (see `.ci/run`). Every
@@ -18,6 +19,6 @@ import { ConformanceTools } from './conformance.tools';
       description: 'The fixture surface of the MCP conformance suite, built with nest-mcp decorators',
     }),
   ],
-  providers: [ConformanceTools, ConformanceResources, ConformancePrompts],
+  providers: [ConformanceTools, ConformanceInputTools, ConformanceResources, ConformancePrompts],
 })
 export class ConformanceModule {}

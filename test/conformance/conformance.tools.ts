@@ -8,12 +8,8 @@ const DYNAMIC_PROMPT = 'test_dynamic_prompt';
 
 /**
  * The tools the official conformance suite calls (`conformance server`). Names, arguments and
- * outputs follow the suite's scenario descriptions.
- *
- * Not here yet, because they need server-to-client requests (`ctx.elicit()`, `ctx.sample()`,
- * `ctx.listRoots()`, MRTR `input_required`) that the library does not offer yet: `test_sampling`,
- * `test_elicitation`, `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`,
- * `test_streaming_elicitation` and the `test_input_required_result_*` family.
+ * outputs follow the suite's scenario descriptions. The tools that ask the client for input are
+ * in `conformance.input.ts`.
  */
 @Injectable()
 export class ConformanceTools {
@@ -90,10 +86,14 @@ export class ConformanceTools {
 
   @McpTool({
     description:
-      'Takes a moment before answering; the SSE polling probe (SEP-1699) calls it to watch the stream around a slow call',
+      'Closes its SSE stream mid-call (SEP-1699): the client reconnects with Last-Event-ID and gets the result from the replay buffer',
   })
   async test_reconnection(@McpCtx() ctx: McpCtx) {
-    await sleep(200, ctx.signal);
+    // The log message turns the answer into an SSE stream (opened with the priming event); the
+    // stream would open on closeStream() anyway, this only gives the client one more event.
+    ctx.log('info', 'Closing the stream: reconnect with Last-Event-ID to get the result');
+    ctx.closeStream();
+    await sleep(150, ctx.signal);
     return 'Reconnection test completed successfully.';
   }
 

@@ -6,18 +6,36 @@ import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
 import { McpError } from '../mcp-error';
 import { isLogLevel } from '../log-levels';
 import { renderImplementation } from '../render';
-import { hasFeature } from '../revisions';
+import { hasFeature, type Era } from '../revisions';
+import { servesMethod } from '../method-table';
+import type { TransportKind } from '../call-context';
 import type { McpEngine, ResolvedRequest } from '../engine';
 import type { ClientCapabilities, Implementation } from '../mcp-types';
 
+/**
+ * Whether change notifications (list changes, resource updates) reach clients of `era` on
+ * `transport`: in the legacy era on the session's stream, which a POST-only transport lacks; in
+ * the modern era on `subscriptions/listen` streams, where that method is served.
+ */
+function deliversChanges(era: Era, transport: TransportKind): boolean {
+  return era === 'modern' ? servesMethod('modern', 'subscriptions/listen', transport) : transport !== 'simple-http';
+}
+
+/** tools, resources, prompts and logging: with change notifications only where they can be delivered. */
+function baseCapabilities(notifies: boolean): JsonObject {
+  return notifies
+    ? {
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+        logging: {},
+      }
+    : { tools: {}, resources: {}, prompts: {}, logging: {} };
+}
+
 /** The capabilities a legacy client is told at `initialize`. */
-function legacyCapabilities(engine: McpEngine, revision: string | undefined): JsonObject {
-  const capabilities: JsonObject = {
-    tools: { listChanged: true },
-    resources: { subscribe: true, listChanged: true },
-    prompts: { listChanged: true },
-    logging: {},
-  };
+function legacyCapabilities(engine: McpEngine, request: ResolvedRequest, revision: string | undefined): JsonObject {
+  const capabilities = baseCapabilities(deliversChanges('legacy', request.facts.transport));
   if (engine.catalog.hasCompletions() && hasFeature(revision, 'completionsCapability')) {
     capabilities.completions = {};
   }
@@ -25,13 +43,8 @@ function legacyCapabilities(engine: McpEngine, revision: string | undefined): Js
 }
 
 /** The capabilities `server/discover` advertises. */
-function discoverCapabilities(engine: McpEngine): JsonObject {
-  const capabilities: JsonObject = {
-    tools: {},
-    resources: {},
-    prompts: {},
-    logging: {},
-  };
+function discoverCapabilities(engine: McpEngine, request: ResolvedRequest): JsonObject {
+  const capabilities = baseCapabilities(deliversChanges(request.era, request.facts.transport));
   if (engine.catalog.hasCompletions()) {
     capabilities.completions = {};
   }
@@ -68,7 +81,7 @@ export async function handleInitialize(engine: McpEngine, request: ResolvedReque
   });
   const result: JsonObject = {
     protocolVersion: version,
-    capabilities: legacyCapabilities(engine, version),
+    capabilities: legacyCapabilities(engine, request, version),
     serverInfo: renderImplementation(engine.options.serverInfo, version),
   };
   if (engine.options.instructions !== undefined) {
@@ -81,10 +94,10 @@ export async function handlePing(): Promise<JsonObject> {
   return {};
 }
 
-export async function handleDiscover(engine: McpEngine, _request: ResolvedRequest): Promise<JsonObject> {
+export async function handleDiscover(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
   const result: JsonObject = {
     supportedVersions: [...engine.options.revisions],
-    capabilities: discoverCapabilities(engine),
+    capabilities: discoverCapabilities(engine, request),
   };
   if (engine.options.instructions !== undefined) {
     result.instructions = engine.options.instructions;

@@ -104,6 +104,22 @@ export class SseStream {
     return this.res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(message)}\n\n`);
   }
 
+  /**
+   * Writes a priming event (SEP-1699): an id with empty data, so that the client holds a
+   * `Last-Event-ID` before any message; with the reconnection delay when `retryMs` is above 0.
+   */
+  prime(id: string, retryMs: number): boolean {
+    if (!this.open) {
+      return false;
+    }
+    return this.res.write(`id: ${id}\n${retryMs > 0 ? `retry: ${retryMs}\n` : ''}data: \n\n`);
+  }
+
+  /** Sets the client's reconnection delay: a `retry` field alone, which dispatches no event. */
+  retry(ms: number): boolean {
+    return this.open && this.res.write(`retry: ${ms}\n\n`);
+  }
+
   /** Sends a comment every `intervalMs` until the stream ends. */
   keepAliveEvery(intervalMs: number, onTick?: () => void): void {
     this.keepAlive = setInterval(() => {

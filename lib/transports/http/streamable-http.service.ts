@@ -8,7 +8,6 @@ import {
   ErrorCode,
   failure,
   type JsonRpcId,
-  type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -19,7 +18,6 @@ import { headerValue } from '../../protocol/request-headers';
 import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision, type Revision } from '../../protocol/revisions';
 import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
 import { McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
-import { SessionChannels, type SessionChannel } from '../../sessions/session-channels';
 import type { SessionRecord } from '../../sessions/session-store.interface';
 import { firstHeader, sendEmpty, sendJson, SseStream, toExchange, type HttpExchange } from './http-exchange';
 import type { CancellationSource } from '../../protocol/call-scope';
@@ -27,6 +25,7 @@ import { passesHostAndOrigin } from './host-origin';
 import { readJsonBody } from './request-body';
 import { planBatch } from '../../protocol/batch';
 import { installBodyErrorBridge } from './body-error.bridge';
+import { ResumableStream, ResumableStreams } from './resumable-streams.service';
 
 /** Property of the platform request where authentication leaves the caller's principal. */
 export const MCP_PRINCIPAL_PROPERTY = 'mcpPrincipal';
@@ -88,16 +87,34 @@ function accepts(accept: string | undefined, type: string): boolean {
 
 /**
  * The answer to one JSON-RPC request over HTTP: a JSON body, or an SSE stream opened as soon as
- * the request has something to send before its response (progress, log messages).
+ * the request has something to send before its response (progress, log messages). On a legacy
+ * session the stream is resumable (`ResumableStreams`): numbered, buffered, and able to go on
+ * without its connection.
  */
 class HttpRequestChannel implements RequestChannel, CancellationSource {
-  private stream: SseStream | undefined;
+  private stream: SseStream | ResumableStream | undefined;
   private finished = false;
 
   constructor(
     private readonly exchange: HttpExchange,
     readonly headers: Record<string, string> = NO_HEADERS,
+    /** Interval of the keep-alive comments of a held stream. */
+    private readonly keepAliveMs = 0,
+    /** Legacy sessions: opens the answer as a resumable stream of the session. */
+    private readonly openResumable?: () => ResumableStream,
   ) {}
+
+  /**
+   * Whether messages can still go out. A resumable stream takes them without a connection (the
+   * client left, or `closeStream()` let it go): they wait in the replay buffer.
+   */
+  private get writable(): boolean {
+    return !this.finished && (this.stream instanceof ResumableStream || !this.exchange.res.destroyed);
+  }
+
+  private open(): SseStream | ResumableStream {
+    return this.openResumable?.() ?? new SseStream(this.exchange.res, this.headers);
+  }
 
   /** Modern requests: the client closing the response before it is complete cancels them. */
   isCancelled(): boolean {
@@ -120,11 +137,32 @@ class HttpRequestChannel implements RequestChannel, CancellationSource {
   }
 
   notify(message: JsonRpcNotification): void {
-    if (this.finished || this.exchange.res.destroyed) {
+    if (!this.writable) {
       return;
     }
-    this.stream ??= new SseStream(this.exchange.res, this.headers);
+    this.stream ??= this.open();
     this.stream.send(message);
+  }
+
+  /** Legacy: a request to the client rides the call's stream, like its notifications. */
+  request(message: JsonRpcRequest): boolean {
+    if (!this.writable) {
+      return false;
+    }
+    this.stream ??= this.open();
+    this.stream.send(message);
+    return true;
+  }
+
+  /** A long-lived request (`subscriptions/listen`): its stream opens now and carries keep-alive comments. */
+  hold(): void {
+    if (this.finished || this.exchange.res.destroyed || this.stream !== undefined) {
+      return;
+    }
+    this.stream = new SseStream(this.exchange.res, this.headers);
+    if (this.keepAliveMs > 0) {
+      this.stream.keepAliveEvery(this.keepAliveMs);
+    }
   }
 
   respond(status: number, response: JsonRpcResponse): void {
@@ -137,9 +175,29 @@ class HttpRequestChannel implements RequestChannel, CancellationSource {
     }
   }
 
+  /**
+   * Legacy sessions (2025-11-25): ends the connection, not the stream; the client resumes it
+   * with `Last-Event-ID`. An answer still pending as JSON becomes a stream first, so that the
+   * client holds the priming event's id.
+   */
+  closeStream(): void {
+    if (this.finished || this.openResumable === undefined) {
+      return;
+    }
+    this.stream ??= this.open();
+    if (this.stream instanceof ResumableStream) {
+      this.stream.disconnect();
+    }
+  }
+
   /** Ends the exchange without a JSON-RPC response (a cancelled request). */
   end(): void {
     this.finished = true;
+    if (this.stream instanceof ResumableStream) {
+      // It outlives its connection, so it ends whether or not the client is still there.
+      this.stream.end();
+      return;
+    }
     if (this.exchange.res.destroyed) {
       return;
     }
@@ -166,7 +224,7 @@ export class StreamableHttpService implements OnModuleInit {
     @Inject(MCP_HTTP_PATH) private readonly path: string,
     private readonly engine: McpEngine,
     private readonly sessions: McpSessionService,
-    private readonly channels: SessionChannels,
+    private readonly streams: ResumableStreams,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
@@ -273,8 +331,7 @@ export class StreamableHttpService implements OnModuleInit {
         sendJson(res, 400, failure(message.id, ErrorCode.InvalidRequest, message.reason));
         return;
       case 'response':
-        // No server-to-client request is pending on this transport yet: nothing to deliver.
-        sendEmpty(res, 202);
+        await this.deliverResponses(exchange, [message.message]);
         return;
       case 'notification':
       case 'request': {
@@ -289,8 +346,27 @@ export class StreamableHttpService implements OnModuleInit {
     }
   }
 
+  /**
+   * Answers a client POSTed to one of this server's requests (legacy sessions only). Always 202:
+   * an answer for an unknown id, or from a principal that does not own the session, is dropped
+   * without telling the sender anything it could probe with.
+   */
+  private async deliverResponses(exchange: HttpExchange, responses: JsonRpcResponse[]): Promise<void> {
+    const sessionId = firstHeader(exchange.headers, SESSION_HEADER);
+    const record =
+      sessionId === undefined ? undefined : await this.sessions.find(sessionId, this.principalOf(exchange.request));
+    if (record !== undefined) {
+      for (const response of responses) {
+        if (!this.engine.deliverResponse(record.id, response)) {
+          this.logger.debug(`Dropped a client response for unknown request ${String(response.id)}`);
+        }
+      }
+    }
+    sendEmpty(exchange.res, 202, record === undefined ? NO_HEADERS : { [SESSION_HEADER]: record.id });
+  }
+
   private async serveModern(exchange: HttpExchange, message: JsonRpcRequest | JsonRpcNotification): Promise<void> {
-    const channel = new HttpRequestChannel(exchange);
+    const channel = new HttpRequestChannel(exchange, NO_HEADERS, this.options.http.keepAliveMs);
     const facts: RequestFacts = {
       era: 'modern',
       transport: 'streamable-http',
@@ -398,7 +474,15 @@ export class StreamableHttpService implements OnModuleInit {
       return;
     }
     const { record, minted } = session;
-    const channel = new HttpRequestChannel(exchange, record === undefined ? {} : { [SESSION_HEADER]: record.id });
+    const headers: Record<string, string> = record === undefined ? {} : { [SESSION_HEADER]: record.id };
+    const channel = new HttpRequestChannel(
+      exchange,
+      headers,
+      this.options.http.keepAliveMs,
+      record === undefined
+        ? undefined
+        : () => this.streams.openRequestStream(record.id, session.revision, exchange.res, headers),
+    );
     const outcome = await this.engine.handle(this.legacyFacts(exchange, session, channel), message);
     if (id === null) {
       sendEmpty(exchange.res, 202, channel.headers);
@@ -438,6 +522,15 @@ export class StreamableHttpService implements OnModuleInit {
       return;
     }
     if (plan.type === 'responses') {
+      const responses = elements.filter((element): element is JsonRpcResponse => {
+        const classified = classifyMessage(element);
+        return classified.kind === 'response';
+      });
+      if (session.record !== undefined) {
+        for (const response of responses) {
+          this.engine.deliverResponse(session.record.id, response);
+        }
+      }
       sendEmpty(res, 202, headers);
       return;
     }
@@ -506,20 +599,18 @@ export class StreamableHttpService implements OnModuleInit {
     if (record === undefined) {
       return;
     }
-    if (this.channels.has(record.id)) {
-      sendJson(res, 409, failure(null, ErrorCode.InvalidRequest, 'Conflict: this session already has a stream open'));
-      return;
-    }
-    const stream = new SseStream(res, { [SESSION_HEADER]: record.id });
-    const channel: SessionChannel = {
-      send: (message: JsonRpcMessage) => stream.send(message),
-      close: () => stream.end(),
-    };
-    this.channels.attach(record.id, channel);
-    stream.keepAliveEvery(this.options.http.keepAliveMs, () => {
-      this.sessions.touch(record.id).catch(() => undefined);
-    });
-    stream.onClose(() => this.channels.detach(record.id, channel));
+    const headerVersion = headerValue(headers, 'mcp-protocol-version');
+    const revision =
+      isRevision(headerVersion) && eraOf(headerVersion) === 'legacy'
+        ? headerVersion
+        : (record.state.protocolVersion ?? DEFAULT_LEGACY_HEADER_REVISION);
+    await this.streams.serveGet(
+      res,
+      { [SESSION_HEADER]: record.id },
+      record.id,
+      revision,
+      firstHeader(headers, 'last-event-id'),
+    );
   }
 
   async delete(request: unknown, response: unknown): Promise<void> {

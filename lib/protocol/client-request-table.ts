@@ -1,0 +1,118 @@
+/**
+ * Legacy era: the requests this server sent to clients (elicitation, sampling, roots) and are
+ * waiting for an answer. An answer arrives as a JSON-RPC response the client POSTs on its
+ * session; it is matched on the session and the id, never on the id alone, so a client can only
+ * answer its own session's requests.
+ */
+import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcId, type JsonRpcResponse } from './json-rpc';
+import { McpError } from './mcp-error';
+
+interface Waiting {
+  resolve(result: JsonObject): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export class ClientRequestTable {
+  private nextId = 1;
+  private readonly byScope = new Map<string, Map<JsonRpcId, Waiting>>();
+
+  /** A fresh id for a request to a client (ids are never reused within a process). */
+  newId(): number {
+    return this.nextId++;
+  }
+
+  /**
+   * Waits for the answer to request `id` of `scope` (a session). Rejects on an error answer,
+   * after `timeoutMs` (0: never), when `signal` aborts (the call ended) and when the scope ends.
+   */
+  wait(scope: string, id: JsonRpcId, method: string, timeoutMs: number, signal: AbortSignal): Promise<JsonObject> {
+    return new Promise<JsonObject>((resolve, reject) => {
+      let waiting = this.byScope.get(scope);
+      if (waiting === undefined) {
+        waiting = new Map();
+        this.byScope.set(scope, waiting);
+      }
+      const table = waiting;
+      const onAbort = (): void => settle(() => reject(asError(signal.reason)));
+      const settle = (then: () => void): void => {
+        if (table.get(id) !== entry) {
+          return;
+        }
+        table.delete(id);
+        if (table.size === 0 && this.byScope.get(scope) === table) {
+          this.byScope.delete(scope);
+        }
+        if (entry.timer !== undefined) {
+          clearTimeout(entry.timer);
+        }
+        signal.removeEventListener('abort', onAbort);
+        then();
+      };
+      const entry: Waiting = {
+        resolve: (result) => settle(() => resolve(result)),
+        reject: (error) => settle(() => reject(error)),
+        timer: undefined,
+      };
+      if (timeoutMs > 0) {
+        entry.timer = setTimeout(
+          () =>
+            entry.reject(
+              new McpError(ErrorCode.InternalError, `The client did not answer ${method} within ${timeoutMs} ms`),
+            ),
+          timeoutMs,
+        );
+        entry.timer.unref?.();
+      }
+      table.set(id, entry);
+      if (signal.aborted) {
+        onAbort();
+      } else {
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+    });
+  }
+
+  /**
+   * Delivers a client's answer. Returns `false` when no request of that scope waits for it (an
+   * unknown, answered or foreign id): such answers are dropped.
+   */
+  deliver(scope: string, response: JsonRpcResponse): boolean {
+    if (response.id === null) {
+      return false;
+    }
+    const entry = this.byScope.get(scope)?.get(response.id);
+    if (entry === undefined) {
+      return false;
+    }
+    if ('error' in response) {
+      const { code, message, data } = response.error;
+      entry.reject(new McpError(typeof code === 'number' ? code : ErrorCode.InternalError, String(message), data));
+    } else {
+      entry.resolve(isJsonObject(response.result) ? response.result : {});
+    }
+    return true;
+  }
+
+  /** Fails every request a scope is waiting on (its session ended). */
+  failScope(scope: string, reason: string): void {
+    const waiting = this.byScope.get(scope);
+    if (waiting === undefined) {
+      return;
+    }
+    for (const entry of [...waiting.values()]) {
+      entry.reject(new McpError(ErrorCode.InternalError, reason));
+    }
+  }
+
+  /** How many answers are awaited, over all scopes. */
+  get size(): number {
+    let size = 0;
+    this.byScope.forEach((waiting) => (size += waiting.size));
+    return size;
+  }
+}
+
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new McpError(ErrorCode.InternalError, 'Request cancelled');
+}

@@ -1,0 +1,235 @@
+/**
+ * What a handler may ask of the client while it serves a request: an elicitation, a sampling
+ * (LLM) completion, or the client's roots. One set of shapes and rules for both eras; only the
+ * way the question travels differs (a server-to-client request in the legacy era, an
+ * `input_required` result in the modern era).
+ */
+import { isAtLeast, type Revision } from './revisions';
+import { ErrorCode, isJsonObject, type JsonObject } from './json-rpc';
+import { McpError } from './mcp-error';
+import type { ClientCapabilities } from './mcp-types';
+
+/** The methods a server may ask a client to serve. */
+export type ClientMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+
+/** A form-mode elicitation: the client shows a form built from a flat JSON Schema. */
+export interface ElicitFormParams {
+  mode?: 'form';
+  /** What to ask the user. */
+  message: string;
+  /** A flat object schema of primitive properties (string, number, integer, boolean, enums). */
+  requestedSchema: JsonObject;
+  _meta?: JsonObject;
+}
+
+/** A URL-mode elicitation (2025-11-25 and later): the user completes a flow out of band. */
+export interface ElicitUrlParams {
+  mode: 'url';
+  message: string;
+  /** The page the client opens for the user. */
+  url: string;
+  /** Correlates the later `notifications/elicitation/complete`; minted when omitted. */
+  elicitationId?: string;
+  _meta?: JsonObject;
+}
+
+/** The parameters of `ctx.elicit()`. */
+export type ElicitParams = ElicitFormParams | ElicitUrlParams;
+
+/** The client's answer to an elicitation. */
+export interface ElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  /** The submitted form values (form mode, `accept` only). */
+  content?: Record<string, string | number | boolean | string[]>;
+  _meta?: JsonObject;
+  [key: string]: unknown;
+}
+
+/** A message of a sampling conversation. */
+export interface SamplingMessage {
+  role: 'user' | 'assistant';
+  content: JsonObject | JsonObject[];
+  _meta?: JsonObject;
+}
+
+/** The parameters of `ctx.sample()` (`sampling/createMessage`). */
+export interface CreateMessageParams {
+  messages: SamplingMessage[];
+  maxTokens: number;
+  systemPrompt?: string;
+  includeContext?: 'none' | 'thisServer' | 'allServers';
+  temperature?: number;
+  stopSequences?: string[];
+  modelPreferences?: JsonObject;
+  metadata?: JsonObject;
+  /** Tools the model may call (2025-11-25 and later; the client must declare `sampling.tools`). */
+  tools?: JsonObject[];
+  /** How the model may use `tools`. */
+  toolChoice?: JsonObject;
+  _meta?: JsonObject;
+  [key: string]: unknown;
+}
+
+/** The client's sampling answer. */
+export interface CreateMessageResult {
+  role: 'user' | 'assistant';
+  content: JsonObject | JsonObject[];
+  model: string;
+  stopReason?: string;
+  _meta?: JsonObject;
+  [key: string]: unknown;
+}
+
+/** One root the client exposes. */
+export interface Root {
+  uri: string;
+  name?: string;
+  _meta?: JsonObject;
+}
+
+/** The client's answer to `roots/list`. */
+export interface ListRootsResult {
+  roots: Root[];
+  _meta?: JsonObject;
+  [key: string]: unknown;
+}
+
+/**
+ * Options of one question to the client.
+ *
+ * @publicApi
+ */
+export interface AskOptions {
+  /**
+   * Modern era: the key of the question in `inputRequests` (and of its answer in
+   * `inputResponses`). Keys must be unique within the request; by default they are derived from
+   * the method and the order of the questions (`elicitation-1`, `sampling-1`, `roots-1`...), which
+   * is stable as long as the handler asks the same questions in the same order on every round.
+   */
+  key?: string;
+  /** Legacy era: how long to wait for the client's answer, in ms (default: the module's `clientRequestTimeoutMs`). */
+  timeoutMs?: number;
+}
+
+/** A question for the client, as it is sent. */
+export interface InputRequest {
+  method: ClientMethod;
+  params: JsonObject;
+}
+
+/** The short names default keys are built from. */
+export const DEFAULT_KEY_PREFIX: Readonly<Record<ClientMethod, string>> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/**
+ * The client capability a question needs, shaped like `ClientCapabilities` (as `-32021` reports
+ * it in `data.requiredCapabilities`), or `undefined` when the client declared it.
+ */
+export function missingCapability(request: InputRequest, capabilities: ClientCapabilities): JsonObject | undefined {
+  const { method, params } = request;
+  if (method === 'roots/list') {
+    return isJsonObject(capabilities.roots) ? undefined : { roots: {} };
+  }
+  if (method === 'sampling/createMessage') {
+    const sampling = capabilities.sampling;
+    if (!isJsonObject(sampling)) {
+      return params.tools !== undefined || params.toolChoice !== undefined
+        ? { sampling: { tools: {} } }
+        : { sampling: {} };
+    }
+    if ((params.tools !== undefined || params.toolChoice !== undefined) && !isJsonObject(sampling.tools)) {
+      return { sampling: { tools: {} } };
+    }
+    return undefined;
+  }
+  const elicitation = capabilities.elicitation;
+  const mode = params.mode === 'url' ? 'url' : 'form';
+  if (!isJsonObject(elicitation)) {
+    return { elicitation: mode === 'url' ? { url: {} } : {} };
+  }
+  if (mode === 'url') {
+    return isJsonObject(elicitation.url) ? undefined : { elicitation: { url: {} } };
+  }
+  // An empty `elicitation: {}` means form mode (the only mode before 2025-11-25).
+  const declaresModes = isJsonObject(elicitation.form) || isJsonObject(elicitation.url);
+  return !declaresModes || isJsonObject(elicitation.form) ? undefined : { elicitation: { form: {} } };
+}
+
+/** Whether a revision knows a client method at all (elicitation came with 2025-06-18). */
+export function revisionKnows(request: InputRequest, revision: Revision | undefined): boolean {
+  if (revision === undefined) {
+    return true;
+  }
+  if (request.method === 'elicitation/create') {
+    return request.params.mode === 'url' ? isAtLeast(revision, '2025-11-25') : isAtLeast(revision, '2025-06-18');
+  }
+  if (
+    request.method === 'sampling/createMessage' &&
+    (request.params.tools !== undefined || request.params.toolChoice !== undefined)
+  ) {
+    return isAtLeast(revision, '2025-11-25');
+  }
+  return true;
+}
+
+/**
+ * The refusal of a question the client cannot answer. Both eras use -32021: the modern era
+ * defines it (HTTP 400); the legacy era has no code of its own for it, and a -32600 there would
+ * be answered with HTTP 400, which legacy clients read as a transport failure.
+ */
+export function capabilityError(request: InputRequest, required: JsonObject): McpError {
+  const message = `The client did not declare the capability this request needs for ${request.method}`;
+  return new McpError(ErrorCode.MissingRequiredClientCapability, message, { requiredCapabilities: required });
+}
+
+/**
+ * Checks the shape of a client's answer, so that handlers can rely on the types they are
+ * given. Returns a reason when the answer does not have the shape of its method's result.
+ */
+export function invalidAnswer(method: ClientMethod, answer: unknown): string | undefined {
+  if (!isJsonObject(answer)) {
+    return 'it must be an object';
+  }
+  if (method === 'elicitation/create') {
+    if (answer.action !== 'accept' && answer.action !== 'decline' && answer.action !== 'cancel') {
+      return 'action must be "accept", "decline" or "cancel"';
+    }
+    if (answer.content !== undefined && !isJsonObject(answer.content)) {
+      return 'content must be an object';
+    }
+    return undefined;
+  }
+  if (method === 'sampling/createMessage') {
+    if (answer.role !== 'user' && answer.role !== 'assistant') {
+      return 'role must be "user" or "assistant"';
+    }
+    if (!isJsonObject(answer.content) && !Array.isArray(answer.content)) {
+      return 'content must be a content block or an array of them';
+    }
+    return undefined;
+  }
+  if (
+    !Array.isArray(answer.roots) ||
+    !answer.roots.every((root) => isJsonObject(root) && typeof root.uri === 'string')
+  ) {
+    return 'roots must be an array of objects with a uri';
+  }
+  return undefined;
+}
+
+/** The params of a question as a given revision expects them (no `mode` before 2025-11-25). */
+export function paramsFor(request: InputRequest, revision: Revision | undefined): JsonObject {
+  if (
+    request.method === 'elicitation/create' &&
+    revision !== undefined &&
+    !isAtLeast(revision, '2025-11-25') &&
+    request.params.mode !== undefined
+  ) {
+    const { mode: _mode, ...rest } = request.params;
+    return rest;
+  }
+  return request.params;
+}
