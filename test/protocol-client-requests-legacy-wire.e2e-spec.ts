@@ -7,16 +7,19 @@
  */
 import type { HttpPlatform } from './fixtures/http-app';
 import { type InputApp, PRINCIPAL_HEADER, startInputApp } from './fixtures/client-requests-fixture';
-import { legacyRequest, post, type RawResponse, type RpcMessage, send, SseReader } from './fixtures/raw-rpc';
+import {
+  legacyRequest,
+  openLegacySession,
+  post,
+  type RawResponse,
+  send,
+  SseReader,
+  toolText,
+} from './fixtures/raw-rpc';
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
 const ALL_CAPABILITIES = { elicitation: {}, sampling: {}, roots: {} };
 const ADA = { action: 'accept', content: { name: 'Ada' } };
-
-/** The first text block of a tool result. */
-function toolText(message: RpcMessage): string {
-  return String(message.result?.content?.[0]?.text);
-}
 
 interface LegacySession {
   sessionId: string;
@@ -24,33 +27,14 @@ interface LegacySession {
 }
 
 /** Opens a legacy session declaring `capabilities`, owned by `principal` (anonymous without). */
-async function openSession(
+function openSession(
   url: URL,
   options: { revision?: string; capabilities?: Record<string, unknown>; principal?: string } = {},
 ): Promise<LegacySession> {
-  const principalHeaders: Record<string, string> =
-    options.principal === undefined ? {} : { [PRINCIPAL_HEADER]: options.principal };
-  const init = await post(
-    url,
-    legacyRequest('initialize', {
-      protocolVersion: options.revision ?? '2025-11-25',
-      capabilities: options.capabilities ?? ALL_CAPABILITIES,
-      clientInfo: { name: 'raw-asks-e2e', version: '0.0.1' },
-    }),
-    principalHeaders,
-  );
-  const sessionId = init.headers.get('mcp-session-id');
-  if (init.status !== 200 || sessionId === null) {
-    throw new Error(`initialize failed: ${init.status} ${init.text}`);
-  }
-  const headers = {
-    ...principalHeaders,
-    'mcp-session-id': sessionId,
-    'mcp-protocol-version': String(init.json.result.protocolVersion),
-  };
-  const initialized = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
-  expect(initialized.status).toBe(202);
-  return { sessionId, headers };
+  return openLegacySession(url, options.revision, {
+    capabilities: options.capabilities ?? ALL_CAPABILITIES,
+    headers: options.principal === undefined ? {} : { [PRINCIPAL_HEADER]: options.principal },
+  });
 }
 
 /** Starts a legacy tools/call and returns a reader of its SSE stream. */
@@ -235,6 +219,33 @@ describe.each(PLATFORMS)('legacy era on the wire (%s)', (platform) => {
     expect(toolText(await reader.next())).toBe(
       'rejected code=-32603 message=The client\'s answer to elicitation/create is invalid: action must be "accept", "decline" or "cancel"',
     );
+  });
+
+  it("asks a batched call's question on the session's GET stream, the only stream the client reads", async () => {
+    const session = await openSession(app.url, { revision: '2025-03-26', capabilities: { roots: {} } });
+    const get = await send(app.url, { method: 'GET', headers: { ...session.headers, accept: 'text/event-stream' } });
+    expect(get.status).toBe(200);
+    const stream = new SseReader(get);
+    const batch = post(
+      app.url,
+      [legacyRequest('tools/call', { name: 'ask_roots', arguments: {} }, 31)],
+      session.headers,
+    );
+    const question = await stream.next();
+    expect(question).toMatchObject({ method: 'roots/list', params: {} });
+    const delivered = await answer(app.url, session.headers, question.id, {
+      result: { roots: [{ uri: 'file:///batched', name: 'b' }] },
+    });
+    expect(delivered.status).toBe(202);
+    const answered = await batch;
+    expect(answered.status).toBe(200);
+    expect(answered.json).toEqual([
+      expect.objectContaining({
+        id: 31,
+        result: expect.objectContaining({ content: [{ type: 'text', text: 'roots=b@file:///batched' }] }),
+      }),
+    ]);
+    await stream.cancel();
   });
 
   it('delivers a batch of answers on a 2025-03-26 session', async () => {

@@ -7,7 +7,7 @@
  */
 import type { HttpPlatform } from './fixtures/http-app';
 import { type InputApp, NAME_QUESTION, PRINCIPAL_HEADER, startInputApp } from './fixtures/client-requests-fixture';
-import { META, modernHeaders, modernRequest, post, type RawResponse, type RpcMessage } from './fixtures/raw-rpc';
+import { META, modernHeaders, modernRequest, post, type RawResponse, toolText } from './fixtures/raw-rpc';
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
 const ALL_CAPABILITIES = { elicitation: {}, sampling: {}, roots: {} };
@@ -56,12 +56,6 @@ function callTool(
 function stateOf(response: RawResponse): string {
   expect(response.json?.result?.resultType).toBe('input_required');
   return response.json.result.requestState as string;
-}
-
-/** The first text block of a tool result. */
-function toolText(response: RawResponse | RpcMessage): string {
-  const message = 'json' in response ? (response.json as RpcMessage) : response;
-  return String(message.result?.content?.[0]?.text);
 }
 
 /** Expects the refusal of a requestState: -32602 with HTTP 400. */

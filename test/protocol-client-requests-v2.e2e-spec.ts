@@ -11,18 +11,16 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import type { HttpPlatform } from './fixtures/http-app';
-import { type InputApp, NAME_QUESTION, startInputApp } from './fixtures/client-requests-fixture';
+import {
+  acceptElicitation,
+  echoSample,
+  type InputApp,
+  NAME_QUESTION,
+  resultText,
+  type SeenRequest,
+  startInputApp,
+} from './fixtures/client-requests-fixture';
 import { Collector, MODERN_REVISION, type RecordedExchange, recordingFetch } from './fixtures/raw-rpc';
-
-interface SeenRequest {
-  method: string;
-  params: Record<string, any>;
-}
-
-function textOf(result: unknown): string {
-  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
-  return content.find((block) => block.type === 'text')?.text ?? '';
-}
 
 /** A v2 client pinned to 2026-07-28 whose handlers answer every question the fixture asks. */
 async function connectAnswering(
@@ -39,23 +37,13 @@ async function connectAnswering(
     client.setRequestHandler('elicitation/create', (request) => {
       const params = request.params as Record<string, any>;
       seen.push({ method: request.method, params });
-      if (params.mode === 'url') {
-        return { action: 'accept' };
-      }
-      const property = Object.keys(params.requestedSchema?.properties ?? {})[0] ?? 'name';
-      const values: Record<string, string> = { name: 'Ada', color: 'teal', style: 'haiku', value: 'v' };
-      return { action: 'accept', content: { [property]: values[property] ?? property } };
+      return acceptElicitation(params);
     });
   }
   if (capabilities.sampling !== undefined) {
     client.setRequestHandler('sampling/createMessage', (request) => {
       seen.push({ method: request.method, params: request.params as Record<string, any> });
-      const last = request.params.messages.at(-1)?.content as { text?: string } | undefined;
-      return {
-        model: 'test-model',
-        role: 'assistant' as const,
-        content: { type: 'text' as const, text: `echo: ${last?.text}` },
-      };
+      return echoSample(request.params);
     });
   }
   if (capabilities.roots !== undefined) {
@@ -111,7 +99,7 @@ describe.each(PLATFORMS)('v2 client pinned to 2026-07-28 (%s): input_required ro
   it('fulfils an elicitation: the retry carries the answer and the echoed requestState', async () => {
     const since = exchanges.items.length;
     const result = await client.callTool({ name: 'ask_name', arguments: { label: `v2-name-${platform}` } });
-    expect(textOf(result)).toBe('action=accept name=Ada');
+    expect(resultText(result)).toBe('action=accept name=Ada');
     expect(server.probe.runs(`v2-name-${platform}`)).toBe(2);
     const [first, retry] = await rounds(exchanges, 'tools/call', since);
     expect(first.status).toBe(200);
@@ -132,16 +120,16 @@ describe.each(PLATFORMS)('v2 client pinned to 2026-07-28 (%s): input_required ro
 
   it('fulfils a sampling request and a roots request', async () => {
     const sampled = await client.callTool({ name: 'ask_model', arguments: { prompt: 'hello' } });
-    expect(textOf(sampled)).toBe('model=test-model role=assistant text=echo: hello');
+    expect(resultText(sampled)).toBe('model=test-model role=assistant text=echo: hello');
     const roots = await client.callTool({ name: 'ask_roots', arguments: {} });
-    expect(textOf(roots)).toBe('roots=work@file:///work');
+    expect(resultText(roots)).toBe('roots=work@file:///work');
   });
 
   it('fulfils questions asked together (Promise.all) in one round', async () => {
     const since = exchanges.items.length;
     const label = `v2-together-${platform}`;
     const result = await client.callTool({ name: 'ask_together', arguments: { label } });
-    expect(textOf(result)).toBe('echo: Greet Ada (1 roots)');
+    expect(resultText(result)).toBe('echo: Greet Ada (1 roots)');
     const calls = await rounds(exchanges, 'tools/call', since);
     expect(calls).toHaveLength(2);
     expect(Object.keys(calls[0].response.result.inputRequests)).toEqual(['elicitation-1', 'sampling-1', 'roots-1']);
@@ -157,7 +145,7 @@ describe.each(PLATFORMS)('v2 client pinned to 2026-07-28 (%s): input_required ro
     const since = exchanges.items.length;
     const label = `v2-seq-${platform}`;
     const result = await client.callTool({ name: 'ask_sequence', arguments: { label } });
-    expect(textOf(result)).toBe('Ada likes teal');
+    expect(resultText(result)).toBe('Ada likes teal');
     const calls = await rounds(exchanges, 'tools/call', since);
     expect(calls.map((call) => call.response.result.resultType)).toEqual([
       'input_required',
@@ -183,7 +171,7 @@ describe.each(PLATFORMS)('v2 client pinned to 2026-07-28 (%s): input_required ro
   it('keeps ctx.state across rounds', async () => {
     const label = `v2-state-${platform}`;
     const result = await client.callTool({ name: 'keep_state', arguments: { label } });
-    expect(JSON.parse(textOf(result))).toEqual({
+    expect(JSON.parse(resultText(result))).toEqual({
       state: { trail: [1, 2, 3], startedIn: 'run-1', first: 'v' },
       second: 'v',
     });
@@ -281,14 +269,14 @@ describe('v2 client pinned to 2026-07-28: capabilities', () => {
     });
     try {
       const url = await client.callTool({ name: 'ask_url', arguments: { url: 'https://example.com/flow' } });
-      expect(textOf(url)).toBe('action=accept');
+      expect(resultText(url)).toBe('action=accept');
       // The 2026-07-28 URL-mode params are mode, message and url (the v2 client drops anything else).
       expect(seen.items[0]).toEqual({
         method: 'elicitation/create',
         params: { mode: 'url', message: 'Please sign in', url: 'https://example.com/flow' },
       });
       const sampled = await client.callTool({ name: 'ask_model', arguments: { prompt: 'tool time', withTools: true } });
-      expect(textOf(sampled)).toBe('model=test-model role=assistant text=echo: tool time');
+      expect(resultText(sampled)).toBe('model=test-model role=assistant text=echo: tool time');
       expect(seen.items[1].params).toMatchObject({
         tools: [{ name: 'lookup' }],
         toolChoice: { mode: 'auto' },

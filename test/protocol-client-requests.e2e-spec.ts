@@ -18,20 +18,16 @@ import {
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Revision } from 'nest-mcp';
-import { type InputApp, NAME_QUESTION, startInputApp } from './fixtures/client-requests-fixture';
+import {
+  acceptElicitation,
+  echoSample,
+  type InputApp,
+  NAME_QUESTION,
+  resultText,
+  type SeenRequest,
+  startInputApp,
+} from './fixtures/client-requests-fixture';
 import { Collector, parseSse, type RecordedExchange, recordingFetch, type RpcMessage } from './fixtures/raw-rpc';
-
-/** A server-to-client request as the v1 client's handlers saw it. */
-interface SeenRequest {
-  method: string;
-  params: Record<string, any>;
-}
-
-/** The first text block of a tool result. */
-function textOf(result: unknown): string {
-  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
-  return content.find((block) => block.type === 'text')?.text ?? '';
-}
 
 /**
  * A v1 client that declares `capabilities` and answers every question the fixture asks: an
@@ -61,19 +57,13 @@ class AnsweringClient {
         if (message.startsWith('Guarded question hang')) {
           return new Promise<ElicitResult>((resolve) => this.hanging.push(resolve));
         }
-        if (params.mode === 'url') {
-          return { action: 'accept' };
-        }
-        const property = Object.keys(params.requestedSchema?.properties ?? {})[0] ?? 'name';
-        const values: Record<string, string> = { name: 'Ada', color: 'teal', style: 'haiku', value: 'v' };
-        return { action: 'accept', content: { [property]: values[property] ?? property } };
+        return acceptElicitation(params);
       });
     }
     if (capabilities.sampling !== undefined) {
       this.client.setRequestHandler(CreateMessageRequestSchema, (request): CreateMessageResult => {
         this.seen.push({ method: request.method, params: request.params as Record<string, any> });
-        const last = request.params.messages.at(-1)?.content as { text?: string } | undefined;
-        return { model: 'test-model', role: 'assistant', content: { type: 'text', text: `echo: ${last?.text}` } };
+        return echoSample(request.params);
       });
     }
     if (capabilities.roots !== undefined) {
@@ -139,7 +129,7 @@ describe.each(CASES)('v1 client at $revision asked for input by the server', ({ 
 
   it('elicits: the tool gets the answer of the client handler, the question travels on the call stream', async () => {
     const result = await asker.client.callTool({ name: 'ask_name', arguments: { label: `name-${revision}` } });
-    expect(textOf(result)).toBe('action=accept name=Ada');
+    expect(resultText(result)).toBe('action=accept name=Ada');
     const seen = asker.seen.items.filter((item) => item.method === 'elicitation/create').at(-1)!;
     expect(seen.params).toMatchObject({
       message: NAME_QUESTION.message,
@@ -160,7 +150,7 @@ describe.each(CASES)('v1 client at $revision asked for input by the server', ({ 
 
   it('samples: the tool gets the model answer of the client handler', async () => {
     const result = await asker.client.callTool({ name: 'ask_model', arguments: { prompt: 'hello' } });
-    expect(textOf(result)).toBe('model=test-model role=assistant text=echo: hello');
+    expect(resultText(result)).toBe('model=test-model role=assistant text=echo: hello');
     const seen = asker.seen.items.filter((item) => item.method === 'sampling/createMessage').at(-1)!;
     expect(seen.params).toMatchObject({
       messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }],
@@ -170,13 +160,13 @@ describe.each(CASES)('v1 client at $revision asked for input by the server', ({ 
 
   it("lists the client's roots", async () => {
     const result = await asker.client.callTool({ name: 'ask_roots', arguments: {} });
-    expect(textOf(result)).toBe('roots=work@file:///work,home@file:///home');
+    expect(resultText(result)).toBe('roots=work@file:///work,home@file:///home');
   });
 
   it('asks three questions at once (Promise.all): three requests, answered independently', async () => {
     const before = asker.seen.items.length;
     const result = await asker.client.callTool({ name: 'ask_together', arguments: { label: `together-${revision}` } });
-    expect(textOf(result)).toBe('echo: Greet Ada (2 roots)');
+    expect(resultText(result)).toBe('echo: Greet Ada (2 roots)');
     expect(
       asker.seen.items
         .slice(before)
@@ -190,7 +180,7 @@ describe.each(CASES)('v1 client at $revision asked for input by the server', ({ 
 
   it('asks sequential questions in one run of the handler', async () => {
     const result = await asker.client.callTool({ name: 'ask_sequence', arguments: { label: `seq-${revision}` } });
-    expect(textOf(result)).toBe('Ada likes teal');
+    expect(resultText(result)).toBe('Ada likes teal');
     expect(server.probe.runs(`seq-${revision}`)).toBe(1);
     const wire = await asker.wireRequests();
     expect(wire.map((message) => message.params?.message)).toEqual(['Step 1: your name?', 'Step 2: Ada, your color?']);
@@ -198,7 +188,7 @@ describe.each(CASES)('v1 client at $revision asked for input by the server', ({ 
 
   it('gives the handler a ctx.state of its own call', async () => {
     const result = await asker.client.callTool({ name: 'keep_state', arguments: { label: `state-${revision}` } });
-    expect(JSON.parse(textOf(result))).toEqual({
+    expect(JSON.parse(resultText(result))).toEqual({
       state: { trail: [1], startedIn: 'run-1', first: 'v' },
       second: 'v',
     });
@@ -222,7 +212,7 @@ describe.each(CASES)('v1 client at $revision asked for input by the server', ({ 
   it('rejects ctx.elicit() with the JSON-RPC error the client answered', async () => {
     const label = `refuse-${revision}`;
     const result = await asker.client.callTool({ name: 'ask_guarded', arguments: { label } });
-    expect(textOf(result)).toBe('rejected code=-32001 message=MCP error -32001: The user refused');
+    expect(resultText(result)).toBe('rejected code=-32001 message=MCP error -32001: The user refused');
     await expect(server.probe.outcome(label)).resolves.toEqual({
       label,
       type: 'rejected',
@@ -234,7 +224,7 @@ describe.each(CASES)('v1 client at $revision asked for input by the server', ({ 
   it('rejects ctx.elicit() after the per-question timeoutMs when the client never answers', async () => {
     const label = `hang-timeout-${revision}`;
     const result = await asker.client.callTool({ name: 'ask_guarded', arguments: { label, timeoutMs: 200 } });
-    expect(textOf(result)).toBe(
+    expect(resultText(result)).toBe(
       'rejected code=-32603 message=The client did not answer elicitation/create within 200 ms',
     );
   });
@@ -314,7 +304,7 @@ describe('v1 client at 2025-11-25: session end, URL mode, capability refusals', 
     await asker.connect();
     try {
       const result = await asker.client.callTool({ name: 'ask_url', arguments: { url: 'https://example.com/flow' } });
-      expect(textOf(result)).toBe('action=accept');
+      expect(resultText(result)).toBe('action=accept');
       expect(asker.seen.items).toEqual([
         {
           method: 'elicitation/create',
@@ -328,7 +318,7 @@ describe('v1 client at 2025-11-25: session end, URL mode, capability refusals', 
       ]);
       // Form mode still works for a client that declares both modes.
       const form = await asker.client.callTool({ name: 'ask_name', arguments: {} });
-      expect(textOf(form)).toBe('action=accept name=Ada');
+      expect(resultText(form)).toBe('action=accept name=Ada');
     } finally {
       await asker.close();
     }
@@ -385,7 +375,7 @@ describe('v1 client at 2025-11-25: session end, URL mode, capability refusals', 
         name: 'ask_model',
         arguments: { prompt: 'use a tool', withTools: true },
       });
-      expect(textOf(result)).toBe('model=test-model role=assistant text=echo: use a tool');
+      expect(resultText(result)).toBe('model=test-model role=assistant text=echo: use a tool');
       expect(asker.seen.items[0].params).toMatchObject({
         tools: [{ name: 'lookup', inputSchema: { type: 'object', properties: {} } }],
         toolChoice: { mode: 'auto' },
@@ -414,7 +404,7 @@ describe('v1 client against a server with clientRequestTimeoutMs: 300', () => {
   it('rejects ctx.elicit() once the module timeout passes without an answer', async () => {
     const label = 'hang-module-timeout';
     const result = await asker.client.callTool({ name: 'ask_guarded', arguments: { label } });
-    expect(textOf(result)).toBe(
+    expect(resultText(result)).toBe(
       'rejected code=-32603 message=The client did not answer elicitation/create within 300 ms',
     );
     expect(asker.seen.items.filter((item) => item.params.message === `Guarded question ${label}`)).toHaveLength(1);
@@ -422,7 +412,7 @@ describe('v1 client against a server with clientRequestTimeoutMs: 300', () => {
 
   it('still resolves questions the client answers in time', async () => {
     const result = await asker.client.callTool({ name: 'ask_guarded', arguments: { label: 'prompt-answer' } });
-    expect(textOf(result)).toBe('answered action=accept name=Ada');
+    expect(resultText(result)).toBe('answered action=accept name=Ada');
   });
 });
 
@@ -444,6 +434,6 @@ describe('v1 client at 2025-03-26 (before elicitation)', () => {
   it('negotiates 2025-03-26, samples and lists roots', async () => {
     expect(asker.transport.protocolVersion).toBe('2025-03-26');
     const result = await asker.client.callTool({ name: 'sample_and_roots', arguments: {} });
-    expect(textOf(result)).toBe('text=echo: Hi roots=file:///work,file:///home');
+    expect(resultText(result)).toBe('text=echo: Hi roots=file:///work,file:///home');
   });
 });

@@ -21,111 +21,13 @@ import {
   recordingFetch,
   type RpcMessage,
   send,
-  withTimeout,
+  SseEventReader,
 } from './fixtures/raw-rpc';
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
 const RETRY_MS = 40;
 const BUFFER_SIZE = 8;
 const EVENT_ID = /^([0-9a-f]{16}):(\d+)$/;
-
-/** One SSE event as written: its fields, and its data parsed when there is any. */
-interface SseEvent {
-  id?: string;
-  retry?: number;
-  /** `undefined` when the block had no `data:` line (a `retry` field alone). */
-  data?: string;
-  message?: RpcMessage;
-}
-
-/** Reads an SSE response event by event, with every field (ids, retry, empty data). */
-class RawSse {
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  private readonly decoder = new TextDecoder();
-  private buffer = '';
-  private readonly queue: SseEvent[] = [];
-  private done = false;
-
-  constructor(readonly response: Response) {
-    if (response.body === null) {
-      throw new Error('The response has no body');
-    }
-    this.reader = response.body.getReader();
-  }
-
-  next(timeoutMs = 5000): Promise<SseEvent> {
-    const read = async (): Promise<SseEvent> => {
-      while (this.queue.length === 0) {
-        if (this.done) {
-          throw new Error('The SSE stream ended');
-        }
-        await this.pull();
-      }
-      return this.queue.shift()!;
-    };
-    return withTimeout(read(), timeoutMs, 'the next SSE event');
-  }
-
-  /** Every event until the server ends the stream. */
-  rest(timeoutMs = 5000): Promise<SseEvent[]> {
-    const drain = async (): Promise<SseEvent[]> => {
-      while (!this.done) {
-        await this.pull();
-      }
-      return this.queue.splice(0);
-    };
-    return withTimeout(drain(), timeoutMs, 'the end of the SSE stream');
-  }
-
-  async cancel(): Promise<void> {
-    await this.reader.cancel().catch(() => undefined);
-  }
-
-  private async pull(): Promise<void> {
-    const { value, done } = await this.reader.read();
-    if (done) {
-      this.done = true;
-      this.buffer += this.decoder.decode();
-    } else {
-      this.buffer += this.decoder.decode(value, { stream: true });
-    }
-    const blocks = this.buffer.split(/\r?\n\r?\n/);
-    this.buffer = this.done ? '' : blocks.pop()!;
-    for (const block of blocks) {
-      const event = parseBlock(block);
-      if (event !== undefined) {
-        this.queue.push(event);
-      }
-    }
-  }
-}
-
-function parseBlock(block: string): SseEvent | undefined {
-  const event: SseEvent = {};
-  const data: string[] = [];
-  let fields = 0;
-  for (const line of block.split(/\r?\n/)) {
-    const match = /^([a-z]+):\s?(.*)$/.exec(line);
-    if (match === null) {
-      continue; // comments (keep-alive) and blank lines
-    }
-    fields += 1;
-    const [, field, value] = match;
-    if (field === 'id') event.id = value;
-    if (field === 'retry') event.retry = Number(value);
-    if (field === 'data') data.push(value);
-  }
-  if (fields === 0) {
-    return undefined;
-  }
-  if (data.length > 0) {
-    event.data = data.join('\n');
-    if (event.data !== '') {
-      event.message = JSON.parse(event.data) as RpcMessage;
-    }
-  }
-  return event;
-}
 
 function streamOf(id: string | undefined): string {
   const match = EVENT_ID.exec(id ?? '');
@@ -214,7 +116,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
       const session = await openLegacySession(server.url, '2025-11-25');
       const response = await call(session.headers, 'burst', { count: 2 });
       expect(response.headers.get('content-type')).toContain('text/event-stream');
-      const events = await new RawSse(response).rest();
+      const events = await new SseEventReader(response).rest();
       const stream = streamOf(events[0].id);
       expect(events).toEqual([
         { id: `${stream}:0`, retry: RETRY_MS, data: '' },
@@ -232,7 +134,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
       const session = await openLegacySession(server.url, '2025-03-26');
       expect(session.protocolVersion).toBe('2025-03-26');
       const response = await call(session.headers, 'burst', { count: 2 });
-      const events = await new RawSse(response).rest();
+      const events = await new SseEventReader(response).rest();
       const stream = streamOf(events[0].id);
       expect(events.map((event) => [event.id, event.retry, event.message?.method ?? event.message?.id])).toEqual([
         [`${stream}:0`, undefined, 'notifications/message'],
@@ -243,7 +145,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
 
     it('opens the GET stream with a priming event on 2025-11-25 and numbers its events', async () => {
       const session = await openLegacySession(server.url, '2025-11-25');
-      const stream = new RawSse(await get(session.headers));
+      const stream = new SseEventReader(await get(session.headers));
       const priming = await stream.next();
       expect(priming).toEqual({ id: expect.stringMatching(EVENT_ID), retry: RETRY_MS, data: '' });
       const id = streamOf(priming.id);
@@ -257,7 +159,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
 
     it('numbers the GET stream of 2025-03-26 from its first message, without priming', async () => {
       const session = await openLegacySession(server.url, '2025-03-26');
-      const stream = new RawSse(await get(session.headers));
+      const stream = new SseEventReader(await get(session.headers));
       await notifier.toolsChanged();
       const first = await stream.next();
       expect(first).toEqual({
@@ -283,7 +185,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
       const tag = nextLabel();
       const session = await openLegacySession(server.url, '2025-11-25');
       const response = await call(session.headers, 'close_then_answer', { label: tag, before: 1, after: 2 }, 'c-1');
-      const early = await new RawSse(response).rest();
+      const early = await new SseEventReader(response).rest();
       const stream = streamOf(early[0].id);
       expect(early).toEqual([
         { id: `${stream}:0`, retry: RETRY_MS, data: '' },
@@ -295,7 +197,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
       const resumed = await get(session.headers, `${stream}:1`);
       expect(resumed.status).toBe(200);
       expect(resumed.headers.get('mcp-session-id')).toBe(session.sessionId);
-      const later = await new RawSse(resumed).rest();
+      const later = await new SseEventReader(resumed).rest();
       expect(later).toEqual([
         { retry: RETRY_MS },
         { id: `${stream}:2`, data: expect.any(String), message: expect.objectContaining(logged('after 0')) },
@@ -317,10 +219,10 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
       const session = await openLegacySession(server.url, '2025-11-25');
       const response = await call(session.headers, 'close_then_answer', { label: tag });
       expect(response.headers.get('content-type')).toContain('text/event-stream');
-      const early = await new RawSse(response).rest();
+      const early = await new SseEventReader(response).rest();
       expect(early).toEqual([{ id: expect.stringMatching(/:0$/), retry: RETRY_MS, data: '' }]);
       gate.open(tag);
-      const later = await new RawSse(await get(session.headers, early[0].id)).rest();
+      const later = await new SseEventReader(await get(session.headers, early[0].id)).rest();
       expect(later.map((event) => event.message?.result?.content)).toEqual([
         undefined,
         [{ type: 'text', text: `answer ${tag}` }],
@@ -330,18 +232,18 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
     it('carries a resumed running call live until its result, beside the session GET stream', async () => {
       const tag = nextLabel();
       const session = await openLegacySession(server.url, '2025-11-25');
-      const standalone = new RawSse(await get(session.headers));
+      const standalone = new SseEventReader(await get(session.headers));
       const standalonePriming = await standalone.next();
 
       const response = await call(session.headers, 'close_then_answer', { label: tag, after: 1 }, 7);
-      const early = await new RawSse(response).rest();
+      const early = await new SseEventReader(response).rest();
       const stream = streamOf(early[0].id);
       await gate.reached(tag);
 
       // A second GET is fine when it resumes a request's stream: it is not the session's stream.
       const resumed = await get(session.headers, `${stream}:0`);
       expect(resumed.status).toBe(200);
-      const live = new RawSse(resumed);
+      const live = new SseEventReader(resumed);
       await expect(live.next()).resolves.toEqual({ retry: RETRY_MS });
       gate.open(tag);
       await expect(live.rest()).resolves.toEqual([
@@ -364,7 +266,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
 
     it("resumes the session's GET stream: what followed the id, then the same stream goes on", async () => {
       const session = await openLegacySession(server.url, '2025-11-25');
-      const first = new RawSse(await get(session.headers));
+      const first = new SseEventReader(await get(session.headers));
       const priming = await first.next();
       const stream = streamOf(priming.id);
       await notifier.toolsChanged();
@@ -374,7 +276,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
       await first.cancel();
 
       // The client saw :1 only, as far as it knows: :2 comes again.
-      const resumed = new RawSse(await get(session.headers, `${stream}:1`));
+      const resumed = new SseEventReader(await get(session.headers, `${stream}:1`));
       await expect(resumed.next()).resolves.toEqual({ retry: RETRY_MS });
       await expect(resumed.next()).resolves.toEqual({
         id: `${stream}:2`,
@@ -397,7 +299,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
 
     it('sends notifications/replay_truncated for an unknown id, then serves as the session stream', async () => {
       const session = await openLegacySession(server.url, '2025-11-25');
-      const stream = new RawSse(await get(session.headers, 'not-an-id-of-ours'));
+      const stream = new SseEventReader(await get(session.headers, 'not-an-id-of-ours'));
       const priming = await stream.next();
       expect(priming).toEqual({ id: expect.stringMatching(/:0$/), retry: RETRY_MS, data: '' });
       await expect(stream.next()).resolves.toEqual({
@@ -417,9 +319,9 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
 
     it("treats another session's event id as unknown: nothing of that session is replayed", async () => {
       const owner = await openLegacySession(server.url, '2025-11-25');
-      const events = await new RawSse(await call(owner.headers, 'burst', { count: 1 })).rest();
+      const events = await new SseEventReader(await call(owner.headers, 'burst', { count: 1 })).rest();
       const stranger = await openLegacySession(server.url, '2025-11-25');
-      const stream = new RawSse(await get(stranger.headers, events[0].id));
+      const stream = new SseEventReader(await get(stranger.headers, events[0].id));
       await stream.next(); // its own priming event
       await expect(stream.next()).resolves.toMatchObject({
         message: { method: 'notifications/replay_truncated', params: { lastEventId: events[0].id } },
@@ -431,11 +333,11 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
     it(`keeps the last ${BUFFER_SIZE} events: an id that rolled out gets replay_truncated, then what is left`, async () => {
       const session = await openLegacySession(server.url, '2025-11-25');
       // priming :0, messages :1..:10, response :11 — the buffer keeps :4..:11.
-      const events = await new RawSse(await call(session.headers, 'burst', { count: 10 }, 3)).rest();
+      const events = await new SseEventReader(await call(session.headers, 'burst', { count: 10 }, 3)).rest();
       expect(events).toHaveLength(12);
       const stream = streamOf(events[0].id);
 
-      const truncated = await new RawSse(await get(session.headers, `${stream}:2`)).rest();
+      const truncated = await new SseEventReader(await get(session.headers, `${stream}:2`)).rest();
       expect(truncated[0]).toEqual({ retry: RETRY_MS });
       expect(truncated[1].message).toEqual({
         jsonrpc: '2.0',
@@ -447,13 +349,13 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
       );
       expect(truncated.at(-1)?.message).toMatchObject({ id: 3, result: { content: [{ text: 'sent 10' }] } });
 
-      const inWindow = await new RawSse(await get(session.headers, `${stream}:9`)).rest();
+      const inWindow = await new SseEventReader(await get(session.headers, `${stream}:9`)).rest();
       expect(inWindow.map((event) => event.id ?? event.retry)).toEqual([RETRY_MS, `${stream}:10`, `${stream}:11`]);
     });
 
     it('drops the replay buffer when the session is deleted or expires', async () => {
       const deleted = await openLegacySession(server.url, '2025-11-25');
-      const events = await new RawSse(await call(deleted.headers, 'burst', { count: 2 })).rest();
+      const events = await new SseEventReader(await call(deleted.headers, 'burst', { count: 2 })).rest();
       const stream = streamOf(events[0].id);
       await expect(store.after(deleted.sessionId, stream, -1)).resolves.toMatchObject({
         events: expect.arrayContaining([expect.objectContaining({ seq: 3 })]),
@@ -468,7 +370,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
       expect(afterDelete.status).toBe(404);
 
       const expiring = await openLegacySession(server.url, '2025-11-25');
-      const more = await new RawSse(await call(expiring.headers, 'burst', { count: 1 })).rest();
+      const more = await new SseEventReader(await call(expiring.headers, 'burst', { count: 1 })).rest();
       await sessions.close(expiring.sessionId, 'expired');
       await expect(store.after(expiring.sessionId, streamOf(more[0].id), -1)).resolves.toEqual({
         events: [],
@@ -479,8 +381,8 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
     it('ends a resumed stream, and the buffer, when the session is deleted mid-call', async () => {
       const tag = nextLabel();
       const session = await openLegacySession(server.url, '2025-11-25');
-      const early = await new RawSse(await call(session.headers, 'close_then_answer', { label: tag })).rest();
-      const resumed = new RawSse(await get(session.headers, early[0].id));
+      const early = await new SseEventReader(await call(session.headers, 'close_then_answer', { label: tag })).rest();
+      const resumed = new SseEventReader(await get(session.headers, early[0].id));
       await resumed.next(); // retry
       const gone = await exchange(server.url, { method: 'DELETE', headers: session.headers });
       expect(gone.status).toBe(204);
@@ -489,10 +391,8 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
   });
 
   describe('where closeStream() does nothing', () => {
-    it('leaves a 2025-03-26 answer as JSON', async () => {
-      const tag = nextLabel();
-      const session = await openLegacySession(server.url, '2025-03-26');
-      const pending = call(session.headers, 'close_then_answer', { label: tag });
+    /** Lets the `close_then_answer` call `tag` go on once it waits, and expects its answer as plain JSON. */
+    async function expectJsonAnswer(tag: string, pending: Promise<Response>): Promise<void> {
       await gate.reached(tag);
       gate.open(tag);
       const response = await pending;
@@ -500,6 +400,12 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
       await expect(response.json()).resolves.toMatchObject({
         result: { content: [{ type: 'text', text: `answer ${tag}` }] },
       });
+    }
+
+    it('leaves a 2025-03-26 answer as JSON', async () => {
+      const tag = nextLabel();
+      const session = await openLegacySession(server.url, '2025-03-26');
+      await expectJsonAnswer(tag, call(session.headers, 'close_then_answer', { label: tag }));
     });
 
     it('leaves a modern answer as JSON', async () => {
@@ -508,13 +414,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
         body: modernRequest('tools/call', { name: 'close_then_answer', arguments: { label: tag } }),
         headers: modernHeaders('tools/call', 'close_then_answer'),
       });
-      await gate.reached(tag);
-      gate.open(tag);
-      const response = await pending;
-      expect(response.headers.get('content-type')).toContain('application/json');
-      await expect(response.json()).resolves.toMatchObject({
-        result: { content: [{ type: 'text', text: `answer ${tag}` }] },
-      });
+      await expectJsonAnswer(tag, pending);
     });
   });
 

@@ -19,6 +19,7 @@ import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision, type Revision } from
 import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
 import { McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
 import type { SessionRecord } from '../../sessions/session-store.interface';
+import { SessionChannels } from '../../sessions/session-channels';
 import { firstHeader, sendEmpty, sendJson, SseStream, toExchange, type HttpExchange } from './http-exchange';
 import type { CancellationSource } from '../../protocol/call-scope';
 import { passesHostAndOrigin } from './host-origin';
@@ -225,6 +226,7 @@ export class StreamableHttpService implements OnModuleInit {
     private readonly engine: McpEngine,
     private readonly sessions: McpSessionService,
     private readonly streams: ResumableStreams,
+    private readonly channels: SessionChannels,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
@@ -534,7 +536,14 @@ export class StreamableHttpService implements OnModuleInit {
       sendEmpty(res, 202, headers);
       return;
     }
-    const facts = this.legacyFacts(exchange, session, { notify: () => undefined });
+    // The batch is answered in one JSON array: its calls' progress and logs have no stream to
+    // ride and are dropped, and their requests to the client go out on the session's GET stream
+    // when the client holds one.
+    const sessionId = session.record?.id;
+    const facts = this.legacyFacts(exchange, session, {
+      notify: () => undefined,
+      request: (message) => sessionId !== undefined && this.channels.send(sessionId, message),
+    });
     const answers = await Promise.all(
       plan.items.map(async (item): Promise<JsonRpcResponse | undefined> => {
         if (item.kind === 'invalid') {
