@@ -76,6 +76,14 @@ export class CallScope {
   }
 
   /**
+   * Settles `run()` now, rejected with `reason`, without aborting the request: it is answered
+   * in another way (a multi round-trip round that needs input).
+   */
+  interrupt(reason: Error): void {
+    this.settle?.(reason);
+  }
+
+  /**
    * Marks the request answered without its handler's result (a multi round-trip round ended
    * with `input_required`) and aborts the handler's signal, so that it stops its work.
    */

@@ -63,7 +63,7 @@ import {
   type ListRootsResult,
 } from './client-requests';
 import { ClientRequestTable } from './client-request-table';
-import { INPUT_METHODS, InputRound } from './input-round';
+import { INPUT_METHODS, InputRound, readRoundInputs, type RoundInputs } from './input-round';
 import { RequestStateSealer } from './request-state';
 
 /** Where the notifications related to one request go (its SSE stream, stdio...). */
@@ -168,8 +168,10 @@ export interface ResolvedRequest {
   readonly logLevel: LogLevel | undefined;
   /** Cancellation, disconnect, session end and deadline of the request. */
   readonly scope: CallScope;
-  /** Modern `tools/call`, `prompts/get` and `resources/read`: the multi round-trip inputs. */
-  readonly input?: InputRound;
+  /** A modern retry (`tools/call`, `prompts/get`, `resources/read`): its answers and state. */
+  readonly inputs?: RoundInputs;
+  /** The request's multi round-trip round, made by the engine when the handler first needs it. */
+  round?: InputRound;
 }
 
 type Handler = (engine: McpEngine, request: ResolvedRequest) => Promise<JsonObject>;
@@ -199,6 +201,9 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
 export const ERROR_ALREADY_LOGGED = Symbol('nest-mcp:error-already-logged');
 
 const NOTHING_TO_SEND: Promise<EngineOutcome> = Promise.resolve({ type: 'none' });
+
+/** How a round interrupts its request's run when the handler waits for answers the client has not given. */
+const INPUT_REQUIRED = new Error('Input required');
 
 /** Property under which the call context keeps the transport objects for pipeline wrappers. */
 export const NATIVE_EXCHANGE = Symbol('nest-mcp:native-exchange');
@@ -330,13 +335,16 @@ export class McpEngine {
       return new McpError(ErrorCode.MethodNotFound, `Method not found: ${message.method}`);
     }
     const principal = facts.principal ?? ANONYMOUS_PRINCIPAL;
-    let input: InputRound | undefined;
-    if (INPUT_METHODS.has(message.method)) {
+    let inputs: RoundInputs | undefined;
+    if (
+      (params.inputResponses !== undefined || params.requestState !== undefined) &&
+      INPUT_METHODS.has(message.method)
+    ) {
       const opened = this.openRound(message.method, params, principal);
       if (opened instanceof McpError) {
         return opened;
       }
-      input = opened;
+      inputs = opened;
     }
     return {
       id: message.id,
@@ -350,7 +358,7 @@ export class McpEngine {
       clientInfo: envelope.clientInfo,
       logLevel: envelope.logLevel,
       scope: new CallScope(),
-      input,
+      inputs,
     };
   }
 
@@ -359,7 +367,7 @@ export class McpEngine {
    * of earlier rounds from its `requestState`. State that was not sealed here for this principal
    * and this request, or that expired, is refused (-32602) and the handler never runs.
    */
-  private openRound(method: string, params: JsonObject, principal: McpPrincipal): InputRound | McpError {
+  private openRound(method: string, params: JsonObject, principal: McpPrincipal): RoundInputs | McpError {
     const sealed = params.requestState;
     let previous;
     if (sealed !== undefined) {
@@ -372,7 +380,7 @@ export class McpEngine {
         return new McpError(ErrorCode.InvalidParams, 'Invalid requestState');
       }
     }
-    return InputRound.open(params, previous);
+    return readRoundInputs(params, previous);
   }
 
   private resolveLegacy(facts: RequestFacts, message: JsonRpcRequest, params: JsonObject): ResolvedRequest | McpError {
@@ -425,15 +433,22 @@ export class McpEngine {
       this.deadlines.watch(scope);
     }
     try {
-      const result =
-        request.input === undefined
-          ? await scope.run(() => handler(this, request))
-          : await this.runRound(handler, request);
+      let result = await scope.run(() => handler(this, request));
       if (scope.aborted) {
         return { type: 'none' };
       }
+      if (request.round !== undefined && request.round.pending.size > 0) {
+        // The handler returned although questions are unanswered (it caught their wait...).
+        result = this.endRound(request, request.round);
+      }
       return { type: 'response', response: success(request.id, this.finish(request, result)) };
     } catch (error) {
+      if (error === INPUT_REQUIRED && request.round !== undefined) {
+        return {
+          type: 'response',
+          response: success(request.id, this.finish(request, this.endRound(request, request.round))),
+        };
+      }
       if (scope.aborted && scope.reason instanceof CallTimeoutError) {
         const code = request.era === 'modern' ? ErrorCode.InternalError : ErrorCode.ServerError;
         return this.respondError(request.id, new McpError(code, scope.reason.message));
@@ -459,21 +474,23 @@ export class McpEngine {
   }
 
   /**
-   * Runs one round of a multi round-trip request: the handler's result, or, as soon as the
-   * handler waits for answers the client has not given, an `input_required` result with every
-   * question asked so far and the sealed state of the round. The handler's signal is then
-   * aborted: its work is abandoned, and it runs again from the start on the retry.
+   * The multi round-trip round of a modern `tools/call`, `prompts/get` or `resources/read`,
+   * made on first use; `undefined` for other requests. Once the handler has asked all it can ask
+   * without answers, the round interrupts the request's run: the engine answers `input_required`.
    */
-  private async runRound(handler: Handler, request: ResolvedRequest): Promise<JsonObject> {
-    const round = request.input!;
-    const running = request.scope.run(() => handler(this, request));
-    const blocked = round.blocked.then(() => undefined);
-    const outcome = await Promise.race([running, blocked]);
-    if (outcome !== undefined && round.pending.size === 0) {
-      return outcome;
+  roundOf(request: ResolvedRequest): InputRound | undefined {
+    if (request.round === undefined && request.era === 'modern' && INPUT_METHODS.has(request.method)) {
+      request.round = new InputRound(request.inputs, () => request.scope.interrupt(INPUT_REQUIRED));
     }
-    // The abandoned handler settles later (rejected by the abort below, or never): nobody awaits it.
-    running.catch(() => undefined);
+    return request.round;
+  }
+
+  /**
+   * Ends a round with `input_required`: every question asked so far and the sealed state of the
+   * round. The handler's signal is aborted: its work is abandoned, and it runs again from the
+   * start on the retry.
+   */
+  private endRound(request: ResolvedRequest, round: InputRound): JsonObject {
     request.scope.abandon(new McpError(ErrorCode.InternalError, 'Input required: the request ends this round'));
     // Throws when the state outgrew what a retry may bring back: better a failed call now than a
     // round the client can never complete.
@@ -619,7 +636,7 @@ class EngineCallContext implements McpCallContext {
   }
 
   get state(): JsonObject {
-    return this.request.input?.state ?? (this.localState ??= {});
+    return this.engine.roundOf(this.request)?.state ?? (this.localState ??= {});
   }
 
   elicit(params: ElicitParams, options?: AskOptions): Promise<ElicitResult> {
@@ -662,7 +679,7 @@ class EngineCallContext implements McpCallContext {
     if (request.era === 'legacy') {
       return this.engine.askClient<T>(request, question, options?.timeoutMs);
     }
-    const round = request.input;
+    const round = this.engine.roundOf(request);
     if (round === undefined) {
       return Promise.reject(
         new McpError(ErrorCode.InternalError, `${request.method} cannot ask the client for input (${question.method})`),

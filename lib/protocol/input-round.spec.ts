@@ -1,5 +1,5 @@
 import { McpError } from './mcp-error';
-import { InputRound } from './input-round';
+import { InputRound, readRoundInputs } from './input-round';
 import type { InputRequest } from './client-requests';
 
 const ELICIT: InputRequest = { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: {} } };
@@ -7,15 +7,16 @@ const SAMPLE: InputRequest = { method: 'sampling/createMessage', params: { messa
 const ROOTS: InputRequest = { method: 'roots/list', params: {} };
 const ACCEPT = { action: 'accept', content: { name: 'Ada' } };
 
+/** A round over `params`, and how many times it reported being blocked. */
 function open(
   params: Record<string, unknown>,
   previous?: { answers: Record<string, unknown>; state: Record<string, unknown> },
 ) {
-  const round = InputRound.open(params, previous);
-  if (round instanceof McpError) {
-    throw round;
+  const inputs = readRoundInputs(params, previous);
+  if (inputs instanceof McpError) {
+    throw inputs;
   }
-  return round;
+  return new InputRound(inputs, () => undefined);
 }
 
 describe('InputRound', () => {
@@ -24,14 +25,14 @@ describe('InputRound', () => {
     ['an array', [ACCEPT]],
     ['null', null],
   ])('refuses inputResponses that is %s', (_label, value) => {
-    const round = InputRound.open({ inputResponses: value }, undefined);
-    expect(round).toBeInstanceOf(McpError);
-    expect((round as McpError).code).toBe(-32602);
+    const inputs = readRoundInputs({ inputResponses: value }, undefined);
+    expect(inputs).toBeInstanceOf(McpError);
+    expect((inputs as McpError).code).toBe(-32602);
   });
 
   it('refuses an answer that is not an object', () => {
-    const round = InputRound.open({ inputResponses: { user_name: 12345 } }, undefined);
-    expect((round as McpError).message).toContain('inputResponses.user_name');
+    const inputs = readRoundInputs({ inputResponses: { user_name: 12345 } }, undefined);
+    expect((inputs as McpError).message).toContain('inputResponses.user_name');
   });
 
   it('answers from inputResponses and remembers what was used', async () => {
@@ -50,12 +51,16 @@ describe('InputRound', () => {
     expect(round.state).toEqual({ n: 1 });
   });
 
-  it('collects every question asked before the round blocks, in order', async () => {
-    const round = open({});
+  it('collects every question asked before the round blocks, in order, and reports the block once', async () => {
+    let blocked!: () => void;
+    const whenBlocked = new Promise<void>((resolve) => (blocked = resolve));
+    const onBlocked = jest.fn(() => blocked());
+    const round = new InputRound(undefined, onBlocked);
     const settled = jest.fn();
     void round.ask('one', ELICIT).then(settled, settled);
     void round.ask('two', SAMPLE).then(settled, settled);
-    await round.blocked;
+    expect(onBlocked).not.toHaveBeenCalled();
+    await whenBlocked;
     void round.ask('late', ROOTS).then(settled, settled);
     expect([...round.pending.keys()]).toEqual(['one', 'two', 'late']);
     expect(round.inputRequests()).toEqual({
@@ -65,6 +70,7 @@ describe('InputRound', () => {
     });
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).not.toHaveBeenCalled();
+    expect(onBlocked).toHaveBeenCalledTimes(1);
   });
 
   it('derives stable keys per method when the handler names none', () => {

@@ -13,6 +13,37 @@ import type { RoundState } from './request-state';
 /** The methods on which a server may answer `input_required`. */
 export const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
+/** What a retry brings: the answers (of this retry and of earlier rounds) and the handler's state. */
+export interface RoundInputs {
+  readonly answers: JsonObject;
+  readonly state: JsonObject;
+}
+
+/**
+ * Reads a retry's inputs from its params; `previous` is its opened `requestState`. Malformed
+ * `inputResponses` are refused (-32602) before the handler runs.
+ */
+export function readRoundInputs(params: JsonObject, previous: RoundState | undefined): RoundInputs | McpError {
+  const responses = params.inputResponses;
+  if (responses !== undefined && !isJsonObject(responses)) {
+    return new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
+  }
+  const answers: JsonObject = { ...previous?.answers };
+  for (const [key, answer] of Object.entries(responses ?? {})) {
+    if (!isJsonObject(answer)) {
+      return new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses.${key} must be an object`);
+    }
+    answers[key] = answer;
+  }
+  return { answers, state: previous?.state ?? {} };
+}
+
+const NO_INPUTS: RoundInputs = { answers: {}, state: {} };
+
+/**
+ * The round of one request, made when its handler first asks a question or reads `ctx.state`:
+ * requests that never do cost nothing.
+ */
 export class InputRound {
   /** Answers the handler used this round: sealed into the next state. */
   readonly used: JsonObject = {};
@@ -20,36 +51,19 @@ export class InputRound {
   readonly pending = new Map<string, InputRequest>();
   /** What the handler keeps across rounds (`ctx.state`). */
   readonly state: JsonObject;
-  /** Settles once the handler has asked everything it can ask this round. */
-  readonly blocked: Promise<void>;
-  private release!: () => void;
+  private readonly answers: JsonObject;
   private readonly counters = new Map<string, number>();
 
-  private constructor(
-    private readonly answers: JsonObject,
-    state: JsonObject,
-  ) {
-    this.state = { ...state };
-    this.blocked = new Promise<void>((resolve) => (this.release = resolve));
-  }
-
   /**
-   * Reads the round's inputs from a request's params; `previous` is the opened `requestState`.
-   * Malformed `inputResponses` are refused (-32602) before the handler runs.
+   * @param onBlocked called once the handler has asked everything it can ask this round: the
+   *   engine then answers `input_required`.
    */
-  static open(params: JsonObject, previous: RoundState | undefined): InputRound | McpError {
-    const responses = params.inputResponses;
-    if (responses !== undefined && !isJsonObject(responses)) {
-      return new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
-    }
-    const answers: JsonObject = { ...previous?.answers };
-    for (const [key, answer] of Object.entries(responses ?? {})) {
-      if (!isJsonObject(answer)) {
-        return new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses.${key} must be an object`);
-      }
-      answers[key] = answer;
-    }
-    return new InputRound(answers, previous?.state ?? {});
+  constructor(
+    inputs: RoundInputs | undefined,
+    private readonly onBlocked: () => void,
+  ) {
+    this.answers = (inputs ?? NO_INPUTS).answers;
+    this.state = { ...(inputs ?? NO_INPUTS).state };
   }
 
   /** The key of a question: the handler's, or one derived from its method and rank. */
@@ -84,7 +98,7 @@ export class InputRound {
     }
     if (this.pending.size === 0) {
       // Questions asked together (`Promise.all`) are all asked before a macrotask runs.
-      setImmediate(this.release);
+      setImmediate(this.onBlocked);
     }
     this.pending.set(key, request);
     // A promise of its own, never settled: once the round ends nothing references it, and the
