@@ -178,6 +178,12 @@ describe.each(PLATFORMS)('legacy era on the wire (%s)', (platform) => {
     const session = await openSession(app.url);
     const reader = await startCall(app.url, session, 'ask_guarded', { label, timeoutMs: 100 });
     const question = await reader.next();
+    // The client is told to stop asking its user, on the same stream, before the call goes on.
+    expect(await reader.next()).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: question.id, reason: 'The client did not answer elicitation/create within 100 ms' },
+    });
     expect(toolText(await reader.next())).toBe(
       'rejected code=-32603 message=The client did not answer elicitation/create within 100 ms',
     );

@@ -1,4 +1,4 @@
-import { ClientRequestTable } from './client-request-table';
+import { ClientRequestAbandoned, ClientRequestTable } from './client-request-table';
 import { failure, success } from './json-rpc';
 
 function signal() {
@@ -33,6 +33,7 @@ describe('ClientRequestTable', () => {
       const waiting = table.wait('s1', 1, 'sampling/createMessage', 500, signal().signal);
       jest.advanceTimersByTime(500);
       await expect(waiting).rejects.toThrow('did not answer sampling/createMessage within 500 ms');
+      await expect(waiting).rejects.toBeInstanceOf(ClientRequestAbandoned);
       expect(table.size).toBe(0);
     } finally {
       jest.useRealTimers();
@@ -48,7 +49,10 @@ describe('ClientRequestTable', () => {
     call.abort(new Error('cancelled by the client'));
     table.failScope('s2', 'Session ended');
     await expect(aborted).rejects.toThrow('cancelled by the client');
+    await expect(aborted).rejects.toBeInstanceOf(ClientRequestAbandoned);
     await expect(ended).rejects.toThrow('Session ended');
+    // The session is gone: nobody is left to tell.
+    await expect(ended).rejects.not.toBeInstanceOf(ClientRequestAbandoned);
     expect(table.size).toBe(1);
     table.deliver('s3', success(3, { roots: [] }));
     await expect(other).resolves.toEqual({ roots: [] });

@@ -7,6 +7,17 @@
 import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcId, type JsonRpcResponse } from './json-rpc';
 import { McpError } from './mcp-error';
 
+/**
+ * The server stopped waiting for a client's answer (a timeout, or the call ended): the client
+ * may still be working on the request, and is told to stop.
+ */
+export class ClientRequestAbandoned extends McpError {
+  constructor(message: string) {
+    super(ErrorCode.InternalError, message);
+    this.name = 'ClientRequestAbandoned';
+  }
+}
+
 interface Waiting {
   resolve(result: JsonObject): void;
   reject(error: Error): void;
@@ -34,7 +45,7 @@ export class ClientRequestTable {
         this.byScope.set(scope, waiting);
       }
       const table = waiting;
-      const onAbort = (): void => settle(() => reject(asError(signal.reason)));
+      const onAbort = (): void => settle(() => reject(new ClientRequestAbandoned(reasonOf(signal.reason))));
       const settle = (then: () => void): void => {
         if (table.get(id) !== entry) {
           return;
@@ -56,10 +67,7 @@ export class ClientRequestTable {
       };
       if (timeoutMs > 0) {
         entry.timer = setTimeout(
-          () =>
-            entry.reject(
-              new McpError(ErrorCode.InternalError, `The client did not answer ${method} within ${timeoutMs} ms`),
-            ),
+          () => entry.reject(new ClientRequestAbandoned(`The client did not answer ${method} within ${timeoutMs} ms`)),
           timeoutMs,
         );
         entry.timer.unref?.();
@@ -113,6 +121,6 @@ export class ClientRequestTable {
   }
 }
 
-function asError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new McpError(ErrorCode.InternalError, 'Request cancelled');
+function reasonOf(reason: unknown): string {
+  return reason instanceof Error ? reason.message : 'Request cancelled';
 }

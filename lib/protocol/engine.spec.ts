@@ -1305,6 +1305,33 @@ describe('McpEngine: asking the client', () => {
     expect(resultOf(await pending).content).toEqual([{ type: 'text', text: 'Hello, Grace' }]);
   });
 
+  it('legacy: a question the client does not answer in time is cancelled on the client too', async () => {
+    const { engine } = makeEngine(askingCatalog([]), { clientRequestTimeoutMs: 20 });
+    const sent: JsonRpcRequest[] = [];
+    const notes: JsonRpcNotification[] = [];
+    const session = new FixtureSession({ clientCapabilities: { elicitation: {} }, protocolVersion: '2025-11-25' });
+    const facts = makeFacts({
+      session,
+      revision: '2025-11-25',
+      cancelScope: session.id,
+      channel: { notify: (message) => notes.push(message), request: (message) => sent.push(message) > 0 },
+    });
+    const outcome = await engine.handle(facts, legacyRequest('tools/call', { name: 'ask', arguments: {} }));
+    expect(sent).toHaveLength(1);
+    expect(notes).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: sent[0].id, reason: 'The client did not answer elicitation/create within 20 ms' },
+      },
+    ]);
+    expect(errorOf(outcome)).toMatchObject({
+      code: ErrorCode.InternalError,
+      message: 'The client did not answer elicitation/create within 20 ms',
+    });
+    expect(engine.clientRequests.size).toBe(0);
+  });
+
   it('legacy: a session that ends fails the waiting question', async () => {
     const { engine } = makeEngine(askingCatalog([]));
     const session = new FixtureSession({ clientCapabilities: { elicitation: {} }, protocolVersion: '2025-11-25' });

@@ -62,7 +62,7 @@ import {
   type InputRequest,
   type ListRootsResult,
 } from './client-requests';
-import { ClientRequestTable } from './client-request-table';
+import { ClientRequestAbandoned, ClientRequestTable } from './client-request-table';
 import { INPUT_METHODS, InputRound, readRoundInputs, type RoundInputs } from './input-round';
 import { RequestStateSealer } from './request-state';
 
@@ -579,7 +579,16 @@ export class McpEngine {
     if (!sent) {
       this.clientRequests.deliver(scope, failure(id, ErrorCode.InternalError, 'The stream to the client is closed'));
     }
-    const result = await answer;
+    let result: JsonObject;
+    try {
+      result = await answer;
+    } catch (error) {
+      if (error instanceof ClientRequestAbandoned) {
+        // The client may still be showing the question to its user: tell it to stop.
+        channel.notify(notification('notifications/cancelled', { requestId: id, reason: error.message }));
+      }
+      throw error;
+    }
     const invalid = invalidAnswer(question.method, result);
     if (invalid !== undefined) {
       throw new McpError(ErrorCode.InternalError, `The client's answer to ${question.method} is invalid: ${invalid}`);
