@@ -5,11 +5,19 @@
  * served on its own and invalid elements get their own error.
  */
 import { hasFeature } from './revisions';
-import { classifyMessage, ErrorCode, failure, type ClassifiedMessage, type JsonRpcFailure } from './json-rpc';
+import {
+  classifyMessage,
+  ErrorCode,
+  failure,
+  type ClassifiedMessage,
+  type JsonRpcFailure,
+  type JsonRpcResponse,
+} from './json-rpc';
 
 export type BatchPlan =
   | { readonly type: 'reject'; readonly error: JsonRpcFailure }
-  | { readonly type: 'responses' }
+  /** Only responses: answers to this server's requests, to deliver; nothing to send back. */
+  | { readonly type: 'responses'; readonly responses: readonly JsonRpcResponse[] }
   | { readonly type: 'run'; readonly items: readonly ClassifiedMessage[] };
 
 /** Decides what to do with a batch arriving for `revision`. */
@@ -32,11 +40,11 @@ export function planBatch(elements: readonly unknown[], revision: string | undef
     }
     return item;
   });
-  const responses = items.filter((item) => item.kind === 'response').length;
-  if (responses === items.length) {
-    return { type: 'responses' };
+  const responses = items.flatMap((item) => (item.kind === 'response' ? [item.message] : []));
+  if (responses.length === items.length) {
+    return { type: 'responses', responses };
   }
-  if (responses > 0) {
+  if (responses.length > 0) {
     return {
       type: 'reject',
       error: failure(null, ErrorCode.InvalidRequest, 'Invalid Request: a batch mixes requests and responses'),

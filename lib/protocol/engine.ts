@@ -22,7 +22,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from './json-rpc';
-import { McpError } from './mcp-error';
+import { McpError, newElicitationId } from './mcp-error';
 import type { Catalog } from './catalog';
 import { ANONYMOUS_PRINCIPAL, type McpCallContext, type McpPrincipal, type TransportKind } from './call-context';
 import { passesLevel, type LogLevel } from './log-levels';
@@ -47,7 +47,6 @@ import { handleListen } from './handlers/subscriptions.handler';
 import { SubscriptionHub } from './subscription-hub';
 import { ListCache } from './list-cache';
 import { CallScope, CallTimeoutError, Deadlines, type CancellationSource } from './call-scope';
-import { randomBytes } from 'node:crypto';
 import {
   capabilityError,
   invalidAnswer,
@@ -64,7 +63,7 @@ import {
 } from './client-requests';
 import { ClientRequestAbandoned, ClientRequestTable } from './client-request-table';
 import { INPUT_METHODS, InputRound, readRoundInputs, type RoundInputs } from './input-round';
-import { RequestStateSealer } from './request-state';
+import { RequestStateSealer, type RoundState } from './request-state';
 
 /** Where the notifications related to one request go (its SSE stream, stdio...). */
 export interface RequestChannel {
@@ -369,7 +368,7 @@ export class McpEngine {
    */
   private openRound(method: string, params: JsonObject, principal: McpPrincipal): RoundInputs | McpError {
     const sealed = params.requestState;
-    let previous;
+    let previous: RoundState | undefined;
     if (sealed !== undefined) {
       previous =
         typeof sealed === 'string'
@@ -438,16 +437,13 @@ export class McpEngine {
         return { type: 'none' };
       }
       if (request.round !== undefined && request.round.pending.size > 0) {
-        // The handler returned although questions are unanswered (it caught their wait...).
+        // The handler returned although questions are unanswered (it did not await them).
         result = this.endRound(request, request.round);
       }
-      return { type: 'response', response: success(request.id, this.finish(request, result)) };
+      return this.respondResult(request, result);
     } catch (error) {
       if (error === INPUT_REQUIRED && request.round !== undefined) {
-        return {
-          type: 'response',
-          response: success(request.id, this.finish(request, this.endRound(request, request.round))),
-        };
+        return this.respondResult(request, this.endRound(request, request.round));
       }
       if (scope.aborted && scope.reason instanceof CallTimeoutError) {
         const code = request.era === 'modern' ? ErrorCode.InternalError : ErrorCode.ServerError;
@@ -529,6 +525,10 @@ export class McpEngine {
     // Results without a `_meta` of their own share one (it is only ever serialized).
     finished._meta = isJsonObject(finished._meta) ? { ...finished._meta, ...stamp } : stamp;
     return finished;
+  }
+
+  private respondResult(request: ResolvedRequest, result: JsonObject): EngineOutcome {
+    return { type: 'response', response: success(request.id, this.finish(request, result)) };
   }
 
   private respondError(id: JsonRpcId, error: McpError): EngineOutcome {
@@ -654,10 +654,7 @@ class EngineCallContext implements McpCallContext {
       // 2025-11-25 correlates URL elicitations with notifications/elicitation/complete; the
       // modern era has no such notification and no elicitationId.
       const { elicitationId, ...rest } = params;
-      sent =
-        this.era === 'legacy'
-          ? { ...rest, elicitationId: elicitationId ?? randomBytes(18).toString('base64url') }
-          : rest;
+      sent = this.era === 'legacy' ? { ...rest, elicitationId: elicitationId ?? newElicitationId() } : rest;
     }
     return this.ask({ method: 'elicitation/create', params: sent as unknown as JsonObject }, options);
   }

@@ -45,6 +45,11 @@ export class McpToolError extends Error {
   }
 }
 
+/** A fresh `elicitationId` for a URL-mode elicitation: 18 random bytes, 24 base64url characters. */
+export function newElicitationId(): string {
+  return randomBytes(18).toString('base64url');
+}
+
 /** One URL-mode elicitation the client must complete before retrying. */
 export interface UrlElicitation {
   /** What to tell the user. */
@@ -70,7 +75,7 @@ export class McpUrlElicitationRequiredError extends McpError {
   constructor(elicitations: UrlElicitation[], message = 'This request requires more information') {
     const sent = elicitations.map((elicitation) => ({
       mode: 'url' as const,
-      elicitationId: elicitation.elicitationId ?? randomBytes(18).toString('base64url'),
+      elicitationId: elicitation.elicitationId ?? newElicitationId(),
       url: elicitation.url,
       message: elicitation.message,
     }));

@@ -138,15 +138,16 @@ class HttpRequestChannel implements RequestChannel, CancellationSource {
   }
 
   notify(message: JsonRpcNotification): void {
-    if (!this.writable) {
-      return;
-    }
-    this.stream ??= this.open();
-    this.stream.send(message);
+    this.send(message);
   }
 
   /** Legacy: a request to the client rides the call's stream, like its notifications. */
   request(message: JsonRpcRequest): boolean {
+    return this.send(message);
+  }
+
+  /** Sends on the call's stream, opening it first; returns whether the stream took the message. */
+  private send(message: JsonRpcRequest | JsonRpcNotification): boolean {
     if (!this.writable) {
       return false;
     }
@@ -358,13 +359,18 @@ export class StreamableHttpService implements OnModuleInit {
     const record =
       sessionId === undefined ? undefined : await this.sessions.find(sessionId, this.principalOf(exchange.request));
     if (record !== undefined) {
-      for (const response of responses) {
-        if (!this.engine.deliverResponse(record.id, response)) {
-          this.logger.debug(`Dropped a client response for unknown request ${String(response.id)}`);
-        }
-      }
+      this.deliverTo(record.id, responses);
     }
     sendEmpty(exchange.res, 202, record === undefined ? NO_HEADERS : { [SESSION_HEADER]: record.id });
+  }
+
+  /** Hands a session's answers to the requests waiting for them; the others are dropped. */
+  private deliverTo(sessionId: string, responses: readonly JsonRpcResponse[]): void {
+    for (const response of responses) {
+      if (!this.engine.deliverResponse(sessionId, response)) {
+        this.logger.debug(`Dropped a client response for unknown request ${String(response.id)}`);
+      }
+    }
   }
 
   private async serveModern(exchange: HttpExchange, message: JsonRpcRequest | JsonRpcNotification): Promise<void> {
@@ -524,14 +530,8 @@ export class StreamableHttpService implements OnModuleInit {
       return;
     }
     if (plan.type === 'responses') {
-      const responses = elements.filter((element): element is JsonRpcResponse => {
-        const classified = classifyMessage(element);
-        return classified.kind === 'response';
-      });
       if (session.record !== undefined) {
-        for (const response of responses) {
-          this.engine.deliverResponse(session.record.id, response);
-        }
+        this.deliverTo(session.record.id, plan.responses);
       }
       sendEmpty(res, 202, headers);
       return;
