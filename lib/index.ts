@@ -14,6 +14,7 @@ export type {
   McpHttpOptions,
   McpModuleOptionsFactory,
   McpRequestStateOptions,
+  McpStdioOptions,
 } from './interfaces/mcp-module-options.interface';
 export type {
   McpToolOptions,
@@ -42,6 +43,11 @@ export { McpSessionService } from './sessions/mcp-session.service';
 export type { SessionStore, SessionRecord } from './sessions/session-store.interface';
 export type { ReplayStore, ReplayEvent, ReplayWindow } from './sessions/replay-store.interface';
 export { McpNotifier } from './notifications/mcp-notifier.service';
+export { McpStdioServer } from './transports/stdio/mcp-stdio.server';
+export type { McpStdioListenOptions } from './transports/stdio/mcp-stdio.server';
+export { McpStderrLogger } from './transports/stdio/stderr.logger';
+export { runMcpStdio } from './transports/stdio/mcp-stdio.bootstrap';
+export type { McpStdioRunOptions } from './transports/stdio/mcp-stdio.bootstrap';
 export type { NotificationBus, McpEvent } from './notifications/notification-bus.interface';
 
 export { McpError, McpToolError, McpUrlElicitationRequiredError } from './protocol/mcp-error';

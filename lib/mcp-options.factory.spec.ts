@@ -39,6 +39,15 @@ describe('resolveMcpOptions', () => {
         keepAliveMs: 15_000,
         replayBufferSize: 256,
         retryMs: 1_000,
+        simpleCallTimeoutMs: 60_000,
+        cors: true,
+      },
+      stdio: {
+        maxFrameBytes: 16 * 1024 * 1024,
+        maxWorkers: 8,
+        maxQueue: 64,
+        maxSubscriptions: 32,
+        maxPendingNotifications: 256,
       },
     });
   });
@@ -67,7 +76,10 @@ describe('resolveMcpOptions', () => {
         keepAliveMs: 1_000,
         replayBufferSize: 1,
         retryMs: 0,
+        simpleCallTimeoutMs: 5_000,
+        cors: false,
       },
+      stdio: { maxFrameBytes: 1024, maxWorkers: 1, maxQueue: 0, maxSubscriptions: 0, maxPendingNotifications: 0 },
     });
     expect(resolved).toEqual({
       serverInfo: {
@@ -96,8 +108,15 @@ describe('resolveMcpOptions', () => {
         keepAliveMs: 1_000,
         replayBufferSize: 1,
         retryMs: 0,
+        simpleCallTimeoutMs: 5_000,
+        cors: false,
       },
+      stdio: { maxFrameBytes: 1024, maxWorkers: 1, maxQueue: 0, maxSubscriptions: 0, maxPendingNotifications: 0 },
     });
+  });
+
+  it('bounds simple HTTP calls by callTimeoutMs unless told otherwise', () => {
+    expect(resolveWith({ callTimeoutMs: 1_234 }).http.simpleCallTimeoutMs).toBe(1_234);
   });
 
   it.each([[undefined], [null], ['inventory'], [42]])('refuses %p as the options object', (options) => {
@@ -163,6 +182,14 @@ describe('resolveMcpOptions', () => {
       ['http.replayBufferSize', { http: { replayBufferSize: 100_001 } }],
       ['http.retryMs', { http: { retryMs: -1 } }],
       ['http.retryMs', { http: { retryMs: 1.5 } }],
+      ['http.simpleCallTimeoutMs', { http: { simpleCallTimeoutMs: -1 } }],
+      ['http.cors', { http: { cors: 'yes' } }],
+      ['stdio.maxFrameBytes', { stdio: { maxFrameBytes: 1023 } }],
+      ['stdio.maxWorkers', { stdio: { maxWorkers: 0 } }],
+      ['stdio.maxQueue', { stdio: { maxQueue: -1 } }],
+      ['stdio.maxSubscriptions', { stdio: { maxSubscriptions: 1.5 } }],
+      ['stdio.maxPendingNotifications', { stdio: { maxPendingNotifications: '256' } }],
+      ['stdio', { stdio: [] }],
       ['cacheHints', { cacheHints: 60_000 }],
       ['sessions', { sessions: 'forever' }],
       ['http', { http: true }],

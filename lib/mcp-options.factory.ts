@@ -30,6 +30,15 @@ export interface ResolvedMcpOptions {
     keepAliveMs: number;
     replayBufferSize: number;
     retryMs: number;
+    simpleCallTimeoutMs: number;
+    cors: boolean;
+  };
+  stdio: {
+    maxFrameBytes: number;
+    maxWorkers: number;
+    maxQueue: number;
+    maxSubscriptions: number;
+    maxPendingNotifications: number;
   };
 }
 
@@ -159,6 +168,11 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
   const sessions = section(options.sessions, 'sessions');
   const http = section(options.http, 'http');
   const requestState = section(options.requestState, 'requestState');
+  const stdio = section(options.stdio, 'stdio');
+  if (http.cors !== undefined && typeof http.cors !== 'boolean') {
+    fail('http.cors', 'must be a boolean');
+  }
+  const callTimeoutMs = integer(options.callTimeoutMs, 'callTimeoutMs', 60_000, 0);
   const secret = requestState.secret;
   if (
     secret !== undefined &&
@@ -180,7 +194,7 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
       ttlMs: integer(cache.discoverTtlMs, 'cacheHints.discoverTtlMs', 60_000, 0),
       scope: scope(cache.discoverScope, 'cacheHints.discoverScope', 'public'),
     },
-    callTimeoutMs: integer(options.callTimeoutMs, 'callTimeoutMs', 60_000, 0),
+    callTimeoutMs,
     defaultLogLevel,
     clientRequestTimeoutMs: integer(options.clientRequestTimeoutMs, 'clientRequestTimeoutMs', 60_000, 0),
     requestState: {
@@ -201,6 +215,15 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
       keepAliveMs: integer(http.keepAliveMs, 'http.keepAliveMs', 15_000, 1_000),
       replayBufferSize: integer(http.replayBufferSize, 'http.replayBufferSize', 256, 1, 100_000),
       retryMs: integer(http.retryMs, 'http.retryMs', 1_000, 0, 3_600_000),
+      simpleCallTimeoutMs: integer(http.simpleCallTimeoutMs, 'http.simpleCallTimeoutMs', callTimeoutMs, 0),
+      cors: http.cors ?? true,
+    },
+    stdio: {
+      maxFrameBytes: integer(stdio.maxFrameBytes, 'stdio.maxFrameBytes', 16 * 1024 * 1024, 1024),
+      maxWorkers: integer(stdio.maxWorkers, 'stdio.maxWorkers', 8, 1, 1_000),
+      maxQueue: integer(stdio.maxQueue, 'stdio.maxQueue', 64, 0, 100_000),
+      maxSubscriptions: integer(stdio.maxSubscriptions, 'stdio.maxSubscriptions', 32, 0, 10_000),
+      maxPendingNotifications: integer(stdio.maxPendingNotifications, 'stdio.maxPendingNotifications', 256, 0, 100_000),
     },
   };
 }

@@ -27,8 +27,8 @@ export type McpParamType = (typeof McpParamType)[keyof typeof McpParamType];
 
 /** Token of the options after validation and defaults. */
 export const MCP_RESOLVED_OPTIONS = Symbol('nest-mcp:resolved-options');
-/** Token of the HTTP path the module was mounted at (an extra of the module definition). */
-export const MCP_HTTP_PATH = Symbol('nest-mcp:http-path');
+/** Token of the HTTP paths the module was mounted at (`McpHttpPaths`, from the module extras). */
+export const MCP_HTTP_PATHS = Symbol('nest-mcp:http-paths');
 /** Token of the session store. */
 export const MCP_SESSION_STORE = Symbol('nest-mcp:session-store');
 /** Token of the replay store (the SSE replay buffers of legacy sessions). */

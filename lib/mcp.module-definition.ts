@@ -1,22 +1,32 @@
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { ConfigurableModuleBuilder, type Type } from '@nestjs/common';
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import { MCP_HTTP_PATH } from './mcp.constants';
+import { MCP_HTTP_PATHS } from './mcp.constants';
+import { resolveHttpPaths } from './transports/http/http-paths';
 import { createStreamableHttpController } from './transports/http/streamable-http.controller';
+import { createSimpleHttpController } from './transports/http/simple-http.controller';
+import { createLegacySseControllers } from './transports/http/legacy-sse.controller';
 
-const DEFAULT_EXTRAS: Required<McpModuleExtras> = { isGlobal: true, path: 'mcp' };
+const DEFAULT_EXTRAS: McpModuleExtras = { isGlobal: true, path: 'mcp' };
 
 export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE, ASYNC_OPTIONS_TYPE } =
   new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
     .setClassMethodName('forRoot')
     .setFactoryMethodName('createMcpOptions')
     .setExtras<McpModuleExtras>(DEFAULT_EXTRAS, (definition, extras) => {
-      // Extras are known synchronously even in forRootAsync, so the route is mounted either way.
-      const path = extras.path ?? DEFAULT_EXTRAS.path;
+      // Extras are known synchronously even in forRootAsync, so the routes are mounted either way.
+      const paths = resolveHttpPaths(extras, DEFAULT_EXTRAS.path!);
+      const controllers: Type<unknown>[] = [createStreamableHttpController(paths.streamable)];
+      if (paths.simple !== undefined) {
+        controllers.push(createSimpleHttpController(paths.simple));
+      }
+      if (paths.sse !== undefined) {
+        controllers.push(...createLegacySseControllers(paths.sse.events, paths.sse.messages));
+      }
       return {
         ...definition,
         global: extras.isGlobal ?? DEFAULT_EXTRAS.isGlobal,
-        controllers: [...(definition.controllers ?? []), createStreamableHttpController(path)],
-        providers: [...(definition.providers ?? []), { provide: MCP_HTTP_PATH, useValue: path }],
+        controllers: [...(definition.controllers ?? []), ...controllers],
+        providers: [...(definition.providers ?? []), { provide: MCP_HTTP_PATHS, useValue: paths }],
       };
     })
     .build();

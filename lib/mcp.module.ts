@@ -16,6 +16,10 @@ import { MemoryReplayStore } from './stores/memory/memory-replay.store';
 import { McpNotifier } from './notifications/mcp-notifier.service';
 import { StreamableHttpService } from './transports/http/streamable-http.service';
 import { ResumableStreams } from './transports/http/resumable-streams.service';
+import { HttpGate } from './transports/http/http-gate.service';
+import { SimpleHttpService } from './transports/http/simple-http.service';
+import { LegacySseService } from './transports/http/legacy-sse.service';
+import { McpStdioServer } from './transports/stdio/mcp-stdio.server';
 
 /**
  * Turns the application into an MCP server: discovers `@McpTool`, `@McpResource`,
@@ -85,9 +89,13 @@ import { ResumableStreams } from './transports/http/resumable-streams.service';
     McpExplorer,
     McpNotifier,
     ResumableStreams,
+    HttpGate,
     StreamableHttpService,
+    SimpleHttpService,
+    LegacySseService,
+    McpStdioServer,
   ],
-  exports: [McpRegistry, McpSessionService, McpNotifier, McpEngine, MCP_RESOLVED_OPTIONS],
+  exports: [McpRegistry, McpSessionService, McpNotifier, McpEngine, McpStdioServer, MCP_RESOLVED_OPTIONS],
 })
 export class McpModule extends ConfigurableModuleClass {
   constructor(@Inject(MCP_RESOLVED_OPTIONS) _options: ResolvedMcpOptions) {

@@ -14,6 +14,10 @@ import { TimingInterceptor } from './common/timing.interceptor';
   imports: [
     ConfigModule.forRoot({ isGlobal: true }),
     McpModule.forRootAsync({
+      // Besides Streamable HTTP at /mcp: the simple POST-only endpoint and the 2024-11-05 SSE pair.
+      simpleHttpPath: 'rpc',
+      ssePath: 'sse',
+      sseMessagesPath: 'messages',
       imports: [ConfigModule],
       inject: [ConfigService],
       useFactory: (config: ConfigService) => ({

@@ -108,6 +108,57 @@ export interface McpHttpOptions {
    * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
    */
   retryMs?: number;
+  /**
+   * Deadline of a call on the simple POST-only endpoint (`simpleHttpPath`), in ms: its answer
+   * is held in one HTTP response, so it gets a bound of its own; 0 disables it.
+   * @default `callTimeoutMs`
+   */
+  simpleCallTimeoutMs?: number;
+  /**
+   * Answer CORS for the origins that pass the Origin check: preflight (`OPTIONS`) with the
+   * methods and the `Mcp-*` request headers allowed, and `Access-Control-Allow-Origin` (the
+   * request's origin, never `*`) with the `Mcp-Session-Id`, `MCP-Protocol-Version` and
+   * `WWW-Authenticate` headers exposed on every answer. Headers already set by the application
+   * (`app.enableCors()`) are left as they are.
+   * @default true
+   */
+  cors?: boolean;
+}
+
+/**
+ * The stdio transport (`McpStdioServer`).
+ *
+ * @publicApi
+ */
+export interface McpStdioOptions {
+  /**
+   * The longest line (one JSON-RPC message) read from stdin, in bytes. A longer line is answered
+   * with -32600 and skipped; the server keeps serving.
+   * @default 16777216 (16 MiB)
+   */
+  maxFrameBytes?: number;
+  /**
+   * How many requests run at once.
+   * @default 8
+   */
+  maxWorkers?: number;
+  /**
+   * How many requests wait for a worker; beyond it a request is refused with -32603
+   * "Server is overloaded".
+   * @default 64
+   */
+  maxQueue?: number;
+  /**
+   * How many `subscriptions/listen` requests may be open at once (they hold no worker).
+   * @default 32
+   */
+  maxSubscriptions?: number;
+  /**
+   * How many notifications may wait to be written while stdout is congested; more are dropped
+   * (answers never are).
+   * @default 256
+   */
+  maxPendingNotifications?: number;
 }
 
 /**
@@ -166,6 +217,8 @@ export interface McpModuleOptions {
   sessions?: McpSessionOptions;
   /** HTTP transports. */
   http?: McpHttpOptions;
+  /** The stdio transport. */
+  stdio?: McpStdioOptions;
 }
 
 /**
@@ -204,6 +257,24 @@ export interface McpModuleExtras {
    * @default 'mcp'
    */
   path?: string;
+  /**
+   * Serves the simple POST-only endpoint at this path (global prefix and versioning apply): JSON
+   * in, JSON out, no sessions, no streams, both eras. Off unless set.
+   * @example 'rpc'
+   */
+  simpleHttpPath?: string;
+  /**
+   * Serves the 2024-11-05 HTTP+SSE pair: `GET <ssePath>` opens a session and its event stream,
+   * whose `endpoint` event names `<sseMessagesPath>?sessionId=...` for the client's POSTs. Off
+   * unless both paths are set.
+   * @example 'sse'
+   */
+  ssePath?: string;
+  /**
+   * The POST path of the 2024-11-05 HTTP+SSE pair (see `ssePath`).
+   * @example 'messages'
+   */
+  sseMessagesPath?: string;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type JsonRpcFailure,
   type JsonRpcResponse,
 } from './json-rpc';
+import type { McpEngine, RequestFacts } from './engine';
 
 export type BatchPlan =
   | { readonly type: 'reject'; readonly error: JsonRpcFailure }
@@ -51,4 +52,28 @@ export function planBatch(elements: readonly unknown[], revision: string | undef
     };
   }
   return { type: 'run', items };
+}
+
+/**
+ * Serves the elements of a batch plan side by side with the same facts; returns the answers of
+ * its requests (invalid elements included), in order. Notifications get none.
+ */
+export async function runBatch(
+  engine: McpEngine,
+  facts: RequestFacts,
+  items: readonly ClassifiedMessage[],
+): Promise<JsonRpcResponse[]> {
+  const answers = await Promise.all(
+    items.map(async (item): Promise<JsonRpcResponse | undefined> => {
+      if (item.kind === 'invalid') {
+        return item.isNotification ? undefined : failure(item.id, ErrorCode.InvalidRequest, item.reason);
+      }
+      if (item.kind === 'response') {
+        return undefined;
+      }
+      const outcome = await engine.handle(facts, item.message);
+      return outcome.type === 'response' ? outcome.response : undefined;
+    }),
+  );
+  return answers.filter((answer): answer is JsonRpcResponse => answer !== undefined);
 }

@@ -34,6 +34,8 @@ export class CallScope {
   finished = false;
   /** Maintained by `Deadlines`: when the request times out, and its neighbours in the watch list. */
   deadline: number | undefined;
+  /** The limit the deadline was set from, for the timeout's message. */
+  limitMs = 0;
   next: CallScope | undefined;
   previous: CallScope | undefined;
 
@@ -127,24 +129,30 @@ export class CallScope {
 export class Deadlines {
   private head: CallScope | undefined;
   private timer: NodeJS.Timeout | undefined;
-  /** How often the timer looks: a deadline fires at most this late. */
-  private readonly granularityMs: number;
+  /** How often the timer looks: a deadline fires at most this late (a quarter of the shortest limit, 10 ms to 1 s). */
+  private granularityMs = Infinity;
 
-  constructor(private readonly limitMs: number) {
-    this.granularityMs = Math.min(1_000, Math.max(10, Math.floor(limitMs / 4)));
-  }
+  constructor(private readonly limitMs: number) {}
 
-  watch(scope: CallScope): void {
-    if (this.limitMs <= 0) {
+  /** Watches `scope` with the default limit, or with `limitMs` (a transport's own bound); 0 watches nothing. */
+  watch(scope: CallScope, limitMs = this.limitMs): void {
+    if (limitMs <= 0) {
       return;
     }
-    scope.deadline = Date.now() + this.limitMs;
+    scope.deadline = Date.now() + limitMs;
+    scope.limitMs = limitMs;
     scope.next = this.head;
     scope.previous = undefined;
     if (this.head !== undefined) {
       this.head.previous = scope;
     }
     this.head = scope;
+    const granularityMs = Math.min(1_000, Math.max(10, Math.floor(limitMs / 4)));
+    if (granularityMs < this.granularityMs) {
+      this.granularityMs = granularityMs;
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.tick(), this.granularityMs);
       this.timer.unref();
@@ -180,7 +188,7 @@ export class Deadlines {
       const next: CallScope | undefined = scope.next;
       if (scope.deadline !== undefined && scope.deadline <= now) {
         this.forget(scope);
-        scope.abort(new CallTimeoutError(`Request timed out after ${this.limitMs} ms`));
+        scope.abort(new CallTimeoutError(`Request timed out after ${scope.limitMs} ms`));
       }
       scope = next;
     }

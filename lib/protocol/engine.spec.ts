@@ -827,6 +827,34 @@ describe('McpEngine.handle', () => {
       await engine.handle(makeFacts(), legacyRequest('tools/call', { name: 'hang' }));
       expect((await started.promise).aborted).toBe(true);
     });
+
+    it("applies a transport's own deadline instead of the default one", async () => {
+      // The default would never fire within the test; the transport's bound does.
+      const { engine } = makeEngine(hanging(), { callTimeoutMs: 3_600_000 });
+      const outcome = await engine.handle(makeFacts({ timeoutMs: 20 }), legacyRequest('tools/call', { name: 'hang' }));
+      expect(errorOf(outcome)).toMatchObject({ code: ErrorCode.ServerError, message: 'Request timed out after 20 ms' });
+    });
+
+    it('lets a transport lift the deadline with a bound of 0', async () => {
+      const release = deferred();
+      const catalog = standardCatalog().addTool(tool('wait', () => release.promise.then(() => 'done')));
+      const { engine } = makeEngine(catalog, { callTimeoutMs: 20 });
+      const call = engine.handle(makeFacts({ timeoutMs: 0 }), legacyRequest('tools/call', { name: 'wait' }));
+      // Longer than the default deadline, which would have failed the call by now.
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      release.resolve();
+      expect(await call).toMatchObject({ type: 'response', response: { result: { content: [{ text: 'done' }] } } });
+    });
+
+    it('keeps each deadline when default and transport bounds are mixed', async () => {
+      const { engine } = makeEngine(hanging(), { callTimeoutMs: 40 });
+      const [short, long] = await Promise.all([
+        engine.handle(makeFacts({ timeoutMs: 10 }), legacyRequest('tools/call', { name: 'hang' }, 'short')),
+        engine.handle(makeFacts(), legacyRequest('tools/call', { name: 'hang' }, 'long')),
+      ]);
+      expect(errorOf(short).message).toBe('Request timed out after 10 ms');
+      expect(errorOf(long).message).toBe('Request timed out after 40 ms');
+    });
   });
 
   describe('handler failures', () => {

@@ -109,6 +109,8 @@ export interface RequestFacts {
   readonly channel: RequestChannel;
   /** Scope of `notifications/cancelled` (the session or connection id); none means not cancellable. */
   readonly cancelScope?: string;
+  /** The transport's own deadline for the request in ms, instead of `callTimeoutMs`; 0 disables it. */
+  readonly timeoutMs?: number;
   readonly native?: NativeExchange;
 }
 
@@ -429,7 +431,7 @@ export class McpEngine {
       running.set(request.id, scope);
     }
     if (!LONG_LIVED_METHODS.has(request.method)) {
-      this.deadlines.watch(scope);
+      this.deadlines.watch(scope, request.facts.timeoutMs);
     }
     try {
       let result = await scope.run(() => handler(this, request));

@@ -144,3 +144,23 @@ export function revisionsOfEra(era: Era): Revision[] {
 export function newestFirst(revisions: readonly Revision[]): Revision[] {
   return [...new Set(revisions)].sort((a, b) => indexOf(b) - indexOf(a));
 }
+
+/**
+ * Reads the `MCP-Protocol-Version` header of a legacy request against the legacy revisions the
+ * server accepts: the revision it names, `undefined` without a header, or the message of the
+ * 400 a bad value gets.
+ */
+export function legacyHeaderRevision(
+  headerVersion: string | undefined,
+  supported: readonly Revision[],
+): { readonly revision: Revision | undefined } | { readonly error: string } {
+  if (headerVersion === undefined) {
+    return { revision: undefined };
+  }
+  if (!isRevision(headerVersion) || eraOf(headerVersion) !== 'legacy' || !supported.includes(headerVersion)) {
+    return {
+      error: `Bad Request: unsupported MCP-Protocol-Version ${headerVersion}; supported: ${supported.join(', ')}`,
+    };
+  }
+  return { revision: headerVersion };
+}

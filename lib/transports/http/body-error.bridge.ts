@@ -6,7 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpAdapterHost } from '@nestjs/core';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
-import { sendJson } from './http-exchange';
+import { FORBIDDEN, sendJson } from './http-exchange';
+import { normalizePath } from './http-paths';
 
 type BodyError = 'parse' | 'too-large';
 
@@ -21,21 +22,34 @@ const FASTIFY_ERRORS: Readonly<Record<string, BodyError>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'too-large',
 };
 
-function answer(kind: BodyError): { status: number; body: unknown } {
-  return kind === 'parse'
-    ? { status: 400, body: failure(null, ErrorCode.ParseError, 'Parse error') }
-    : { status: 413, body: failure(null, ErrorCode.InvalidRequest, 'Request body too large') };
+function answer(kind: BodyError | 'forbidden'): { status: number; body: unknown } {
+  switch (kind) {
+    case 'parse':
+      return { status: 400, body: failure(null, ErrorCode.ParseError, 'Parse error') };
+    case 'too-large':
+      return { status: 413, body: failure(null, ErrorCode.InvalidRequest, 'Request body too large') };
+    case 'forbidden':
+      return { status: 403, body: FORBIDDEN };
+  }
 }
 
-/** Installs the bridge on the application's HTTP platform (Express or Fastify). */
-export function installBodyErrorBridge(adapterHost: HttpAdapterHost | undefined, path: string): void {
+/** Installs the bridge on the application's HTTP platform (Express or Fastify), for the MCP endpoints at `paths`. */
+export function installBodyErrorBridge(
+  adapterHost: HttpAdapterHost | undefined,
+  paths: readonly string[],
+  /** The Host/Origin check (`false` turns the answer into a 403), setting the CORS headers on `res`. */
+  admit: (req: IncomingMessage, res: ServerResponse) => boolean = () => true,
+): void {
   const adapter = adapterHost?.httpAdapter;
-  if (adapter === undefined) {
+  // An application context (stdio) has no HTTP platform: its adapter is null.
+  if (adapter === undefined || adapter === null) {
     return;
   }
-  const suffix = `/${path.replace(/^\/+|\/+$/g, '')}`;
-  const isMcpPath = (url: string | undefined): boolean =>
-    (url ?? '').split('?')[0].replace(/\/+$/, '').endsWith(suffix);
+  const suffixes = paths.map(normalizePath);
+  const isMcpPath = (url: string | undefined): boolean => {
+    const path = (url ?? '').split('?')[0].replace(/\/+$/, '');
+    return suffixes.some((suffix) => path.endsWith(suffix));
+  };
 
   if (adapter.getType() === 'express') {
     // Registered before Nest's own error handler, which still sees every other error.
@@ -53,7 +67,7 @@ export function installBodyErrorBridge(adapterHost: HttpAdapterHost | undefined,
             next(error);
             return;
           }
-          const { status, body } = answer(kind);
+          const { status, body } = answer(admit(req, res) ? kind : 'forbidden');
           sendJson(res, status, body);
         },
       );
@@ -61,8 +75,8 @@ export function installBodyErrorBridge(adapterHost: HttpAdapterHost | undefined,
   }
 
   if (adapter.getType() === 'fastify') {
-    type Request = { url: string; mcpBodyError?: BodyError };
-    type Reply = { code(status: number): Reply; header(name: string, value: string): Reply };
+    type Request = { url: string; raw: IncomingMessage; mcpBodyError?: BodyError };
+    type Reply = { raw: ServerResponse; code(status: number): Reply; header(name: string, value: string): Reply };
     const fastify = adapter.getInstance<{
       addHook(name: 'onError', hook: (request: Request, reply: Reply, error: { code?: string }) => Promise<void>): void;
       addHook(name: 'onSend', hook: (request: Request, reply: Reply, payload: unknown) => Promise<unknown>): void;
@@ -79,7 +93,7 @@ export function installBodyErrorBridge(adapterHost: HttpAdapterHost | undefined,
       if (request.mcpBodyError === undefined) {
         return payload;
       }
-      const { status, body } = answer(request.mcpBodyError);
+      const { status, body } = answer(admit(request.raw, reply.raw) ? request.mcpBodyError : 'forbidden');
       reply.code(status).header('content-type', 'application/json');
       return JSON.stringify(body);
     });

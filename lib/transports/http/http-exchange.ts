@@ -3,8 +3,9 @@
  * (Express objects are the raw ones; Fastify wraps them), and the few ways MCP answers on them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import { ErrorCode, failure, type JsonRpcMessage } from '../../protocol/json-rpc';
 import type { HeaderBag } from '../../protocol/request-headers';
+import type { CancellationSource } from '../../protocol/call-scope';
 
 export interface HttpExchange {
   /** The platform's request object (what guards and `REQUEST` see). */
@@ -15,6 +16,9 @@ export interface HttpExchange {
   readonly res: ServerResponse;
   readonly headers: HeaderBag;
 }
+
+/** The answer to a request from a host or origin that is not allowed (HTTP 403). */
+export const FORBIDDEN = failure(null, ErrorCode.InvalidRequest, 'Forbidden: Host or Origin not allowed');
 
 /** The first value of a header (Node gives repeated headers as an array). */
 export function firstHeader(headers: HeaderBag, name: string): string | undefined {
@@ -37,6 +41,34 @@ export function toExchange(request: unknown, response: unknown, wrapped: boolean
   const res = platformRes.raw ?? (response as ServerResponse);
   platformRes.hijack?.();
   return { request, response, req, res, headers: req.headers };
+}
+
+/** Whether the client closed the response before it was complete (it went away). */
+export function isAbandoned(res: ServerResponse): boolean {
+  return res.destroyed && !res.writableFinished;
+}
+
+/**
+ * Calls `listener` once if the client closes the response before it is complete; returns a
+ * function that stops listening.
+ */
+export function onAbandoned(res: ServerResponse, listener: (reason: unknown) => void): () => void {
+  const onClose = (): void => {
+    if (!res.writableFinished) {
+      listener(new Error('Client disconnected'));
+    }
+  };
+  if (res.destroyed) {
+    onClose();
+    return () => undefined;
+  }
+  res.once('close', onClose);
+  return () => res.off('close', onClose);
+}
+
+/** The cancellation of a request whose answer is the response itself: the client going away. */
+export function abandonment(res: ServerResponse): CancellationSource {
+  return { isCancelled: () => isAbandoned(res), onCancel: (listener) => onAbandoned(res, listener) };
 }
 
 /** Sends a JSON body. */
@@ -96,12 +128,17 @@ export class SseStream {
     return !this.closed && !this.res.writableEnded && !this.res.destroyed;
   }
 
-  /** Writes one message as an SSE event, with an optional event id. */
-  send(message: JsonRpcMessage, id?: string): boolean {
+  /** Writes one message (or the answers of a batch) as an SSE event, with an optional event id. */
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], id?: string): boolean {
     if (!this.open) {
       return false;
     }
     return this.res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(message)}\n\n`);
+  }
+
+  /** Writes a named event with plain-text data (the `endpoint` event of the 2024-11-05 SSE pair). */
+  event(name: string, data: string): boolean {
+    return this.open && this.res.write(`event: ${name}\ndata: ${data}\n\n`);
   }
 
   /**

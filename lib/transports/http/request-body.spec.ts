@@ -65,6 +65,18 @@ describe('readJsonBody', () => {
       expect((outcome as { value: unknown }).value).toBe(body);
     });
 
+    it.each<[string, Record<string, string>]>([
+      ['no Content-Length', {}],
+      ['Content-Length 0', { 'content-length': '0' }],
+    ])('answers -32700 for the {} Express makes of a request without a body (%s)', async (_label, headers) => {
+      expectFailure(await readJsonBody({ body: {} }, incoming([], headers), MAX_BYTES, MAX_DEPTH), 400, -32700);
+    });
+
+    it('keeps an empty object the client did send (it is then an invalid message, not a parse error)', async () => {
+      const outcome = await readJsonBody({ body: {} }, incoming([], { 'content-length': '2' }), MAX_BYTES, MAX_DEPTH);
+      expect(outcome).toEqual({ ok: true, value: {} });
+    });
+
     it('uses a parsed array (a batch) as is', async () => {
       const body = [{ jsonrpc: '2.0', method: 'notifications/initialized' }];
       expect(await readJsonBody({ body }, incoming([]), MAX_BYTES, MAX_DEPTH)).toEqual({ ok: true, value: body });

@@ -98,6 +98,11 @@ export function readJsonBody(
   }
   const parsed = (platformRequest as { body?: unknown }).body;
   if (parsed !== undefined && typeof parsed !== 'string' && !Buffer.isBuffer(parsed)) {
+    // Express's parser makes `{}` of a request without a body; an empty body is not JSON.
+    const sentBody = declared > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (!sentBody && isEmptyObject(parsed)) {
+      return parseError();
+    }
     return checked(parsed, maxDepth);
   }
   if (typeof parsed === 'string' || Buffer.isBuffer(parsed)) {
@@ -109,6 +114,10 @@ export function readJsonBody(
   return readStream(req, maxBytes).then((raw) =>
     raw === 'too-large' ? tooLarge(maxBytes) : decode(raw.toString('utf8'), maxBytes, maxDepth),
   );
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 function decode(text: string, maxBytes: number, maxDepth: number): BodyOutcome {

@@ -219,7 +219,8 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
   ): ResumableStream {
     const stream = this.register(sessionId, newStreamId(), 'request', 0);
     if (!res.destroyed) {
-      stream.connect(new SseStream(res, headers));
+      // Keep-alive comments keep a long, quiet call from being cut by a proxy, and its session alive.
+      stream.connect(this.connection(res, headers, sessionId));
     }
     if (hasFeature(revision, 'ssePolling')) {
       stream.prime(this.options.http.retryMs);

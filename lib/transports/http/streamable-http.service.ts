@@ -1,6 +1,5 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { MCP_HTTP_PATH, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpEngine, type RequestChannel, type RequestFacts } from '../../protocol/engine';
 import {
@@ -15,23 +14,37 @@ import {
 import { httpStatusForError } from '../../protocol/error-status';
 import { decideEra } from '../../protocol/request-meta';
 import { headerValue } from '../../protocol/request-headers';
-import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision, type Revision } from '../../protocol/revisions';
-import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
+import {
+  DEFAULT_LEGACY_HEADER_REVISION,
+  eraOf,
+  isRevision,
+  legacyHeaderRevision,
+  type Revision,
+} from '../../protocol/revisions';
+import type { McpPrincipal } from '../../protocol/call-context';
 import { McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
 import type { SessionRecord } from '../../sessions/session-store.interface';
 import { SessionChannels } from '../../sessions/session-channels';
-import { firstHeader, sendEmpty, sendJson, SseStream, toExchange, type HttpExchange } from './http-exchange';
+import {
+  firstHeader,
+  isAbandoned,
+  onAbandoned,
+  sendEmpty,
+  sendJson,
+  SseStream,
+  type HttpExchange,
+} from './http-exchange';
 import type { CancellationSource } from '../../protocol/call-scope';
-import { passesHostAndOrigin } from './host-origin';
 import { readJsonBody } from './request-body';
-import { planBatch } from '../../protocol/batch';
-import { installBodyErrorBridge } from './body-error.bridge';
+import { accepts, acceptsPost } from './content-negotiation';
+import { planBatch, runBatch } from '../../protocol/batch';
+import { HttpGate } from './http-gate.service';
 import { ResumableStream, ResumableStreams } from './resumable-streams.service';
 
-/** Property of the platform request where authentication leaves the caller's principal. */
-export const MCP_PRINCIPAL_PROPERTY = 'mcpPrincipal';
-
 const SESSION_HEADER = 'mcp-session-id';
+
+/** The verbs of the endpoint. */
+const ALLOW = 'GET, POST, DELETE, OPTIONS';
 
 /** The extra headers of answers that have none (never written to). */
 const NO_HEADERS: Record<string, string> = Object.freeze({});
@@ -43,47 +56,6 @@ interface LegacySession {
   /** Whether this request opened the session (`initialize`). */
   readonly minted: boolean;
   readonly revision: Revision | undefined;
-}
-
-/**
- * Verdicts on header values seen before: clients send the same Accept and Content-Type on every
- * request, so each distinct value is parsed once. Bounded, as header values come from clients.
- */
-class VerdictCache {
-  private readonly verdicts = new Map<string, boolean>();
-
-  constructor(private readonly decide: (value: string) => boolean) {}
-
-  get(value: string): boolean {
-    let verdict = this.verdicts.get(value);
-    if (verdict === undefined) {
-      verdict = this.decide(value);
-      if (this.verdicts.size >= 256) {
-        this.verdicts.clear();
-      }
-      this.verdicts.set(value, verdict);
-    }
-    return verdict;
-  }
-}
-
-const POST_ACCEPT = new VerdictCache(
-  (accept) => accepts(accept, 'application/json') && accepts(accept, 'text/event-stream'),
-);
-const JSON_CONTENT_TYPE = new VerdictCache((contentType) =>
-  /^application\/(.+\+)?json\s*(;|$)/i.test(contentType.trim()),
-);
-
-/** Whether an Accept header admits a type (a missing header admits everything). */
-function accepts(accept: string | undefined, type: string): boolean {
-  if (accept === undefined || accept.trim() === '') {
-    return true;
-  }
-  const [major] = type.split('/');
-  return accept
-    .split(',')
-    .map((part) => part.split(';')[0].trim().toLowerCase())
-    .some((range) => range === type || range === '*/*' || range === `${major}/*`);
 }
 
 /**
@@ -114,27 +86,25 @@ class HttpRequestChannel implements RequestChannel, CancellationSource {
   }
 
   private open(): SseStream | ResumableStream {
-    return this.openResumable?.() ?? new SseStream(this.exchange.res, this.headers);
+    const resumable = this.openResumable?.();
+    if (resumable !== undefined) {
+      return resumable;
+    }
+    const stream = new SseStream(this.exchange.res, this.headers);
+    if (this.keepAliveMs > 0) {
+      // A long, quiet call is not cut by a proxy's idle timeout.
+      stream.keepAliveEvery(this.keepAliveMs);
+    }
+    return stream;
   }
 
   /** Modern requests: the client closing the response before it is complete cancels them. */
   isCancelled(): boolean {
-    return this.exchange.res.destroyed && !this.exchange.res.writableFinished;
+    return isAbandoned(this.exchange.res);
   }
 
   onCancel(listener: (reason: unknown) => void): () => void {
-    const { res } = this.exchange;
-    const onClose = (): void => {
-      if (!res.writableFinished) {
-        listener(new Error('Client disconnected'));
-      }
-    };
-    if (res.destroyed) {
-      onClose();
-      return () => undefined;
-    }
-    res.once('close', onClose);
-    return () => res.off('close', onClose);
+    return onAbandoned(this.exchange.res, listener);
   }
 
   notify(message: JsonRpcNotification): void {
@@ -161,10 +131,7 @@ class HttpRequestChannel implements RequestChannel, CancellationSource {
     if (this.finished || this.exchange.res.destroyed || this.stream !== undefined) {
       return;
     }
-    this.stream = new SseStream(this.exchange.res, this.headers);
-    if (this.keepAliveMs > 0) {
-      this.stream.keepAliveEvery(this.keepAliveMs);
-    }
+    this.stream = this.open();
   }
 
   respond(status: number, response: JsonRpcResponse): void {
@@ -214,104 +181,29 @@ class HttpRequestChannel implements RequestChannel, CancellationSource {
  * framing, sessions and streams of HTTP. Every protocol decision is the engine's.
  */
 @Injectable()
-export class StreamableHttpService implements OnModuleInit {
+export class StreamableHttpService {
   private readonly logger = new Logger('McpStreamableHttp');
-  /** Whether the platform wraps Node's request and response (Fastify) or hands them over (Express). */
-  private wrapped = true;
-  /** Host/Origin verdicts per (local address, Host, Origin): clients repeat the same values. */
-  private readonly admissions = new Map<string, boolean>();
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
-    @Inject(MCP_HTTP_PATH) private readonly path: string,
+    private readonly gate: HttpGate,
     private readonly engine: McpEngine,
     private readonly sessions: McpSessionService,
     private readonly streams: ResumableStreams,
     private readonly channels: SessionChannels,
-    private readonly adapterHost: HttpAdapterHost,
   ) {}
 
-  onModuleInit(): void {
-    installBodyErrorBridge(this.adapterHost, this.path);
-    this.wrapped = this.adapterHost?.httpAdapter?.getType() !== 'express';
-  }
-
-  private principalOf(request: unknown): McpPrincipal {
-    const principal = (request as Record<string, unknown>)[MCP_PRINCIPAL_PROPERTY] as McpPrincipal | undefined;
-    return principal ?? ANONYMOUS_PRINCIPAL;
-  }
-
-  /** Host and Origin checks (DNS rebinding); answers 403 and returns false on failure. */
-  private admit(exchange: HttpExchange): boolean {
-    const { headers } = exchange;
-    const localAddress = exchange.req.socket?.localAddress;
-    const key = `${localAddress}\n${String(headers.host)}\n${String(headers.origin)}`;
-    let admitted = this.admissions.get(key);
-    if (admitted === undefined) {
-      admitted = passesHostAndOrigin(headers, localAddress, this.options.http);
-      if (this.admissions.size >= 256) {
-        this.admissions.clear();
-      }
-      this.admissions.set(key, admitted);
-    }
-    if (admitted) {
-      return true;
-    }
-    sendJson(exchange.res, 403, failure(null, ErrorCode.InvalidRequest, 'Forbidden: Host or Origin not allowed'));
-    return false;
-  }
-
-  /**
-   * Logs a failure nobody answered (a store that went away...) and answers it with a generic
-   * 500, never with its details.
-   */
-  private failed(exchange: HttpExchange, error: unknown): void {
-    this.logger.error(
-      `${exchange.req.method ?? 'request'} failed: ${error instanceof Error ? error.message : String(error)}`,
-      error instanceof Error ? error.stack : undefined,
-    );
-    if (!exchange.res.headersSent) {
-      sendJson(exchange.res, 500, failure(null, ErrorCode.InternalError, 'Internal error'));
-    } else if (!exchange.res.writableEnded) {
-      exchange.res.end();
-    }
-  }
-
-  async post(request: unknown, response: unknown): Promise<void> {
-    const exchange = toExchange(request, response, this.wrapped);
-    try {
-      await this.servePost(exchange);
-    } catch (error) {
-      this.failed(exchange, error);
-    }
+  post(request: unknown, response: unknown): Promise<void> {
+    return this.gate.serve(request, response, (exchange) => this.servePost(exchange));
   }
 
   private async servePost(exchange: HttpExchange): Promise<void> {
     const { request } = exchange;
-    if (!this.admit(exchange)) {
+    if (!this.gate.admit(exchange)) {
       return;
     }
     const { headers, res } = exchange;
-    const accept = firstHeader(headers, 'accept');
-    if (accept !== undefined && !POST_ACCEPT.get(accept)) {
-      sendJson(
-        res,
-        406,
-        failure(
-          null,
-          ErrorCode.InvalidRequest,
-          'Not Acceptable: Accept must include application/json and text/event-stream',
-        ),
-      );
-      return;
-    }
-    const contentType = firstHeader(headers, 'content-type');
-    if (contentType !== undefined && !JSON_CONTENT_TYPE.get(contentType)) {
-      sendJson(
-        res,
-        415,
-        failure(null, ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json'),
-      );
+    if (!acceptsPost(exchange, 'json-and-sse')) {
       return;
     }
     const body = await readJsonBody(
@@ -357,7 +249,9 @@ export class StreamableHttpService implements OnModuleInit {
   private async deliverResponses(exchange: HttpExchange, responses: JsonRpcResponse[]): Promise<void> {
     const sessionId = firstHeader(exchange.headers, SESSION_HEADER);
     const record =
-      sessionId === undefined ? undefined : await this.sessions.find(sessionId, this.principalOf(exchange.request));
+      sessionId === undefined
+        ? undefined
+        : await this.sessions.find(sessionId, this.gate.principalOf(exchange.request));
     if (record !== undefined) {
       this.deliverTo(record.id, responses);
     }
@@ -378,7 +272,7 @@ export class StreamableHttpService implements OnModuleInit {
     const facts: RequestFacts = {
       era: 'modern',
       transport: 'streamable-http',
-      principal: this.principalOf(exchange.request),
+      principal: this.gate.principalOf(exchange.request),
       headers: exchange.headers,
       cancellation: channel,
       channel,
@@ -403,7 +297,7 @@ export class StreamableHttpService implements OnModuleInit {
     headerVersion: string | undefined,
   ): Promise<LegacySession | undefined> {
     const { res } = exchange;
-    const principal = this.principalOf(exchange.request);
+    const principal = this.gate.principalOf(exchange.request);
     const sessionId = firstHeader(exchange.headers, SESSION_HEADER);
     let record: SessionRecord | undefined;
     let minted = false;
@@ -433,16 +327,15 @@ export class StreamableHttpService implements OnModuleInit {
 
     let revision: Revision | undefined = record?.state.protocolVersion;
     if (headerVersion !== undefined && method !== 'initialize') {
-      const supported = this.engine.revisionsOf('legacy');
-      if (!isRevision(headerVersion) || eraOf(headerVersion) !== 'legacy' || !supported.includes(headerVersion)) {
+      const read = legacyHeaderRevision(headerVersion, this.engine.revisionsOf('legacy'));
+      if ('error' in read) {
         if (minted && record !== undefined) {
           await this.sessions.close(record.id);
         }
-        const message = `Bad Request: unsupported MCP-Protocol-Version ${headerVersion}; supported: ${supported.join(', ')}`;
-        sendJson(res, 400, failure(id, ErrorCode.InvalidRequest, message));
+        sendJson(res, 400, failure(id, ErrorCode.InvalidRequest, read.error));
         return undefined;
       }
-      revision = headerVersion;
+      revision = read.revision;
     }
     if (revision === undefined && record !== undefined && method !== 'initialize') {
       revision = DEFAULT_LEGACY_HEADER_REVISION;
@@ -544,19 +437,7 @@ export class StreamableHttpService implements OnModuleInit {
       notify: () => undefined,
       request: (message) => sessionId !== undefined && this.channels.send(sessionId, message),
     });
-    const answers = await Promise.all(
-      plan.items.map(async (item): Promise<JsonRpcResponse | undefined> => {
-        if (item.kind === 'invalid') {
-          return item.isNotification ? undefined : failure(item.id, ErrorCode.InvalidRequest, item.reason);
-        }
-        if (item.kind === 'response') {
-          return undefined;
-        }
-        const outcome = await this.engine.handle(facts, item.message);
-        return outcome.type === 'response' ? outcome.response : undefined;
-      }),
-    );
-    const responses = answers.filter((answer): answer is JsonRpcResponse => answer !== undefined);
+    const responses = await runBatch(this.engine, facts, plan.items);
     if (responses.length === 0) {
       sendEmpty(res, 202, headers);
     } else {
@@ -578,17 +459,17 @@ export class StreamableHttpService implements OnModuleInit {
     channel.respond(status, response);
   }
 
-  async get(request: unknown, response: unknown): Promise<void> {
-    const exchange = toExchange(request, response, this.wrapped);
-    try {
-      await this.serveGet(exchange);
-    } catch (error) {
-      this.failed(exchange, error);
-    }
+  get(request: unknown, response: unknown): Promise<void> {
+    return this.gate.serve(request, response, (exchange) => this.serveGet(exchange));
   }
 
   private async serveGet(exchange: HttpExchange): Promise<void> {
-    if (!this.admit(exchange)) {
+    if (exchange.req.method === 'HEAD') {
+      // The platforms route HEAD to GET; a stream has no head to give.
+      this.gate.methodNotAllowed(exchange, ALLOW);
+      return;
+    }
+    if (!this.gate.admit(exchange)) {
       return;
     }
     const { headers, res } = exchange;
@@ -622,17 +503,12 @@ export class StreamableHttpService implements OnModuleInit {
     );
   }
 
-  async delete(request: unknown, response: unknown): Promise<void> {
-    const exchange = toExchange(request, response, this.wrapped);
-    try {
-      await this.serveDelete(exchange);
-    } catch (error) {
-      this.failed(exchange, error);
-    }
+  delete(request: unknown, response: unknown): Promise<void> {
+    return this.gate.serve(request, response, (exchange) => this.serveDelete(exchange));
   }
 
   private async serveDelete(exchange: HttpExchange): Promise<void> {
-    if (!this.admit(exchange)) {
+    if (!this.gate.admit(exchange)) {
       return;
     }
     if (eraOf(headerValue(exchange.headers, 'mcp-protocol-version')) === 'modern') {
@@ -649,13 +525,7 @@ export class StreamableHttpService implements OnModuleInit {
 
   /** Any other verb. */
   other(request: unknown, response: unknown): void {
-    const exchange = toExchange(request, response, this.wrapped);
-    const allow = 'GET, POST, DELETE';
-    if (exchange.req.method === 'OPTIONS') {
-      sendEmpty(exchange.res, 204, { allow });
-      return;
-    }
-    sendJson(exchange.res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow });
+    this.gate.other(request, response, ALLOW);
   }
 
   /** The session a GET or DELETE names, answering 400 or 404 when there is none. */
@@ -669,7 +539,7 @@ export class StreamableHttpService implements OnModuleInit {
       );
       return undefined;
     }
-    const record = await this.sessions.find(sessionId, this.principalOf(exchange.request));
+    const record = await this.sessions.find(sessionId, this.gate.principalOf(exchange.request));
     if (record === undefined) {
       sendJson(exchange.res, 404, failure(null, ErrorCode.InvalidRequest, 'Session not found'));
     }

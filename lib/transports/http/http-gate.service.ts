@@ -1,0 +1,187 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpAdapterHost } from '@nestjs/core';
+import { MCP_HTTP_PATHS, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import type { ResolvedMcpOptions } from '../../mcp-options.factory';
+import { ErrorCode, failure } from '../../protocol/json-rpc';
+import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
+import { FORBIDDEN, firstHeader, sendEmpty, sendJson, toExchange, type HttpExchange } from './http-exchange';
+import { passesHostAndOrigin } from './host-origin';
+import { installBodyErrorBridge } from './body-error.bridge';
+import type { McpHttpPaths } from './http-paths';
+
+/** Property of the platform request where authentication leaves the caller's principal. */
+export const MCP_PRINCIPAL_PROPERTY = 'mcpPrincipal';
+
+/** The request headers a browser client may send to MCP endpoints (besides `Mcp-Param-*`). */
+const ALLOWED_HEADERS = [
+  'accept',
+  'authorization',
+  'content-type',
+  'last-event-id',
+  'mcp-method',
+  'mcp-name',
+  'mcp-protocol-version',
+  'mcp-session-id',
+];
+const ALLOWED_HEADER_SET = new Set(ALLOWED_HEADERS);
+
+/** The answer headers a browser client may read. */
+const EXPOSED_HEADERS = 'mcp-session-id, mcp-protocol-version, www-authenticate';
+
+/**
+ * What every MCP HTTP endpoint does before its own work: the platform's request and response
+ * unwrapped, the Host and Origin checks (DNS rebinding), CORS, the caller's principal, and the
+ * answer to failures nobody else answered.
+ */
+@Injectable()
+export class HttpGate implements OnModuleInit {
+  private readonly logger = new Logger('McpHttp');
+  /** Whether the platform wraps Node's request and response (Fastify) or hands them over (Express). */
+  private wrapped = true;
+  /** Host/Origin verdicts per (local address, Host, Origin): clients repeat the same values. */
+  private readonly admissions = new Map<string, boolean>();
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_HTTP_PATHS) private readonly paths: McpHttpPaths,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  onModuleInit(): void {
+    const { streamable, simple, sse } = this.paths;
+    installBodyErrorBridge(
+      this.adapterHost,
+      [streamable, simple, sse?.messages].filter((path): path is string => path !== undefined),
+      // The platform's parser refused the body before our handler ran: the answer still passes
+      // the Host/Origin check and carries the CORS headers, so that a browser can read it.
+      (req, res) => this.check(req, res),
+    );
+    this.wrapped = this.adapterHost?.httpAdapter?.getType() !== 'express';
+  }
+
+  /**
+   * Serves one request: the raw request and response are handed to `serve`, and a failure it
+   * did not answer gets a generic 500.
+   */
+  async serve(request: unknown, response: unknown, serve: (exchange: HttpExchange) => Promise<void>): Promise<void> {
+    const exchange = this.exchange(request, response);
+    try {
+      await serve(exchange);
+    } catch (error) {
+      this.failed(exchange, error);
+    }
+  }
+
+  /** A verb the endpoint does not serve: `OPTIONS` (CORS preflight), or 405 with `Allow`. */
+  other(request: unknown, response: unknown, allow: string): void {
+    const exchange = this.exchange(request, response);
+    if (exchange.req.method === 'OPTIONS') {
+      this.preflight(exchange, allow);
+    } else {
+      this.methodNotAllowed(exchange, allow);
+    }
+  }
+
+  /** The raw request and response behind the platform's objects. */
+  exchange(request: unknown, response: unknown): HttpExchange {
+    return toExchange(request, response, this.wrapped);
+  }
+
+  /** The principal authentication left on the request; anonymous without authentication. */
+  principalOf(request: unknown): McpPrincipal {
+    const principal = (request as Record<string, unknown>)[MCP_PRINCIPAL_PROPERTY] as McpPrincipal | undefined;
+    return principal ?? ANONYMOUS_PRINCIPAL;
+  }
+
+  /**
+   * Host and Origin checks; answers 403 and returns false on failure. An admitted request with
+   * an Origin gets the CORS answer headers.
+   */
+  admit(exchange: HttpExchange): boolean {
+    if (this.check(exchange.req, exchange.res)) {
+      return true;
+    }
+    sendJson(exchange.res, 403, FORBIDDEN);
+    return false;
+  }
+
+  /**
+   * The Host and Origin checks without the answer: whether the request passes; if it does and
+   * has an Origin, the CORS headers are set on `res` (unless the application set its own).
+   */
+  check(req: IncomingMessage, res: ServerResponse): boolean {
+    const { headers } = req;
+    const localAddress = req.socket?.localAddress;
+    const key = `${localAddress}\n${String(headers.host)}\n${String(headers.origin)}`;
+    let admitted = this.admissions.get(key);
+    if (admitted === undefined) {
+      admitted = passesHostAndOrigin(headers, localAddress, this.options.http);
+      if (this.admissions.size >= 256) {
+        this.admissions.clear();
+      }
+      this.admissions.set(key, admitted);
+    }
+    if (!admitted) {
+      return false;
+    }
+    const origin = firstHeader(headers, 'origin');
+    if (origin !== undefined && this.options.http.cors && !res.hasHeader('access-control-allow-origin')) {
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('access-control-expose-headers', EXPOSED_HEADERS);
+      const vary = res.getHeader('vary');
+      res.setHeader('vary', vary === undefined ? 'Origin' : `${String(vary)}, Origin`);
+    }
+    return true;
+  }
+
+  /**
+   * `OPTIONS`: 204 with `Allow`, and for a CORS preflight from an admitted origin the methods
+   * and headers a browser client may use (the `Mcp-*` headers, and any `Mcp-Param-*` it asks for).
+   */
+  preflight(exchange: HttpExchange, allow: string): void {
+    if (!this.admit(exchange)) {
+      return;
+    }
+    const headers: Record<string, string> = { allow };
+    const { res } = exchange;
+    if (
+      firstHeader(exchange.headers, 'origin') !== undefined &&
+      this.options.http.cors &&
+      !res.hasHeader('access-control-allow-methods')
+    ) {
+      const requested = (firstHeader(exchange.headers, 'access-control-request-headers') ?? '')
+        .split(',')
+        .map((name) => name.trim().toLowerCase())
+        .filter((name) => name.startsWith('mcp-param-') && !ALLOWED_HEADER_SET.has(name));
+      headers['access-control-allow-methods'] = allow;
+      headers['access-control-allow-headers'] = [...ALLOWED_HEADERS, ...new Set(requested)].join(', ');
+      headers['access-control-max-age'] = '600';
+    }
+    sendEmpty(res, 204, headers);
+  }
+
+  /** 405 with `Allow`, after the Host and Origin checks. */
+  methodNotAllowed(exchange: HttpExchange, allow: string): void {
+    if (!this.admit(exchange)) {
+      return;
+    }
+    sendJson(exchange.res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow });
+  }
+
+  /**
+   * Logs a failure nobody answered (a store that went away...) and answers it with a generic
+   * 500, never with its details.
+   */
+  failed(exchange: HttpExchange, error: unknown): void {
+    this.logger.error(
+      `${exchange.req.method ?? 'request'} ${exchange.req.url ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`,
+      error instanceof Error ? error.stack : undefined,
+    );
+    if (!exchange.res.headersSent) {
+      sendJson(exchange.res, 500, failure(null, ErrorCode.InternalError, 'Internal error'));
+    } else if (!exchange.res.writableEnded) {
+      exchange.res.end();
+    }
+  }
+}

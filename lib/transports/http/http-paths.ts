@@ -1,0 +1,67 @@
+/**
+ * The HTTP endpoints a module serves, from the module extras: known synchronously, because the
+ * controllers are part of the module graph.
+ */
+import { McpConfigurationError } from '../../errors/mcp-configuration.error';
+import { INVALID_OPTION } from '../../mcp.messages';
+import type { McpModuleExtras } from '../../interfaces/mcp-module-options.interface';
+
+export interface McpHttpPaths {
+  /** The Streamable HTTP endpoint. */
+  readonly streamable: string;
+  /** The simple POST-only endpoint, when enabled. */
+  readonly simple?: string;
+  /** The 2024-11-05 HTTP+SSE pair, when enabled. */
+  readonly sse?: { readonly events: string; readonly messages: string };
+}
+
+/** `/a/b` for `a/b`, `/a/b/`, `//a/b`: how paths are compared. */
+export function normalizePath(path: string): string {
+  return `/${path.replace(/^\/+|\/+$/g, '')}`;
+}
+
+function path(value: unknown, option: string): string | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  if (typeof value !== 'string' || value.trim() === '' || /[?#\s]/.test(value)) {
+    throw new McpConfigurationError(INVALID_OPTION(option, 'must be a non-empty URL path without query or spaces'));
+  }
+  return value;
+}
+
+/** Reads and checks the paths of the extras; a bad combination stops the application. */
+export function resolveHttpPaths(extras: McpModuleExtras, defaultPath: string): McpHttpPaths {
+  const streamable = path(extras.path, 'path') ?? defaultPath;
+  const simple = path(extras.simpleHttpPath, 'simpleHttpPath');
+  const events = path(extras.ssePath, 'ssePath');
+  const messages = path(extras.sseMessagesPath, 'sseMessagesPath');
+  if ((events === undefined) !== (messages === undefined)) {
+    throw new McpConfigurationError(
+      INVALID_OPTION(
+        events === undefined ? 'ssePath' : 'sseMessagesPath',
+        'is needed with the other: the SSE pair takes both paths',
+      ),
+    );
+  }
+  const taken = new Map<string, string>([[normalizePath(streamable), 'path']]);
+  for (const [option, value] of [
+    ['simpleHttpPath', simple],
+    ['ssePath', events],
+    ['sseMessagesPath', messages],
+  ] as const) {
+    if (value === undefined) {
+      continue;
+    }
+    const other = taken.get(normalizePath(value));
+    if (other !== undefined) {
+      throw new McpConfigurationError(INVALID_OPTION(option, `is the same path as ${other} (${value})`));
+    }
+    taken.set(normalizePath(value), option);
+  }
+  return {
+    streamable,
+    simple,
+    sse: events === undefined || messages === undefined ? undefined : { events, messages },
+  };
+}

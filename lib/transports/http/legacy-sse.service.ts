@@ -1,0 +1,241 @@
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { MCP_HTTP_PATHS, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import type { ResolvedMcpOptions } from '../../mcp-options.factory';
+import { McpEngine, type RequestChannel, type RequestFacts } from '../../protocol/engine';
+import {
+  classifyMessage,
+  ErrorCode,
+  failure,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+} from '../../protocol/json-rpc';
+import { planBatch, runBatch } from '../../protocol/batch';
+import type { McpPrincipal } from '../../protocol/call-context';
+import { McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
+import { SessionChannels, type SessionChannel } from '../../sessions/session-channels';
+import type { SessionRecord } from '../../sessions/session-store.interface';
+import { firstHeader, sendEmpty, sendJson, SseStream, type HttpExchange } from './http-exchange';
+import { accepts, acceptsPost } from './content-negotiation';
+import { readJsonBody } from './request-body';
+import { HttpGate } from './http-gate.service';
+import { normalizePath, type McpHttpPaths } from './http-paths';
+
+/** The verbs of the events path, and of the messages path. */
+export const EVENTS_ALLOW = 'GET, OPTIONS';
+export const MESSAGES_ALLOW = 'POST, OPTIONS';
+
+/** One open SSE pair: the session's event stream, which carries every answer and message of the session. */
+class PairStream implements SessionChannel, RequestChannel {
+  constructor(private readonly stream: SseStream) {}
+
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
+    return this.stream.send(message);
+  }
+
+  notify(message: JsonRpcNotification): void {
+    this.stream.send(message);
+  }
+
+  request(message: JsonRpcRequest): boolean {
+    return this.stream.send(message);
+  }
+
+  close(): void {
+    this.stream.end();
+  }
+}
+
+/**
+ * The HTTP+SSE transport of 2024-11-05, kept for the clients that still speak it. `GET` on the
+ * events path opens a session owned by the caller and its event stream, whose first event
+ * (`endpoint`) names where to POST: the messages path with `?sessionId=`. Every POST is
+ * answered 202 at once and its answer goes on the stream. The session lives as long as its
+ * stream: when the stream ends, the session ends and its running calls are aborted. Always the
+ * legacy era; `server/discover` is not served, so that clients fall back to the handshake.
+ */
+@Injectable()
+export class LegacySseService implements OnModuleDestroy {
+  /** The pairs open on this instance, by session id. */
+  private readonly pairs = new Map<string, PairStream>();
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_HTTP_PATHS) private readonly paths: McpHttpPaths,
+    private readonly gate: HttpGate,
+    private readonly engine: McpEngine,
+    private readonly sessions: McpSessionService,
+    private readonly channels: SessionChannels,
+  ) {}
+
+  /** Ends every open pair: their clients see the stream end and may reconnect. */
+  onModuleDestroy(): void {
+    for (const pair of [...this.pairs.values()]) {
+      pair.close();
+    }
+  }
+
+  /** How many pairs are open on this instance. */
+  get size(): number {
+    return this.pairs.size;
+  }
+
+  open(request: unknown, response: unknown): Promise<void> {
+    return this.gate.serve(request, response, (exchange) => this.serveOpen(exchange));
+  }
+
+  private async serveOpen(exchange: HttpExchange): Promise<void> {
+    if (exchange.req.method === 'HEAD') {
+      // The platforms route HEAD to GET, which would open a session nobody reads.
+      this.gate.methodNotAllowed(exchange, EVENTS_ALLOW);
+      return;
+    }
+    if (!this.gate.admit(exchange)) {
+      return;
+    }
+    const { res } = exchange;
+    if (!accepts(firstHeader(exchange.headers, 'accept'), 'text/event-stream')) {
+      sendJson(
+        res,
+        406,
+        failure(null, ErrorCode.InvalidRequest, 'Not Acceptable: Accept must include text/event-stream'),
+      );
+      return;
+    }
+    let record: SessionRecord;
+    try {
+      record = await this.sessions.open(this.gate.principalOf(exchange.request));
+    } catch (error) {
+      if (error instanceof SessionLimitError) {
+        sendJson(res, 503, failure(null, ErrorCode.InternalError, error.message), { 'retry-after': '5' });
+        return;
+      }
+      throw error;
+    }
+    const sessionId = record.id;
+    if (res.destroyed) {
+      // The client left while the session was being opened.
+      await this.sessions.close(sessionId);
+      return;
+    }
+    const stream = new SseStream(res);
+    const pair = new PairStream(stream);
+    this.pairs.set(sessionId, pair);
+    this.channels.attach(sessionId, pair);
+    stream.onClose(() => {
+      this.pairs.delete(sessionId);
+      this.channels.detach(sessionId, pair);
+      // The session is the stream's: it ends with it, and so do its running calls.
+      void this.sessions.close(sessionId, 'closed');
+    });
+    stream.keepAliveEvery(this.options.http.keepAliveMs);
+    stream.event('endpoint', `${this.messagesUrl(exchange)}?sessionId=${sessionId}`);
+  }
+
+  /**
+   * The path of the messages endpoint as this client reaches it: the events path the client
+   * used, with the events path swapped for the messages path, so that the global prefix and
+   * version of the route carry over.
+   */
+  private messagesUrl(exchange: HttpExchange): string {
+    const url = (exchange.req as { originalUrl?: string }).originalUrl ?? exchange.req.url ?? '';
+    const pathname = url.split('?')[0].replace(/\/+$/, '');
+    const events = normalizePath(this.paths.sse!.events);
+    // Express matches routes whatever their case: so does this, keeping the client's spelling of the prefix.
+    const base = pathname.toLowerCase().endsWith(events.toLowerCase()) ? pathname.slice(0, -events.length) : '';
+    return `${base}${normalizePath(this.paths.sse!.messages)}`;
+  }
+
+  message(request: unknown, response: unknown): Promise<void> {
+    return this.gate.serve(request, response, (exchange) => this.serveMessage(exchange));
+  }
+
+  private async serveMessage(exchange: HttpExchange): Promise<void> {
+    if (!this.gate.admit(exchange) || !acceptsPost(exchange, 'status')) {
+      return;
+    }
+    const { res } = exchange;
+    const sessionId = new URL(exchange.req.url ?? '/', 'http://localhost').searchParams.get('sessionId');
+    if (sessionId === null || sessionId === '') {
+      sendJson(res, 400, failure(null, ErrorCode.InvalidRequest, 'Bad Request: sessionId query parameter required'));
+      return;
+    }
+    const principal = this.gate.principalOf(exchange.request);
+    const pair = this.pairs.get(sessionId);
+    const record = pair === undefined ? undefined : await this.sessions.find(sessionId, principal);
+    if (pair === undefined || record === undefined) {
+      // Unknown, ended, another principal's, or not an SSE pair: all alike to the sender.
+      sendJson(res, 404, failure(null, ErrorCode.InvalidRequest, 'Session not found'));
+      return;
+    }
+    const { maxBodyBytes, maxJsonDepth } = this.options.http;
+    const body = await readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
+    if (!body.ok) {
+      sendJson(res, body.status, body.error);
+      return;
+    }
+    const refreshing = this.sessions.refresh(record);
+    if (refreshing !== undefined) {
+      await refreshing;
+    }
+    const facts = this.facts(exchange, principal, record, pair);
+    if (Array.isArray(body.value)) {
+      const plan = planBatch(body.value, facts.revision);
+      if (plan.type === 'reject') {
+        sendJson(res, 400, plan.error);
+        return;
+      }
+      sendEmpty(res, 202);
+      if (plan.type === 'responses') {
+        plan.responses.forEach((answer) => this.engine.deliverResponse(sessionId, answer));
+        return;
+      }
+      const answers = await runBatch(this.engine, facts, plan.items);
+      if (answers.length > 0) {
+        pair.send(answers);
+      }
+      return;
+    }
+    const message = classifyMessage(body.value);
+    if (message.kind === 'invalid') {
+      if (message.isNotification) {
+        sendEmpty(res, 202);
+      } else {
+        sendJson(res, 400, failure(message.id, ErrorCode.InvalidRequest, message.reason));
+      }
+      return;
+    }
+    sendEmpty(res, 202);
+    if (message.kind === 'response') {
+      this.engine.deliverResponse(sessionId, message.message);
+      return;
+    }
+    const outcome = await this.engine.handle(facts, message.message);
+    if (outcome.type === 'response') {
+      pair.send(outcome.response);
+    }
+  }
+
+  private facts(
+    exchange: HttpExchange,
+    principal: McpPrincipal,
+    record: SessionRecord,
+    pair: PairStream,
+  ): RequestFacts {
+    return {
+      era: 'legacy',
+      transport: 'sse',
+      principal,
+      revision: record.state.protocolVersion,
+      session: this.sessions.handle(record),
+      channel: pair,
+      cancelScope: record.id,
+      native: exchange,
+    };
+  }
+
+  /** Any other verb on either path: `OPTIONS` (CORS preflight) or 405. */
+  other(request: unknown, response: unknown, allow: string): void {
+    this.gate.other(request, response, allow);
+  }
+}

@@ -1,0 +1,169 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { Readable, Writable } from 'node:stream';
+import { format } from 'node:util';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import type { ResolvedMcpOptions } from '../../mcp-options.factory';
+import { McpEngine } from '../../protocol/engine';
+import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
+import { McpSessionService } from '../../sessions/mcp-session.service';
+import { SessionChannels } from '../../sessions/session-channels';
+import { StdioConnection } from './stdio-connection';
+
+/**
+ * Where and as whom `McpStdioServer.listen()` serves.
+ *
+ * @publicApi
+ */
+export interface McpStdioListenOptions {
+  /** @default process.stdin */
+  input?: Readable;
+  /** @default process.stdout */
+  output?: Writable;
+  /** The principal every message of the connection is served as. @default the anonymous principal */
+  principal?: McpPrincipal;
+  /**
+   * Sends `console.log`, `console.info` and `console.debug` to stderr while the server listens,
+   * so that a stray `console.log` in application code cannot corrupt the JSON-RPC stream; the
+   * console is restored when the server stops.
+   * @default true when `output` is `process.stdout`, false otherwise
+   */
+  redirectConsole?: boolean;
+}
+
+/** How long the end of a connection waits for stdout to drain. */
+const FLUSH_TIMEOUT_MS = 5_000;
+
+/**
+ * Serves the module over stdio: newline-delimited JSON-RPC on stdin and stdout, both eras,
+ * one client per process (the client spawned this process). Logs must stay off stdout: give
+ * the application `McpStderrLogger`, or start it with `runMcpStdio()`, which does.
+ *
+ * What a connection does:
+ * - one JSON message per line, at most `stdio.maxFrameBytes` (longer lines are answered with
+ *   -32600 and skipped); batches where the negotiated revision has them (2024-11-05, 2025-03-26);
+ * - at most `stdio.maxWorkers` requests run and `stdio.maxQueue` wait; beyond, -32603
+ *   "Server is overloaded". A request id already in flight is refused; `notifications/cancelled`
+ *   drops a waiting request and aborts a running one (`ctx.signal`);
+ * - legacy requests share one session for the connection, opened by the first of them, which
+ *   receives list changes and resource updates; server-to-client requests (elicitation,
+ *   sampling, roots) are written to stdout and their answers read from stdin;
+ * - `subscriptions/listen` (modern) holds no worker, at most `stdio.maxSubscriptions` at once;
+ * - when stdin ends: open listens end, questions to the client fail, the requests in flight
+ *   finish and are answered, the session closes, stdout is flushed, and `listen()` resolves.
+ *
+ * @example
+ * ```ts
+ * const app = await NestFactory.createApplicationContext(AppModule, { logger: new McpStderrLogger() });
+ * await app.get(McpStdioServer).listen();
+ * await app.close();
+ * ```
+ * @publicApi
+ */
+@Injectable()
+export class McpStdioServer implements OnApplicationShutdown {
+  private readonly logger = new Logger('McpStdio');
+  private readonly connections = new Set<StdioConnection>();
+  private closing = false;
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly engine: McpEngine,
+    private readonly sessions: McpSessionService,
+    private readonly channels: SessionChannels,
+  ) {}
+
+  /**
+   * Whether `close()` was called (by the application's shutdown, or directly): a `listen()`
+   * that resolved after it ended because of it, not because its input ended.
+   */
+  get closed(): boolean {
+    return this.closing;
+  }
+
+  /** Serves until the input ends; resolves once every answer is written. */
+  async listen(options: McpStdioListenOptions = {}): Promise<void> {
+    const input = options.input ?? process.stdin;
+    const output = options.output ?? process.stdout;
+    const stdio = this.options.stdio;
+    const connection = new StdioConnection(
+      input,
+      output,
+      options.principal ?? ANONYMOUS_PRINCIPAL,
+      {
+        maxFrameBytes: stdio.maxFrameBytes,
+        maxWorkers: stdio.maxWorkers,
+        maxQueue: stdio.maxQueue,
+        maxSubscriptions: stdio.maxSubscriptions,
+        maxPendingNotifications: stdio.maxPendingNotifications,
+        maxJsonDepth: this.options.http.maxJsonDepth,
+        flushTimeoutMs: FLUSH_TIMEOUT_MS,
+      },
+      { engine: this.engine, sessions: this.sessions, channels: this.channels, logger: this.logger },
+    );
+    const restoreConsole =
+      (options.redirectConsole ?? output === process.stdout) ? redirectConsoleToStderr() : () => undefined;
+    this.connections.add(connection);
+    try {
+      const served = connection.serve();
+      if (this.closing) {
+        void connection.stop();
+      }
+      await served;
+    } finally {
+      this.connections.delete(connection);
+      restoreConsole();
+    }
+  }
+
+  /**
+   * Stops every `listen()` as if its input had ended: requests in flight finish and are
+   * answered, then each connection closes. Resolves once they all did. Called by the
+   * application's shutdown; a `listen()` started afterwards stops at once.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.connections].map((connection) => connection.stop()));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.close();
+  }
+}
+
+/** How many listens redirect the console now: the first redirects it, the last restores it. */
+let consoleRedirects = 0;
+let restoreConsoleMethods: (() => void) | undefined;
+
+/** Sends console.log/info/debug to stderr; returns the function that undoes it (once). */
+/* eslint-disable no-console -- moving the console off stdout is the point here */
+function redirectConsoleToStderr(): () => void {
+  if (consoleRedirects === 0) {
+    const saved = { log: console.log, info: console.info, debug: console.debug };
+    const toStderr = (...args: unknown[]): void => {
+      process.stderr.write(`${format(...args)}\n`);
+    };
+    console.log = toStderr;
+    console.info = toStderr;
+    console.debug = toStderr;
+    restoreConsoleMethods = () => {
+      // Someone replaced them in the meantime: theirs stay.
+      if (console.log === toStderr) console.log = saved.log;
+      if (console.info === toStderr) console.info = saved.info;
+      if (console.debug === toStderr) console.debug = saved.debug;
+    };
+  }
+  consoleRedirects += 1;
+  let undone = false;
+  return () => {
+    if (undone) {
+      return;
+    }
+    undone = true;
+    consoleRedirects -= 1;
+    if (consoleRedirects === 0) {
+      restoreConsoleMethods?.();
+      restoreConsoleMethods = undefined;
+    }
+  };
+}
+/* eslint-enable no-console */
