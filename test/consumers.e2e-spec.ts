@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const ROOT = join(__dirname, '..');
 const CONSUMERS = join(__dirname, 'consumers');
@@ -294,4 +295,32 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
   it('wrote nothing to stderr', () => {
     expect(app!.stderr()).toBe('');
   });
+
+  it(
+    'serves the same app over stdio with runMcpStdio, stdout left to JSON-RPC',
+    async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [join(appDir, 'dist', 'stdio.js')],
+        cwd: appDir,
+        stderr: 'pipe',
+      });
+      let stderr = '';
+      transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const stdioClient = new Client({ name: 'nest-mcp-consumers-stdio', version: '1.0.0' });
+      try {
+        await stdioClient.connect(transport);
+        expect(stdioClient.getServerVersion()).toMatchObject({ name: `consumer-${format}` });
+        const result = await stdioClient.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+        expect(result.structuredContent).toEqual({ sum: 3 });
+      } catch (error) {
+        throw new Error(`${String(error)}\n--- stderr ---\n${stderr}`, { cause: error });
+      } finally {
+        await stdioClient.close();
+      }
+      // Only warnings and errors were asked for, and there were none.
+      expect(stderr).toBe('');
+    },
+    START_TIMEOUT_MS,
+  );
 });

@@ -85,14 +85,14 @@ async function settledHeap(): Promise<number> {
 
 const MB = 1024 * 1024;
 
-describe('1,000 idle sessions are swept and leave nothing behind (idleTimeoutMs 1000, sweepIntervalMs 100)', () => {
+describe.each(PLATFORMS)('1,000 idle sessions are swept and leave nothing behind (%s)', (platform) => {
   /** Per session: 8 log messages of 2.5 kB each kept in its replay buffer, about 20 kB. */
   const FILL = { count: 8, size: 2500 };
   const SESSIONS = 1000;
   let server: SessionsApp;
 
   beforeAll(async () => {
-    server = await startSessionsApp({ sessions: { idleTimeoutMs: 1000, sweepIntervalMs: 100 } });
+    server = await startSessionsApp({ sessions: { idleTimeoutMs: 1000, sweepIntervalMs: 100 } }, { platform });
   });
 
   afterAll(async () => {

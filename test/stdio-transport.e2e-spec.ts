@@ -550,7 +550,16 @@ describe('stdio transport (in process)', () => {
       probe.release('still-running');
       await peer.served;
       expect(textOf(await peer.answer(3))).toBe('released still-running');
-      expect(peer.messages((message) => message.id === 'sub')).toEqual([]);
+      // The listen ends as at shutdown: told with notifications/cancelled, then answered.
+      const cancelled = peer.messages(
+        (message) => message.method === 'notifications/cancelled' && message.params?.requestId === 'sub',
+      );
+      expect(cancelled).toEqual([
+        expect.objectContaining({ params: expect.objectContaining({ reason: 'The client closed its input' }) }),
+      ]);
+      expect(peer.messages((message) => message.id === 'sub')).toEqual([
+        expect.objectContaining({ result: expect.objectContaining({ resultType: 'complete' }) }),
+      ]);
       expect(await sessions.count()).toBe(0);
       expect(engineHoldings(engine)).toEqual({ running: 0, clientRequests: 0, subscriptions: 0 });
       // Every line written is one complete JSON-RPC message.

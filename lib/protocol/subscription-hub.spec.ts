@@ -213,6 +213,22 @@ describe('SubscriptionHub', () => {
     await expect(hub.closeAll('again')).resolves.toBeUndefined();
   });
 
+  it('closeFor ends only the subscriptions of one channel, even when another channel reuses their ids', async () => {
+    const hub = new SubscriptionHub();
+    const closing = new RecordingSink();
+    const staying = new RecordingSink();
+    const mine = [hub.open(1, { toolsListChanged: true }, closing), hub.open(2, { promptsListChanged: true }, closing)];
+    const theirs = hub.open(1, { toolsListChanged: true }, staying);
+    hub.closeFor(closing, 'input ended');
+    await expect(Promise.all(mine.map((subscription) => subscription.ended))).resolves.toEqual(['closed', 'closed']);
+    expect(closing.methods.filter((method) => method === 'notifications/cancelled')).toHaveLength(2);
+    expect(theirs.active).toBe(true);
+    expect(hub.size).toBe(1);
+    hub.publish({ type: 'list_changed', list: 'tools' });
+    expect(staying.methods.at(-1)).toBe('notifications/tools/list_changed');
+    expect(closing.methods.at(-1)).toBe('notifications/cancelled');
+  });
+
   it('drops a subscription whose channel throws, and still delivers to the others', () => {
     const hub = new SubscriptionHub();
     let broken = false;

@@ -118,6 +118,11 @@ export class Subscription {
     }
   }
 
+  /** Whether the subscription writes to `sink`. */
+  writesTo(sink: SubscriptionSink): boolean {
+    return this.sink === sink;
+  }
+
   /** The client went away (closed its stream, cancelled the request): drops it, writes nothing. */
   cancel(): void {
     this.end('cancelled');
@@ -220,6 +225,19 @@ export class SubscriptionHub {
     // (handler → engine → transport write); one turn of the event loop lets all of them run
     // before the caller goes on, e.g. to close the connections at shutdown.
     await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
+  /**
+   * Ends, from the server side, the subscriptions that write to `sink` (a connection that is
+   * closing while its client may still read): each gets `notifications/cancelled`, then its
+   * listen request is answered.
+   */
+  closeFor(sink: SubscriptionSink, reason: string): void {
+    for (const subscription of [...this.subscriptions]) {
+      if (subscription.writesTo(sink)) {
+        subscription.close(reason);
+      }
+    }
   }
 
   /** Called by a subscription that ended. @internal */

@@ -236,9 +236,12 @@ export class StdioConnection {
       this.input.pause();
     }
     this.inputEnded = true;
-    for (const [id, work] of [...this.inflight]) {
-      if (work.kind === 'request' && work.listen) {
-        this.cancelRunning(work, id, INPUT_ENDED_REASON);
+    // The client may still read stdout: its listens end as at shutdown, told and answered.
+    this.deps.engine.subscriptions.closeFor(this.channel, INPUT_ENDED_REASON);
+    for (const [, work] of [...this.inflight]) {
+      if (work.kind === 'request' && work.listen && !work.handed) {
+        // Not subscribed yet (waiting for nothing but the engine): it never will be.
+        work.cancelled = true;
       }
     }
     if (this.session !== undefined) {
