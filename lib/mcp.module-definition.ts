@@ -2,9 +2,10 @@ import { ConfigurableModuleBuilder, type Type } from '@nestjs/common';
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { MCP_HTTP_PATHS } from './mcp.constants';
 import { resolveHttpPaths } from './transports/http/http-paths';
-import { createStreamableHttpController } from './transports/http/streamable-http.controller';
-import { createSimpleHttpController } from './transports/http/simple-http.controller';
-import { createLegacySseControllers } from './transports/http/legacy-sse.controller';
+import { createEndpointController } from './transports/http/endpoint.controller';
+import { StreamableHttpService } from './transports/http/streamable-http.service';
+import { SimpleHttpService } from './transports/http/simple-http.service';
+import { LegacySseService } from './transports/http/legacy-sse.service';
 
 const DEFAULT_EXTRAS: McpModuleExtras = { isGlobal: true, path: 'mcp' };
 
@@ -15,12 +16,25 @@ export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE, ASYN
     .setExtras<McpModuleExtras>(DEFAULT_EXTRAS, (definition, extras) => {
       // Extras are known synchronously even in forRootAsync, so the routes are mounted either way.
       const paths = resolveHttpPaths(extras, DEFAULT_EXTRAS.path!);
-      const controllers: Type<unknown>[] = [createStreamableHttpController(paths.streamable)];
+      const controllers: Type<unknown>[] = [
+        createEndpointController('McpStreamableHttpController', paths.streamable, StreamableHttpService, (t) =>
+          t.handle.bind(t),
+        ),
+      ];
       if (paths.simple !== undefined) {
-        controllers.push(createSimpleHttpController(paths.simple));
+        controllers.push(
+          createEndpointController('McpSimpleHttpController', paths.simple, SimpleHttpService, (t) => t.handle.bind(t)),
+        );
       }
       if (paths.sse !== undefined) {
-        controllers.push(...createLegacySseControllers(paths.sse.events, paths.sse.messages));
+        controllers.push(
+          createEndpointController('McpSseEventsController', paths.sse.events, LegacySseService, (t) =>
+            t.handleEvents.bind(t),
+          ),
+          createEndpointController('McpSseMessagesController', paths.sse.messages, LegacySseService, (t) =>
+            t.handleMessages.bind(t),
+          ),
+        );
       }
       return {
         ...definition,

@@ -1,4 +1,4 @@
-import { planBatch, runBatch } from './batch';
+import { batchRefusedByHeader, planBatch, runBatch } from './batch';
 import type { EngineOutcome, McpEngine, RequestFacts } from './engine';
 import { ErrorCode, success, type JsonRpcNotification, type JsonRpcRequest } from './json-rpc';
 import type { Revision } from './revisions';
@@ -29,6 +29,23 @@ describe('planBatch', () => {
         },
       });
     }
+  });
+
+  it.each([
+    ['2026-07-28', true],
+    ['2025-11-25', false],
+    ['2025-03-26', false],
+    [undefined, false],
+  ] as const)('refuses at once a batch whose version header is %s: %s', (header, refused) => {
+    expect(batchRefusedByHeader(header)).toEqual(
+      refused
+        ? {
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: ErrorCode.InvalidRequest, message: 'Batch requests are not supported' },
+          }
+        : undefined,
+    );
   });
 
   it('refuses an empty batch', () => {

@@ -4,7 +4,7 @@
  * with responses is invalid; a batch of responses needs no answer; otherwise every element is
  * served on its own and invalid elements get their own error.
  */
-import { hasFeature } from './revisions';
+import { eraOf, hasFeature } from './revisions';
 import {
   classifyMessage,
   ErrorCode,
@@ -21,10 +21,20 @@ export type BatchPlan =
   | { readonly type: 'responses'; readonly responses: readonly JsonRpcResponse[] }
   | { readonly type: 'run'; readonly items: readonly ClassifiedMessage[] };
 
+const NOT_SUPPORTED = failure(null, ErrorCode.InvalidRequest, 'Batch requests are not supported');
+
+/**
+ * The refusal of a batch whose `MCP-Protocol-Version` header names a modern revision: that era
+ * has no batches, so it is refused before any session is looked up.
+ */
+export function batchRefusedByHeader(headerVersion: string | undefined): JsonRpcFailure | undefined {
+  return eraOf(headerVersion) === 'modern' ? NOT_SUPPORTED : undefined;
+}
+
 /** Decides what to do with a batch arriving for `revision`. */
 export function planBatch(elements: readonly unknown[], revision: string | undefined): BatchPlan {
   if (!hasFeature(revision, 'batch')) {
-    return { type: 'reject', error: failure(null, ErrorCode.InvalidRequest, 'Batch requests are not supported') };
+    return { type: 'reject', error: NOT_SUPPORTED };
   }
   if (elements.length === 0) {
     return { type: 'reject', error: failure(null, ErrorCode.InvalidRequest, 'Invalid Request: empty batch') };

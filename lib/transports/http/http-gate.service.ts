@@ -64,7 +64,11 @@ export class HttpGate implements OnModuleInit {
    * Serves one request: the raw request and response are handed to `serve`, and a failure it
    * did not answer gets a generic 500.
    */
-  async serve(request: unknown, response: unknown, serve: (exchange: HttpExchange) => Promise<void>): Promise<void> {
+  async serve(
+    request: unknown,
+    response: unknown,
+    serve: (exchange: HttpExchange) => Promise<void> | void,
+  ): Promise<void> {
     const exchange = this.exchange(request, response);
     try {
       await serve(exchange);
@@ -73,9 +77,11 @@ export class HttpGate implements OnModuleInit {
     }
   }
 
-  /** A verb the endpoint does not serve: `OPTIONS` (CORS preflight), or 405 with `Allow`. */
-  other(request: unknown, response: unknown, allow: string): void {
-    const exchange = this.exchange(request, response);
+  /**
+   * A method the endpoint does not serve: `OPTIONS` gets the CORS preflight, any other (HEAD,
+   * which the platforms route to GET, included) 405 with `Allow`.
+   */
+  other(exchange: HttpExchange, allow: string): void {
     if (exchange.req.method === 'OPTIONS') {
       this.preflight(exchange, allow);
     } else {

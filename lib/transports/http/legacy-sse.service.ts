@@ -22,8 +22,8 @@ import { HttpGate } from './http-gate.service';
 import { normalizePath, type McpHttpPaths } from './http-paths';
 
 /** The verbs of the events path, and of the messages path. */
-export const EVENTS_ALLOW = 'GET, OPTIONS';
-export const MESSAGES_ALLOW = 'POST, OPTIONS';
+const EVENTS_ALLOW = 'GET, OPTIONS';
+const MESSAGES_ALLOW = 'POST, OPTIONS';
 
 /** One open SSE pair: the session's event stream, which carries every answer and message of the session. */
 class PairStream implements SessionChannel, RequestChannel {
@@ -80,16 +80,14 @@ export class LegacySseService implements OnModuleDestroy {
     return this.pairs.size;
   }
 
-  open(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) => this.serveOpen(exchange));
+  /** Every request to the events path: GET opens a pair; other methods are refused. */
+  handleEvents(request: unknown, response: unknown): Promise<void> {
+    return this.gate.serve(request, response, (exchange) =>
+      exchange.req.method === 'GET' ? this.serveOpen(exchange) : this.gate.other(exchange, EVENTS_ALLOW),
+    );
   }
 
   private async serveOpen(exchange: HttpExchange): Promise<void> {
-    if (exchange.req.method === 'HEAD') {
-      // The platforms route HEAD to GET, which would open a session nobody reads.
-      this.gate.methodNotAllowed(exchange, EVENTS_ALLOW);
-      return;
-    }
     if (!this.gate.admit(exchange)) {
       return;
     }
@@ -146,8 +144,11 @@ export class LegacySseService implements OnModuleDestroy {
     return `${base}${normalizePath(this.paths.sse!.messages)}`;
   }
 
-  message(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) => this.serveMessage(exchange));
+  /** Every request to the messages path: POST delivers a message; other methods are refused. */
+  handleMessages(request: unknown, response: unknown): Promise<void> {
+    return this.gate.serve(request, response, (exchange) =>
+      exchange.req.method === 'POST' ? this.serveMessage(exchange) : this.gate.other(exchange, MESSAGES_ALLOW),
+    );
   }
 
   private async serveMessage(exchange: HttpExchange): Promise<void> {
@@ -232,10 +233,5 @@ export class LegacySseService implements OnModuleDestroy {
       cancelScope: record.id,
       native: exchange,
     };
-  }
-
-  /** Any other verb on either path: `OPTIONS` (CORS preflight) or 405. */
-  other(request: unknown, response: unknown, allow: string): void {
-    this.gate.other(request, response, allow);
   }
 }

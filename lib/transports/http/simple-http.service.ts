@@ -13,8 +13,8 @@ import {
 import { httpStatusForError } from '../../protocol/error-status';
 import { decideEra } from '../../protocol/request-meta';
 import { headerValue } from '../../protocol/request-headers';
-import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, legacyHeaderRevision } from '../../protocol/revisions';
-import { planBatch, runBatch } from '../../protocol/batch';
+import { DEFAULT_LEGACY_HEADER_REVISION, legacyHeaderRevision } from '../../protocol/revisions';
+import { batchRefusedByHeader, planBatch, runBatch } from '../../protocol/batch';
 import { abandonment, sendEmpty, sendJson, type HttpExchange } from './http-exchange';
 import { acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
@@ -40,13 +40,11 @@ export class SimpleHttpService {
     private readonly engine: McpEngine,
   ) {}
 
-  post(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) => this.serve(exchange));
-  }
-
-  /** Any other verb: `OPTIONS` (CORS preflight) or 405. */
-  other(request: unknown, response: unknown): void {
-    this.gate.other(request, response, ALLOW);
+  /** Every request to the endpoint: POST; other methods are refused. */
+  handle(request: unknown, response: unknown): Promise<void> {
+    return this.gate.serve(request, response, (exchange) =>
+      exchange.req.method === 'POST' ? this.serve(exchange) : this.gate.other(exchange, ALLOW),
+    );
   }
 
   private async serve(exchange: HttpExchange): Promise<void> {
@@ -90,7 +88,7 @@ export class SimpleHttpService {
   ): Promise<void> {
     const { res } = exchange;
     const era = decideEra(message.params, headerVersion);
-    const facts = this.facts(exchange, era, 'id' in message ? message.id : null);
+    const facts = this.facts(exchange, era, headerVersion, 'id' in message ? message.id : null);
     if (facts === undefined) {
       return;
     }
@@ -111,7 +109,12 @@ export class SimpleHttpService {
   }
 
   /** The facts of a request; answers 400 and returns `undefined` for a bad legacy version header. */
-  private facts(exchange: HttpExchange, era: 'legacy' | 'modern', id: JsonRpcId | null): RequestFacts | undefined {
+  private facts(
+    exchange: HttpExchange,
+    era: 'legacy' | 'modern',
+    headerVersion: string | undefined,
+    id: JsonRpcId | null,
+  ): RequestFacts | undefined {
     const base = {
       transport: 'simple-http' as const,
       principal: this.gate.principalOf(exchange.request),
@@ -123,10 +126,7 @@ export class SimpleHttpService {
     if (era === 'modern') {
       return { ...base, era, headers: exchange.headers };
     }
-    const read = legacyHeaderRevision(
-      headerValue(exchange.headers, 'mcp-protocol-version'),
-      this.engine.revisionsOf('legacy'),
-    );
+    const read = legacyHeaderRevision(headerVersion, this.engine.revisionsOf('legacy'));
     if ('error' in read) {
       sendJson(exchange.res, 400, failure(id, ErrorCode.InvalidRequest, read.error));
       return undefined;
@@ -144,11 +144,12 @@ export class SimpleHttpService {
     headerVersion: string | undefined,
   ): Promise<void> {
     const { res } = exchange;
-    if (eraOf(headerVersion) === 'modern') {
-      sendJson(res, 400, failure(null, ErrorCode.InvalidRequest, 'Batch requests are not supported'));
+    const refused = batchRefusedByHeader(headerVersion);
+    if (refused !== undefined) {
+      sendJson(res, 400, refused);
       return;
     }
-    const facts = this.facts(exchange, 'legacy', null);
+    const facts = this.facts(exchange, 'legacy', headerVersion, null);
     if (facts === undefined) {
       return;
     }

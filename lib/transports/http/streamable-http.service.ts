@@ -37,7 +37,7 @@ import {
 import type { CancellationSource } from '../../protocol/call-scope';
 import { readJsonBody } from './request-body';
 import { accepts, acceptsPost } from './content-negotiation';
-import { planBatch, runBatch } from '../../protocol/batch';
+import { batchRefusedByHeader, planBatch, runBatch } from '../../protocol/batch';
 import { HttpGate } from './http-gate.service';
 import { ResumableStream, ResumableStreams } from './resumable-streams.service';
 
@@ -193,8 +193,20 @@ export class StreamableHttpService {
     private readonly channels: SessionChannels,
   ) {}
 
-  post(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) => this.servePost(exchange));
+  /** Every request to the endpoint: POST, GET (the session's stream) and DELETE; other methods are refused. */
+  handle(request: unknown, response: unknown): Promise<void> {
+    return this.gate.serve(request, response, (exchange) => {
+      switch (exchange.req.method) {
+        case 'POST':
+          return this.servePost(exchange);
+        case 'GET':
+          return this.serveGet(exchange);
+        case 'DELETE':
+          return this.serveDelete(exchange);
+        default:
+          return this.gate.other(exchange, ALLOW);
+      }
+    });
   }
 
   private async servePost(exchange: HttpExchange): Promise<void> {
@@ -408,8 +420,9 @@ export class StreamableHttpService {
     headerVersion: string | undefined,
   ): Promise<void> {
     const { res } = exchange;
-    if (eraOf(headerVersion) === 'modern') {
-      sendJson(res, 400, failure(null, ErrorCode.InvalidRequest, 'Batch requests are not supported'));
+    const refused = batchRefusedByHeader(headerVersion);
+    if (refused !== undefined) {
+      sendJson(res, 400, refused);
       return;
     }
     const session = await this.legacySession(exchange, null, undefined, headerVersion);
@@ -459,21 +472,13 @@ export class StreamableHttpService {
     channel.respond(status, response);
   }
 
-  get(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) => this.serveGet(exchange));
-  }
-
   private async serveGet(exchange: HttpExchange): Promise<void> {
-    if (exchange.req.method === 'HEAD') {
-      // The platforms route HEAD to GET; a stream has no head to give.
-      this.gate.methodNotAllowed(exchange, ALLOW);
-      return;
-    }
     if (!this.gate.admit(exchange)) {
       return;
     }
     const { headers, res } = exchange;
-    if (eraOf(headerValue(headers, 'mcp-protocol-version')) === 'modern') {
+    const headerVersion = headerValue(headers, 'mcp-protocol-version');
+    if (eraOf(headerVersion) === 'modern') {
       sendJson(res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow: 'POST' });
       return;
     }
@@ -489,7 +494,6 @@ export class StreamableHttpService {
     if (record === undefined) {
       return;
     }
-    const headerVersion = headerValue(headers, 'mcp-protocol-version');
     const revision =
       isRevision(headerVersion) && eraOf(headerVersion) === 'legacy'
         ? headerVersion
@@ -501,10 +505,6 @@ export class StreamableHttpService {
       revision,
       firstHeader(headers, 'last-event-id'),
     );
-  }
-
-  delete(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) => this.serveDelete(exchange));
   }
 
   private async serveDelete(exchange: HttpExchange): Promise<void> {
@@ -521,11 +521,6 @@ export class StreamableHttpService {
     }
     await this.sessions.close(record.id, 'deleted');
     sendEmpty(exchange.res, 204);
-  }
-
-  /** Any other verb. */
-  other(request: unknown, response: unknown): void {
-    this.gate.other(request, response, ALLOW);
   }
 
   /** The session a GET or DELETE names, answering 400 or 404 when there is none. */
