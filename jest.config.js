@@ -13,6 +13,7 @@ const esmPackages = [
   'token-types',
   '@tokenizer',
   'uint8array-extras',
+  'jose',
   '@borewit',
 ];
 

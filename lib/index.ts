@@ -27,6 +27,7 @@ export type {
   McpResourceDefinition,
   McpResourceTemplateDefinition,
   McpPromptDefinition,
+  McpAccessDefinition,
 } from './interfaces/mcp-definitions.interface';
 export type { McpSchema, JsonSchemaObject, DtoClass, StandardSchemaLike } from './interfaces/mcp-schema.interface';
 
@@ -36,6 +37,26 @@ export { McpPrompt } from './decorators/mcp-prompt.decorator';
 export { ToolArgs, McpRequest } from './decorators/mcp-params.decorator';
 export { McpCtx } from './decorators/mcp-ctx.decorator';
 export { McpExecutionContext } from './discovery/mcp-execution-context';
+export { McpScopes, McpVisibilityGuard } from './decorators/mcp-scopes.decorator';
+
+export { McpAuthService } from './auth/mcp-auth.service';
+export { McpBearerGuard, McpApiKeyGuard, McpBasicGuard, McpAuthGuard } from './auth/mcp-auth.guards';
+export { hashMcpPassword, verifyMcpPassword } from './auth/password-hash';
+export type { McpPasswordHashOptions } from './auth/password-hash';
+export { secretDigest as mcpSecretDigest } from './auth/credential-table';
+export type {
+  McpAuthOptions,
+  McpAuthProvider,
+  McpAuthRequest,
+  McpBearerOptions,
+  McpJwtOptions,
+  McpTokenVerifier,
+  McpApiKeyOptions,
+  McpBasicOptions,
+  McpBasicUser,
+  McpPrincipalInit,
+  McpProtectedResourceOptions,
+} from './auth/mcp-auth-options.interface';
 
 export { McpRegistry } from './registry/mcp-registry.service';
 export type { RegistryChangeKind } from './registry/mcp-registry.service';

@@ -49,6 +49,7 @@ describe('resolveMcpOptions', () => {
         maxSubscriptions: 32,
         maxPendingNotifications: 256,
       },
+      auth: { kind: 'none' },
     });
   });
 
@@ -112,6 +113,7 @@ describe('resolveMcpOptions', () => {
         cors: false,
       },
       stdio: { maxFrameBytes: 1024, maxWorkers: 1, maxQueue: 0, maxSubscriptions: 0, maxPendingNotifications: 0 },
+      auth: { kind: 'none' },
     });
   });
 

@@ -8,6 +8,7 @@ import type { McpModuleOptions } from './interfaces/mcp-module-options.interface
 import { isRevision, newestFirst, REVISIONS, type Revision } from './protocol/revisions';
 import { isLogLevel, type LogLevel } from './protocol/log-levels';
 import type { CacheScope, Implementation } from './protocol/mcp-types';
+import { resolveAuthOptions, type ResolvedAuthOptions } from './auth/auth-options';
 
 /** The options with every default applied. */
 export interface ResolvedMcpOptions {
@@ -40,6 +41,7 @@ export interface ResolvedMcpOptions {
     maxSubscriptions: number;
     maxPendingNotifications: number;
   };
+  auth: ResolvedAuthOptions;
 }
 
 function fail(option: string, reason: string): never {
@@ -225,5 +227,6 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
       maxSubscriptions: integer(stdio.maxSubscriptions, 'stdio.maxSubscriptions', 32, 0, 10_000),
       maxPendingNotifications: integer(stdio.maxPendingNotifications, 'stdio.maxPendingNotifications', 256, 0, 100_000),
     },
+    auth: resolveAuthOptions(options.auth),
   };
 }

@@ -35,3 +35,9 @@ export const MCP_SESSION_STORE = Symbol('nest-mcp:session-store');
 export const MCP_REPLAY_STORE = Symbol('nest-mcp:replay-store');
 /** Token of the notification bus. */
 export const MCP_NOTIFICATION_BUS = Symbol('nest-mcp:notification-bus');
+/** Property of the platform request where authentication leaves the caller's principal. */
+export const MCP_PRINCIPAL_PROPERTY = 'mcpPrincipal';
+/** Metadata of `@McpScopes` (on a method or a class). */
+export const MCP_SCOPES_METADATA = 'nest-mcp:scopes';
+/** Metadata of `@McpVisibilityGuard` (on a guard class). */
+export const MCP_VISIBILITY_GUARD_METADATA = 'nest-mcp:visibility-guard';

@@ -20,6 +20,8 @@ import { HttpGate } from './transports/http/http-gate.service';
 import { SimpleHttpService } from './transports/http/simple-http.service';
 import { LegacySseService } from './transports/http/legacy-sse.service';
 import { McpStdioServer } from './transports/stdio/mcp-stdio.server';
+import { McpAuthService } from './auth/mcp-auth.service';
+import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
 
 /**
  * Turns the application into an MCP server: discovers `@McpTool`, `@McpResource`,
@@ -94,8 +96,18 @@ import { McpStdioServer } from './transports/stdio/mcp-stdio.server';
     SimpleHttpService,
     LegacySseService,
     McpStdioServer,
+    McpAuthService,
+    ProtectedResourceRoutes,
   ],
-  exports: [McpRegistry, McpSessionService, McpNotifier, McpEngine, McpStdioServer, MCP_RESOLVED_OPTIONS],
+  exports: [
+    McpRegistry,
+    McpSessionService,
+    McpNotifier,
+    McpEngine,
+    McpStdioServer,
+    McpAuthService,
+    MCP_RESOLVED_OPTIONS,
+  ],
 })
 export class McpModule extends ConfigurableModuleClass {
   constructor(@Inject(MCP_RESOLVED_OPTIONS) _options: ResolvedMcpOptions) {

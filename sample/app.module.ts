@@ -9,6 +9,7 @@ import { NotesPrompts } from './notes/notes.prompts';
 import { RequestInfoTool } from './common/request-info.tool';
 import { EditorGuard } from './common/editor.guard';
 import { TimingInterceptor } from './common/timing.interceptor';
+import { sampleAuth } from './common/sample-auth';
 
 @Module({
   imports: [
@@ -20,13 +21,15 @@ import { TimingInterceptor } from './common/timing.interceptor';
       sseMessagesPath: 'messages',
       imports: [ConfigModule],
       inject: [ConfigService],
-      useFactory: (config: ConfigService) => ({
+      useFactory: async (config: ConfigService) => ({
         name: 'notes',
         version: '1.0.0',
         title: 'Notes',
         description: 'A small notes server built with nest-mcp',
         instructions: 'Use search_notes before create_note to avoid duplicates.',
         pageSize: Number(config.get('MCP_PAGE_SIZE') ?? 0),
+        // MCP_AUTH=none|bearer|apikey|basic, MCP_AUTH_SECRET=<token, key or user:password>
+        auth: await sampleAuth(config.get('MCP_AUTH'), config.get('MCP_AUTH_SECRET')),
       }),
     }),
   ],

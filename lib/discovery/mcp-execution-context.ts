@@ -33,7 +33,15 @@ export class McpExecutionContext {
     return context.getType<string>() === MCP_CONTEXT_TYPE;
   }
 
-  /** The call's arguments: a tool's arguments, a prompt's arguments, a template's variables. */
+  /**
+   * Whether a visibility guard (`@McpVisibilityGuard()`) runs for a list request rather than a
+   * call: the context is the list request's, and there are no arguments.
+   */
+  isListing(): boolean {
+    return this.getContext().method.endsWith('/list');
+  }
+
+  /** The call's arguments: a tool's arguments, a prompt's arguments, a template's variables; `undefined` when listing. */
   getArgs<T = Record<string, unknown>>(): T {
     return this.context.getArgByIndex<T>(2);
   }

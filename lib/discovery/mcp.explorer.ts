@@ -1,5 +1,6 @@
-import { Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
-import { CUSTOM_ROUTE_ARGS_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { type CanActivate, HttpException, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
+import { CUSTOM_ROUTE_ARGS_METADATA, GUARDS_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import {
   ContextIdFactory,
   DiscoveryService,
@@ -14,9 +15,12 @@ import {
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_SCOPES_METADATA,
   MCP_TOOL_METADATA,
+  MCP_VISIBILITY_GUARD_METADATA,
   McpParamType,
 } from '../mcp.constants';
+import type { McpAccessDefinition } from '../interfaces/mcp-definitions.interface';
 import { McpRegistry } from '../registry/mcp-registry.service';
 import { NATIVE_EXCHANGE, type NativeExchange } from '../protocol/engine';
 import type { McpCallContext } from '../protocol/call-context';
@@ -187,8 +191,9 @@ export class McpExplorer implements OnModuleInit {
     }
     const { kind, options } = found[0];
     const invoke = await this.createInvoker(wrapper, isController, instance, methodName, kind, where);
+    const access = await this.accessOf(wrapper, instance, methodName, where);
     try {
-      this.register(kind, options, methodName, invoke, instance, where);
+      this.register(kind, { ...(options as object), ...access }, methodName, invoke, instance, where);
     } catch (error) {
       if (error instanceof McpConfigurationError) {
         throw error.message.includes(where) ? error : new McpConfigurationError(`${error.message} (at ${where})`);
@@ -196,6 +201,67 @@ export class McpExplorer implements OnModuleInit {
       throw error;
     }
     return true;
+  }
+
+  /**
+   * Who may call and see a handler: the scopes of `@McpScopes` on its class and method, and its
+   * guards marked with `@McpVisibilityGuard()` (global, class and method guards), run in a list
+   * context. A guard that refuses, or throws an HTTP exception, hides the handler.
+   */
+  private async accessOf(
+    wrapper: InstanceWrapper,
+    instance: Record<string, unknown>,
+    methodName: string,
+    where: string,
+  ): Promise<McpAccessDefinition> {
+    const method = instance[methodName] as (...args: unknown[]) => unknown;
+    const hostClass = instance.constructor as Type;
+    const scopes = [
+      ...((Reflect.getMetadata(MCP_SCOPES_METADATA, hostClass) as string[] | undefined) ?? []),
+      ...((Reflect.getMetadata(MCP_SCOPES_METADATA, method) as string[] | undefined) ?? []),
+    ];
+    const config = (this.contextCreator as unknown as { container?: { applicationConfig?: GlobalEnhancers } }).container
+      ?.applicationConfig;
+    const declared: unknown[] = [
+      ...(config?.getGlobalGuards() ?? []),
+      ...((Reflect.getMetadata(GUARDS_METADATA, hostClass) as unknown[] | undefined) ?? []),
+      ...((Reflect.getMetadata(GUARDS_METADATA, method) as unknown[] | undefined) ?? []),
+    ];
+    const marked = declared.filter(
+      (guard) =>
+        guard !== null &&
+        guard !== undefined &&
+        Reflect.getMetadata(MCP_VISIBILITY_GUARD_METADATA, typeof guard === 'function' ? guard : guard.constructor) ===
+          true,
+    );
+    if (marked.length === 0) {
+      return scopes.length === 0 ? {} : { scopes };
+    }
+    const resolve = this.enhancerResolver(wrapper, where);
+    const guards = (await Promise.all(
+      marked.map((guard) => (typeof guard === 'function' ? resolve(guard as Type) : guard)),
+    )) as CanActivate[];
+    const visible = async (call: McpCallContext): Promise<boolean> => {
+      const native = (call as McpCallContext & { [NATIVE_EXCHANGE]?: NativeExchange })[NATIVE_EXCHANGE];
+      const context = new ExecutionContextHost([native?.request, native?.response, undefined, call], hostClass, method);
+      context.setType(MCP_CONTEXT_TYPE);
+      for (const guard of guards) {
+        try {
+          const verdict = guard.canActivate(context);
+          const allowed = isObservable(verdict) ? await lastValueFrom(verdict) : await verdict;
+          if (allowed !== true) {
+            return false;
+          }
+        } catch (error) {
+          if (error instanceof HttpException) {
+            return false;
+          }
+          throw error;
+        }
+      }
+      return true;
+    };
+    return scopes.length === 0 ? { visible } : { scopes, visible };
   }
 
   /** A completion given as a function, or as the name of a method of the same instance. */

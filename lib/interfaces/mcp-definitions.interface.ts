@@ -90,20 +90,34 @@ export interface McpPromptOptions {
   _meta?: Record<string, unknown>;
 }
 
+/**
+ * Who may call and see an entry registered at runtime (what `@McpScopes` and visibility guards
+ * give decorated handlers).
+ *
+ * @publicApi
+ */
+export interface McpAccessDefinition {
+  /** Scopes the caller must all hold to call it and to see it listed. */
+  scopes?: string[];
+  /** Whether the caller sees it in lists (after the scopes); it is called with the list request's context. */
+  visible?: (context: McpCallContext) => boolean | Promise<boolean>;
+}
+
 /** A tool registered at runtime. @publicApi */
-export interface McpToolDefinition extends McpToolOptions {
+export interface McpToolDefinition extends McpToolOptions, McpAccessDefinition {
   name: string;
   handler: (args: any, context: McpCallContext) => unknown;
 }
 
 /** A resource registered at runtime. @publicApi */
-export interface McpResourceDefinition extends McpResourceOptions {
+export interface McpResourceDefinition extends McpResourceOptions, McpAccessDefinition {
   name: string;
   handler: (context: McpCallContext) => unknown;
 }
 
 /** A resource template registered at runtime. @publicApi */
-export interface McpResourceTemplateDefinition extends Omit<McpResourceTemplateOptions, 'complete'> {
+export interface McpResourceTemplateDefinition
+  extends Omit<McpResourceTemplateOptions, 'complete'>, McpAccessDefinition {
   name: string;
   complete?: Record<string, CompletionHandler>;
   /** Reads one resource; `variables` are the values the URI gave the template's variables. */
@@ -111,7 +125,7 @@ export interface McpResourceTemplateDefinition extends Omit<McpResourceTemplateO
 }
 
 /** A prompt registered at runtime. @publicApi */
-export interface McpPromptDefinition extends Omit<McpPromptOptions, 'arguments'> {
+export interface McpPromptDefinition extends Omit<McpPromptOptions, 'arguments'>, McpAccessDefinition {
   name: string;
   arguments?: Array<PromptArgument & { complete?: CompletionHandler }>;
   handler: (args: Record<string, string>, context: McpCallContext) => unknown;

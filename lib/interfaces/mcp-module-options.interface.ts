@@ -1,6 +1,7 @@
 import type { Revision } from '../protocol/revisions';
 import type { LogLevel } from '../protocol/log-levels';
 import type { CacheScope, McpIcon } from '../protocol/mcp-types';
+import type { McpAuthOptions } from '../auth/mcp-auth-options.interface';
 
 /**
  * Cache hints the modern era (2026-07-28) puts on cacheable results.
@@ -219,6 +220,13 @@ export interface McpModuleOptions {
   http?: McpHttpOptions;
   /** The stdio transport. */
   stdio?: McpStdioOptions;
+  /**
+   * Authentication of every request to the HTTP endpoints (bearer tokens, API keys, basic or a
+   * provider of your own) and the OAuth protected-resource metadata. Without it every caller is
+   * the anonymous principal.
+   * @example { auth: { bearer: { jwt: { jwksUrl: 'https://auth.example.com/jwks' } }, protectedResource: {...} } }
+   */
+  auth?: McpAuthOptions;
 }
 
 /**

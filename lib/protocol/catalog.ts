@@ -6,6 +6,7 @@
 import type { JsonObject } from './json-rpc';
 import type { McpCallContext } from './call-context';
 import type { ParamHeaderBinding } from './request-headers';
+import type { EntryAccess } from './access';
 import type { CompletionResult, McpIcon, PromptArgument, ResourceAnnotations, ToolAnnotations } from './mcp-types';
 
 /** The outcome of validating a value against a schema. */
@@ -41,6 +42,8 @@ export interface ToolEntry {
   readonly taskSupport: TaskSupport;
   /** `x-mcp-header` bindings of the input schema, checked against `Mcp-Param-*` headers. */
   readonly paramHeaders: readonly ParamHeaderBinding[];
+  /** Who may call and see it; `undefined` when anyone may. */
+  readonly access?: EntryAccess;
   /** Runs the tool with validated arguments; may return a promise. */
   invoke(args: unknown, call: McpCallContext): unknown;
 }
@@ -58,6 +61,8 @@ export interface ResourceEntry {
   readonly meta?: JsonObject;
   /** Overrides the default `ttlMs` of `resources/read` (modern era). */
   readonly cacheTtlMs?: number;
+  /** Who may call and see it; `undefined` when anyone may. */
+  readonly access?: EntryAccess;
   /** Reads the resource; may return a promise. */
   read(call: McpCallContext): unknown;
 }
@@ -74,6 +79,8 @@ export interface TemplateEntry {
   readonly meta?: JsonObject;
   readonly cacheTtlMs?: number;
   readonly completions: Readonly<Record<string, CompletionHandler>>;
+  /** Who may call and see it; `undefined` when anyone may. */
+  readonly access?: EntryAccess;
   /** The variables of `uri` when it matches the template, else `undefined`. */
   match(uri: string): Record<string, string> | undefined;
   /** Reads one resource of the template; may return a promise. */
@@ -89,6 +96,8 @@ export interface PromptEntry {
   readonly icons?: McpIcon[];
   readonly meta?: JsonObject;
   readonly completions: Readonly<Record<string, CompletionHandler>>;
+  /** Who may call and see it; `undefined` when anyone may. */
+  readonly access?: EntryAccess;
   /** Renders the prompt; may return a promise. */
   get(args: Record<string, string>, call: McpCallContext): unknown;
 }

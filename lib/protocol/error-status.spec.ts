@@ -15,6 +15,7 @@ describe('httpStatusForError', () => {
       ['ServerError', ErrorCode.ServerError, 200],
       ['ResourceNotFound', ErrorCode.ResourceNotFound, 200],
       ['UrlElicitationRequired', ErrorCode.UrlElicitationRequired, 200],
+      ['InsufficientScope', ErrorCode.InsufficientScope, 403],
       ['an application code', 1234, 200],
       ['an unallocated MCP code', -32099, 200],
     ])('%s (%i) → HTTP %i', (_name, code, status) => {
@@ -35,6 +36,7 @@ describe('httpStatusForError', () => {
       ['HeaderMismatch', ErrorCode.HeaderMismatch, 200],
       ['MissingRequiredClientCapability', ErrorCode.MissingRequiredClientCapability, 200],
       ['UnsupportedProtocolVersion', ErrorCode.UnsupportedProtocolVersion, 200],
+      ['InsufficientScope', ErrorCode.InsufficientScope, 403],
       ['an application code', 1234, 200],
     ])('%s (%i) → HTTP %i', (_name, code, status) => {
       expect(httpStatusForError(code, 'legacy')).toBe(status);

@@ -6,10 +6,16 @@ import { ErrorCode } from './json-rpc';
  * protocol errors their own statuses so that intermediaries can route on them; the legacy era
  * answers every JSON-RPC error with 200 and leaves the code to speak.
  *
+ * A call that lacks scopes is a 403 in both eras.
+ *
  * Transport-level refusals (bad Accept, unknown session, oversized body...) are decided by the
  * transports and do not pass through this table.
  */
 export function httpStatusForError(code: number, era: Era): number {
+  if (code === ErrorCode.InsufficientScope) {
+    // Both eras: a 403 is what makes a client step up its authorization (SEP-835).
+    return 403;
+  }
   if (era === 'legacy') {
     return code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest ? 400 : 200;
   }

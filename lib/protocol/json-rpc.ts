@@ -56,6 +56,11 @@ export const ErrorCode = {
   ServerError: -32000,
   /** Legacy era (prose only, reserved afterwards): the resource does not exist. */
   ResourceNotFound: -32002,
+  /**
+   * The caller's principal lacks a scope the tool, resource or prompt requires (`@McpScopes`);
+   * `data.requiredScopes` names them. Over HTTP the answer is a 403 with a step-up challenge.
+   */
+  InsufficientScope: -32003,
   /** 2025-11-25: the request needs a URL-mode elicitation first. */
   UrlElicitationRequired: -32042,
   /** 2026-07-28: an `Mcp-*` header disagrees with the body, or is missing or malformed. */

@@ -9,7 +9,9 @@ import type {
   ToolEntry,
 } from '../protocol/catalog';
 import { extractParamHeaders, InvalidParamHeaderError } from '../protocol/request-headers';
+import type { EntryAccess } from '../protocol/access';
 import type {
+  McpAccessDefinition,
   McpPromptDefinition,
   McpResourceDefinition,
   McpResourceTemplateDefinition,
@@ -35,6 +37,25 @@ const TOOL_NAME = /^[A-Za-z0-9_./-]{1,128}$/;
 
 function byKey<T>(key: (item: T) => string) {
   return (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+}
+
+/** The access rules of a definition; `undefined` when anyone may call and see it. */
+function accessOf(definition: McpAccessDefinition, kind: string, key: string): EntryAccess | undefined {
+  const { scopes, visible } = definition;
+  if (
+    scopes !== undefined &&
+    (!Array.isArray(scopes) ||
+      scopes.some((scope) => typeof scope !== 'string' || scope.length === 0 || /\s/.test(scope)))
+  ) {
+    throw new McpConfigurationError(INVALID_ENTRY(kind, key, 'scopes must be non-empty strings without spaces'));
+  }
+  if (visible !== undefined && typeof visible !== 'function') {
+    throw new McpConfigurationError(INVALID_ENTRY(kind, key, 'visible must be a function'));
+  }
+  if ((scopes === undefined || scopes.length === 0) && visible === undefined) {
+    return undefined;
+  }
+  return { scopes: Object.freeze([...new Set(scopes ?? [])]), visible };
 }
 
 /** A map kept with a sorted snapshot of its values, rebuilt lazily after a change. */
@@ -143,6 +164,7 @@ export class McpRegistry implements Catalog {
         meta: definition._meta,
         taskSupport: definition.taskSupport ?? 'forbidden',
         paramHeaders,
+        access: accessOf(definition, 'tool', name),
         invoke: handler,
       },
       source,
@@ -183,6 +205,7 @@ export class McpRegistry implements Catalog {
         icons: definition.icons,
         meta: definition._meta,
         cacheTtlMs: definition.cacheTtlMs,
+        access: accessOf(definition, 'resource', uri),
         read: handler,
       },
       source,
@@ -241,6 +264,7 @@ export class McpRegistry implements Catalog {
         meta: definition._meta,
         cacheTtlMs: definition.cacheTtlMs,
         completions,
+        access: accessOf(definition, 'resource template', uriTemplate),
         match: (uri) => template.match(uri),
         read: handler,
       },
@@ -288,6 +312,7 @@ export class McpRegistry implements Catalog {
         icons: definition.icons,
         meta: definition._meta,
         completions,
+        access: accessOf(definition, 'prompt', name),
         get: handler,
       },
       source,

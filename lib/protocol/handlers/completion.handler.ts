@@ -5,21 +5,30 @@ import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
 import { McpError } from '../mcp-error';
 import type { McpEngine, ResolvedRequest } from '../engine';
 import type { CompletionHandler } from '../catalog';
+import { requireScopes, type EntryAccess } from '../access';
 
 /** The most values one completion result may carry. */
 const MAX_VALUES = 100;
 
-function findHandler(engine: McpEngine, ref: JsonObject, argument: string): CompletionHandler | undefined {
+/** The completion handler of `argument`; completing needs the scopes of the prompt or template. */
+function findHandler(engine: McpEngine, request: ResolvedRequest, ref: JsonObject, argument: string) {
+  let owner:
+    { readonly access?: EntryAccess; readonly completions: Readonly<Record<string, CompletionHandler>> } | undefined;
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
-    return engine.catalog.getPrompt(ref.name)?.completions[argument];
+    owner = engine.catalog.getPrompt(ref.name);
+  } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+    owner = engine.catalog.getTemplate(ref.uri);
+  } else {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      'Invalid params: ref must be a ref/prompt with a name or a ref/resource with a uri',
+    );
   }
-  if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
-    return engine.catalog.getTemplate(ref.uri)?.completions[argument];
+  if (owner === undefined) {
+    return undefined;
   }
-  throw new McpError(
-    ErrorCode.InvalidParams,
-    'Invalid params: ref must be a ref/prompt with a name or a ref/resource with a uri',
-  );
+  requireScopes(owner.access, request.principal, `completions of ${String(ref.name ?? ref.uri)}`);
+  return owner.completions[argument];
 }
 
 export async function handleComplete(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
@@ -30,7 +39,7 @@ export async function handleComplete(engine: McpEngine, request: ResolvedRequest
   if (!isJsonObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: argument must have a name and a value');
   }
-  const handler = findHandler(engine, ref, argument.name);
+  const handler = findHandler(engine, request, ref, argument.name);
   if (handler === undefined) {
     return { completion: { values: [], hasMore: false } };
   }

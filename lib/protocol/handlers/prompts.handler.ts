@@ -3,7 +3,8 @@
  */
 import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
 import { McpError } from '../mcp-error';
-import { paginate } from '../pagination';
+import { requireScopes } from '../access';
+import { listResult } from './list-result';
 import { renderPrompt } from '../render';
 import { toGetPromptResult } from '../results';
 import type { McpEngine, ResolvedRequest } from '../engine';
@@ -13,12 +14,7 @@ export async function handlePromptsList(engine: McpEngine, request: ResolvedRequ
   const rendered = engine.lists.get('prompts', catalog.version, request.revision, () =>
     catalog.listPrompts().map((prompt) => renderPrompt(prompt, request.revision)),
   );
-  const page = paginate(rendered, (prompt) => prompt.name as string, request.params.cursor, engine.options.pageSize);
-  const result: JsonObject = { prompts: page.items };
-  if (page.nextCursor !== undefined) {
-    result.nextCursor = page.nextCursor;
-  }
-  return result;
+  return listResult(engine, request, 'prompts', catalog.listPrompts(), rendered, (prompt) => prompt.name as string);
 }
 
 export async function handlePromptsGet(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
@@ -30,6 +26,7 @@ export async function handlePromptsGet(engine: McpEngine, request: ResolvedReque
   if (prompt === undefined) {
     throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`);
   }
+  requireScopes(prompt.access, request.principal, `prompt ${prompt.name}`);
   const args = params.arguments ?? {};
   if (!isJsonObject(args) || Object.values(args).some((value) => typeof value !== 'string')) {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must map names to strings');

@@ -4,7 +4,8 @@
  */
 import { ErrorCode, type JsonObject } from '../json-rpc';
 import { McpError } from '../mcp-error';
-import { paginate } from '../pagination';
+import { requireScopes } from '../access';
+import { listResult } from './list-result';
 import { renderResource, renderTemplate } from '../render';
 import { toReadResourceResult } from '../results';
 import type { McpEngine, ResolvedRequest } from '../engine';
@@ -14,12 +15,14 @@ export async function handleResourcesList(engine: McpEngine, request: ResolvedRe
   const rendered = engine.lists.get('resources', catalog.version, request.revision, () =>
     catalog.listResources().map((resource) => renderResource(resource, request.revision)),
   );
-  const page = paginate(rendered, (resource) => resource.uri as string, request.params.cursor, engine.options.pageSize);
-  const result: JsonObject = { resources: page.items };
-  if (page.nextCursor !== undefined) {
-    result.nextCursor = page.nextCursor;
-  }
-  return result;
+  return listResult(
+    engine,
+    request,
+    'resources',
+    catalog.listResources(),
+    rendered,
+    (resource) => resource.uri as string,
+  );
 }
 
 export async function handleTemplatesList(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
@@ -27,17 +30,14 @@ export async function handleTemplatesList(engine: McpEngine, request: ResolvedRe
   const rendered = engine.lists.get('templates', catalog.version, request.revision, () =>
     catalog.listTemplates().map((template) => renderTemplate(template, request.revision)),
   );
-  const page = paginate(
+  return listResult(
+    engine,
+    request,
+    'resourceTemplates',
+    catalog.listTemplates(),
     rendered,
     (template) => template.uriTemplate as string,
-    request.params.cursor,
-    engine.options.pageSize,
   );
-  const result: JsonObject = { resourceTemplates: page.items };
-  if (page.nextCursor !== undefined) {
-    result.nextCursor = page.nextCursor;
-  }
-  return result;
 }
 
 /** The error for a URI nothing serves: -32002 in the legacy era, -32602 in the modern one. */
@@ -56,8 +56,11 @@ export async function handleResourcesRead(engine: McpEngine, request: ResolvedRe
   let value: unknown;
   let mimeType: string | undefined;
   let cacheTtlMs: number | undefined;
+  let restricted = false;
   try {
     if (resource !== undefined) {
+      requireScopes(resource.access, request.principal, `resource ${uri}`);
+      restricted = resource.access !== undefined;
       mimeType = resource.mimeType;
       cacheTtlMs = resource.cacheTtlMs;
       value = await resource.read(call);
@@ -66,6 +69,8 @@ export async function handleResourcesRead(engine: McpEngine, request: ResolvedRe
       if (match === undefined) {
         throw notFound(request, uri);
       }
+      requireScopes(match.template.access, request.principal, `resource ${uri}`);
+      restricted = match.template.access !== undefined;
       mimeType = match.template.mimeType;
       cacheTtlMs = match.template.cacheTtlMs;
       value = await match.template.read(uri, match.variables, call);
@@ -80,6 +85,10 @@ export async function handleResourcesRead(engine: McpEngine, request: ResolvedRe
   const result: JsonObject = { ...toReadResourceResult(value, uri, mimeType) };
   if (request.era === 'modern' && cacheTtlMs !== undefined && result.ttlMs === undefined) {
     result.ttlMs = cacheTtlMs;
+  }
+  if (request.era === 'modern' && restricted) {
+    // Only some principals may read it: no cache may hand it to anyone else.
+    result.cacheScope = 'private';
   }
   return result;
 }

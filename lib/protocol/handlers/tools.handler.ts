@@ -3,7 +3,8 @@
  */
 import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
 import { McpError, McpToolError } from '../mcp-error';
-import { paginate } from '../pagination';
+import { requireScopes } from '../access';
+import { listResult } from './list-result';
 import { renderTool, renderToolResult } from '../render';
 import { checkParamHeaders } from '../request-headers';
 import { toCallToolResult, toolErrorResult } from '../results';
@@ -15,12 +16,7 @@ export async function handleToolsList(engine: McpEngine, request: ResolvedReques
   const rendered = engine.lists.get('tools', catalog.version, request.revision, () =>
     catalog.listTools().map((tool) => renderTool(tool, request.revision)),
   );
-  const page = paginate(rendered, (tool) => tool.name as string, request.params.cursor, engine.options.pageSize);
-  const result: JsonObject = { tools: page.items };
-  if (page.nextCursor !== undefined) {
-    result.nextCursor = page.nextCursor;
-  }
-  return result;
+  return listResult(engine, request, 'tools', catalog.listTools(), rendered, (tool) => tool.name as string);
 }
 
 export async function handleToolsCall(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
@@ -36,6 +32,7 @@ export async function handleToolsCall(engine: McpEngine, request: ResolvedReques
   if (tool === undefined) {
     throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
   }
+  requireScopes(tool.access, request.principal, `tool ${tool.name}`);
   if (request.era === 'modern' && request.facts.headers !== undefined && tool.paramHeaders.length > 0) {
     const mismatch = checkParamHeaders(request.facts.headers, tool.paramHeaders, args);
     if (mismatch !== undefined) {

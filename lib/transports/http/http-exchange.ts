@@ -36,12 +36,58 @@ export function toExchange(request: unknown, response: unknown, wrapped: boolean
     return { request, response, req, res: response as ServerResponse, headers: req.headers };
   }
   const platformReq = request as { raw?: IncomingMessage };
-  const platformRes = response as { raw?: ServerResponse; hijack?: () => void };
+  const platformRes = response as {
+    raw?: ServerResponse;
+    hijack?: () => void;
+    getHeaders?: () => Record<string, unknown>;
+  };
   const req = platformReq.raw ?? (request as IncomingMessage);
   const res = platformRes.raw ?? (response as ServerResponse);
   platformRes.hijack?.();
+  if (res !== response && typeof platformRes.getHeaders === 'function') {
+    keepPlatformHeaders(res, () => platformRes.getHeaders!());
+  }
   return { request, response, req, res, headers: req.headers };
 }
+
+/**
+ * The answer is written on the Node response under a hijacked platform reply (Fastify): headers
+ * set on the reply (by a guard such as ThrottlerGuard, a hook, a CORS plugin) are added when the
+ * head is written, unless the answer sets its own.
+ */
+function keepPlatformHeaders(res: ServerResponse, platformHeaders: () => Record<string, unknown>): void {
+  const writeHead = res.writeHead.bind(res) as (...params: unknown[]) => ServerResponse;
+  res.writeHead = (...args: unknown[]) => {
+    for (const [name, value] of Object.entries(platformHeaders())) {
+      if (value !== undefined && !res.hasHeader(name)) {
+        res.setHeader(name, value as string);
+      }
+    }
+    return writeHead(...args);
+  };
+}
+
+/**
+ * The response guards and interceptors see for a message whose HTTP answer is already sent (the
+ * SSE pair answers a POST 202 at once; its result goes on the stream): headers set on it have
+ * nowhere to go and are dropped.
+ */
+export const DETACHED_RESPONSE: Readonly<Record<string, unknown>> = (() => {
+  const detached: Record<string, unknown> = { headersSent: true };
+  const self = () => detached;
+  Object.assign(detached, {
+    header: self,
+    set: self,
+    status: self,
+    code: self,
+    setHeader: self,
+    getHeader: () => undefined,
+    getHeaders: () => ({}),
+    hasHeader: () => false,
+    removeHeader: self,
+  });
+  return Object.freeze(detached);
+})();
 
 /** Whether the client closed the response before it was complete (it went away). */
 export function isAbandoned(res: ServerResponse): boolean {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpAdapterHost } from '@nestjs/core';
-import { MCP_HTTP_PATHS, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import { MCP_HTTP_PATHS, MCP_PRINCIPAL_PROPERTY, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
 import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
@@ -9,9 +9,11 @@ import { FORBIDDEN, firstHeader, sendEmpty, sendJson, toExchange, type HttpExcha
 import { passesHostAndOrigin } from './host-origin';
 import { installBodyErrorBridge } from './body-error.bridge';
 import type { McpHttpPaths } from './http-paths';
-
-/** Property of the platform request where authentication leaves the caller's principal. */
-export const MCP_PRINCIPAL_PROPERTY = 'mcpPrincipal';
+import { McpAuthService } from '../../auth/mcp-auth.service';
+import { authRequestOf } from '../../auth/mcp-auth.guards';
+import type { Era } from '../../protocol/revisions';
+import { httpStatusForError } from '../../protocol/error-status';
+import { isJsonObject, type JsonRpcResponse } from '../../protocol/json-rpc';
 
 /** The request headers a browser client may send to MCP endpoints (besides `Mcp-Param-*`). */
 const ALLOWED_HEADERS = [
@@ -25,6 +27,8 @@ const ALLOWED_HEADERS = [
   'mcp-session-id',
 ];
 const ALLOWED_HEADER_SET = new Set(ALLOWED_HEADERS);
+
+const OK = Object.freeze({ status: 200 });
 
 /** The answer headers a browser client may read. */
 const EXPOSED_HEADERS = 'mcp-session-id, mcp-protocol-version, www-authenticate';
@@ -46,6 +50,7 @@ export class HttpGate implements OnModuleInit {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     @Inject(MCP_HTTP_PATHS) private readonly paths: McpHttpPaths,
     private readonly adapterHost: HttpAdapterHost,
+    private readonly auth: McpAuthService,
   ) {}
 
   onModuleInit(): void {
@@ -98,6 +103,54 @@ export class HttpGate implements OnModuleInit {
   principalOf(request: unknown): McpPrincipal {
     const principal = (request as Record<string, unknown>)[MCP_PRINCIPAL_PROPERTY] as McpPrincipal | undefined;
     return principal ?? ANONYMOUS_PRINCIPAL;
+  }
+
+  /**
+   * What every request to an MCP endpoint passes first: the Host and Origin checks, then the
+   * configured authentication, which leaves the caller's principal on the request. A refused
+   * request is answered here (403, or the provider's 401 with its challenge) and gets `false`.
+   */
+  enter(exchange: HttpExchange): boolean | Promise<boolean> {
+    if (!this.admit(exchange)) {
+      return false;
+    }
+    // Without authentication the request is left as it is: a principal the application's own
+    // middleware put there is kept.
+    return this.auth.kind === 'none' ? true : this.authenticate(exchange);
+  }
+
+  private async authenticate(exchange: HttpExchange): Promise<boolean> {
+    const request = exchange.request as Record<string, unknown>;
+    const outcome = await this.auth.authenticate(authRequestOf(request));
+    if (outcome.ok) {
+      request[MCP_PRINCIPAL_PROPERTY] = outcome.principal;
+      return true;
+    }
+    sendJson(
+      exchange.res,
+      outcome.status,
+      { error: outcome.error, error_description: outcome.description },
+      outcome.challenge === undefined ? {} : { 'www-authenticate': outcome.challenge },
+    );
+    return false;
+  }
+
+  /**
+   * The HTTP status and headers of a JSON-RPC answer: a call that lacks scopes gets, with bearer
+   * tokens, the step-up challenge naming them (SEP-835).
+   */
+  statusOf(response: JsonRpcResponse, era: Era): { status: number; headers?: Record<string, string> } {
+    if (!('error' in response)) {
+      return OK;
+    }
+    const { code, data } = response.error;
+    const status = httpStatusForError(code, era);
+    if (code !== ErrorCode.InsufficientScope) {
+      return { status };
+    }
+    const scopes = isJsonObject(data) && Array.isArray(data.requiredScopes) ? (data.requiredScopes as string[]) : [];
+    const challenge = this.auth.insufficientScopeChallenge(scopes);
+    return { status, headers: challenge === undefined ? undefined : { 'www-authenticate': challenge } };
   }
 
   /**
@@ -161,7 +214,9 @@ export class HttpGate implements OnModuleInit {
         .map((name) => name.trim().toLowerCase())
         .filter((name) => name.startsWith('mcp-param-') && !ALLOWED_HEADER_SET.has(name));
       headers['access-control-allow-methods'] = allow;
-      headers['access-control-allow-headers'] = [...ALLOWED_HEADERS, ...new Set(requested)].join(', ');
+      headers['access-control-allow-headers'] = [
+        ...new Set([...ALLOWED_HEADERS, ...this.auth.credentialHeaders, ...requested]),
+      ].join(', ');
       headers['access-control-max-age'] = '600';
     }
     sendEmpty(res, 204, headers);

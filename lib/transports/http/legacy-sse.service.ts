@@ -15,7 +15,7 @@ import type { McpPrincipal } from '../../protocol/call-context';
 import { McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
 import { SessionChannels, type SessionChannel } from '../../sessions/session-channels';
 import type { SessionRecord } from '../../sessions/session-store.interface';
-import { firstHeader, sendEmpty, sendJson, SseStream, type HttpExchange } from './http-exchange';
+import { DETACHED_RESPONSE, firstHeader, sendEmpty, sendJson, SseStream, type HttpExchange } from './http-exchange';
 import { accepts, acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
 import { HttpGate } from './http-gate.service';
@@ -88,7 +88,7 @@ export class LegacySseService implements OnModuleDestroy {
   }
 
   private async serveOpen(exchange: HttpExchange): Promise<void> {
-    if (!this.gate.admit(exchange)) {
+    if (!(await this.gate.enter(exchange))) {
       return;
     }
     const { res } = exchange;
@@ -152,7 +152,7 @@ export class LegacySseService implements OnModuleDestroy {
   }
 
   private async serveMessage(exchange: HttpExchange): Promise<void> {
-    if (!this.gate.admit(exchange) || !acceptsPost(exchange, 'status')) {
+    if (!(await this.gate.enter(exchange)) || !acceptsPost(exchange, 'status')) {
       return;
     }
     const { res } = exchange;
@@ -231,7 +231,8 @@ export class LegacySseService implements OnModuleDestroy {
       session: this.sessions.handle(record),
       channel: pair,
       cancelScope: record.id,
-      native: exchange,
+      // The POST was answered 202 before the call runs: the call's answer goes on the stream.
+      native: { request: exchange.request, response: DETACHED_RESPONSE },
     };
   }
 }

@@ -10,7 +10,6 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
 } from '../../protocol/json-rpc';
-import { httpStatusForError } from '../../protocol/error-status';
 import { decideEra } from '../../protocol/request-meta';
 import { headerValue } from '../../protocol/request-headers';
 import { DEFAULT_LEGACY_HEADER_REVISION, legacyHeaderRevision } from '../../protocol/revisions';
@@ -48,7 +47,7 @@ export class SimpleHttpService {
   }
 
   private async serve(exchange: HttpExchange): Promise<void> {
-    if (!this.gate.admit(exchange) || !acceptsPost(exchange, 'json')) {
+    if (!(await this.gate.enter(exchange)) || !acceptsPost(exchange, 'json')) {
       return;
     }
     const { res, headers } = exchange;
@@ -104,8 +103,8 @@ export class SimpleHttpService {
       }
       return;
     }
-    const { response } = outcome;
-    sendJson(res, 'error' in response ? httpStatusForError(response.error.code, era) : 200, response);
+    const { status, headers } = this.gate.statusOf(outcome.response, era);
+    sendJson(res, status, outcome.response, headers);
   }
 
   /** The facts of a request; answers 400 and returns `undefined` for a bad legacy version header. */

@@ -11,7 +11,6 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../../protocol/json-rpc';
-import { httpStatusForError } from '../../protocol/error-status';
 import { decideEra } from '../../protocol/request-meta';
 import { headerValue } from '../../protocol/request-headers';
 import {
@@ -134,13 +133,18 @@ class HttpRequestChannel implements RequestChannel, CancellationSource {
     this.stream = this.open();
   }
 
-  respond(status: number, response: JsonRpcResponse): void {
+  respond(status: number, response: JsonRpcResponse, headers?: Record<string, string>): void {
     this.finished = true;
     if (this.stream !== undefined) {
       this.stream.send(response);
       this.stream.end();
     } else {
-      sendJson(this.exchange.res, status, response, this.headers);
+      sendJson(
+        this.exchange.res,
+        status,
+        response,
+        headers === undefined ? this.headers : { ...this.headers, ...headers },
+      );
     }
   }
 
@@ -211,7 +215,7 @@ export class StreamableHttpService {
 
   private async servePost(exchange: HttpExchange): Promise<void> {
     const { request } = exchange;
-    if (!this.gate.admit(exchange)) {
+    if (!(await this.gate.enter(exchange))) {
       return;
     }
     const { headers, res } = exchange;
@@ -467,13 +471,12 @@ export class StreamableHttpService {
       channel.end();
       return;
     }
-    const response = outcome.response;
-    const status = 'error' in response ? httpStatusForError(response.error.code, era) : 200;
-    channel.respond(status, response);
+    const { status, headers } = this.gate.statusOf(outcome.response, era);
+    channel.respond(status, outcome.response, headers);
   }
 
   private async serveGet(exchange: HttpExchange): Promise<void> {
-    if (!this.gate.admit(exchange)) {
+    if (!(await this.gate.enter(exchange))) {
       return;
     }
     const { headers, res } = exchange;
@@ -508,7 +511,7 @@ export class StreamableHttpService {
   }
 
   private async serveDelete(exchange: HttpExchange): Promise<void> {
-    if (!this.gate.admit(exchange)) {
+    if (!(await this.gate.enter(exchange))) {
       return;
     }
     if (eraOf(headerValue(exchange.headers, 'mcp-protocol-version')) === 'modern') {

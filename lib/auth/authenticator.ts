@@ -1,0 +1,89 @@
+/**
+ * What every authentication provider is to the transports and guards: a request in, a principal
+ * or a refusal out. The refusal carries what the HTTP answer needs (status, challenge, body);
+ * its description is ours, never the text of an internal error.
+ */
+import type { McpPrincipal } from '../protocol/call-context';
+import type { McpAuthRequest, McpPrincipalInit } from './mcp-auth-options.interface';
+
+/** A refused request: the HTTP status, the `WWW-Authenticate` value and the OAuth error. */
+export interface AuthRefusal {
+  readonly ok: false;
+  readonly status: 401 | 403 | 503;
+  /** The `WWW-Authenticate` value, when the status calls for one. */
+  readonly challenge?: string;
+  /** The OAuth error code of the body (`invalid_token`, `invalid_request`...). */
+  readonly error: string;
+  readonly description: string;
+}
+
+export type AuthOutcome = { readonly ok: true; readonly principal: McpPrincipal } | AuthRefusal;
+
+/** One configured provider. */
+export interface Authenticator {
+  /** Whether requests carry credentials in `Authorization: Bearer` (and scope step-up applies). */
+  readonly bearer: boolean;
+  /** The header names that carry credentials, for CORS preflights. */
+  readonly headers: readonly string[];
+  authenticate(request: McpAuthRequest): Promise<AuthOutcome>;
+}
+
+/** Turns a configured principal into an `McpPrincipal`. */
+export function toPrincipal(init: McpPrincipalInit): McpPrincipal {
+  return Object.freeze({
+    id: init.id,
+    scopes: Object.freeze([...(init.scopes ?? [])]),
+    ...(init.claims === undefined ? {} : { claims: Object.freeze({ ...init.claims }) }),
+  });
+}
+
+/** Whether a provider's answer is a principal it may stand for (a non-empty string id). */
+export function isPrincipalInit(value: unknown): value is McpPrincipalInit {
+  if (typeof value !== 'object' || value === null) {
+    return false;
+  }
+  const { id, scopes } = value as { id?: unknown; scopes?: unknown };
+  return (
+    typeof id === 'string' &&
+    id.length > 0 &&
+    (scopes === undefined || (Array.isArray(scopes) && scopes.every((scope) => typeof scope === 'string')))
+  );
+}
+
+/** An auth-param value as a quoted string (RFC 9110 §5.6.4). */
+export function quoted(value: string): string {
+  return `"${value.replace(/[\\"]/g, (char) => `\\${char}`)}"`;
+}
+
+/** A challenge: the scheme, then `name="value"` pairs (those without a value are left out). */
+export function challenge(scheme: string, params: ReadonlyArray<[string, string | undefined]>): string {
+  const parts = params.filter((pair): pair is [string, string] => pair[1] !== undefined);
+  return parts.length === 0
+    ? scheme
+    : `${scheme} ${parts.map(([name, value]) => `${name}=${quoted(value)}`).join(', ')}`;
+}
+
+/** The first value of a header. */
+export function headerOf(request: McpAuthRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The credentials of an `Authorization` header of `scheme` (case-insensitive), `undefined` when
+ * the header is absent or names another scheme, `''` when the scheme has no credentials.
+ */
+export function authorization(request: McpAuthRequest, scheme: string): string | undefined {
+  const value = headerOf(request, 'authorization');
+  if (value === undefined) {
+    return undefined;
+  }
+  const trimmed = value.trim();
+  const space = trimmed.indexOf(' ');
+  const name = space === -1 ? trimmed : trimmed.slice(0, space);
+  return name.toLowerCase() === scheme.toLowerCase()
+    ? space === -1
+      ? ''
+      : trimmed.slice(space + 1).trim()
+    : undefined;
+}

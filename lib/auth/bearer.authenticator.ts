@@ -1,0 +1,204 @@
+/**
+ * `Authorization: Bearer <token>` (RFC 6750), the token checked against a static table, by a
+ * verifier, or as a JWT (jose). Refusals carry the challenge of RFC 6750 §3 with the
+ * `resource_metadata` of RFC 9728, so that clients find the authorization server.
+ */
+import { createPublicKey, createSecretKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { type Logger } from '@nestjs/common';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { McpPrincipal } from '../protocol/call-context';
+import type { McpAuthRequest, McpJwtOptions, McpTokenVerifier } from './mcp-auth-options.interface';
+import {
+  authorization,
+  challenge,
+  isPrincipalInit,
+  toPrincipal,
+  type AuthOutcome,
+  type Authenticator,
+} from './authenticator';
+import { CredentialTable } from './credential-table';
+
+/** What checking one token found. */
+export type TokenCheck =
+  { ok: true; principal: McpPrincipal } | { ok: false; reason: 'invalid' | 'expired' | 'unavailable' };
+
+export type TokenChecker = (token: string) => Promise<TokenCheck>;
+
+const INVALID: TokenCheck = { ok: false, reason: 'invalid' };
+
+/** Characters of a token (RFC 6750 §2.1 b64token). */
+const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+export class BearerAuthenticator implements Authenticator {
+  readonly bearer = true;
+  readonly headers = ['authorization'] as const;
+  /** The scopes clients may ask for, named in the 401 challenges (`scope`). */
+  private readonly scopes: string | undefined;
+
+  constructor(
+    private readonly check: TokenChecker,
+    private readonly realm: string,
+    private readonly metadataUrl: string | undefined,
+    scopesSupported: readonly string[] | undefined,
+  ) {
+    // A scope is one or more tokens (RFC 6749 §3.3): an empty list names none.
+    this.scopes = scopesSupported === undefined || scopesSupported.length === 0 ? undefined : scopesSupported.join(' ');
+  }
+
+  async authenticate(request: McpAuthRequest): Promise<AuthOutcome> {
+    const token = authorization(request, 'bearer');
+    if (token === undefined) {
+      // No credentials: the challenge names no error (RFC 6750 §3.1).
+      return {
+        ok: false,
+        status: 401,
+        challenge: this.challenge([['scope', this.scopes]]),
+        error: 'invalid_request',
+        description: 'Authentication required',
+      };
+    }
+    const checked = TOKEN.test(token) ? await this.check(token) : INVALID;
+    if (checked.ok) {
+      return checked;
+    }
+    if (checked.reason === 'unavailable') {
+      return {
+        ok: false,
+        status: 503,
+        error: 'temporarily_unavailable',
+        description: 'The token cannot be verified right now',
+      };
+    }
+    const description = checked.reason === 'expired' ? 'The token has expired' : 'The token is not valid';
+    return {
+      ok: false,
+      status: 401,
+      challenge: this.challenge([
+        ['error', 'invalid_token'],
+        ['error_description', description],
+        ['scope', this.scopes],
+      ]),
+      error: 'invalid_token',
+      description,
+    };
+  }
+
+  /** The step-up challenge of a call that lacks scopes (HTTP 403). */
+  insufficientScope(scopes: readonly string[]): string {
+    return this.challenge([
+      ['error', 'insufficient_scope'],
+      ['scope', scopes.join(' ')],
+      ['error_description', 'The token lacks a scope this request needs'],
+    ]);
+  }
+
+  private challenge(params: Array<[string, string | undefined]>): string {
+    return challenge('Bearer', [['realm', this.realm], ...params, ['resource_metadata', this.metadataUrl]]);
+  }
+}
+
+/** Tokens of a fixed table (`sha256:<hex>` entries are digests of the real tokens). */
+export function staticTokens(
+  tokens: Record<string, { id: string; scopes?: string[]; claims?: Record<string, unknown> }>,
+): TokenChecker {
+  const table = new CredentialTable(true);
+  for (const [token, principal] of Object.entries(tokens)) {
+    table.add(token, toPrincipal(principal));
+  }
+  return (token) => {
+    const principal = table.find(token);
+    return Promise.resolve(principal === undefined ? INVALID : { ok: true, principal });
+  };
+}
+
+/** Tokens checked by a verifier; a verifier that throws refuses the token, and the error is logged. */
+export function verifiedTokens(verifier: McpTokenVerifier, logger: Logger): TokenChecker {
+  return async (token) => {
+    try {
+      const principal = await verifier.verify(token);
+      if (principal === null || principal === undefined) {
+        return INVALID;
+      }
+      if (!isPrincipalInit(principal)) {
+        logger.error('The bearer token verifier returned something that is not a principal ({ id, scopes?, claims? })');
+        return INVALID;
+      }
+      return { ok: true, principal: toPrincipal(principal) };
+    } catch (error) {
+      logger.warn(`The bearer token verifier failed: ${error instanceof Error ? error.message : String(error)}`);
+      return INVALID;
+    }
+  };
+}
+
+/** The scopes of a token: `scope` (space-separated, RFC 9068) or `scp` (a list or a string). */
+export function scopesOf(payload: JWTPayload): string[] {
+  const claim = payload.scope ?? payload.scp;
+  const values = typeof claim === 'string' ? claim.split(' ') : Array.isArray(claim) ? claim : [];
+  return values.filter((value): value is string => typeof value === 'string' && value.length > 0);
+}
+
+function keyOf(key: NonNullable<McpJwtOptions['key']>): KeyObject | Uint8Array {
+  if (typeof key === 'string') {
+    return key.includes('-----BEGIN') ? createPublicKey(key) : createSecretKey(Buffer.from(key, 'utf8'));
+  }
+  if (key instanceof Uint8Array) {
+    return key;
+  }
+  if ('type' in key && typeof (key as KeyObject).export === 'function') {
+    return key as KeyObject;
+  }
+  const jwk = key as JsonWebKey;
+  return jwk.kty === 'oct' && typeof jwk.k === 'string'
+    ? createSecretKey(Buffer.from(jwk.k, 'base64url'))
+    : createPublicKey({ key: jwk, format: 'jwk' });
+}
+
+/**
+ * Tokens verified as JWTs: signature (JWKS fetched on demand and cached by jose, or a key),
+ * `exp`/`nbf` with the clock tolerance, issuer, audience and algorithms.
+ */
+export function jwtTokens(options: McpJwtOptions & { audience: string | string[] }, logger: Logger): TokenChecker {
+  const keys: JWTVerifyGetKey | KeyObject | Uint8Array =
+    options.jwksUrl !== undefined ? createRemoteJWKSet(new URL(options.jwksUrl)) : keyOf(options.key!);
+  const verifyOptions = {
+    issuer: options.issuer,
+    audience: options.audience,
+    algorithms: options.algorithms,
+    clockTolerance: options.clockToleranceSec ?? 60,
+  };
+  const principalClaim = options.principalClaim ?? 'sub';
+  return async (token) => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } =
+        typeof keys === 'function'
+          ? await jwtVerify(token, keys, verifyOptions)
+          : await jwtVerify(token, keys, verifyOptions));
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) {
+        return { ok: false, reason: 'expired' };
+      }
+      if (
+        // Anything but a verdict of jose's (a network error, from whatever realm) is a failure to
+        // fetch the key set, not the caller's fault.
+        !(error instanceof joseErrors.JOSEError) ||
+        error instanceof joseErrors.JWKSTimeout ||
+        error instanceof joseErrors.JWKSInvalid ||
+        error.message.includes('JSON Web Key Set HTTP response')
+      ) {
+        // The key set could not be fetched: not the caller's fault.
+        logger.warn(`JWT verification could not complete: ${error instanceof Error ? error.message : String(error)}`);
+        return { ok: false, reason: 'unavailable' };
+      }
+      logger.debug(`Refused a JWT: ${error instanceof Error ? error.message : String(error)}`);
+      return INVALID;
+    }
+    const id = payload[principalClaim];
+    if (typeof id !== 'string' || id.length === 0) {
+      logger.debug(`Refused a JWT without a "${principalClaim}" claim`);
+      return INVALID;
+    }
+    return { ok: true, principal: toPrincipal({ id, scopes: scopesOf(payload), claims: payload }) };
+  };
+}

@@ -1,0 +1,129 @@
+import { type CanActivate, type ExecutionContext, HttpException, Injectable } from '@nestjs/common';
+import { MCP_CONTEXT_TYPE, MCP_PRINCIPAL_PROPERTY } from '../mcp.constants';
+import type { McpCallContext } from '../protocol/call-context';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import type { AuthKind } from './auth-options';
+import type { McpAuthRequest } from './mcp-auth-options.interface';
+import { McpAuthService } from './mcp-auth.service';
+
+interface PlatformRequest {
+  headers?: Record<string, string | string[] | undefined>;
+  method?: string;
+  url?: string;
+  [MCP_PRINCIPAL_PROPERTY]?: unknown;
+}
+
+/** What a provider sees of a platform request (Express or Fastify). */
+export function authRequestOf(request: PlatformRequest): McpAuthRequest {
+  return { headers: request.headers ?? {}, method: request.method ?? 'GET', url: request.url ?? '/', raw: request };
+}
+
+function setHeader(response: unknown, name: string, value: string): void {
+  const target = response as {
+    header?: (name: string, value: string) => void;
+    setHeader?: (name: string, value: string) => void;
+  };
+  if (typeof target?.header === 'function') {
+    target.header(name, value);
+  } else if (typeof target?.setHeader === 'function') {
+    target.setHeader(name, value);
+  }
+}
+
+/**
+ * The guards share one rule: authenticate the request with the configured provider, leave the
+ * principal on the request (`request.mcpPrincipal`), or refuse with the provider's status,
+ * `WWW-Authenticate` challenge and an OAuth error body.
+ */
+abstract class CredentialGuard implements CanActivate {
+  protected constructor(
+    private readonly auth: McpAuthService,
+    kind: Exclude<AuthKind, 'none' | 'custom'> | undefined,
+    guard: string,
+  ) {
+    if (kind !== undefined && auth.kind !== kind) {
+      throw new McpConfigurationError(
+        `${guard} checks the "${kind}" credentials configured in McpModule.forRoot({ auth: { ${kind}: ... } }), but auth ${auth.kind === 'none' ? 'is not configured' : `configures "${auth.kind}"`}.`,
+      );
+    }
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const isMcp = context.getType<string>() === MCP_CONTEXT_TYPE;
+    const request = context.getArgByIndex<PlatformRequest | undefined>(0);
+    const response = context.getArgByIndex<unknown>(1);
+    if (isMcp && request === undefined) {
+      // stdio: the connection's principal was decided by whoever started it.
+      return !context.getArgByIndex<McpCallContext>(3).principal.anonymous || this.auth.kind === 'none';
+    }
+    if (request === undefined || request === null) {
+      return false;
+    }
+    const outcome = await this.auth.authenticate(authRequestOf(request));
+    if (outcome.ok) {
+      request[MCP_PRINCIPAL_PROPERTY] = outcome.principal;
+      return true;
+    }
+    if (outcome.challenge !== undefined && !isMcp) {
+      setHeader(response, 'WWW-Authenticate', outcome.challenge);
+    }
+    throw new HttpException({ error: outcome.error, error_description: outcome.description }, outcome.status);
+  }
+}
+
+/**
+ * Admits requests with a bearer token accepted by `auth.bearer` (static tokens, a verifier, or
+ * JWT), answers 401 with `WWW-Authenticate: Bearer ...` otherwise.
+ *
+ * @example
+ * ```ts
+ * @Controller('admin')
+ * @UseGuards(McpBearerGuard)
+ * export class AdminController {}
+ * ```
+ * @publicApi
+ */
+@Injectable()
+export class McpBearerGuard extends CredentialGuard {
+  constructor(auth: McpAuthService) {
+    super(auth, 'bearer', 'McpBearerGuard');
+  }
+}
+
+/**
+ * Admits requests with an API key of `auth.apiKey`, answers 401 otherwise.
+ *
+ * @publicApi
+ */
+@Injectable()
+export class McpApiKeyGuard extends CredentialGuard {
+  constructor(auth: McpAuthService) {
+    super(auth, 'apiKey', 'McpApiKeyGuard');
+  }
+}
+
+/**
+ * Admits requests with basic credentials of a user of `auth.basic`, answers 401 with
+ * `WWW-Authenticate: Basic realm="..."` otherwise.
+ *
+ * @publicApi
+ */
+@Injectable()
+export class McpBasicGuard extends CredentialGuard {
+  constructor(auth: McpAuthService) {
+    super(auth, 'basic', 'McpBasicGuard');
+  }
+}
+
+/**
+ * Admits requests the configured provider accepts, whichever it is (every request without
+ * `auth`).
+ *
+ * @publicApi
+ */
+@Injectable()
+export class McpAuthGuard extends CredentialGuard {
+  constructor(auth: McpAuthService) {
+    super(auth, undefined, 'McpAuthGuard');
+  }
+}

@@ -1,0 +1,181 @@
+import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { MCP_RESOLVED_OPTIONS } from '../mcp.constants';
+import type { ResolvedMcpOptions } from '../mcp-options.factory';
+import { ANONYMOUS_PRINCIPAL } from '../protocol/call-context';
+import type { AuthKind, ResolvedAuthOptions } from './auth-options';
+import type { McpAuthProvider, McpAuthRequest, McpTokenVerifier } from './mcp-auth-options.interface';
+import { isPrincipalInit, toPrincipal, type AuthOutcome, type Authenticator } from './authenticator';
+import { BearerAuthenticator, jwtTokens, staticTokens, verifiedTokens } from './bearer.authenticator';
+import { ApiKeyAuthenticator } from './api-key.authenticator';
+import { BasicAuthenticator } from './basic.authenticator';
+
+const ANONYMOUS: AuthOutcome = Object.freeze({ ok: true, principal: ANONYMOUS_PRINCIPAL });
+
+/** A provider of the application's own (`auth.custom`). */
+class CustomAuthenticator implements Authenticator {
+  readonly bearer: boolean;
+  readonly headers = ['authorization'] as const;
+  private readonly challenge: string;
+
+  constructor(
+    private readonly provider: McpAuthProvider,
+    private readonly logger: Logger,
+  ) {
+    this.challenge = provider.challenge ?? 'Bearer realm="mcp"';
+    this.bearer = /^bearer\b/i.test(this.challenge);
+  }
+
+  async authenticate(request: McpAuthRequest): Promise<AuthOutcome> {
+    let principal: unknown;
+    try {
+      principal = await this.provider.authenticate(request);
+    } catch (error) {
+      this.logger.warn(`The auth provider failed: ${error instanceof Error ? error.message : String(error)}`);
+      principal = null;
+    }
+    if (principal !== null && principal !== undefined && !isPrincipalInit(principal)) {
+      this.logger.error('The auth provider returned something that is not a principal ({ id, scopes?, claims? })');
+      principal = null;
+    }
+    if (principal === null || principal === undefined) {
+      return {
+        ok: false,
+        status: 401,
+        challenge: this.challenge,
+        error: 'invalid_token',
+        description: 'Authentication failed',
+      };
+    }
+    return { ok: true, principal: toPrincipal(principal as Parameters<typeof toPrincipal>[0]) };
+  }
+}
+
+/**
+ * The configured authentication (`auth` of the module options): authenticates requests to the
+ * MCP endpoints, and backs `McpBearerGuard`, `McpApiKeyGuard`, `McpBasicGuard` and `McpAuthGuard`.
+ * Provider classes (a token verifier, a custom provider) are taken from the application when it
+ * provides them, else created with the module's injector.
+ */
+@Injectable()
+export class McpAuthService implements OnModuleInit {
+  private readonly logger = new Logger('McpAuth');
+  private readonly config: ResolvedAuthOptions;
+  private authenticator: Authenticator | undefined;
+  private ready: Promise<void> | undefined;
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
+    private readonly moduleRef: ModuleRef,
+  ) {
+    this.config = options.auth;
+  }
+
+  /** The provider that guards the MCP endpoints (`none` without `auth`). */
+  get kind(): AuthKind {
+    return this.config.kind;
+  }
+
+  /** The headers that carry credentials, which browser clients must be allowed to send. */
+  get credentialHeaders(): readonly string[] {
+    return this.authenticator?.headers ?? [];
+  }
+
+  /** The URL of the protected-resource metadata, when it is published. */
+  get metadataUrl(): string | undefined {
+    return this.config.protectedResource?.metadataUrl;
+  }
+
+  onModuleInit(): Promise<void> {
+    this.ready ??= this.build();
+    return this.ready;
+  }
+
+  /**
+   * Authenticates a request: its principal, or the refusal to answer. Without authentication,
+   * every request is the anonymous principal's.
+   */
+  authenticate(request: McpAuthRequest): AuthOutcome | Promise<AuthOutcome> {
+    if (this.config.kind === 'none') {
+      return ANONYMOUS;
+    }
+    if (this.authenticator === undefined) {
+      // Guards may run before this module's init (an application guard on another module).
+      return this.onModuleInit().then(() => this.authenticator!.authenticate(request));
+    }
+    return this.authenticator.authenticate(request);
+  }
+
+  /**
+   * The `WWW-Authenticate` value of a 403 for a call that lacks `scopes` (step-up, SEP-835):
+   * only bearer tokens can be exchanged for more scopes.
+   */
+  insufficientScopeChallenge(scopes: readonly string[]): string | undefined {
+    return this.authenticator instanceof BearerAuthenticator ? this.authenticator.insufficientScope(scopes) : undefined;
+  }
+
+  private async build(): Promise<void> {
+    const config = this.config;
+    switch (config.kind) {
+      case 'bearer': {
+        const bearer = config.bearer!;
+        const check =
+          bearer.tokens !== undefined
+            ? staticTokens(bearer.tokens)
+            : bearer.verifier !== undefined
+              ? verifiedTokens(await this.verifierOf(bearer.verifier), this.logger)
+              : jwtTokens(config.jwt!, this.logger);
+        this.authenticator = new BearerAuthenticator(
+          check,
+          bearer.realm,
+          this.metadataUrl,
+          config.protectedResource?.document.scopes_supported as string[] | undefined,
+        );
+        break;
+      }
+      case 'apiKey':
+        this.authenticator = new ApiKeyAuthenticator(config.apiKey!);
+        break;
+      case 'basic': {
+        const basic = new BasicAuthenticator(config.basic!);
+        await basic.init();
+        this.authenticator = basic;
+        break;
+      }
+      case 'custom': {
+        const custom = config.custom!;
+        const provider = typeof custom === 'function' ? await this.instanceOf(custom) : custom;
+        if (typeof provider.authenticate !== 'function') {
+          throw new TypeError(`auth.custom: ${custom.constructor.name} has no authenticate(request) method`);
+        }
+        this.authenticator = new CustomAuthenticator(provider, this.logger);
+        break;
+      }
+      case 'none':
+        break;
+    }
+  }
+
+  private async verifierOf(
+    verifier: Type<McpTokenVerifier> | McpTokenVerifier | McpTokenVerifier['verify'],
+  ): Promise<McpTokenVerifier> {
+    if (typeof verifier !== 'function') {
+      return verifier;
+    }
+    // A class carries verify() on its prototype; a plain function is the verify function itself.
+    const prototype = (verifier as { prototype?: { verify?: unknown } }).prototype;
+    if (typeof prototype?.verify !== 'function') {
+      return { verify: verifier as McpTokenVerifier['verify'] };
+    }
+    return this.instanceOf(verifier as Type<McpTokenVerifier>);
+  }
+
+  /** The application's instance of `type`, or a new one made with the module's injector. */
+  private async instanceOf<T>(type: Type<T>): Promise<T> {
+    try {
+      return this.moduleRef.get(type, { strict: false });
+    } catch {
+      return this.moduleRef.create(type);
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { MCP_SCOPES_METADATA, MCP_VISIBILITY_GUARD_METADATA } from '../mcp.constants';
+
+/**
+ * The scopes a caller must all hold to call a tool, read a resource or template, or get a prompt
+ * (and to see it listed). On a class, every MCP handler of the class requires them, on top of its
+ * own.
+ *
+ * A call without them is refused before the handler runs: over HTTP with 403 and
+ * `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` (bearer tokens can be
+ * stepped up), elsewhere with the JSON-RPC error -32003 (`ErrorCode.InsufficientScope`).
+ *
+ * @example
+ * ```ts
+ * @McpTool({ description: 'Delete a note' })
+ * @McpScopes('notes:write')
+ * remove(@ToolArgs('id') id: string) { ... }
+ * ```
+ * @publicApi
+ */
+export const McpScopes = (...scopes: string[]): MethodDecorator & ClassDecorator =>
+  applyDecorators(SetMetadata(MCP_SCOPES_METADATA, scopes));
+
+/**
+ * Marks a guard as deciding visibility: besides guarding calls, it runs for `tools/list`,
+ * `prompts/list`, `resources/list` and `resources/templates/list` on every handler it guards, and
+ * a handler it refuses is left out of the list. In a list context the guard sees the list
+ * request's `McpCallContext` and no arguments (`McpExecutionContext.isListing()` tells).
+ *
+ * @example
+ * ```ts
+ * @Injectable()
+ * @McpVisibilityGuard()
+ * export class AdminOnly implements CanActivate {
+ *   canActivate(context: ExecutionContext) {
+ *     return McpExecutionContext.create(context).getContext().principal.claims?.role === 'admin';
+ *   }
+ * }
+ * ```
+ * @publicApi
+ */
+export const McpVisibilityGuard = (): ClassDecorator => SetMetadata(MCP_VISIBILITY_GUARD_METADATA, true);

@@ -1,0 +1,34 @@
+/**
+ * The shape every list method shares: the catalog's rendered entries (cached per catalog version
+ * and revision), narrowed to what the caller may see, then one page of them.
+ */
+import type { JsonObject } from '../json-rpc';
+import { paginate } from '../pagination';
+import { visibleEntries, type EntryAccess } from '../access';
+import type { McpEngine, ResolvedRequest } from '../engine';
+
+export async function listResult(
+  engine: McpEngine,
+  request: ResolvedRequest,
+  field: string,
+  entries: ReadonlyArray<{ readonly access?: EntryAccess }>,
+  rendered: readonly JsonObject[],
+  keyOf: (entry: JsonObject) => string,
+): Promise<JsonObject> {
+  const visible = await visibleEntries(
+    entries,
+    rendered,
+    () => engine.createCallContext(request, undefined),
+    (error) => engine.logFailure(request, error),
+  );
+  const page = paginate(visible ?? rendered, keyOf, request.params.cursor, engine.options.pageSize);
+  const result: JsonObject = { [field]: page.items };
+  if (page.nextCursor !== undefined) {
+    result.nextCursor = page.nextCursor;
+  }
+  if (visible !== undefined && request.era === 'modern') {
+    // The list depends on who asks: no cache may hand it to anyone else.
+    result.cacheScope = 'private';
+  }
+  return result;
+}

@@ -1,0 +1,265 @@
+/**
+ * What a principal owns, on Express and Fastify with bearer static tokens for alice and bob:
+ * a legacy session (Streamable HTTP and the HTTP+SSE pair) answers another principal exactly as
+ * an unknown session would (404), and keeps serving its owner; a modern `requestState` is sealed
+ * to the principal it was handed to (-32602 "Invalid requestState", HTTP 400, for anyone else).
+ */
+import { type DynamicModule, Injectable, Module } from '@nestjs/common';
+import { McpCtx, McpModule, McpTool, ToolArgs } from 'nest-mcp';
+import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
+import {
+  exchange,
+  legacyRequest,
+  META,
+  modernHeaders,
+  modernRequest,
+  openLegacySession,
+  post,
+  type RawResponse,
+  SseEventReader,
+  toolText,
+} from './fixtures/raw-rpc';
+
+const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
+const ALICE = { authorization: 'Bearer alice-token' };
+const BOB = { authorization: 'Bearer bob-token' };
+/** A session id no one was ever given, shaped like a real one. */
+const MADE_UP_SESSION = '0f8e2b7c-6a1d-4c3e-9b5a-1d2e3f4a5b6c';
+const NAME_QUESTION = {
+  message: 'What is your name?',
+  requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+} as const;
+const ADA = { action: 'accept', content: { name: 'Ada' } };
+
+/** Counts the runs of the eliciting tool, so that a refused retry is seen not to run it. */
+@Injectable()
+class RunCounter {
+  runs = 0;
+}
+
+@Injectable()
+class OwnershipTools {
+  constructor(private readonly counter: RunCounter) {}
+
+  @McpTool({ description: 'Says who is calling' })
+  whoami(@McpCtx() ctx: McpCtx): string {
+    return `you are ${ctx.principal.id}`;
+  }
+
+  @McpTool({
+    description: 'Elicits a name',
+    input: { type: 'object', properties: { label: { type: 'string' } }, required: ['label'] },
+  })
+  async ask_name(@ToolArgs('label') label: string, @McpCtx() ctx: McpCtx): Promise<string> {
+    this.counter.runs += 1;
+    const answer = await ctx.elicit(NAME_QUESTION);
+    return `${label}: ${ctx.principal.id} is ${String(answer.content?.name)}`;
+  }
+}
+
+@Module({})
+class OwnershipModule {
+  static forRoot(): DynamicModule {
+    return {
+      module: OwnershipModule,
+      imports: [
+        McpModule.forRoot({
+          name: 'ownership-fixture',
+          version: '0.0.1',
+          auth: { bearer: { tokens: { 'alice-token': { id: 'alice' }, 'bob-token': { id: 'bob' } } } },
+          ssePath: 'sse',
+          sseMessagesPath: 'messages',
+        }),
+      ],
+      providers: [RunCounter, OwnershipTools],
+    };
+  }
+}
+
+/** The status, type and body of an answer: what a client can tell apart. */
+function visible(response: RawResponse): { status: number; type: string | null; text: string } {
+  return { status: response.status, type: response.headers.get('content-type'), text: response.text };
+}
+
+describe.each(PLATFORMS)('ownership of sessions and request state (%s)', (platform) => {
+  let server: HttpApp;
+  let counter: RunCounter;
+
+  beforeAll(async () => {
+    server = await startHttpApp(OwnershipModule.forRoot(), { platform });
+    counter = server.app.get(RunCounter);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  describe('a legacy Streamable HTTP session', () => {
+    /** The headers of a session's requests, with `principal`'s token instead of its owner's. */
+    const as = (principal: Record<string, string>, session: Record<string, string>): Record<string, string> => ({
+      ...session,
+      ...principal,
+    });
+    const withSession = (sessionId: string, principal: Record<string, string>): Record<string, string> => ({
+      ...principal,
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-11-25',
+    });
+    const whoami = (id: number) => legacyRequest('tools/call', { name: 'whoami', arguments: {} }, id);
+    const getStream = (headers: Record<string, string>) =>
+      exchange(server.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream' } });
+
+    it("answers bob's POST, GET and DELETE naming alice's session with 404, as for an unknown session", async () => {
+      const alice = await openLegacySession(server.url, '2025-11-25', { headers: ALICE });
+
+      const bobPost = await post(server.url, whoami(5), as(BOB, alice.headers));
+      const unknownPost = await post(server.url, whoami(5), withSession(MADE_UP_SESSION, BOB));
+      expect(bobPost.status).toBe(404);
+      expect(bobPost.json).toEqual({ jsonrpc: '2.0', id: 5, error: { code: -32600, message: 'Session not found' } });
+      expect(visible(bobPost)).toEqual(visible(unknownPost));
+
+      const bobGet = await getStream(as(BOB, alice.headers));
+      const unknownGet = await getStream(withSession(MADE_UP_SESSION, BOB));
+      expect(bobGet.status).toBe(404);
+      expect(bobGet.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } });
+      expect(visible(bobGet)).toEqual(visible(unknownGet));
+
+      const bobDelete = await exchange(server.url, { method: 'DELETE', headers: as(BOB, alice.headers) });
+      const unknownDelete = await exchange(server.url, {
+        method: 'DELETE',
+        headers: withSession(MADE_UP_SESSION, BOB),
+      });
+      expect(bobDelete.status).toBe(404);
+      expect(visible(bobDelete)).toEqual(visible(unknownDelete));
+
+      // Alice's session is untouched: her POST, GET and DELETE still work.
+      const alicePost = await post(server.url, whoami(6), alice.headers);
+      expect(alicePost.status).toBe(200);
+      expect(toolText(alicePost)).toBe('you are alice');
+
+      const stream = await fetch(server.url, { headers: { ...alice.headers, accept: 'text/event-stream' } });
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get('content-type')).toContain('text/event-stream');
+      await stream.body?.cancel();
+
+      const aliceDelete = await exchange(server.url, { method: 'DELETE', headers: alice.headers });
+      expect(aliceDelete.status).toBe(204);
+      const afterDelete = await post(server.url, whoami(7), alice.headers);
+      expect(afterDelete.status).toBe(404);
+    });
+
+    it('a session is found by its owner only: bob using his own session is served as bob', async () => {
+      const alice = await openLegacySession(server.url, '2025-11-25', { headers: ALICE });
+      const bob = await openLegacySession(server.url, '2025-11-25', { headers: BOB });
+      expect(bob.sessionId).not.toBe(alice.sessionId);
+      expect(toolText(await post(server.url, whoami(1), bob.headers))).toBe('you are bob');
+      expect(toolText(await post(server.url, whoami(2), alice.headers))).toBe('you are alice');
+      expect((await post(server.url, whoami(3), as(ALICE, bob.headers))).status).toBe(404);
+    });
+  });
+
+  describe('the HTTP+SSE pair', () => {
+    let reader: SseEventReader | undefined;
+
+    afterEach(async () => {
+      await reader?.cancel();
+      reader = undefined;
+    });
+
+    it("answers bob's POST to alice's messages URL with 404, as for an unknown session; alice's POSTs still work", async () => {
+      const response = await fetch(new URL('/sse', server.baseUrl), {
+        headers: { accept: 'text/event-stream', ...ALICE },
+      });
+      expect(response.status).toBe(200);
+      reader = new SseEventReader(response);
+      const endpoint = await reader.nextEvent();
+      expect(endpoint.event).toBe('endpoint');
+      const messages = new URL(String(endpoint.data), server.baseUrl);
+      const sessionId = messages.searchParams.get('sessionId');
+      expect(sessionId).toEqual(expect.any(String));
+      const unknown = new URL(messages);
+      unknown.searchParams.set('sessionId', MADE_UP_SESSION);
+
+      const initialize = legacyRequest(
+        'initialize',
+        { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'sse', version: '1' } },
+        'init',
+      );
+      const bobInit = await post(messages, initialize, BOB);
+      const unknownInit = await post(unknown, initialize, BOB);
+      expect(bobInit.status).toBe(404);
+      expect(bobInit.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } });
+      expect(visible(bobInit)).toEqual(visible(unknownInit));
+
+      expect((await post(messages, initialize, ALICE)).status).toBe(202);
+      expect((await reader.nextMessage()).id).toBe('init');
+      expect((await post(messages, { jsonrpc: '2.0', method: 'notifications/initialized' }, ALICE)).status).toBe(202);
+
+      const call = legacyRequest('tools/call', { name: 'whoami', arguments: {} }, 2);
+      const bobCall = await post(messages, call, BOB);
+      expect(visible(bobCall)).toEqual(visible(await post(unknown, call, BOB)));
+      expect(bobCall.status).toBe(404);
+
+      expect((await post(messages, call, ALICE)).status).toBe(202);
+      // Bob's call never reached the session: the next message on alice's stream answers hers.
+      const answer = await reader.nextMessage();
+      expect(answer.id).toBe(2);
+      expect(answer.result?.content).toEqual([{ type: 'text', text: 'you are alice' }]);
+    });
+  });
+
+  describe('modern requestState (input_required rounds)', () => {
+    /** A modern `tools/call` of `ask_name` that declares elicitation; `extra` adds the retry fields. */
+    const askName = (
+      principal: Record<string, string>,
+      label: string,
+      extra: Record<string, unknown> = {},
+      id = 1,
+    ): Promise<RawResponse> =>
+      post(
+        server.url,
+        modernRequest('tools/call', { name: 'ask_name', arguments: { label }, ...extra }, id, {
+          [META.clientCapabilities]: { elicitation: {} },
+        }),
+        { ...modernHeaders('tools/call', 'ask_name'), ...principal },
+      );
+
+    it("refuses bob's retry with alice's requestState (-32602, HTTP 400) without running the tool; alice's completes", async () => {
+      const first = await askName(ALICE, 'sealed');
+      expect(first.status).toBe(200);
+      expect(first.json.result).toEqual(
+        expect.objectContaining({
+          resultType: 'input_required',
+          inputRequests: {
+            'elicitation-1': { method: 'elicitation/create', params: NAME_QUESTION },
+          },
+          requestState: expect.any(String),
+        }),
+      );
+      const requestState = first.json.result.requestState as string;
+      const runsBefore = counter.runs;
+
+      const stolen = await askName(BOB, 'sealed', { requestState, inputResponses: { 'elicitation-1': ADA } }, 2);
+      expect(stolen.status).toBe(400);
+      expect(stolen.json).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Invalid requestState' } });
+      expect(counter.runs).toBe(runsBefore);
+
+      const own = await askName(ALICE, 'sealed', { requestState, inputResponses: { 'elicitation-1': ADA } }, 3);
+      expect(own.status).toBe(200);
+      expect(own.json.result.resultType).toBe('complete');
+      expect(toolText(own)).toBe('sealed: alice is Ada');
+      expect(counter.runs).toBe(runsBefore + 1);
+    });
+
+    it("bob's own round works: the state sealed to him completes for him", async () => {
+      const first = await askName(BOB, 'bob-round');
+      const requestState = first.json.result.requestState as string;
+      expect(first.json.result.resultType).toBe('input_required');
+      const stolen = await askName(ALICE, 'bob-round', { requestState, inputResponses: { 'elicitation-1': ADA } });
+      expect(stolen.status).toBe(400);
+      expect(stolen.json.error).toEqual({ code: -32602, message: 'Invalid requestState' });
+      const own = await askName(BOB, 'bob-round', { requestState, inputResponses: { 'elicitation-1': ADA } });
+      expect(toolText(own)).toBe('bob-round: bob is Ada');
+    });
+  });
+});
