@@ -21,7 +21,17 @@ import {
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { ErrorCode, type McpPrincipal, McpStderrLogger, McpStdioServer } from 'nest-mcp';
+import { type CanActivate, Injectable, Module, Scope, UseGuards } from '@nestjs/common';
+import {
+  ErrorCode,
+  McpConfigurationError,
+  McpModule,
+  type McpPrincipal,
+  McpStderrLogger,
+  McpStdioServer,
+  McpTool,
+  McpVisibilityGuard,
+} from 'nest-mcp';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import {
   legacyRequest,
@@ -671,5 +681,41 @@ describe('scopes on stdio (in process)', () => {
     expect(keysOf((await anonymous.answer('r')).result!, LISTS[2])).toEqual(VISIBLE.resources.guest);
     anonymous.send(modernRequest('resources/read', { uri: 'notes://index' }, 'read'));
     expect(await anonymous.answer('read')).toEqual(scopeError(SCOPED_CASES[3], 'read'));
+  });
+});
+
+describe('a visibility guard must not be request-scoped', () => {
+  @Injectable({ scope: Scope.REQUEST })
+  @McpVisibilityGuard()
+  class PerRequestGuard implements CanActivate {
+    canActivate(): boolean {
+      return true;
+    }
+  }
+
+  @Injectable()
+  class GuardedTools {
+    @McpTool({ description: 'guarded' })
+    @UseGuards(PerRequestGuard)
+    guarded() {
+      return 'ok';
+    }
+  }
+
+  @Module({ imports: [McpModule.forRoot({ name: 'scoped-guard', version: '1' })], providers: [GuardedTools] })
+  class PerRequestGuardModule {}
+
+  it('stops the application at startup with a message naming the guard and the handler', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [PerRequestGuardModule] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    const failure = await app.init().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await app.close().catch(() => undefined);
+    expect(failure).toBeInstanceOf(McpConfigurationError);
+    expect((failure as Error).message).toBe(
+      'GuardedTools.guarded: the guard PerRequestGuard decides visibility (@McpVisibilityGuard()), so it must not be request-scoped.',
+    );
   });
 });

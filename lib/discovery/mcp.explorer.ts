@@ -239,7 +239,19 @@ export class McpExplorer implements OnModuleInit {
     }
     const resolve = this.enhancerResolver(wrapper, where);
     const guards = (await Promise.all(
-      marked.map((guard) => (typeof guard === 'function' ? resolve(guard as Type) : guard)),
+      marked.map(async (guard) => {
+        if (typeof guard !== 'function') {
+          return guard;
+        }
+        const injectable = wrapper.host?.injectables.get(guard as Type);
+        if (injectable !== undefined && !injectable.isDependencyTreeStatic()) {
+          // It runs for list requests, which belong to no handler's request scope.
+          throw new McpConfigurationError(
+            `${where}: the guard ${(guard as Type).name} decides visibility (@McpVisibilityGuard()), so it must not be request-scoped.`,
+          );
+        }
+        return resolve(guard as Type);
+      }),
     )) as CanActivate[];
     const visible = async (call: McpCallContext): Promise<boolean> => {
       const native = (call as McpCallContext & { [NATIVE_EXCHANGE]?: NativeExchange })[NATIVE_EXCHANGE];
