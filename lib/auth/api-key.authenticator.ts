@@ -7,10 +7,9 @@ import { authorization, challenge, headerOf, toPrincipal, type AuthOutcome, type
 import { CredentialTable } from './credential-table';
 
 export class ApiKeyAuthenticator implements Authenticator {
-  readonly bearer = false;
   readonly headers: readonly string[];
   private readonly header: string;
-  private readonly table = new CredentialTable(true);
+  private readonly table = new CredentialTable();
   private readonly challenge: string;
 
   constructor(options: McpApiKeyOptions) {

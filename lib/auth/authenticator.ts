@@ -3,6 +3,7 @@
  * or a refusal out. The refusal carries what the HTTP answer needs (status, challenge, body);
  * its description is ours, never the text of an internal error.
  */
+import type { Logger } from '@nestjs/common';
 import type { McpPrincipal } from '../protocol/call-context';
 import type { McpAuthRequest, McpPrincipalInit } from './mcp-auth-options.interface';
 
@@ -21,8 +22,6 @@ export type AuthOutcome = { readonly ok: true; readonly principal: McpPrincipal 
 
 /** One configured provider. */
 export interface Authenticator {
-  /** Whether requests carry credentials in `Authorization: Bearer` (and scope step-up applies). */
-  readonly bearer: boolean;
   /** The header names that carry credentials, for CORS preflights. */
   readonly headers: readonly string[];
   authenticate(request: McpAuthRequest): Promise<AuthOutcome>;
@@ -48,6 +47,33 @@ export function isPrincipalInit(value: unknown): value is McpPrincipalInit {
     id.length > 0 &&
     (scopes === undefined || (Array.isArray(scopes) && scopes.every((scope) => typeof scope === 'string')))
   );
+}
+
+/**
+ * The principal that code of the application (a token verifier, a custom provider) answers with,
+ * or `undefined` when it refuses, throws (logged; the message never reaches the client) or
+ * answers something that is not a principal.
+ */
+export async function principalFrom(
+  answer: () => unknown,
+  logger: Logger,
+  who: string,
+): Promise<McpPrincipal | undefined> {
+  let value: unknown;
+  try {
+    value = await answer();
+  } catch (error) {
+    logger.warn(`${who} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+  if (value === null || value === undefined) {
+    return undefined;
+  }
+  if (!isPrincipalInit(value)) {
+    logger.error(`${who} returned something that is not a principal ({ id, scopes?, claims? })`);
+    return undefined;
+  }
+  return toPrincipal(value);
 }
 
 /** An auth-param value as a quoted string (RFC 9110 §5.6.4). */

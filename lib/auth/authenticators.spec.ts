@@ -453,7 +453,7 @@ describe('ApiKeyAuthenticator', () => {
   });
 
   it('is not a bearer provider', () => {
-    expect(byDefault.bearer).toBe(false);
+    expect(byDefault).not.toBeInstanceOf(BearerAuthenticator);
     expect(byDefault.headers).toEqual(['x-api-key', 'authorization']);
   });
 });

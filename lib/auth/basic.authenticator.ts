@@ -16,7 +16,6 @@ interface BasicUser {
 }
 
 export class BasicAuthenticator implements Authenticator {
-  readonly bearer = false;
   readonly headers = ['authorization'] as const;
   private readonly users = new Map<string, BasicUser>();
   private readonly verify: (password: string, hash: string) => boolean | Promise<boolean>;

@@ -11,7 +11,7 @@ import type { McpAuthRequest, McpJwtOptions, McpTokenVerifier } from './mcp-auth
 import {
   authorization,
   challenge,
-  isPrincipalInit,
+  principalFrom,
   toPrincipal,
   type AuthOutcome,
   type Authenticator,
@@ -30,7 +30,6 @@ const INVALID: TokenCheck = { ok: false, reason: 'invalid' };
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 export class BearerAuthenticator implements Authenticator {
-  readonly bearer = true;
   readonly headers = ['authorization'] as const;
   /** The scopes clients may ask for, named in the 401 challenges (`scope`). */
   private readonly scopes: string | undefined;
@@ -101,7 +100,7 @@ export class BearerAuthenticator implements Authenticator {
 export function staticTokens(
   tokens: Record<string, { id: string; scopes?: string[]; claims?: Record<string, unknown> }>,
 ): TokenChecker {
-  const table = new CredentialTable(true);
+  const table = new CredentialTable();
   for (const [token, principal] of Object.entries(tokens)) {
     table.add(token, toPrincipal(principal));
   }
@@ -114,20 +113,8 @@ export function staticTokens(
 /** Tokens checked by a verifier; a verifier that throws refuses the token, and the error is logged. */
 export function verifiedTokens(verifier: McpTokenVerifier, logger: Logger): TokenChecker {
   return async (token) => {
-    try {
-      const principal = await verifier.verify(token);
-      if (principal === null || principal === undefined) {
-        return INVALID;
-      }
-      if (!isPrincipalInit(principal)) {
-        logger.error('The bearer token verifier returned something that is not a principal ({ id, scopes?, claims? })');
-        return INVALID;
-      }
-      return { ok: true, principal: toPrincipal(principal) };
-    } catch (error) {
-      logger.warn(`The bearer token verifier failed: ${error instanceof Error ? error.message : String(error)}`);
-      return INVALID;
-    }
+    const principal = await principalFrom(() => verifier.verify(token), logger, 'The bearer token verifier');
+    return principal === undefined ? INVALID : { ok: true, principal };
   };
 }
 

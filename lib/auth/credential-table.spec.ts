@@ -44,7 +44,7 @@ describe('CredentialTable', () => {
     let table: CredentialTable;
 
     beforeEach(() => {
-      table = new CredentialTable(true);
+      table = new CredentialTable();
       table.add('plain-key', CI);
       table.add(secretDigest('hidden-key'), DEPLOY);
       table.add(secretDigest('upper-key').toUpperCase(), OPS);
@@ -83,24 +83,14 @@ describe('CredentialTable', () => {
     });
 
     it('answers the first entry when two stand for one secret', () => {
-      const duplicated = new CredentialTable(true);
+      const duplicated = new CredentialTable();
       duplicated.add('shared', CI);
       duplicated.add(secretDigest('shared'), DEPLOY);
       expect(duplicated.find('shared')).toBe(CI);
     });
 
     it('finds nothing when empty', () => {
-      expect(new CredentialTable(true).find('plain-key')).toBeUndefined();
-    });
-  });
-
-  describe('not accepting digests', () => {
-    it('takes a "sha256:..." entry as a secret like any other', () => {
-      const table = new CredentialTable(false);
-      const digest = secretDigest('hidden-key');
-      table.add(digest, DEPLOY);
-      expect(table.find('hidden-key')).toBeUndefined();
-      expect(table.find(digest)).toBe(DEPLOY);
+      expect(new CredentialTable().find('plain-key')).toBeUndefined();
     });
   });
 });

@@ -22,12 +22,6 @@ export function secretDigest(secret: string): string {
 export class CredentialTable {
   private readonly entries: Array<{ digest: Buffer; principal: McpPrincipal }> = [];
 
-  /**
-   * @param acceptDigests whether a secret written `sha256:<hex>` is taken as the digest of the
-   *   real secret rather than as a secret itself.
-   */
-  constructor(private readonly acceptDigests: boolean) {}
-
   /** Whether `secret` is given as a digest (`sha256:...`). */
   static isDigest(secret: string): boolean {
     return secret.toLowerCase().startsWith(DIGEST_PREFIX);
@@ -38,11 +32,11 @@ export class CredentialTable {
     return HEX_DIGEST.test(secret.slice(DIGEST_PREFIX.length));
   }
 
+  /** Adds a secret, or the digest of one written `sha256:<hex>`. */
   add(secret: string, principal: McpPrincipal): void {
-    const stored =
-      this.acceptDigests && CredentialTable.isDigest(secret)
-        ? Buffer.from(secret.slice(DIGEST_PREFIX.length), 'hex')
-        : digest(secret);
+    const stored = CredentialTable.isDigest(secret)
+      ? Buffer.from(secret.slice(DIGEST_PREFIX.length), 'hex')
+      : digest(secret);
     this.entries.push({ digest: stored, principal });
   }
 

@@ -1,22 +1,9 @@
 import { type CanActivate, type ExecutionContext, HttpException, Injectable } from '@nestjs/common';
-import { MCP_CONTEXT_TYPE, MCP_PRINCIPAL_PROPERTY } from '../mcp.constants';
+import { MCP_CONTEXT_TYPE } from '../mcp.constants';
 import type { McpCallContext } from '../protocol/call-context';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { AuthKind } from './auth-options';
-import type { McpAuthRequest } from './mcp-auth-options.interface';
-import { McpAuthService } from './mcp-auth.service';
-
-interface PlatformRequest {
-  headers?: Record<string, string | string[] | undefined>;
-  method?: string;
-  url?: string;
-  [MCP_PRINCIPAL_PROPERTY]?: unknown;
-}
-
-/** What a provider sees of a platform request (Express or Fastify). */
-export function authRequestOf(request: PlatformRequest): McpAuthRequest {
-  return { headers: request.headers ?? {}, method: request.method ?? 'GET', url: request.url ?? '/', raw: request };
-}
+import { McpAuthService, type PlatformRequest } from './mcp-auth.service';
 
 function setHeader(response: unknown, name: string, value: string): void {
   const target = response as {
@@ -59,9 +46,8 @@ abstract class CredentialGuard implements CanActivate {
     if (request === undefined || request === null) {
       return false;
     }
-    const outcome = await this.auth.authenticate(authRequestOf(request));
+    const outcome = await this.auth.authenticateRequest(request);
     if (outcome.ok) {
-      request[MCP_PRINCIPAL_PROPERTY] = outcome.principal;
       return true;
     }
     if (outcome.challenge !== undefined && !isMcp) {

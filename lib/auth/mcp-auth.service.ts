@@ -1,20 +1,27 @@
 import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants';
+import { MCP_PRINCIPAL_PROPERTY, MCP_RESOLVED_OPTIONS } from '../mcp.constants';
 import type { ResolvedMcpOptions } from '../mcp-options.factory';
 import { ANONYMOUS_PRINCIPAL } from '../protocol/call-context';
 import type { AuthKind, ResolvedAuthOptions } from './auth-options';
 import type { McpAuthProvider, McpAuthRequest, McpTokenVerifier } from './mcp-auth-options.interface';
-import { isPrincipalInit, toPrincipal, type AuthOutcome, type Authenticator } from './authenticator';
+import { principalFrom, type AuthOutcome, type Authenticator } from './authenticator';
 import { BearerAuthenticator, jwtTokens, staticTokens, verifiedTokens } from './bearer.authenticator';
 import { ApiKeyAuthenticator } from './api-key.authenticator';
 import { BasicAuthenticator } from './basic.authenticator';
+
+/** What authentication reads of a platform request (Express or Fastify), and where it leaves the principal. */
+export interface PlatformRequest {
+  headers?: Record<string, string | string[] | undefined>;
+  method?: string;
+  url?: string;
+  [MCP_PRINCIPAL_PROPERTY]?: unknown;
+}
 
 const ANONYMOUS: AuthOutcome = Object.freeze({ ok: true, principal: ANONYMOUS_PRINCIPAL });
 
 /** A provider of the application's own (`auth.custom`). */
 class CustomAuthenticator implements Authenticator {
-  readonly bearer: boolean;
   readonly headers = ['authorization'] as const;
   private readonly challenge: string;
 
@@ -23,22 +30,11 @@ class CustomAuthenticator implements Authenticator {
     private readonly logger: Logger,
   ) {
     this.challenge = provider.challenge ?? 'Bearer realm="mcp"';
-    this.bearer = /^bearer\b/i.test(this.challenge);
   }
 
   async authenticate(request: McpAuthRequest): Promise<AuthOutcome> {
-    let principal: unknown;
-    try {
-      principal = await this.provider.authenticate(request);
-    } catch (error) {
-      this.logger.warn(`The auth provider failed: ${error instanceof Error ? error.message : String(error)}`);
-      principal = null;
-    }
-    if (principal !== null && principal !== undefined && !isPrincipalInit(principal)) {
-      this.logger.error('The auth provider returned something that is not a principal ({ id, scopes?, claims? })');
-      principal = null;
-    }
-    if (principal === null || principal === undefined) {
+    const principal = await principalFrom(() => this.provider.authenticate(request), this.logger, 'The auth provider');
+    if (principal === undefined) {
       return {
         ok: false,
         status: 401,
@@ -47,7 +43,7 @@ class CustomAuthenticator implements Authenticator {
         description: 'Authentication failed',
       };
     }
-    return { ok: true, principal: toPrincipal(principal as Parameters<typeof toPrincipal>[0]) };
+    return { ok: true, principal };
   }
 }
 
@@ -104,6 +100,23 @@ export class McpAuthService implements OnModuleInit {
       return this.onModuleInit().then(() => this.authenticator!.authenticate(request));
     }
     return this.authenticator.authenticate(request);
+  }
+
+  /**
+   * Authenticates a platform request (Express or Fastify) and, when it passes, leaves its
+   * principal on it (`request.mcpPrincipal`), where the transports and handlers find it.
+   */
+  async authenticateRequest(request: PlatformRequest): Promise<AuthOutcome> {
+    const outcome = await this.authenticate({
+      headers: request.headers ?? {},
+      method: request.method ?? 'GET',
+      url: request.url ?? '/',
+      raw: request,
+    });
+    if (outcome.ok) {
+      request[MCP_PRINCIPAL_PROPERTY] = outcome.principal;
+    }
+    return outcome;
   }
 
   /**

@@ -220,10 +220,8 @@ export class McpExplorer implements OnModuleInit {
       ...((Reflect.getMetadata(MCP_SCOPES_METADATA, hostClass) as string[] | undefined) ?? []),
       ...((Reflect.getMetadata(MCP_SCOPES_METADATA, method) as string[] | undefined) ?? []),
     ];
-    const config = (this.contextCreator as unknown as { container?: { applicationConfig?: GlobalEnhancers } }).container
-      ?.applicationConfig;
     const declared: unknown[] = [
-      ...(config?.getGlobalGuards() ?? []),
+      ...(this.globalEnhancers()?.getGlobalGuards() ?? []),
       ...((Reflect.getMetadata(GUARDS_METADATA, hostClass) as unknown[] | undefined) ?? []),
       ...((Reflect.getMetadata(GUARDS_METADATA, method) as unknown[] | undefined) ?? []),
     ];
@@ -237,21 +235,14 @@ export class McpExplorer implements OnModuleInit {
     if (marked.length === 0) {
       return scopes.length === 0 ? {} : { scopes };
     }
-    const resolve = this.enhancerResolver(wrapper, where);
+    // A visibility guard runs for list requests, which belong to no handler's request scope.
+    const resolve = this.enhancerResolver(
+      wrapper,
+      (guard) =>
+        `${where}: the guard ${guard.name} decides visibility (@McpVisibilityGuard()), so it must not be request-scoped.`,
+    );
     const guards = (await Promise.all(
-      marked.map(async (guard) => {
-        if (typeof guard !== 'function') {
-          return guard;
-        }
-        const injectable = wrapper.host?.injectables.get(guard as Type);
-        if (injectable !== undefined && !injectable.isDependencyTreeStatic()) {
-          // It runs for list requests, which belong to no handler's request scope.
-          throw new McpConfigurationError(
-            `${where}: the guard ${(guard as Type).name} decides visibility (@McpVisibilityGuard()), so it must not be request-scoped.`,
-          );
-        }
-        return resolve(guard as Type);
-      }),
+      marked.map((guard) => (typeof guard === 'function' ? resolve(guard as Type) : guard)),
     )) as CanActivate[];
     const visible = async (call: McpCallContext): Promise<boolean> => {
       const native = (call as McpCallContext & { [NATIVE_EXCHANGE]?: NativeExchange })[NATIVE_EXCHANGE];
@@ -370,7 +361,11 @@ export class McpExplorer implements OnModuleInit {
   ): Promise<Invoker> {
     this.ensureDefaultParams(instance, methodName);
     const shadowed = isController || wrapper.isNotMetatype;
-    const resolveEnhancer = this.enhancerResolver(wrapper, where);
+    const resolveEnhancer = this.enhancerResolver(
+      wrapper,
+      (enhancer) =>
+        `${where} is declared on a controller or a factory provider; its request-scoped enhancer ${enhancer.name} cannot be bound there. Move the handler to a class provider.`,
+    );
     const hostOf = async (target: Record<string, unknown>) =>
       shadowed ? createShadowHost(target, methodName, resolveEnhancer) : target;
     const build = (target: Record<string, unknown>, contextId?: ReturnType<typeof ContextIdFactory.create>) =>
@@ -422,6 +417,12 @@ export class McpExplorer implements OnModuleInit {
     };
   }
 
+  /** The application's global enhancers, as the pipeline itself reads them. */
+  private globalEnhancers(): GlobalEnhancers | undefined {
+    return (this.contextCreator as unknown as { container?: { applicationConfig?: GlobalEnhancers } }).container
+      ?.applicationConfig;
+  }
+
   /**
    * When nothing of the Nest pipeline applies to a handler (no guard, interceptor, pipe or filter,
    * global or bound, and only the MCP parameter decorators), the pipeline would only map the
@@ -429,8 +430,7 @@ export class McpExplorer implements OnModuleInit {
    * once, here, from the same global enhancers the pipeline itself captures when it is built.
    */
   private directCall(instance: Record<string, unknown>, methodName: string, kind: HandlerKind): Invoker | undefined {
-    const config = (this.contextCreator as unknown as { container?: { applicationConfig?: GlobalEnhancers } }).container
-      ?.applicationConfig;
+    const config = this.globalEnhancers();
     if (config === undefined || hasGlobalEnhancers(config)) {
       return undefined;
     }
@@ -473,11 +473,12 @@ export class McpExplorer implements OnModuleInit {
   }
 
   /**
-   * Resolves enhancer classes for a shadow host: the instance Nest made for the host's module
-   * when there is one, else a provider of that class anywhere, else a new instance created with
-   * the host module's injector. Request-scoped enhancers cannot be bound this way.
+   * Resolves enhancer classes (for a shadow host, or the visibility guards of a handler): the
+   * instance Nest made for the host's module when there is one, else a provider of that class
+   * anywhere, else a new instance created with the host module's injector. Request-scoped
+   * enhancers cannot be bound this way: `requestScoped` says why, for the startup error.
    */
-  private enhancerResolver(wrapper: InstanceWrapper, where: string): EnhancerResolver {
+  private enhancerResolver(wrapper: InstanceWrapper, requestScoped: (enhancer: Type) => string): EnhancerResolver {
     const host = wrapper.host;
     const hostRef = (host?.providers.get(ModuleRef)?.instance as ModuleRef | undefined) ?? this.moduleRef;
     return async (enhancer) => {
@@ -487,9 +488,7 @@ export class McpExplorer implements OnModuleInit {
       }
       const injectable = host?.injectables.get(enhancer);
       if (injectable !== undefined && !injectable.isDependencyTreeStatic()) {
-        throw new McpConfigurationError(
-          `${where} is declared on a controller or a factory provider; its request-scoped enhancer ${enhancer.name} cannot be bound there. Move the handler to a class provider.`,
-        );
+        throw new McpConfigurationError(requestScoped(enhancer));
       }
       if (injectable?.instance) {
         resolved = injectable.instance;

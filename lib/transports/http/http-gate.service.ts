@@ -9,8 +9,7 @@ import { FORBIDDEN, firstHeader, sendEmpty, sendJson, toExchange, type HttpExcha
 import { passesHostAndOrigin } from './host-origin';
 import { installBodyErrorBridge } from './body-error.bridge';
 import type { McpHttpPaths } from './http-paths';
-import { McpAuthService } from '../../auth/mcp-auth.service';
-import { authRequestOf } from '../../auth/mcp-auth.guards';
+import { McpAuthService, type PlatformRequest } from '../../auth/mcp-auth.service';
 import type { Era } from '../../protocol/revisions';
 import { httpStatusForError } from '../../protocol/error-status';
 import { isJsonObject, type JsonRpcResponse } from '../../protocol/json-rpc';
@@ -120,10 +119,8 @@ export class HttpGate implements OnModuleInit {
   }
 
   private async authenticate(exchange: HttpExchange): Promise<boolean> {
-    const request = exchange.request as Record<string, unknown>;
-    const outcome = await this.auth.authenticate(authRequestOf(request));
+    const outcome = await this.auth.authenticateRequest(exchange.request as PlatformRequest);
     if (outcome.ok) {
-      request[MCP_PRINCIPAL_PROPERTY] = outcome.principal;
       return true;
     }
     sendJson(
