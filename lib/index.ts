@@ -11,6 +11,7 @@ export type {
   McpModuleExtras,
   McpCacheHintOptions,
   McpSessionOptions,
+  McpTaskOptions,
   McpHttpOptions,
   McpModuleOptionsFactory,
   McpRequestStateOptions,
@@ -62,6 +63,9 @@ export { McpRegistry } from './registry/mcp-registry.service';
 export type { RegistryChangeKind } from './registry/mcp-registry.service';
 export { McpSessionService } from './sessions/mcp-session.service';
 export type { SessionStore, SessionRecord } from './sessions/session-store.interface';
+export { McpTaskService } from './tasks/mcp-task.service';
+export type { McpTaskRecord, McpTaskStatus, McpTaskError, TaskStore } from './tasks/task-store.interface';
+export { TASKS_EXTENSION } from './tasks/task-mode';
 export type { ReplayStore, ReplayEvent, ReplayWindow } from './sessions/replay-store.interface';
 export { McpNotifier } from './notifications/mcp-notifier.service';
 export { McpStdioServer } from './transports/stdio/mcp-stdio.server';

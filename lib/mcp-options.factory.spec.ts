@@ -50,6 +50,16 @@ describe('resolveMcpOptions', () => {
         maxPendingNotifications: 256,
       },
       auth: { kind: 'none' },
+      tasks: {
+        inlineMs: 100,
+        defaultTtlMs: 3_600_000,
+        maxTtlMs: 86_400_000,
+        pollIntervalMs: 1_000,
+        maxLivePerOwner: 100,
+        resultTimeoutMs: 300_000,
+        sweepIntervalMs: 60_000,
+        expiredGraceMs: 60_000,
+      },
     });
   });
 
@@ -81,6 +91,15 @@ describe('resolveMcpOptions', () => {
         cors: false,
       },
       stdio: { maxFrameBytes: 1024, maxWorkers: 1, maxQueue: 0, maxSubscriptions: 0, maxPendingNotifications: 0 },
+      tasks: {
+        inlineMs: 0,
+        defaultTtlMs: 2_000,
+        maxTtlMs: 5_000,
+        pollIntervalMs: 250,
+        maxLivePerOwner: 1,
+        resultTimeoutMs: 1,
+        sweepIntervalMs: 10,
+      },
     });
     expect(resolved).toEqual({
       serverInfo: {
@@ -114,6 +133,16 @@ describe('resolveMcpOptions', () => {
       },
       stdio: { maxFrameBytes: 1024, maxWorkers: 1, maxQueue: 0, maxSubscriptions: 0, maxPendingNotifications: 0 },
       auth: { kind: 'none' },
+      tasks: {
+        inlineMs: 0,
+        defaultTtlMs: 2_000,
+        maxTtlMs: 5_000,
+        pollIntervalMs: 250,
+        maxLivePerOwner: 1,
+        resultTimeoutMs: 1,
+        sweepIntervalMs: 10,
+        expiredGraceMs: 60_000,
+      },
     });
   });
 

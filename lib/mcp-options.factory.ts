@@ -4,11 +4,12 @@
  */
 import { McpConfigurationError } from './errors/mcp-configuration.error';
 import { INVALID_OPTION } from './mcp.messages';
-import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import type { McpModuleOptions, McpTaskOptions } from './interfaces/mcp-module-options.interface';
 import { isRevision, newestFirst, REVISIONS, type Revision } from './protocol/revisions';
 import { isLogLevel, type LogLevel } from './protocol/log-levels';
 import type { CacheScope, Implementation } from './protocol/mcp-types';
 import { resolveAuthOptions, type ResolvedAuthOptions } from './auth/auth-options';
+import type { TaskSettings } from './tasks/mcp-task.service';
 
 /** The options with every default applied. */
 export interface ResolvedMcpOptions {
@@ -42,6 +43,7 @@ export interface ResolvedMcpOptions {
     maxPendingNotifications: number;
   };
   auth: ResolvedAuthOptions;
+  tasks: TaskSettings;
 }
 
 function fail(option: string, reason: string): never {
@@ -228,5 +230,20 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
       maxPendingNotifications: integer(stdio.maxPendingNotifications, 'stdio.maxPendingNotifications', 256, 0, 100_000),
     },
     auth: resolveAuthOptions(options.auth),
+    tasks: resolveTaskOptions(section(options.tasks, 'tasks')),
+  };
+}
+
+function resolveTaskOptions(tasks: Partial<McpTaskOptions>): TaskSettings {
+  const maxTtlMs = integer(tasks.maxTtlMs, 'tasks.maxTtlMs', 24 * 3_600_000, 1_000);
+  return {
+    inlineMs: integer(tasks.inlineMs, 'tasks.inlineMs', 100, 0, 3_600_000),
+    defaultTtlMs: integer(tasks.defaultTtlMs, 'tasks.defaultTtlMs', Math.min(3_600_000, maxTtlMs), 1_000, maxTtlMs),
+    maxTtlMs,
+    pollIntervalMs: integer(tasks.pollIntervalMs, 'tasks.pollIntervalMs', 1_000, 1, 3_600_000),
+    maxLivePerOwner: integer(tasks.maxLivePerOwner, 'tasks.maxLivePerOwner', 100, 1),
+    resultTimeoutMs: integer(tasks.resultTimeoutMs, 'tasks.resultTimeoutMs', 300_000, 1),
+    sweepIntervalMs: integer(tasks.sweepIntervalMs, 'tasks.sweepIntervalMs', 60_000, 10),
+    expiredGraceMs: 60_000,
   };
 }

@@ -33,6 +33,8 @@ export const MCP_HTTP_PATHS = Symbol('nest-mcp:http-paths');
 export const MCP_SESSION_STORE = Symbol('nest-mcp:session-store');
 /** Token of the replay store (the SSE replay buffers of legacy sessions). */
 export const MCP_REPLAY_STORE = Symbol('nest-mcp:replay-store');
+/** Token of the task store. */
+export const MCP_TASK_STORE = Symbol('nest-mcp:task-store');
 /** Token of the notification bus. */
 export const MCP_NOTIFICATION_BUS = Symbol('nest-mcp:notification-bus');
 /** Property of the platform request where authentication leaves the caller's principal. */

@@ -1,7 +1,13 @@
 import { Inject, Logger, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } from './mcp.module-definition';
-import { MCP_NOTIFICATION_BUS, MCP_REPLAY_STORE, MCP_RESOLVED_OPTIONS, MCP_SESSION_STORE } from './mcp.constants';
+import {
+  MCP_NOTIFICATION_BUS,
+  MCP_REPLAY_STORE,
+  MCP_RESOLVED_OPTIONS,
+  MCP_SESSION_STORE,
+  MCP_TASK_STORE,
+} from './mcp.constants';
 import { resolveMcpOptions, type ResolvedMcpOptions } from './mcp-options.factory';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
@@ -13,6 +19,8 @@ import { SessionChannels } from './sessions/session-channels';
 import { MemorySessionStore } from './stores/memory/memory-session.store';
 import { MemoryNotificationBus } from './stores/memory/memory-notification.bus';
 import { MemoryReplayStore } from './stores/memory/memory-replay.store';
+import { MemoryTaskStore } from './stores/memory/memory-task.store';
+import { McpTaskService } from './tasks/mcp-task.service';
 import { McpNotifier } from './notifications/mcp-notifier.service';
 import { StreamableHttpService } from './transports/http/streamable-http.service';
 import { ResumableStreams } from './transports/http/resumable-streams.service';
@@ -51,6 +59,8 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
     },
     { provide: MCP_SESSION_STORE, useFactory: () => new MemorySessionStore() },
     { provide: MCP_NOTIFICATION_BUS, useFactory: () => new MemoryNotificationBus() },
+    { provide: MCP_TASK_STORE, useFactory: () => new MemoryTaskStore() },
+    McpTaskService,
     {
       provide: MCP_REPLAY_STORE,
       useFactory: (options: ResolvedMcpOptions) => new MemoryReplayStore(options.http.replayBufferSize),
@@ -60,7 +70,13 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
     McpSessionService,
     {
       provide: McpEngine,
-      useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, sessions: McpSessionService) => {
+      useFactory: (
+        options: ResolvedMcpOptions,
+        registry: McpRegistry,
+        sessions: McpSessionService,
+        tasks: McpTaskService,
+        channels: SessionChannels,
+      ) => {
         const logger = new Logger('McpEngine');
         const engine = new McpEngine(
           {
@@ -81,12 +97,18 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
             },
           },
           registry,
+          { tasks, sendToSession: (sessionId, message) => channels.send(sessionId, message) },
         );
-        // Calls of an ended session stop with it.
-        sessions.onEnd((sessionId) => engine.abortScope(sessionId));
+        // Calls and tasks of an ended session stop with it: no one can reach them any more.
+        sessions.onEnd((sessionId) => {
+          engine.abortScope(sessionId);
+          void tasks.cancelOwned(`session:${sessionId}`, 'Session ended').catch((error: unknown) => {
+            logger.error(`Could not cancel the tasks of session ${sessionId}: ${String(error)}`);
+          });
+        });
         return engine;
       },
-      inject: [MCP_RESOLVED_OPTIONS, McpRegistry, McpSessionService],
+      inject: [MCP_RESOLVED_OPTIONS, McpRegistry, McpSessionService, McpTaskService, SessionChannels],
     },
     McpExplorer,
     McpNotifier,
@@ -102,6 +124,7 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
   exports: [
     McpRegistry,
     McpSessionService,
+    McpTaskService,
     McpNotifier,
     McpEngine,
     McpStdioServer,

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { McpModule } from 'nest-mcp';
 import { EchoTools } from './echo.tools';
+import { ReportTools } from './jobs/report.tools';
 import { NotesService } from './notes/notes.service';
 import { NotesTools } from './notes/notes.tools';
 import { NotesResources } from './notes/notes.resources';
@@ -39,6 +40,7 @@ import { sampleAuth } from './common/sample-auth';
     NotesResources,
     NotesPrompts,
     EchoTools,
+    ReportTools,
     RequestInfoTool,
     EditorGuard,
     TimingInterceptor,

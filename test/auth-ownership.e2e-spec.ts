@@ -3,9 +3,11 @@
  * a legacy session (Streamable HTTP and the HTTP+SSE pair) answers another principal exactly as
  * an unknown session would (404), and keeps serving its owner; a modern `requestState` is sealed
  * to the principal it was handed to (-32602 "Invalid requestState", HTTP 400, for anyone else).
+ * A task is found by its owner only (the principal in the modern era, the session in the legacy
+ * one): anyone else gets -32602, exactly as for an unknown task id.
  */
 import { type DynamicModule, Injectable, Module } from '@nestjs/common';
-import { McpCtx, McpModule, McpTool, ToolArgs } from 'nest-mcp';
+import { McpCtx, McpModule, McpTool, TASKS_EXTENSION, ToolArgs } from 'nest-mcp';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import {
   exchange,
@@ -17,7 +19,10 @@ import {
   post,
   type RawResponse,
   SseEventReader,
+  SseReader,
+  send,
   toolText,
+  waitUntil,
 } from './fixtures/raw-rpc';
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
@@ -260,6 +265,227 @@ describe.each(PLATFORMS)('ownership of sessions and request state (%s)', (platfo
       expect(stolen.json.error).toEqual({ code: -32602, message: 'Invalid requestState' });
       const own = await askName(BOB, 'bob-round', { requestState, inputResponses: { 'elicitation-1': ADA } });
       expect(toolText(own)).toBe('bob-round: bob is Ada');
+    });
+  });
+});
+
+/** Records the runs of the task tool whose signal aborted, by label. */
+@Injectable()
+class AbortLog {
+  readonly aborted = new Set<string>();
+}
+
+@Injectable()
+class TaskOwnershipTools {
+  constructor(private readonly log: AbortLog) {}
+
+  @McpTool({
+    description: 'Works until `ms` pass or the task is cancelled',
+    input: {
+      type: 'object',
+      properties: { label: { type: 'string' }, ms: { type: 'integer', minimum: 0 } },
+      required: ['label', 'ms'],
+    },
+    taskSupport: 'optional',
+  })
+  async slow_job(@ToolArgs() args: { label: string; ms: number }, @McpCtx() ctx: McpCtx): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, args.ms);
+      ctx.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          this.log.aborted.add(args.label);
+          reject(ctx.signal.reason as Error);
+        },
+        { once: true },
+      );
+    });
+    return `${args.label} done for ${ctx.principal.id}`;
+  }
+}
+
+@Module({})
+class TaskOwnershipModule {
+  static forRoot(): DynamicModule {
+    return {
+      module: TaskOwnershipModule,
+      imports: [
+        McpModule.forRoot({
+          name: 'task-ownership-fixture',
+          version: '0.0.1',
+          auth: { bearer: { tokens: { 'alice-token': { id: 'alice' }, 'bob-token': { id: 'bob' } } } },
+          tasks: { inlineMs: 50 },
+        }),
+      ],
+      providers: [AbortLog, TaskOwnershipTools],
+    };
+  }
+}
+
+/** A task id no one was ever given, shaped like a real one. */
+const MADE_UP_TASK = 'task_00000000000000000000000000000000';
+/** The client capabilities of a modern request that takes tasks. */
+const TAKES_TASKS = { [META.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } };
+
+/** A JSON-RPC error with the task id in its message replaced, to compare a foreign id with an unknown one. */
+function errorShape(response: RawResponse, taskId: string): { status: number; error: unknown } {
+  const error = response.json?.error as { code: number; message: string } | undefined;
+  return {
+    status: response.status,
+    error: error === undefined ? undefined : { ...error, message: error.message.split(taskId).join('<id>') },
+  };
+}
+
+describe.each(PLATFORMS)('ownership of tasks (%s)', (platform) => {
+  let server: HttpApp;
+  let aborts: AbortLog;
+
+  beforeAll(async () => {
+    server = await startHttpApp(TaskOwnershipModule.forRoot(), { platform });
+    aborts = server.app.get(AbortLog);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  describe('modern era (the tasks extension)', () => {
+    /** A modern request of a task method (with the extension declared and `Mcp-Name`), as `principal`. */
+    const taskRequest = (
+      principal: Record<string, string>,
+      method: string,
+      params: Record<string, unknown> & { taskId: string },
+      id: number,
+    ): Promise<RawResponse> =>
+      post(server.url, modernRequest(method, params, id, TAKES_TASKS), {
+        ...modernHeaders(method, params.taskId),
+        ...principal,
+      });
+
+    /** Starts `slow_job` as `principal`; past the inline window it becomes a task, whose id is returned. */
+    const startJob = async (principal: Record<string, string>, label: string): Promise<string> => {
+      const response = await post(
+        server.url,
+        modernRequest('tools/call', { name: 'slow_job', arguments: { label, ms: 30_000 } }, 1, TAKES_TASKS),
+        { ...modernHeaders('tools/call', 'slow_job'), ...principal },
+      );
+      expect(response.status).toBe(200);
+      expect(response.json.result).toEqual(
+        expect.objectContaining({ resultType: 'task', taskId: expect.any(String), status: 'working' }),
+      );
+      return response.json.result.taskId as string;
+    };
+
+    it("answers bob's tasks/get, tasks/update and tasks/cancel of alice's task with -32602, as for an unknown id", async () => {
+      const taskId = await startJob(ALICE, 'alice-modern');
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ['tasks/get', {}],
+        ['tasks/update', { inputResponses: { name: ADA } }],
+        ['tasks/cancel', {}],
+      ];
+      for (const [index, [method, extra]] of calls.entries()) {
+        const foreign = await taskRequest(BOB, method, { taskId, ...extra }, 10 + index);
+        const unknown = await taskRequest(BOB, method, { taskId: MADE_UP_TASK, ...extra }, 10 + index);
+        expect(foreign.json).toEqual({
+          jsonrpc: '2.0',
+          id: 10 + index,
+          error: expect.objectContaining({ code: -32602 }),
+        });
+        expect(errorShape(foreign, taskId)).toEqual(errorShape(unknown, MADE_UP_TASK));
+      }
+      // Bob's cancel did nothing: the task works on, and alice still reaches it.
+      expect(aborts.aborted.has('alice-modern')).toBe(false);
+      const own = await taskRequest(ALICE, 'tasks/get', { taskId }, 20);
+      expect(own.status).toBe(200);
+      expect(own.json.result).toEqual(expect.objectContaining({ taskId, status: 'working' }));
+      const update = await taskRequest(ALICE, 'tasks/update', { taskId, inputResponses: {} }, 21);
+      expect(update.json.result).toEqual(expect.objectContaining({ resultType: 'complete' }));
+      const cancel = await taskRequest(ALICE, 'tasks/cancel', { taskId }, 22);
+      expect(cancel.json.result).toEqual(expect.objectContaining({ resultType: 'complete' }));
+      await waitUntil(() => aborts.aborted.has('alice-modern'), "the cancelled task's signal to abort");
+      const after = await taskRequest(ALICE, 'tasks/get', { taskId }, 23);
+      expect(after.json.result).toEqual(expect.objectContaining({ taskId, status: 'cancelled' }));
+    });
+
+    it("leaves alice's task out of bob's subscriptions/listen acknowledgement", async () => {
+      const taskId = await startJob(ALICE, 'alice-listened');
+      const listenAs = async (principal: Record<string, string>, id: string): Promise<SseReader> => {
+        const response = await send(server.url, {
+          body: modernRequest('subscriptions/listen', { notifications: { taskIds: [taskId] } }, id, TAKES_TASKS),
+          headers: { ...modernHeaders('subscriptions/listen'), ...principal },
+          signal: cleanup.signal,
+        });
+        expect(response.status).toBe(200);
+        return new SseReader(response);
+      };
+      const cleanup = new AbortController();
+      try {
+        const bob = await listenAs(BOB, 'bob-listen');
+        const bobAck = await bob.next();
+        expect(bobAck.method).toBe('notifications/subscriptions/acknowledged');
+        expect(bobAck.params?.notifications).toEqual({ taskIds: [] });
+        const alice = await listenAs(ALICE, 'alice-listen');
+        const aliceAck = await alice.next();
+        expect(aliceAck.params?.notifications?.taskIds).toEqual([taskId]);
+        // Alice hears of her task's cancellation.
+        await taskRequest(ALICE, 'tasks/cancel', { taskId }, 30);
+        const heard = await alice.next();
+        expect(heard).toEqual(
+          expect.objectContaining({
+            method: 'notifications/tasks',
+            params: expect.objectContaining({ taskId, status: 'cancelled' }),
+          }),
+        );
+      } finally {
+        cleanup.abort();
+      }
+    });
+  });
+
+  describe('legacy era (a session owns its tasks)', () => {
+    const call = (headers: Record<string, string>, method: string, params: Record<string, unknown>, id: number) =>
+      post(server.url, legacyRequest(method, params, id), headers);
+
+    it("bob's session cannot see alice's session task: -32602 on tasks/get, result and cancel, absent from tasks/list", async () => {
+      const alice = await openLegacySession(server.url, '2025-11-25', { headers: ALICE });
+      const bob = await openLegacySession(server.url, '2025-11-25', { headers: BOB });
+      try {
+        const created = await call(
+          alice.headers,
+          'tools/call',
+          { name: 'slow_job', arguments: { label: 'alice-legacy', ms: 30_000 }, task: { ttl: 60_000 } },
+          1,
+        );
+        const createdMessage = created.json ?? created.events.find((message) => message.id === 1);
+        const taskId = createdMessage.result.task.taskId as string;
+        expect(createdMessage.result.task).toEqual(expect.objectContaining({ taskId, status: 'working' }));
+
+        for (const [index, method] of ['tasks/get', 'tasks/result', 'tasks/cancel'].entries()) {
+          const foreign = await call(bob.headers, method, { taskId }, 10 + index);
+          const unknown = await call(bob.headers, method, { taskId: MADE_UP_TASK }, 10 + index);
+          const foreignMessage = foreign.json ?? foreign.events.find((message) => message.id === 10 + index);
+          expect(foreignMessage).toEqual({
+            jsonrpc: '2.0',
+            id: 10 + index,
+            error: expect.objectContaining({ code: -32602 }),
+          });
+          expect(errorShape(foreign, taskId)).toEqual(errorShape(unknown, MADE_UP_TASK));
+        }
+        const bobList = await call(bob.headers, 'tasks/list', {}, 20);
+        expect(bobList.json.result.tasks).toEqual([]);
+
+        // Alice's session still has it, working.
+        const aliceList = await call(alice.headers, 'tasks/list', {}, 21);
+        expect(aliceList.json.result.tasks).toEqual([expect.objectContaining({ taskId, status: 'working' })]);
+        expect(aborts.aborted.has('alice-legacy')).toBe(false);
+        const aliceCancel = await call(alice.headers, 'tasks/cancel', { taskId }, 22);
+        expect(aliceCancel.json.result).toEqual(expect.objectContaining({ taskId, status: 'cancelled' }));
+        await waitUntil(() => aborts.aborted.has('alice-legacy'), "the cancelled task's signal to abort");
+      } finally {
+        await exchange(server.url, { method: 'DELETE', headers: alice.headers });
+        await exchange(server.url, { method: 'DELETE', headers: bob.headers });
+      }
     });
   });
 });

@@ -108,6 +108,10 @@ describe.each(CASES)('v1 SDK client against $label', (revisionCase) => {
       prompts: { listChanged: true },
       logging: {},
       ...(revisionCase.has2025Basics ? { completions: {} } : {}),
+      // Tasks (the core methods) exist in 2025-11-25 only.
+      ...(revisionCase.negotiated === '2025-11-25'
+        ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+        : {}),
     });
   });
 

@@ -85,6 +85,7 @@ describe.each(MODES)('v2 client $label against a server offering every revision'
       prompts: { listChanged: true },
       logging: {},
       completions: {},
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
     });
     const raw = await recordedResponse(exchanges, 'server/discover');
     expect(raw.result).toMatchObject({

@@ -27,7 +27,7 @@ function childEnv(): Record<string, string> {
 }
 
 /** What the sample serves, as clients see it. */
-const SAMPLE_TOOLS = ['create_note', 'delete_note', 'echo', 'note_stats', 'search_notes', 'whoami'];
+const SAMPLE_TOOLS = ['build_report', 'create_note', 'delete_note', 'echo', 'note_stats', 'search_notes', 'whoami'];
 
 /** The text of the first content block of a tool result or prompt message. */
 function firstText(content: unknown): string {

@@ -6,6 +6,8 @@ import { SessionChannels } from '../sessions/session-channels';
 import { notification } from '../protocol/json-rpc';
 import { McpEngine } from '../protocol/engine';
 import type { McpEvent, NotificationBus } from './notification-bus.interface';
+import { taskNotificationOf } from '../tasks/task-render';
+import type { McpTaskRecord } from '../tasks/task-store.interface';
 
 /**
  * Tells clients that something changed: a list of tools, resources or prompts, or the content
@@ -14,6 +16,8 @@ import type { McpEvent, NotificationBus } from './notification-bus.interface';
  *
  * Every event reaches legacy sessions (on their GET stream; resource updates only to the
  * sessions subscribed to the URI) and modern `subscriptions/listen` streams that asked for it.
+ * Task status changes (published by `McpTaskService`) reach the task's legacy session, or the
+ * listen streams that named the task.
  * When the module is destroyed, open listen streams are ended gracefully.
  *
  * @publicApi
@@ -90,6 +94,10 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
       );
       return;
     }
+    if (event.type === 'task_status') {
+      this.deliverTask(event.task);
+      return;
+    }
     this.engine.subscriptions.publish(event);
     if (event.type === 'list_changed') {
       const message = notification(`notifications/${event.list}/list_changed`);
@@ -103,5 +111,20 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
       .subscribers(event.uri)
       .then((sessionIds) => sessionIds.forEach((sessionId) => this.channels.send(sessionId, message)))
       .catch((error: unknown) => this.logger.error(`Could not deliver a resource update: ${String(error)}`));
+  }
+
+  /**
+   * A task changed: a legacy task's session hears `notifications/tasks/status` on its stream; a
+   * modern task's `notifications/tasks` reaches the listen streams that named it.
+   */
+  private deliverTask(task: McpTaskRecord): void {
+    const { method, params } = taskNotificationOf(task);
+    if (task.era === 'legacy') {
+      if (task.sessionId !== undefined) {
+        this.channels.send(task.sessionId, notification(method, params));
+      }
+      return;
+    }
+    this.engine.subscriptions.publish({ type: 'task_status', taskId: task.id, params });
   }
 }

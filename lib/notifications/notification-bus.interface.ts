@@ -1,9 +1,13 @@
+import type { McpTaskRecord } from '../tasks/task-store.interface';
+
 /** A server-side event that clients may be told about. */
 export type McpEvent =
   | { readonly type: 'list_changed'; readonly list: 'tools' | 'resources' | 'prompts' }
   | { readonly type: 'resource_updated'; readonly uri: string }
   /** A URL-mode elicitation of a legacy session finished out of band (2025-11-25). */
-  | { readonly type: 'elicitation_complete'; readonly sessionId: string; readonly elicitationId: string };
+  | { readonly type: 'elicitation_complete'; readonly sessionId: string; readonly elicitationId: string }
+  /** A task changed; it is stored as given here. */
+  | { readonly type: 'task_status'; readonly task: McpTaskRecord };
 
 /** Handler of published events. */
 export type McpEventHandler = (event: McpEvent) => void;

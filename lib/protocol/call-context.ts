@@ -70,6 +70,11 @@ export interface McpCallContext {
   readonly clientInfo: Implementation | undefined;
   /** The legacy session id, when the request belongs to one. */
   readonly sessionId: string | undefined;
+  /**
+   * The id of the task the call runs as, once it runs as one (`@McpTool({ taskSupport })`):
+   * from the start for a 2025-11-25 task, after the inline window for a 2026-07-28 one.
+   */
+  readonly taskId: string | undefined;
   /** The request's `_meta`, as sent. */
   readonly meta: Readonly<JsonObject>;
   /** HTTP transports: the request headers, with lower-cased names. */

@@ -30,6 +30,9 @@ export class CallScope {
   private abortReason: unknown;
   private settle: ((reason: Error) => void) | undefined;
   private isAborted = false;
+  /** Set by `abandon`: the signal aborts, also when the handler first asks for it afterwards. */
+  private abandoned = false;
+  private abandonReason: unknown;
   /** Set once the request is answered: nothing more may be sent for it. */
   finished = false;
   /** Maintained by `Deadlines`: when the request times out, and its neighbours in the watch list. */
@@ -58,6 +61,8 @@ export class CallScope {
       this.controller = new AbortController();
       if (this.isAborted) {
         this.controller.abort(this.abortReason);
+      } else if (this.abandoned) {
+        this.controller.abort(this.abandonReason);
       } else if (this.source !== undefined && !this.finished) {
         this.stopListening = this.source.onCancel((reason) => this.abort(reason));
       }
@@ -91,6 +96,10 @@ export class CallScope {
    */
   abandon(reason: unknown): void {
     this.finish();
+    if (!this.abandoned) {
+      this.abandoned = true;
+      this.abandonReason = reason;
+    }
     this.controller?.abort(reason);
   }
 

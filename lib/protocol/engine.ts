@@ -18,6 +18,7 @@ import {
   success,
   type JsonObject,
   type JsonRpcId,
+  type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -30,7 +31,7 @@ import type { ClientCapabilities, Implementation, CacheScope } from './mcp-types
 import { checkStandardHeaders, headerValue, type HeaderBag } from './request-headers';
 import { META_KEYS, metaOf, progressTokenOf, readModernEnvelope } from './request-meta';
 import type { SessionHandle } from './session-handle';
-import { servesMethod, CACHEABLE_METHODS, LONG_LIVED_METHODS } from './method-table';
+import { servesMethod, CACHEABLE_METHODS, LONG_LIVED_METHODS, SELF_TIMED_METHODS } from './method-table';
 import { renderImplementation } from './render';
 import { handleInitialize, handleDiscover, handleSetLevel, handlePing } from './handlers/lifecycle.handler';
 import { handleToolsList, handleToolsCall } from './handlers/tools.handler';
@@ -64,6 +65,16 @@ import {
 import { ClientRequestAbandoned, ClientRequestTable } from './client-request-table';
 import { INPUT_METHODS, InputRound, readRoundInputs, type RoundInputs } from './input-round';
 import { RequestStateSealer, type RoundState } from './request-state';
+import {
+  handleTasksCancel,
+  handleTasksGet,
+  handleTasksList,
+  handleTasksResult,
+  handleTasksUpdate,
+} from './handlers/tasks.handler';
+import type { TaskCall } from './task-calls';
+import type { TaskRelay } from '../tasks/task-relay';
+import type { McpTaskService } from '../tasks/mcp-task.service';
 
 /** Where the notifications related to one request go (its SSE stream, stdio...). */
 export interface RequestChannel {
@@ -173,6 +184,18 @@ export interface ResolvedRequest {
   readonly inputs?: RoundInputs;
   /** The request's multi round-trip round, made by the engine when the handler first needs it. */
   round?: InputRound;
+  /** A modern call that may leave its request for a task: the hand-off of its outcome. */
+  relay?: TaskRelay<JsonObject, TaskCall>;
+  /** The task the call runs as, once it left its request. */
+  task?: TaskCall;
+}
+
+/** What the engine reaches beyond the protocol: the tasks, and the legacy sessions' streams. */
+export interface EngineHooks {
+  /** The task service; without it no call becomes a task and the `tasks/*` methods are not served. */
+  readonly tasks?: McpTaskService;
+  /** Sends a message on a legacy session's standalone stream; `false` when it has none here. */
+  readonly sendToSession?: (sessionId: string, message: JsonRpcMessage) => boolean;
 }
 
 type Handler = (engine: McpEngine, request: ResolvedRequest) => Promise<JsonObject>;
@@ -193,6 +216,11 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'prompts/get': handlePromptsGet,
   'completion/complete': handleComplete,
   'subscriptions/listen': handleListen,
+  'tasks/get': handleTasksGet,
+  'tasks/result': handleTasksResult,
+  'tasks/list': handleTasksList,
+  'tasks/cancel': handleTasksCancel,
+  'tasks/update': handleTasksUpdate,
 };
 
 /**
@@ -223,13 +251,18 @@ export class McpEngine {
   /** Legacy era: requests sent to clients, waiting for their answers. */
   readonly clientRequests = new ClientRequestTable();
   private readonly sealer: RequestStateSealer;
+  /** The calls running as tasks in this process, by task id. */
+  private readonly taskCalls = new Map<string, TaskCall>();
+  readonly tasks: McpTaskService | undefined;
 
   private readonly revisionsByEra: Readonly<Record<Era, readonly Revision[]>>;
 
   constructor(
     readonly options: EngineOptions,
     readonly catalog: Catalog,
+    private readonly hooks: EngineHooks = {},
   ) {
+    this.tasks = hooks.tasks;
     this.deadlines = new Deadlines(options.callTimeoutMs);
     this.sealer = new RequestStateSealer(options.requestState.secret, options.requestState.ttlMs);
     this.revisionsByEra = {
@@ -250,6 +283,28 @@ export class McpEngine {
       return NOTHING_TO_SEND;
     }
     return this.handleRequest(facts, message);
+  }
+
+  /** Sends a message on a legacy session's standalone stream; `false` when there is none here. */
+  sendToSession(sessionId: string, message: JsonRpcMessage): boolean {
+    return this.hooks.sendToSession?.(sessionId, message) ?? false;
+  }
+
+  /** The call running as task `taskId` in this process, if any. */
+  taskCall(taskId: string): TaskCall | undefined {
+    return this.taskCalls.get(taskId);
+  }
+
+  /** @internal */
+  rememberTaskCall(call: TaskCall): void {
+    this.taskCalls.set(call.id, call);
+  }
+
+  /** @internal */
+  forgetTaskCall(call: TaskCall): void {
+    if (this.taskCalls.get(call.id) === call) {
+      this.taskCalls.delete(call.id);
+    }
   }
 
   /** Aborts every running request of a scope (a session that ended, a closed connection). */
@@ -385,17 +440,18 @@ export class McpEngine {
   }
 
   private resolveLegacy(facts: RequestFacts, message: JsonRpcRequest, params: JsonObject): ResolvedRequest | McpError {
-    if (!servesMethod('legacy', message.method, facts.transport)) {
+    const state = facts.session?.state;
+    const revision = facts.revision ?? state?.protocolVersion;
+    if (!servesMethod('legacy', message.method, facts.transport, revision)) {
       return new McpError(ErrorCode.MethodNotFound, `Method not found: ${message.method}`);
     }
-    const state = facts.session?.state;
     return {
       id: message.id,
       method: message.method,
       params,
       facts,
       era: 'legacy',
-      revision: facts.revision ?? state?.protocolVersion,
+      revision,
       principal: facts.principal ?? ANONYMOUS_PRINCIPAL,
       clientCapabilities: state?.clientCapabilities ?? {},
       clientInfo: state?.clientInfo,
@@ -431,7 +487,9 @@ export class McpEngine {
       running.set(request.id, scope);
     }
     if (!LONG_LIVED_METHODS.has(request.method)) {
-      this.deadlines.watch(scope, request.facts.timeoutMs);
+      // A method that waits by a limit of its own is bound only by the transport's.
+      const limitMs = SELF_TIMED_METHODS.has(request.method) ? (request.facts.timeoutMs ?? 0) : request.facts.timeoutMs;
+      this.deadlines.watch(scope, limitMs);
     }
     try {
       let result = await scope.run(() => handler(this, request));
@@ -558,9 +616,13 @@ export class McpEngine {
    * Legacy era: sends a request to the client on the call's stream and waits for the answer the
    * client POSTs on its session.
    */
-  async askClient<T>(request: ResolvedRequest, question: InputRequest, timeoutMs: number | undefined): Promise<T> {
+  async askClient<T>(
+    request: ResolvedRequest,
+    question: InputRequest,
+    timeoutMs: number | undefined,
+    channel: RequestChannel = request.facts.channel,
+  ): Promise<T> {
     const scope = request.facts.cancelScope;
-    const { channel } = request.facts;
     if (scope === undefined || channel.request === undefined) {
       throw new McpError(ErrorCode.InternalError, `${question.method} needs a session and a stream to the client`);
     }
@@ -642,6 +704,10 @@ class EngineCallContext implements McpCallContext {
     return this.request.facts.session?.id;
   }
 
+  get taskId(): string | undefined {
+    return this.request.task?.id;
+  }
+
   get headers(): HeaderBag | undefined {
     return this.request.facts.headers;
   }
@@ -684,6 +750,9 @@ class EngineCallContext implements McpCallContext {
     if (missing !== undefined) {
       return Promise.reject(capabilityError(question, missing));
     }
+    if (request.task !== undefined) {
+      return request.task.ask<T>(question, options);
+    }
     if (request.era === 'legacy') {
       return this.engine.askClient<T>(request, question, options?.timeoutMs);
     }
@@ -693,18 +762,45 @@ class EngineCallContext implements McpCallContext {
         new McpError(ErrorCode.InternalError, `${request.method} cannot ask the client for input (${question.method})`),
       );
     }
-    return round.ask<T>(round.keyFor(question, options?.key), question);
+    const key = round.keyFor(question, options?.key);
+    const { relay } = request;
+    if (relay !== undefined && !round.has(key) && !relay.claimInline()) {
+      // The call left (or is leaving) its request: the question goes through its task.
+      return relay.task().then((task) => task.ask<T>(question, options));
+    }
+    return round.ask<T>(key, question);
   }
 
-  /** Progress and log messages stop with the request: nothing after its answer or cancellation. */
+  /**
+   * Progress and log messages stop with the request: nothing after its answer or cancellation.
+   * A call that became a task goes on until the task ends.
+   */
   private get closed(): boolean {
-    const { scope } = this.request;
+    const { task, relay, scope } = this.request;
+    if (task !== undefined) {
+      return task.closed;
+    }
+    if (relay?.handedOff === true) {
+      return false;
+    }
     return scope.aborted || scope.finished;
+  }
+
+  /** Sends a notification of the call: on its request's channel, or through its task. */
+  private emit(message: JsonRpcNotification): void {
+    const { task } = this.request;
+    if (task !== undefined) {
+      task.notify(message);
+    } else {
+      this.request.facts.channel.notify(message);
+    }
   }
 
   progress(progress: number, total?: number, text?: string): void {
     const token = progressTokenOf(this.request.params);
-    if (token === undefined || this.closed || !Number.isFinite(progress)) {
+    // A modern task has no stream: its progress is its status message, asked for or not.
+    const describesTask = this.request.task !== undefined && this.era === 'modern';
+    if ((token === undefined && !describesTask) || this.closed || !Number.isFinite(progress)) {
       return;
     }
     if (progress <= this.lastProgress) {
@@ -714,14 +810,18 @@ class EngineCallContext implements McpCallContext {
       return;
     }
     this.lastProgress = progress;
-    const params: JsonObject = { progressToken: token, progress };
+    if (describesTask) {
+      this.request.task!.describe(progress, total, text);
+      return;
+    }
+    const params: JsonObject = { progressToken: token!, progress };
     if (total !== undefined) {
       params.total = total;
     }
     if (text !== undefined && this.revision !== '2024-11-05') {
       params.message = text;
     }
-    this.request.facts.channel.notify(notification('notifications/progress', params));
+    this.emit(notification('notifications/progress', params));
   }
 
   log(level: LogLevel, data: unknown, loggerName?: string): void {
@@ -733,7 +833,7 @@ class EngineCallContext implements McpCallContext {
     if (loggerName !== undefined) {
       params.logger = loggerName;
     }
-    this.request.facts.channel.notify(notification('notifications/message', params));
+    this.emit(notification('notifications/message', params));
   }
 
   closeStream(): void {

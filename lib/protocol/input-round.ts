@@ -77,6 +77,11 @@ export class InputRound {
     return `${prefix}-${rank}`;
   }
 
+  /** Whether the retry brought the answer to `key`. */
+  has(key: string): boolean {
+    return Object.prototype.hasOwnProperty.call(this.answers, key);
+  }
+
   /**
    * The answer to a question, or a promise that never settles while the round collects it:
    * the engine ends the round with `input_required` and aborts the handler's signal.
@@ -85,7 +90,7 @@ export class InputRound {
     if (this.pending.has(key) || Object.prototype.hasOwnProperty.call(this.used, key)) {
       return Promise.reject(new McpError(ErrorCode.InternalError, `Input key "${key}" was asked twice in one request`));
     }
-    const answer = Object.prototype.hasOwnProperty.call(this.answers, key) ? this.answers[key] : undefined;
+    const answer = this.has(key) ? this.answers[key] : undefined;
     if (answer !== undefined) {
       const invalid = invalidAnswer(request.method, answer);
       if (invalid !== undefined) {

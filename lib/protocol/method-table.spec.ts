@@ -1,5 +1,5 @@
 import type { TransportKind } from './call-context';
-import { CACHEABLE_METHODS, LONG_LIVED_METHODS, servesMethod } from './method-table';
+import { CACHEABLE_METHODS, LONG_LIVED_METHODS, SELF_TIMED_METHODS, servesMethod } from './method-table';
 
 const TRANSPORTS: TransportKind[] = ['streamable-http', 'simple-http', 'sse', 'stdio'];
 const NON_SSE: TransportKind[] = ['streamable-http', 'simple-http', 'stdio'];
@@ -81,6 +81,40 @@ describe('servesMethod', () => {
         expect(servesMethod(era, method, transport)).toBe(false);
       }
     });
+  });
+});
+
+describe('servesMethod: tasks', () => {
+  const CORE = ['tasks/get', 'tasks/cancel', 'tasks/result', 'tasks/list'];
+
+  it.each(cross(CORE, TRANSPORTS))('%s is served to 2025-11-25 legacy requests on %s', (method, transport) => {
+    expect(servesMethod('legacy', method, transport, '2025-11-25')).toBe(true);
+  });
+
+  it.each(cross(CORE, ['2024-11-05', '2025-03-26', '2025-06-18', undefined]))(
+    '%s is not served to legacy requests of revision %s',
+    (method, revision) => {
+      expect(servesMethod('legacy', method, 'streamable-http', revision)).toBe(false);
+    },
+  );
+
+  it.each(TRANSPORTS)(
+    'the extension serves tasks/get, tasks/update and tasks/cancel to modern requests on %s',
+    (transport) => {
+      for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+        expect(servesMethod('modern', method, transport)).toBe(true);
+      }
+    },
+  );
+
+  it('the extension has no tasks/result nor tasks/list, and the core methods no tasks/update', () => {
+    expect(servesMethod('modern', 'tasks/result', 'streamable-http')).toBe(false);
+    expect(servesMethod('modern', 'tasks/list', 'streamable-http')).toBe(false);
+    expect(servesMethod('legacy', 'tasks/update', 'streamable-http', '2025-11-25')).toBe(false);
+  });
+
+  it('tasks/result waits by its own limit, not the call deadline', () => {
+    expect([...SELF_TIMED_METHODS]).toEqual(['tasks/result']);
   });
 });
 

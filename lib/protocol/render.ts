@@ -52,6 +52,11 @@ export function renderTool(tool: ToolEntry, revision: string | undefined): Targe
   if (tool.annotations !== undefined && hasFeature(revision, 'toolAnnotations')) {
     rendered.annotations = tool.annotations;
   }
+  // 2025-11-25 tells clients which tools take the `task` param; the tasks extension of
+  // 2026-07-28 leaves the choice to the server.
+  if (tool.taskSupport !== 'forbidden' && hasFeature(revision, 'coreTasks')) {
+    rendered.execution = { taskSupport: tool.taskSupport };
+  }
   return rendered;
 }
 

@@ -38,17 +38,17 @@ describe('readSubscriptionFilter', () => {
     });
   });
 
-  it('ignores unknown keys, flags that are not true, URIs that are not strings, and repeats', () => {
+  it('ignores unknown keys, flags that are not true, URIs and task ids that are not strings, and repeats', () => {
     expect(
       readSubscriptionFilter({
         toolsListChanged: false,
         promptsListChanged: 'yes',
         resourcesListChanged: 1,
-        taskIds: ['task-1'],
+        taskIds: ['task-1', 3, 'task-1', 'task-2'],
         somethingNew: true,
         resourceSubscriptions: ['file:///a', 7, null, { uri: 'x' }, 'file:///a', 'file:///c'],
       }),
-    ).toEqual({ resourceSubscriptions: ['file:///a', 'file:///c'] });
+    ).toEqual({ resourceSubscriptions: ['file:///a', 'file:///c'], taskIds: ['task-1', 'task-2'] });
   });
 
   it.each([undefined, null, 'tools', ['toolsListChanged'], 42])('reads %p as an empty filter', (raw) => {
@@ -155,6 +155,36 @@ describe('SubscriptionHub', () => {
     ]);
     expect(ab.messages.slice(1).map((message) => message.params?.uri)).toEqual(['file:///b', 'file:///a']);
     expect(lists.messages.slice(1)).toEqual([]);
+  });
+
+  it('sends notifications/tasks only to the subscriptions that named the task, until they end', () => {
+    const hub = new SubscriptionHub();
+    const one = new RecordingSink();
+    const both = new RecordingSink();
+    const lists = new RecordingSink();
+    const first = hub.open(1, { taskIds: ['task-1'] }, one);
+    hub.open(2, { taskIds: ['task-1', 'task-2'] }, both);
+    hub.open(3, { toolsListChanged: true }, lists);
+
+    const params = { taskId: 'task-2', status: 'completed' };
+    hub.publish({ type: 'task_status', taskId: 'task-2', params });
+    hub.publish({ type: 'task_status', taskId: 'task-1', params: { taskId: 'task-1', status: 'working' } });
+    hub.publish({ type: 'task_status', taskId: 'task-3', params: { taskId: 'task-3', status: 'working' } });
+
+    expect(one.messages.slice(1)).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/tasks',
+        params: { _meta: { [SUBSCRIPTION_ID]: 1 }, taskId: 'task-1', status: 'working' },
+      },
+    ]);
+    expect(both.messages.slice(1).map((message) => message.params?.taskId)).toEqual(['task-2', 'task-1']);
+    expect(lists.messages.slice(1)).toEqual([]);
+
+    first.cancel();
+    hub.publish({ type: 'task_status', taskId: 'task-1', params: { taskId: 'task-1', status: 'completed' } });
+    expect(one.messages).toHaveLength(2);
+    expect(both.messages.slice(3).map((message) => message.params?.status)).toEqual(['completed']);
   });
 
   it('keeps subscriptions with the same id apart (two HTTP clients may both use id 1)', () => {

@@ -13,7 +13,9 @@ export type ListKind = 'tools' | 'resources' | 'prompts';
 /** A change the server announces; `McpEvent` of the notification bus has this shape. */
 export type SubscriptionEvent =
   | { readonly type: 'list_changed'; readonly list: ListKind }
-  | { readonly type: 'resource_updated'; readonly uri: string };
+  | { readonly type: 'resource_updated'; readonly uri: string }
+  /** A task changed: `params` is its `notifications/tasks` rendering. */
+  | { readonly type: 'task_status'; readonly taskId: string; readonly params: JsonObject };
 
 /**
  * The `notifications` param of `subscriptions/listen`: what a listener asks for and, once read,
@@ -24,6 +26,8 @@ export interface SubscriptionFilter {
   readonly promptsListChanged?: boolean;
   readonly resourcesListChanged?: boolean;
   readonly resourceSubscriptions?: readonly string[];
+  /** Tasks extension: the tasks whose `notifications/tasks` the listener hears. */
+  readonly taskIds?: readonly string[];
 }
 
 /** Where a subscription writes: the listen request's channel. */
@@ -57,6 +61,7 @@ export function readSubscriptionFilter(raw: unknown): SubscriptionFilter {
     promptsListChanged?: boolean;
     resourcesListChanged?: boolean;
     resourceSubscriptions?: string[];
+    taskIds?: string[];
   } = {};
   for (const [, flag] of LIST_FLAGS) {
     if (raw[flag] === true) {
@@ -66,6 +71,10 @@ export function readSubscriptionFilter(raw: unknown): SubscriptionFilter {
   const uris = raw.resourceSubscriptions;
   if (Array.isArray(uris)) {
     honoured.resourceSubscriptions = [...new Set(uris.filter((uri): uri is string => typeof uri === 'string'))];
+  }
+  const taskIds = raw.taskIds;
+  if (Array.isArray(taskIds)) {
+    honoured.taskIds = [...new Set(taskIds.filter((id): id is string => typeof id === 'string'))];
   }
   return honoured;
 }
@@ -162,6 +171,7 @@ export class SubscriptionHub {
     prompts: new Set(),
   };
   private readonly byUri = new Map<string, Set<Subscription>>();
+  private readonly byTask = new Map<string, Set<Subscription>>();
 
   /** How many subscriptions are open. */
   get size(): number {
@@ -181,12 +191,10 @@ export class SubscriptionHub {
       }
     }
     for (const uri of filter.resourceSubscriptions ?? []) {
-      let listeners = this.byUri.get(uri);
-      if (listeners === undefined) {
-        listeners = new Set();
-        this.byUri.set(uri, listeners);
-      }
-      listeners.add(subscription);
+      addTo(this.byUri, uri, subscription);
+    }
+    for (const taskId of filter.taskIds ?? []) {
+      addTo(this.byTask, taskId, subscription);
     }
     subscription.send('notifications/subscriptions/acknowledged', { notifications: { ...filter } });
     return subscription;
@@ -199,6 +207,12 @@ export class SubscriptionHub {
       // A copy: a listener whose channel fails is removed from the set while it is walked.
       for (const subscription of [...this.byList[event.list]]) {
         subscription.send(method);
+      }
+      return;
+    }
+    if (event.type === 'task_status') {
+      for (const subscription of [...(this.byTask.get(event.taskId) ?? [])]) {
+        subscription.send('notifications/tasks', event.params);
       }
       return;
     }
@@ -249,11 +263,27 @@ export class SubscriptionHub {
       }
     }
     for (const uri of subscription.filter.resourceSubscriptions ?? []) {
-      const listeners = this.byUri.get(uri);
-      listeners?.delete(subscription);
-      if (listeners?.size === 0) {
-        this.byUri.delete(uri);
-      }
+      removeFrom(this.byUri, uri, subscription);
     }
+    for (const taskId of subscription.filter.taskIds ?? []) {
+      removeFrom(this.byTask, taskId, subscription);
+    }
+  }
+}
+
+function addTo(index: Map<string, Set<Subscription>>, key: string, subscription: Subscription): void {
+  let listeners = index.get(key);
+  if (listeners === undefined) {
+    listeners = new Set();
+    index.set(key, listeners);
+  }
+  listeners.add(subscription);
+}
+
+function removeFrom(index: Map<string, Set<Subscription>>, key: string, subscription: Subscription): void {
+  const listeners = index.get(key);
+  listeners?.delete(subscription);
+  if (listeners?.size === 0) {
+    index.delete(key);
   }
 }

@@ -4,6 +4,7 @@ import { ConformancePrompts } from './conformance.prompts';
 import { ConformanceResources } from './conformance.resources';
 import { ConformanceTools } from './conformance.tools';
 import { ConformanceInputTools } from './conformance.input';
+import { ConformanceTaskTools } from './conformance.tasks';
 
 /**
  * The fixture server the official MCP conformance suite runs against (see `.ci/run`). Every
@@ -19,6 +20,6 @@ import { ConformanceInputTools } from './conformance.input';
       description: 'The fixture surface of the MCP conformance suite, built with nest-mcp decorators',
     }),
   ],
-  providers: [ConformanceTools, ConformanceInputTools, ConformanceResources, ConformancePrompts],
+  providers: [ConformanceTools, ConformanceInputTools, ConformanceTaskTools, ConformanceResources, ConformancePrompts],
 })
 export class ConformanceModule {}

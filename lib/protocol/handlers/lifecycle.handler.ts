@@ -11,6 +11,7 @@ import { servesMethod } from '../method-table';
 import type { TransportKind } from '../call-context';
 import type { McpEngine, ResolvedRequest } from '../engine';
 import type { ClientCapabilities, Implementation } from '../mcp-types';
+import { TASKS_EXTENSION } from '../../tasks/task-mode';
 
 /**
  * Whether change notifications (list changes, resource updates) reach clients of `era` on
@@ -39,6 +40,9 @@ function legacyCapabilities(engine: McpEngine, request: ResolvedRequest, revisio
   if (engine.catalog.hasCompletions() && hasFeature(revision, 'completionsCapability')) {
     capabilities.completions = {};
   }
+  if (engine.tasks !== undefined && hasFeature(revision, 'coreTasks')) {
+    capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+  }
   return capabilities;
 }
 
@@ -47,6 +51,9 @@ function discoverCapabilities(engine: McpEngine, request: ResolvedRequest): Json
   const capabilities = baseCapabilities(deliversChanges(request.era, request.facts.transport));
   if (engine.catalog.hasCompletions()) {
     capabilities.completions = {};
+  }
+  if (engine.tasks !== undefined && request.era === 'modern') {
+    capabilities.extensions = { [TASKS_EXTENSION]: {} };
   }
   return capabilities;
 }

@@ -5,6 +5,41 @@
 import type { JsonObject } from '../json-rpc';
 import { readSubscriptionFilter } from '../subscription-hub';
 import type { McpEngine, ResolvedRequest } from '../engine';
+import { ErrorCode } from '../json-rpc';
+import { McpError } from '../mcp-error';
+import { taskOwner } from '../task-calls';
+import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../../tasks/task-mode';
+import type { McpTaskService } from '../../tasks/mcp-task.service';
+
+/** How many task ids one listen request may name. */
+const MAX_TASK_IDS = 1_000;
+
+/**
+ * The task ids a listener may hear of: those its caller owns (others are left out, as unknown
+ * ones are). Asking for any needs the tasks extension (-32021).
+ */
+async function ownedTaskIds(
+  tasks: McpTaskService,
+  request: ResolvedRequest,
+  taskIds: readonly string[],
+): Promise<string[]> {
+  if (taskIds.length === 0) {
+    return [];
+  }
+  if (!declaresTasksExtension(request.clientCapabilities)) {
+    throw new McpError(
+      ErrorCode.MissingRequiredClientCapability,
+      `Missing required client capability: task notifications need the ${TASKS_EXTENSION} extension`,
+      TASKS_EXTENSION_REQUIRED,
+    );
+  }
+  if (taskIds.length > MAX_TASK_IDS) {
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: at most ${MAX_TASK_IDS} taskIds per subscription`);
+  }
+  const owner = taskOwner(request);
+  const found = await Promise.all(taskIds.map((id) => tasks.get(id)));
+  return taskIds.filter((_, index) => found[index]?.owner === owner);
+}
 
 export async function handleListen(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
   const { facts, scope } = request;
@@ -14,12 +49,15 @@ export async function handleListen(engine: McpEngine, request: ResolvedRequest):
   if (signal.aborted) {
     throw signal.reason;
   }
+  let filter = readSubscriptionFilter(request.params.notifications);
+  if (filter.taskIds !== undefined) {
+    // A server without tasks does not know the key, and ignores it like any unknown one.
+    const { taskIds, ...rest } = filter;
+    filter =
+      engine.tasks === undefined ? rest : { ...rest, taskIds: await ownedTaskIds(engine.tasks, request, taskIds) };
+  }
   facts.channel.hold?.();
-  const subscription = engine.subscriptions.open(
-    request.id,
-    readSubscriptionFilter(request.params.notifications),
-    facts.channel,
-  );
+  const subscription = engine.subscriptions.open(request.id, filter, facts.channel);
   // The engine answers nothing to a cancelled request; removing the subscription right away
   // keeps nothing of a client that went away.
   signal.addEventListener('abort', () => subscription.cancel(), { once: true });

@@ -10,6 +10,9 @@ import { checkParamHeaders } from '../request-headers';
 import { toCallToolResult, toolErrorResult } from '../results';
 import type { McpEngine, ResolvedRequest } from '../engine';
 import type { CallToolResult } from '../mcp-types';
+import type { ToolEntry } from '../catalog';
+import { runAsTask, runEscalating } from '../task-calls';
+import { clientTakesTasks, taskMode, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../../tasks/task-mode';
 
 export async function handleToolsList(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
   const { catalog } = engine;
@@ -39,6 +42,43 @@ export async function handleToolsCall(engine: McpEngine, request: ResolvedReques
       throw new McpError(ErrorCode.HeaderMismatch, mismatch);
     }
   }
+  const mode = taskMode(
+    tool.taskSupport,
+    engine.tasks !== undefined && clientTakesTasks(request.era, request.revision, params, request.clientCapabilities),
+    request.era,
+  );
+  const work = (): Promise<JsonObject> => runTool(engine, request, tool, args);
+  switch (mode) {
+    case 'refuse':
+      throw request.era === 'modern'
+        ? new McpError(
+            ErrorCode.MissingRequiredClientCapability,
+            `Tool ${tool.name} runs only as a task: the request must declare the ${TASKS_EXTENSION} extension`,
+            TASKS_EXTENSION_REQUIRED,
+          )
+        : new McpError(
+            ErrorCode.MethodNotFound,
+            `Tool ${tool.name} must be called as a task: send the "task" param (protocol revision 2025-11-25)`,
+          );
+    case 'task':
+      return runAsTask(engine, engine.tasks!, request, work);
+    case 'escalate':
+      return runEscalating(engine, engine.tasks!, request, work);
+    default:
+      return work();
+  }
+}
+
+/**
+ * Runs one call of a tool: validates the arguments, invokes the tool, checks its output and
+ * renders the result. A tool error becomes an error result; a protocol error is thrown.
+ */
+async function runTool(
+  engine: McpEngine,
+  request: ResolvedRequest,
+  tool: ToolEntry,
+  args: JsonObject,
+): Promise<JsonObject> {
   // Validators of JSON Schema answer synchronously: await only those that do not.
   const checked = tool.input.validate(args);
   const input = checked instanceof Promise ? await checked : checked;
@@ -56,7 +96,7 @@ export async function handleToolsCall(engine: McpEngine, request: ResolvedReques
   } catch (error) {
     if (error instanceof McpToolError) {
       result = toolErrorResult(error.message);
-    } else if (error instanceof McpError || request.scope.aborted) {
+    } else if (error instanceof McpError || request.scope.aborted || request.task?.closed === true) {
       throw error;
     } else {
       engine.logFailure(request, error);

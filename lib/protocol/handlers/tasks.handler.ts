@@ -1,0 +1,121 @@
+/**
+ * tasks/get, tasks/result, tasks/list, tasks/cancel (2025-11-25 core methods) and tasks/get,
+ * tasks/update, tasks/cancel (2026-07-28 extension `io.modelcontextprotocol/tasks`). A task is
+ * only ever found by its owner: another caller's task is answered as an unknown one (-32602).
+ */
+import { ErrorCode, type JsonObject } from '../json-rpc';
+import { McpError } from '../mcp-error';
+import { paginate } from '../pagination';
+import { taskOwner } from '../task-calls';
+import type { McpEngine, ResolvedRequest } from '../engine';
+import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../../tasks/task-mode';
+import { relatedTaskMeta, renderLegacyTask, renderModernTask } from '../../tasks/task-render';
+import { isTerminal, type McpTaskRecord } from '../../tasks/task-store.interface';
+import type { McpTaskService } from '../../tasks/mcp-task.service';
+
+/**
+ * The task service, once the request may use it: in the modern era the request must declare
+ * the tasks extension (-32021).
+ */
+function serviceFor(engine: McpEngine, request: ResolvedRequest): McpTaskService {
+  const { tasks } = engine;
+  if (tasks === undefined) {
+    throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+  }
+  if (request.era === 'modern' && !declaresTasksExtension(request.clientCapabilities)) {
+    throw new McpError(
+      ErrorCode.MissingRequiredClientCapability,
+      `Missing required client capability: ${request.method} needs the ${TASKS_EXTENSION} extension`,
+      TASKS_EXTENSION_REQUIRED,
+    );
+  }
+  return tasks;
+}
+
+/** The task the request names, if its caller owns it. */
+async function ownedTask(engine: McpEngine, request: ResolvedRequest): Promise<[McpTaskService, McpTaskRecord]> {
+  const tasks = serviceFor(engine, request);
+  return [tasks, await tasks.owned(taskOwner(request), request.params.taskId)];
+}
+
+export async function handleTasksGet(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const [, task] = await ownedTask(engine, request);
+  return request.era === 'legacy' ? renderLegacyTask(task) : renderModernTask(task);
+}
+
+/**
+ * 2025-11-25: waits for the task to end, then answers what the call would have answered: its
+ * result (tagged with the task), or its error. While it waits, the task's requests to the
+ * client travel on this request's stream.
+ */
+export async function handleTasksResult(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const [tasks, task] = await ownedTask(engine, request);
+  const detach = engine.taskCall(task.id)?.attach(request.facts.channel);
+  let settled: McpTaskRecord | undefined;
+  try {
+    settled = await tasks.awaitTerminal(task.id, tasks.options.resultTimeoutMs, request.scope.signal);
+  } finally {
+    detach?.();
+  }
+  if (request.scope.aborted) {
+    throw request.scope.reason;
+  }
+  if (settled === undefined) {
+    throw new McpError(ErrorCode.InvalidParams, `Task not found: ${task.id}`);
+  }
+  if (!isTerminal(settled.status)) {
+    throw new McpError(
+      ErrorCode.InternalError,
+      `Task ${task.id} did not end within ${tasks.options.resultTimeoutMs} ms`,
+    );
+  }
+  if (settled.status === 'cancelled') {
+    throw new McpError(ErrorCode.InvalidParams, `Task cancelled: ${task.id}`);
+  }
+  if (settled.result === undefined) {
+    const error = settled.error ?? { code: ErrorCode.InternalError, message: 'Internal error' };
+    throw new McpError(error.code, error.message, error.data);
+  }
+  const { result } = settled;
+  const meta = result._meta !== null && typeof result._meta === 'object' ? (result._meta as JsonObject) : {};
+  return { ...result, _meta: { ...meta, ...relatedTaskMeta(task.id) } };
+}
+
+/** 2025-11-25: the caller's tasks, by id, in pages. */
+export async function handleTasksList(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const tasks = serviceFor(engine, request);
+  const owned = await tasks.list(taskOwner(request));
+  const page = paginate(owned, (task) => task.id, request.params.cursor, engine.options.pageSize);
+  const result: JsonObject = { tasks: page.items.map(renderLegacyTask) };
+  if (page.nextCursor !== undefined) {
+    result.nextCursor = page.nextCursor;
+  }
+  return result;
+}
+
+/**
+ * Cancels a task. 2025-11-25 answers the cancelled task and refuses a terminal one (-32602);
+ * 2026-07-28 acknowledges with an empty result, terminal or not.
+ */
+export async function handleTasksCancel(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const [tasks, task] = await ownedTask(engine, request);
+  if (request.era === 'legacy' && isTerminal(task.status)) {
+    throw new McpError(ErrorCode.InvalidParams, `Task ${task.id} is already ${task.status}`);
+  }
+  const after = await tasks.cancel(task.id);
+  if (request.era === 'modern') {
+    return {};
+  }
+  if (after !== undefined && after.status !== 'cancelled') {
+    // It ended on its own while the cancellation was on its way.
+    throw new McpError(ErrorCode.InvalidParams, `Task ${task.id} is already ${after.status}`);
+  }
+  return renderLegacyTask(after ?? task);
+}
+
+/** 2026-07-28: answers questions of an `input_required` task; an acknowledgement, eventually consistent. */
+export async function handleTasksUpdate(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+  const [tasks, task] = await ownedTask(engine, request);
+  await tasks.answer(task.id, request.params.inputResponses);
+  return {};
+}

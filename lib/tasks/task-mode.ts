@@ -1,0 +1,67 @@
+/**
+ * The tool-call mode table: whether a call runs in place, is refused, becomes a task at once or
+ * runs in place for a while and then becomes a task. One function for every transport.
+ */
+import { isJsonObject, type JsonObject } from '../protocol/json-rpc';
+import { hasFeature, type Era, type Revision } from '../protocol/revisions';
+import type { TaskSupport } from '../protocol/catalog';
+import type { ClientCapabilities } from '../protocol/mcp-types';
+
+/** The id of the 2026-07-28 tasks extension. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/**
+ * How one tool call runs:
+ * - `inline`: to completion, answered in place;
+ * - `refuse`: not at all, the client cannot take the task the tool needs;
+ * - `task`: as a task created before the call is answered with its handle (2025-11-25);
+ * - `escalate`: in place for the inline window (`tasks.inlineMs`), then handed to a task (2026-07-28).
+ */
+export type TaskMode = 'inline' | 'refuse' | 'task' | 'escalate';
+
+/**
+ * | taskSupport          | client takes tasks | era    | mode     |
+ * |----------------------|--------------------|--------|----------|
+ * | forbidden            | any                | any    | inline   |
+ * | optional             | no                 | any    | inline   |
+ * | required             | no                 | any    | refuse   |
+ * | optional or required | yes                | legacy | task     |
+ * | optional or required | yes                | modern | escalate |
+ */
+export function taskMode(support: TaskSupport, clientTakesTasks: boolean, era: Era): TaskMode {
+  if (support === 'forbidden') {
+    return 'inline';
+  }
+  if (!clientTakesTasks) {
+    return support === 'required' ? 'refuse' : 'inline';
+  }
+  return era === 'legacy' ? 'task' : 'escalate';
+}
+
+/** Whether a modern request declared the tasks extension in its client capabilities. */
+export function declaresTasksExtension(capabilities: ClientCapabilities): boolean {
+  const extensions = (capabilities as JsonObject).extensions;
+  return isJsonObject(extensions) && isJsonObject(extensions[TASKS_EXTENSION]);
+}
+
+/**
+ * Whether the client of one `tools/call` takes a task: in the modern era, when the request
+ * declares the tasks extension; in the legacy era, when the call asks for one with the `task`
+ * param, which only 2025-11-25 defines.
+ */
+export function clientTakesTasks(
+  era: Era,
+  revision: Revision | undefined,
+  params: JsonObject,
+  capabilities: ClientCapabilities,
+): boolean {
+  if (era === 'modern') {
+    return declaresTasksExtension(capabilities);
+  }
+  return revision !== undefined && hasFeature(revision, 'coreTasks') && isJsonObject(params.task);
+}
+
+/** The `data` of the -32021 error that asks for the tasks extension. */
+export const TASKS_EXTENSION_REQUIRED: JsonObject = Object.freeze({
+  requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+});
