@@ -6,6 +6,8 @@
  * questions and progress of a running task (tagged with the task), the end of a session and the
  * per-owner cap on live tasks.
  */
+import { Injectable, Module } from '@nestjs/common';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ResponseMessage } from '@modelcontextprotocol/sdk/shared/responseMessage.js';
@@ -24,13 +26,16 @@ import {
   type Task,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { JOB_ERROR_CODE, startTasksApp, type TasksApp } from './fixtures/tasks-fixture';
+import { McpCtx, McpTaskService, McpTool, ToolArgs } from 'nest-mcp';
+import { startHttpApp } from './fixtures/http-app';
+import { JOB_ERROR_CODE, startTasksApp, TaskProbe, type TasksApp, TasksFixtureModule } from './fixtures/tasks-fixture';
 import {
   Collector,
   legacyRequest,
   parseSse,
   post,
   type RecordedExchange,
+  recordedResponse,
   recordingFetch,
   type RpcMessage,
   waitUntil,
@@ -788,5 +793,182 @@ describe('2025-11-25 tasks: the cap on live tasks per owner', () => {
     const afterCancel = await startTask(client, 'sleepy', { ms: 0, label: 'cap-after-cancel' });
     expect(afterCancel.status).toBe('working');
     await client.experimental.tasks.cancelTask(third.taskId);
+  });
+});
+
+/** How long the server of the next suite waits for a client's answer (`clientRequestTimeoutMs`). */
+const ASK_TIMEOUT_MS = 300;
+
+/** Lets the tests release the `ask_or_go_on` runs that wait for them, by label. */
+const goOnGates = new Map<string, () => void>();
+
+/**
+ * A tool that survives an unanswered question: it asks for a name, and when the wait ends
+ * without an answer it goes on working (reporting progress) until the test releases it, so that
+ * its task is still live when a `tasks/result` comes after the wait ended.
+ */
+@Injectable()
+class GoOnTools {
+  constructor(private readonly probe: TaskProbe) {}
+
+  @McpTool({
+    description: 'Asks for a name; without an answer, reports progress until released, then answers anyway',
+    input: { type: 'object', properties: { label: { type: 'string' } }, required: ['label'] },
+    taskSupport: 'optional',
+  })
+  async ask_or_go_on(@ToolArgs() args: { label: string }, @McpCtx() ctx: McpCtx) {
+    try {
+      const answer = await ctx.elicit(
+        {
+          message: 'What is your name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        },
+        { key: 'name' },
+      );
+      return `Hello, ${String(answer.content?.name)}!`;
+    } catch (error) {
+      let released = false;
+      goOnGates.set(args.label, () => (released = true));
+      this.probe.ran(`${args.label}:unanswered`);
+      const deadline = Date.now() + 10_000;
+      for (let step = 1; !released && Date.now() < deadline; step += 1) {
+        ctx.progress(step, undefined, 'going on without an answer');
+        await delay(50, undefined, { signal: ctx.signal });
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      return released ? `Went on without a name (${reason})` : 'Never released';
+    }
+  }
+}
+
+@Module({
+  imports: [
+    TasksFixtureModule.forRoot({
+      clientRequestTimeoutMs: ASK_TIMEOUT_MS,
+      tasks: { pollIntervalMs: POLL_INTERVAL_MS },
+    }),
+  ],
+  providers: [GoOnTools],
+})
+class LateQuestionsModule {}
+
+describe('2025-11-25 tasks: a queued question whose wait ended is not sent to a later tasks/result', () => {
+  let server: TasksApp;
+  const open: Connected[] = [];
+
+  /** A session with no GET stream (its questions wait for tasks/result), recording every question. */
+  const connectAsked = async (): Promise<Connected & { questions: Collector<Record<string, any>> }> => {
+    const questions = new Collector<Record<string, any>>();
+    const session = await connect(server.url, {
+      noGetStream: true,
+      elicit: (params) => {
+        questions.push(params);
+        return { action: 'accept', content: { name: 'Ada' } };
+      },
+    });
+    open.push(session);
+    return { ...session, questions };
+  };
+
+  const isQuestion = (message: JSONRPCMessage | RpcMessage): boolean =>
+    'method' in message && message.method === 'elicitation/create';
+
+  beforeAll(async () => {
+    const started = await startHttpApp(LateQuestionsModule);
+    server = { ...started, probe: started.app.get(TaskProbe) };
+  });
+
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((session) => session.close()));
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('the wait times out, the task fails: tasks/result answers its error and asks nothing', async () => {
+    const { client, questions, received, exchanges } = await connectAsked();
+    const task = await startTask(client, 'ask_name', { ms: 0, label: 'late-timeout' });
+    const ended = await waitForStatus(client, task.taskId, 'completed', 'failed', 'cancelled');
+    expect(ended.status).toBe('failed');
+    const record = await server.app.get(McpTaskService).get(task.taskId);
+    expect(record?.error).toEqual({
+      code: -32603,
+      message: `The client did not answer elicitation/create within ${ASK_TIMEOUT_MS} ms`,
+    });
+    expect(ended.statusMessage).toBe(record!.error!.message);
+
+    const error = await rpcError(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema));
+    expect(error.code).toBe(record!.error!.code);
+    expect(error.message).toContain(record!.error!.message);
+    // The question never reached the client: not before, not on the tasks/result stream.
+    expect(questions.items).toEqual([]);
+    expect(received.items.filter(isQuestion)).toEqual([]);
+    expect(await messagesOnPosts(exchanges, 'tasks/result')).not.toContainEqual(
+      expect.objectContaining({ method: 'elicitation/create' }),
+    );
+    expect((await recordedResponse(exchanges, 'tasks/result')).error).toEqual(
+      expect.objectContaining({ code: record!.error!.code }),
+    );
+    expect(server.probe.runs('late-timeout')).toBe(1);
+  });
+
+  it('the wait timed out but the task lives on: a later tasks/result does not get the stale question', async () => {
+    const label = 'late-live';
+    const { client, questions, received, exchanges } = await connectAsked();
+    // A progress token, so that the work's progress shows which stream the task's messages take.
+    const { task } = await client.request(
+      { method: 'tools/call', params: { name: 'ask_or_go_on', arguments: { label }, task: { ttl: TASK_TTL_MS } } },
+      CreateTaskResultSchema,
+      { onprogress: () => undefined },
+    );
+    // The question waited in the task's outbox (no GET stream, no tasks/result) until its wait ended.
+    await waitUntil(() => server.probe.runs(`${label}:unanswered`) === 1, 'the question to time out', 10_000);
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('working');
+
+    const result = client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    // The task's progress comes on the tasks/result stream: it is attached while the task is live.
+    await waitUntil(
+      () => received.items.some((message) => 'method' in message && message.method === 'notifications/progress'),
+      'progress on the tasks/result stream',
+      10_000,
+    );
+    goOnGates.get(label)!();
+    expect(textOf(await result)).toBe(
+      `Went on without a name (The client did not answer elicitation/create within ${ASK_TIMEOUT_MS} ms)`,
+    );
+
+    expect(questions.items).toEqual([]);
+    expect(received.items.filter(isQuestion)).toEqual([]);
+    const onResultStream = await messagesOnPosts(exchanges, 'tasks/result');
+    expect(onResultStream).toContainEqual(
+      expect.objectContaining({
+        method: 'notifications/progress',
+        params: expect.objectContaining({ _meta: { [RELATED_TASK]: { taskId: task.taskId } } }),
+      }),
+    );
+    expect(onResultStream).not.toContainEqual(expect.objectContaining({ method: 'elicitation/create' }));
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('completed');
+  });
+
+  it('control: a tasks/result within the wait gets the question on its stream, and the task completes', async () => {
+    const { client, questions, exchanges } = await connectAsked();
+    const task = await startTask(client, 'ask_name', { ms: 0, label: 'late-control' });
+    // At once, well within the wait.
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(textOf(result)).toBe(`Hello, Ada! (task ${task.taskId})`);
+    expect(questions.items).toHaveLength(1);
+    expect(questions.items[0]).toMatchObject({
+      message: 'What is your name?',
+      _meta: { [RELATED_TASK]: { taskId: task.taskId } },
+    });
+    expect(await messagesOnPosts(exchanges, 'tasks/result')).toContainEqual(
+      expect.objectContaining({
+        method: 'elicitation/create',
+        id: expect.anything(),
+        params: expect.objectContaining({ _meta: { [RELATED_TASK]: { taskId: task.taskId } } }),
+      }),
+    );
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('completed');
   });
 });

@@ -113,6 +113,11 @@ export class ClientRequestTable {
     }
   }
 
+  /** Whether the request `id` of `scope` still waits for its answer. */
+  isWaiting(scope: string, id: JsonRpcId): boolean {
+    return this.byScope.get(scope)?.has(id) === true;
+  }
+
   /** How many answers are awaited, over all scopes. */
   get size(): number {
     let size = 0;

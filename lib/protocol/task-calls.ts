@@ -52,7 +52,9 @@ class TaskChannel implements RequestChannel {
   attach(stream: RequestChannel): () => void {
     this.streams.add(stream);
     for (const message of this.outbox.splice(0)) {
-      if (!this.deliver(message)) {
+      // A question whose wait ended (timed out, the task was cancelled) is no longer asked.
+      const waited = this.sessionId !== undefined && this.engine.clientRequests.isWaiting(this.sessionId, message.id);
+      if (waited && !this.deliver(message)) {
         this.outbox.push(message);
       }
     }
@@ -179,7 +181,14 @@ async function createTask(engine: McpEngine, tasks: McpTaskService, request: Res
       name: typeof request.params.name === 'string' ? request.params.name : '',
       requestedTtlMs: typeof task.ttl === 'number' ? task.ttl : undefined,
     },
-    (reason) => request.scope.abandon(reason),
+    (reason) => {
+      request.scope.abandon(reason);
+      // The task ended (cancelled, expired): nothing reaches it through this process any more,
+      // even if its work never stops.
+      if (request.task !== undefined) {
+        engine.forgetTaskCall(request.task);
+      }
+    },
   );
   const call = new TaskCall(engine, tasks, request, record);
   request.task = call;
