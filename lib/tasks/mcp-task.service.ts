@@ -6,7 +6,6 @@ import type { NotificationBus } from '../notifications/notification-bus.interfac
 import { ErrorCode, isJsonObject, type JsonObject } from '../protocol/json-rpc';
 import { McpError } from '../protocol/mcp-error';
 import { DEFAULT_KEY_PREFIX, invalidAnswer, type ClientMethod, type InputRequest } from '../protocol/client-requests';
-import type { Era, Revision } from '../protocol/revisions';
 import {
   isTerminal,
   type McpTaskError,
@@ -32,17 +31,11 @@ export interface TaskSettings {
   readonly expiredGraceMs: number;
 }
 
-/** What a new task is made of. */
-export interface NewTask {
-  readonly owner: string;
-  readonly era: Era;
-  readonly revision?: Revision;
-  readonly sessionId?: string;
-  readonly method: string;
-  readonly name: string;
+/** What a new task is made of: who owns it, what it runs, and the retention asked for. */
+export type NewTask = Pick<McpTaskRecord, 'owner' | 'era' | 'revision' | 'sessionId' | 'method' | 'name'> & {
   /** The retention the client asked for (2025-11-25 `task.ttl`), capped by `maxTtlMs`. */
   readonly requestedTtlMs?: number;
-}
+};
 
 /** How a task's work ended. */
 export type TaskOutcome =
