@@ -8,7 +8,7 @@ import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcNotification, typ
 import { McpError } from './mcp-error';
 import type { AskOptions, InputRequest } from './client-requests';
 import type { McpEngine, RequestChannel, ResolvedRequest } from './engine';
-import { TaskRelay, type WorkOutcome } from '../tasks/task-relay';
+import { reportOutcome, TaskRelay, type WorkOutcome } from '../tasks/task-relay';
 import { relatedTaskMeta, renderCreateTaskResult } from '../tasks/task-render';
 import type { McpTaskService, TaskOutcome } from '../tasks/mcp-task.service';
 import type { McpTaskRecord } from '../tasks/task-store.interface';
@@ -157,8 +157,15 @@ export class TaskCall {
     }
   }
 
-  /** Stores how the work ended. */
+  /**
+   * Stores how the work ended. An error that is not a protocol error is logged, as the engine
+   * logs one of a call answered in place; the task keeps only "Internal error". Once the task
+   * ended (cancelled, expired), the work's abort is no failure.
+   */
   settle(outcome: WorkOutcome<JsonObject>): void {
+    if (!outcome.ok && !(outcome.error instanceof McpError) && !this.closed) {
+      this.engine.logFailure(this.request, outcome.error);
+    }
     this.engine.forgetTaskCall(this);
     this.tasks.settle(this.record.id, outcomeOf(outcome)).catch((error: unknown) => {
       this.engine.options.logger.error(
@@ -207,10 +214,7 @@ export async function runAsTask(
   work: () => Promise<JsonObject>,
 ): Promise<JsonObject> {
   const call = await createTask(engine, tasks, request);
-  work().then(
-    (value) => call.settle({ ok: true, value }),
-    (error: unknown) => call.settle({ ok: false, error }),
-  );
+  reportOutcome(work(), (outcome) => call.settle(outcome));
   return renderCreateTaskResult(call.record);
 }
 

@@ -114,9 +114,9 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.timer);
     this.timer = undefined;
     this.stopListening?.();
-    for (const [id, live] of this.live) {
-      live.abort(new McpError(ErrorCode.InternalError, 'Server shutting down'));
-      this.live.delete(id);
+    const shutdown = new McpError(ErrorCode.InternalError, 'Server shutting down');
+    for (const id of [...this.live.keys()]) {
+      this.release(id, shutdown, true);
     }
   }
 
@@ -212,9 +212,7 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
    * @internal the engine's
    */
   async settle(id: string, outcome: TaskOutcome): Promise<void> {
-    const live = this.live.get(id);
-    this.live.delete(id);
-    live?.pending.forEach((input) => input.reject(new McpError(ErrorCode.InternalError, 'The task ended')));
+    this.release(id, new McpError(ErrorCode.InternalError, 'The task ended'), false);
     await this.transition(id, (record) => {
       if (outcome.type === 'error') {
         return { ...record, status: 'failed', error: outcome.error, statusMessage: outcome.error.message };
@@ -239,11 +237,8 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
    */
   async cancel(id: string, reason = 'Cancelled by the client'): Promise<McpTaskRecord | undefined> {
     const changed = await this.transition(id, (record) => ({ ...record, status: 'cancelled', statusMessage: reason }));
-    const live = this.live.get(id);
-    if (live !== undefined && changed !== undefined) {
-      this.live.delete(id);
-      live.pending.forEach((input) => input.reject(new McpError(ErrorCode.InternalError, reason)));
-      live.abort(new McpError(ErrorCode.InternalError, reason));
+    if (changed !== undefined) {
+      this.release(id, new McpError(ErrorCode.InternalError, reason), true);
     }
     return changed ?? (await this.get(id));
   }
@@ -427,11 +422,8 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
           await this.store.delete(record.id);
           continue;
         }
-        const live = this.live.get(record.id);
-        this.live.delete(record.id);
         const expired = new McpError(ErrorCode.InternalError, 'Task expired');
-        live?.pending.forEach((input) => input.reject(expired));
-        live?.abort(expired);
+        this.release(record.id, expired, true);
         await this.transition(record.id, (current) => ({
           ...current,
           status: 'failed',
@@ -476,6 +468,22 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
       }
     }
     return stored;
+  }
+
+  /**
+   * Forgets a task whose work runs in this process: its pending questions fail with `reason`,
+   * and its work is aborted with it unless the work ended on its own.
+   */
+  private release(id: string, reason: McpError, abortWork: boolean): void {
+    const live = this.live.get(id);
+    if (live === undefined) {
+      return;
+    }
+    this.live.delete(id);
+    live.pending.forEach((input) => input.reject(reason));
+    if (abortWork) {
+      live.abort(reason);
+    }
   }
 
   private wake(id: string): void {

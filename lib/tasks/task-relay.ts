@@ -9,6 +9,14 @@
 /** How the work of a call ended. */
 export type WorkOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
+/** Reports how `work` ends, as a `WorkOutcome`. */
+export function reportOutcome<T>(work: Promise<T>, report: (outcome: WorkOutcome<T>) => void): void {
+  work.then(
+    (value) => report({ ok: true, value }),
+    (error: unknown) => report({ ok: false, error }),
+  );
+}
+
 type RelayState = 'window' | 'inline' | 'handing' | 'task' | 'dropped';
 
 export class TaskRelay<T, H> {
@@ -35,10 +43,7 @@ export class TaskRelay<T, H> {
    * before the work starts: work that asks a question before its first `await` must find it.
    */
   follow(work: Promise<T>): void {
-    work.then(
-      (value) => this.report({ ok: true, value }),
-      (error: unknown) => this.report({ ok: false, error }),
-    );
+    reportOutcome(work, (outcome) => this.report(outcome));
   }
 
   /**

@@ -3,7 +3,7 @@
  * tasks/update, tasks/cancel (2026-07-28 extension `io.modelcontextprotocol/tasks`). A task is
  * only ever found by its owner: another caller's task is answered as an unknown one (-32602).
  */
-import { ErrorCode, type JsonObject } from '../json-rpc';
+import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
 import { McpError } from '../mcp-error';
 import { paginate } from '../pagination';
 import { taskOwner } from '../task-calls';
@@ -77,7 +77,7 @@ export async function handleTasksResult(engine: McpEngine, request: ResolvedRequ
     throw new McpError(error.code, error.message, error.data);
   }
   const { result } = settled;
-  const meta = result._meta !== null && typeof result._meta === 'object' ? (result._meta as JsonObject) : {};
+  const meta = isJsonObject(result._meta) ? result._meta : {};
   return { ...result, _meta: { ...meta, ...relatedTaskMeta(task.id) } };
 }
 
