@@ -1,7 +1,7 @@
 /**
- * What the two server children (the MCP sample and the floor) share: listening on a random
- * 127.0.0.1 port, reporting to the parent over IPC, forwarding logged errors, and shutting down
- * cleanly; CPU profiles of the measured windows on request.
+ * What the children (the MCP sample, the floor, the round-robin proxy) share: listening on a
+ * random 127.0.0.1 port, reporting to the parent over IPC, forwarding logged errors, and shutting
+ * down cleanly; CPU profiles of the measured windows on request.
  */
 import { ConsoleLogger, type INestApplication } from '@nestjs/common';
 import { writeFileSync } from 'node:fs';
@@ -12,7 +12,9 @@ export type ChildMessage =
   | { type: 'ready'; port: number; tools?: number; path?: string }
   | { type: 'server-error'; message: string }
   | { type: 'ack' }
-  | { type: 'cpu'; userUs: number; systemUs: number };
+  | { type: 'cpu'; userUs: number; systemUs: number }
+  /** The round-robin proxy: requests sent to each target so far. */
+  | { type: 'hits'; hits: number[] };
 
 /** Messages the bench sends to a child. */
 export type ParentMessage =
@@ -21,7 +23,8 @@ export type ParentMessage =
   /** Start the V8 CPU profiler, or stop it and write the profile to `file`. */
   | { type: 'profile'; action: 'start' }
   | { type: 'profile'; action: 'stop'; file: string }
-  | { type: 'tools'; legacy: unknown[]; modern: unknown[] };
+  | { type: 'tools'; legacy: unknown[]; modern: unknown[] }
+  | { type: 'hits' };
 
 export function send(message: ChildMessage): void {
   process.send?.(message);
@@ -64,12 +67,11 @@ async function profile(message: Extract<ParentMessage, { type: 'profile' }>): Pr
   send({ type: 'ack' });
 }
 
-/** Listens on 127.0.0.1 (random port), reports readiness and wires shutdown. */
-export async function serve(
-  app: INestApplication,
-  onMessage?: (message: ParentMessage) => void,
-  extra: { tools?: number; path?: string } = {},
-): Promise<void> {
+/**
+ * Wires a child to the bench: CPU time and profiles on request, other messages to `onMessage`,
+ * errors reported, and `close` then exit on shutdown (or when the bench goes away).
+ */
+export function attach(close: () => Promise<unknown>, onMessage?: (message: ParentMessage) => void): void {
   let closing = false;
   const shutdown = (code: number): void => {
     if (closing) {
@@ -78,7 +80,7 @@ export async function serve(
     closing = true;
     const force = setTimeout(() => process.exit(code), 3000);
     force.unref();
-    app.close().then(
+    close().then(
       () => process.exit(code),
       () => process.exit(code),
     );
@@ -108,7 +110,15 @@ export async function serve(
   process.on('unhandledRejection', (reason) => {
     send({ type: 'server-error', message: `unhandled rejection: ${String(reason)}` });
   });
+}
 
+/** Listens on 127.0.0.1 (random port), reports readiness and wires shutdown. */
+export async function serve(
+  app: INestApplication,
+  onMessage?: (message: ParentMessage) => void,
+  extra: { tools?: number; path?: string } = {},
+): Promise<void> {
+  attach(() => app.close(), onMessage);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   send({ type: 'ready', port: address.port, ...extra });

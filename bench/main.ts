@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: the MCP sample server against a floor (a plain Nest app that hand-builds the
  * same bytes), for tools/call echo and tools/list, in the modern (2026-07-28, stateless) and the
- * legacy (one initialized session) era. See bench/README.md.
+ * legacy (one initialized session) era; then scale-out: two instances on one Redis behind a
+ * round-robin proxy against one (bench/scale-out.ts). See bench/README.md.
  *
  *   ts-node --transpile-only -r tsconfig-paths/register bench/main.ts [options]
  *     --duration <s>   measured seconds per target and scenario (default 8)
  *     --rounds <n>     slices the measured seconds are cut into, alternating server and floor (default 16; short alternating slices keep the machine's background load out of the ratios)
  *     --warmup <s>     unmeasured seconds per target before each scenario (default 1)
- *     --only <ids>     comma-separated scenario ids or prefixes (call-modern, list, call-legacy-16...)
+ *     --only <ids>     comma-separated scenario ids or prefixes (call-modern, list, call-legacy-16, scale...)
  *     --no-floor       skip the floor runs (profiling)
  *     --cpu-prof       V8 CPU profiles of the measured windows, per scenario, of the server and the floor:
  *                      bench/results/profiles/<scenario>.{server,floor}.cpuprofile and <scenario>.requests.json
@@ -22,12 +23,21 @@ import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ChildServer, stopAll } from './children';
-import { load, median, probe, summarize, type Measurement, type Probe, type RequestSpec, type Slice } from './load';
-
-const MODERN = '2026-07-28';
-const LEGACY = '2025-11-25';
-const ECHO_TEXT = 'hello from the nest-mcp bench';
-const TOOL_COUNT = 100;
+import { load, median, probe, summarize, type Measurement, type Probe, type Slice } from './load';
+import {
+  type Era,
+  fmt,
+  LEGACY,
+  type Method,
+  MODERN,
+  openSession,
+  problemWith,
+  renderTable,
+  requestOf,
+  runProblems,
+  TOOL_COUNT,
+} from './requests';
+import { printScale, runScale, SCALE_SCENARIOS } from './scale-out';
 
 const { values: args } = parseArgs({
   options: {
@@ -44,9 +54,6 @@ const { values: args } = parseArgs({
 const DURATION = Number(args.duration);
 const WARMUP = Number(args.warmup);
 const ROUNDS = Math.max(1, Math.floor(Number(args.rounds)));
-
-type Era = 'modern' | 'legacy';
-type Method = 'tools/call' | 'tools/list';
 
 interface Scenario {
   id: string;
@@ -68,102 +75,11 @@ const SCENARIOS: Scenario[] = [
   { id: 'list-legacy-16', method: 'tools/list', era: 'legacy', connections: 16, target: 0.8 },
 ];
 
-const BASE_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-function modernMeta(): Record<string, unknown> {
-  return {
-    'io.modelcontextprotocol/protocolVersion': MODERN,
-    'io.modelcontextprotocol/clientCapabilities': {},
-  };
-}
-
-/** The request of a scenario; `id` is fixed (see README: the server does not require unique ids). */
-function requestOf(method: Method, era: Era, sessionId: string): RequestSpec {
-  const params: Record<string, unknown> =
-    method === 'tools/call' ? { name: 'echo', arguments: { text: ECHO_TEXT } } : {};
-  const headers: Record<string, string> = { ...BASE_HEADERS };
-  if (era === 'modern') {
-    params._meta = modernMeta();
-    headers['mcp-protocol-version'] = MODERN;
-    headers['mcp-method'] = method;
-    if (method === 'tools/call') {
-      headers['mcp-name'] = 'echo';
-    }
-  } else {
-    headers['mcp-protocol-version'] = LEGACY;
-    headers['mcp-session-id'] = sessionId;
-  }
-  const body = { jsonrpc: '2.0', id: 1, method, ...(Object.keys(params).length > 0 ? { params } : {}) };
-  return { headers, body: JSON.stringify(body) };
-}
-
-/** Opens the one legacy session every legacy scenario reuses: initialize, then initialized. */
-async function openSession(server: ChildServer): Promise<string> {
-  const init = await probe(server.url, {
-    headers: BASE_HEADERS,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'nest-mcp-bench', version: '1.0.0' } },
-    }),
-  });
-  const sessionId = init.headers['mcp-session-id'];
-  const parsed = JSON.parse(init.body) as { result?: { protocolVersion?: string } };
-  if (init.status !== 200 || sessionId === undefined || parsed.result?.protocolVersion !== LEGACY) {
-    throw new Error(`initialize failed: ${init.status} ${init.body}`);
-  }
-  const initialized = await probe(server.url, {
-    headers: { ...BASE_HEADERS, 'mcp-protocol-version': LEGACY, 'mcp-session-id': sessionId },
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  });
-  if (initialized.status !== 202) {
-    throw new Error(`notifications/initialized failed: ${initialized.status} ${initialized.body}`);
-  }
-  return sessionId;
-}
-
-/** Why a sample response is not the success we mean to measure, or undefined when it is. */
-function problemWith(method: Method, response: Probe): string | undefined {
-  if (response.status !== 200) {
-    return `HTTP ${response.status}: ${response.body.slice(0, 300)}`;
-  }
-  let parsed: { error?: unknown; result?: Record<string, any> };
-  try {
-    parsed = JSON.parse(response.body) as typeof parsed;
-  } catch {
-    return `not JSON (${response.headers['content-type']}): ${response.body.slice(0, 300)}`;
-  }
-  if (parsed.error !== undefined || parsed.result === undefined) {
-    return `JSON-RPC error: ${response.body.slice(0, 300)}`;
-  }
-  if (method === 'tools/call') {
-    if (parsed.result.isError === true || parsed.result.content?.[0]?.text !== ECHO_TEXT) {
-      return `unexpected tool result: ${response.body.slice(0, 300)}`;
-    }
-  } else if (!Array.isArray(parsed.result.tools) || parsed.result.tools.length !== TOOL_COUNT) {
-    return `expected ${TOOL_COUNT} tools, got ${parsed.result.tools?.length}`;
-  } else if (parsed.result.nextCursor !== undefined) {
-    return 'tools/list is paginated; the bench expects one page';
-  }
-  return undefined;
-}
-
 function headerNames(response: Probe): string {
   return Object.keys(response.headers)
     .filter((name) => name !== 'date')
     .sort()
     .join(',');
-}
-
-/** Runs of the server failed if any response was not a 2xx with the expected body. */
-function runProblems(label: string, m: Measurement): string[] {
-  const problems: string[] = [];
-  if (m.non2xx > 0) problems.push(`${label}: ${m.non2xx} non-2xx responses`);
-  if (m.mismatches > 0) problems.push(`${label}: ${m.mismatches} responses with an unexpected body`);
-  if (m.errors > 0) problems.push(`${label}: ${m.errors} connection errors (${m.timeouts} timeouts)`);
-  if (m.requests === 0) problems.push(`${label}: no responses`);
-  return problems;
 }
 
 interface Row {
@@ -212,10 +128,6 @@ function paired(server: Measurement, floor: Measurement): Pick<Row, 'pairedRatio
   };
 }
 
-function fmt(value: number | undefined, digits = 0): string {
-  return value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits);
-}
-
 function printTable(rows: Row[]): void {
   const header = [
     'scenario',
@@ -255,13 +167,8 @@ function printTable(rows: Row[]): void {
       lines[i].push(fmt(row.patched?.rps), fmt(row.patchedPaired?.pairedRatio, 3), fmt(row.patchedPaired?.cpuRatio, 3)),
     );
   }
-  const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i].length)));
-  const render = (cells: string[]): string =>
-    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-  console.log(render(header));
-  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
-  for (const line of lines) {
-    console.log(render(line));
+  for (const line of renderTable(header, lines)) {
+    console.log(line);
   }
   const clientBound = rows.filter((row) => Math.max(row.server.clientCpuShare, row.floor?.clientCpuShare ?? 0) > 0.9);
   if (clientBound.length > 0) {
@@ -277,26 +184,17 @@ function printTable(rows: Row[]): void {
   );
 }
 
-async function main(): Promise<number> {
-  const startedAt = Date.now();
-  const loadAtStart = loadavg().map((value) => Number(value.toFixed(2)));
-  const only = args.only?.split(',').map((id) => id.trim());
-  const scenarios = SCENARIOS.filter((s) => only === undefined || only.some((id) => s.id.startsWith(id)));
-  const withFloor = !args['no-floor'];
-  const profileDir = args['cpu-prof'] ? join(__dirname, 'results', 'profiles') : undefined;
-  const failures: string[] = [];
-  if (profileDir !== undefined) {
-    mkdirSync(profileDir, { recursive: true });
-  }
-
-  console.log(
-    `nest-mcp bench: ${scenarios.length} scenarios; per target ${WARMUP}s warm-up + ${DURATION}s measured ` +
-      `in ${ROUNDS} alternating slices; ${availableParallelism()} cores, load average ${loadAtStart.join(' ')}; ` +
-      `node ${process.version}`,
-  );
-  if (loadAtStart[0] > availableParallelism() * 0.75) {
-    console.log('warning: the machine is already busy; absolute figures will be low, ratios are more robust');
-  }
+/**
+ * The server/floor scenarios: starts the MCP server and the floor (and the patched server of an
+ * experiment), measures, stops them. Problems go to `failures`.
+ */
+async function runBase(
+  scenarios: Scenario[],
+  withFloor: boolean,
+  profileDir: string | undefined,
+  failures: string[],
+): Promise<Row[]> {
+  const rows: Row[] = [];
   const env = { MCP_PAGE_SIZE: '0', BENCH_TOOL_COUNT: String(TOOL_COUNT) };
   const [server, floor, patched] = await Promise.all([
     ChildServer.start('mcp-server', 'mcp-server.ts', { env }),
@@ -315,14 +213,13 @@ async function main(): Promise<number> {
     );
   }
 
-  const rows: Row[] = [];
   try {
     if (server.ready?.tools !== TOOL_COUNT) {
       throw new Error(`the server registered ${server.ready?.tools} tools, expected ${TOOL_COUNT}`);
     }
-    const sessionId = await openSession(server);
+    const sessionId = await openSession(server.url);
     console.log(`legacy session ${sessionId} (${LEGACY})`);
-    const patchedSessionId = patched ? await openSession(patched) : '';
+    const patchedSessionId = patched ? await openSession(patched.url) : '';
 
     // The floor serves the same tool list, in each era's rendering.
     const lists: Record<Era, unknown[]> = { legacy: [], modern: [] };
@@ -465,17 +362,63 @@ async function main(): Promise<number> {
     failures.push(...floor.errors.map((message) => `floor reported: ${message}`));
   }
   await stopAll();
+  return rows;
+}
 
-  console.log('');
-  printTable(rows);
-  console.log('');
-  console.log('Targets (server req/s ÷ floor req/s):');
-  for (const row of rows.filter((r) => r.target !== undefined)) {
-    const verdict = row.met === undefined ? 'n/a (no floor)' : row.met ? 'MET' : 'MISSED';
-    console.log(
-      `  ${`${row.method} ${row.era} c=${row.concurrency}`.padEnd(28)} ${fmt(row.ratio, 3).padStart(6)} ≥ ${row.target}  ` +
-        `${verdict.padEnd(7)} (paired ${fmt(row.pairedRatio, 3)}, cpu ratio ${fmt(row.cpuRatio, 3)})`,
-    );
+async function main(): Promise<number> {
+  const startedAt = Date.now();
+  const loadAtStart = loadavg().map((value) => Number(value.toFixed(2)));
+  const only = args.only?.split(',').map((id) => id.trim());
+  const selected = (id: string): boolean => only === undefined || only.some((prefix) => id.startsWith(prefix));
+  const scenarios = SCENARIOS.filter((s) => selected(s.id));
+  const scaleScenarios = SCALE_SCENARIOS.filter((s) => selected(s.id));
+  const withFloor = !args['no-floor'];
+  const profileDir = args['cpu-prof'] ? join(__dirname, 'results', 'profiles') : undefined;
+  const failures: string[] = [];
+  if (profileDir !== undefined) {
+    mkdirSync(profileDir, { recursive: true });
+  }
+
+  console.log(
+    `nest-mcp bench: ${scenarios.length + scaleScenarios.length} scenarios; per target ${WARMUP}s warm-up + ${DURATION}s measured ` +
+      `in ${ROUNDS} alternating slices; ${availableParallelism()} cores, load average ${loadAtStart.join(' ')}; ` +
+      `node ${process.version}`,
+  );
+  if (loadAtStart[0] > availableParallelism() * 0.75) {
+    console.log('warning: the machine is already busy; absolute figures will be low, ratios are more robust');
+  }
+  const rows = scenarios.length > 0 ? await runBase(scenarios, withFloor, profileDir, failures) : [];
+  const scale =
+    scaleScenarios.length > 0
+      ? await runScale(scaleScenarios, { durationS: DURATION, rounds: ROUNDS, warmupS: WARMUP })
+      : undefined;
+  failures.push(...(scale?.failures ?? []));
+
+  if (rows.length > 0) {
+    console.log('');
+    printTable(rows);
+    console.log('');
+    console.log('Targets (server req/s ÷ floor req/s):');
+    for (const row of rows.filter((r) => r.target !== undefined)) {
+      const verdict = row.met === undefined ? 'n/a (no floor)' : row.met ? 'MET' : 'MISSED';
+      console.log(
+        `  ${`${row.method} ${row.era} c=${row.concurrency}`.padEnd(28)} ${fmt(row.ratio, 3).padStart(6)} ≥ ${row.target}  ` +
+          `${verdict.padEnd(7)} (paired ${fmt(row.pairedRatio, 3)}, cpu ratio ${fmt(row.cpuRatio, 3)})`,
+      );
+    }
+  }
+  if (scale !== undefined && scale.rows.length > 0) {
+    console.log('');
+    printScale(scale.rows);
+    console.log('');
+    console.log('Scale-out (2 instances ÷ 1 instance, both behind the round-robin proxy, on one Redis):');
+    for (const row of scale.rows) {
+      console.log(
+        `  ${`${row.method} ${row.era} c=${row.concurrency}`.padEnd(28)} ${fmt(row.ratio, 3).padStart(6)}  ` +
+          `(paired ${fmt(row.pairedRatio, 3)}, 2× over direct ${fmt(row.directRatio, 3)}, ` +
+          `${availableParallelism()} cores, proxy in its ${scale.setup.proxy})`,
+      );
+    }
   }
 
   const out = resolve(args.out);
@@ -496,6 +439,7 @@ async function main(): Promise<number> {
         source: sourceVersion(),
         patches: args.patch === '' ? [] : args.patch.split(','),
         rows,
+        ...(scale === undefined ? {} : { scale: { ...scale.setup, rows: scale.rows } }),
         failures,
       },
       null,

@@ -16,7 +16,10 @@ export type {
   McpModuleOptionsFactory,
   McpRequestStateOptions,
   McpStdioOptions,
+  McpRedisOptions,
+  McpRedisClient,
 } from './interfaces/mcp-module-options.interface';
+export { McpStoreUnavailableError } from './errors/mcp-store-unavailable.error';
 export type {
   McpToolOptions,
   McpResourceOptions,

@@ -224,6 +224,15 @@ describe('resolveMcpOptions', () => {
       ['cacheHints', { cacheHints: 60_000 }],
       ['sessions', { sessions: 'forever' }],
       ['http', { http: true }],
+      ['redis', { redis: 'redis://127.0.0.1:6379' }],
+      ['redis', { redis: {} }],
+      ['redis', { redis: { url: 'redis://127.0.0.1:6379', client: { duplicate: () => undefined } } }],
+      ['redis.url', { redis: { url: 'http://127.0.0.1:6379' } }],
+      ['redis.url', { redis: { url: 42 } }],
+      ['redis.client', { redis: { client: { get: () => undefined } } }],
+      ['redis.keyPrefix', { redis: { url: 'redis://h', keyPrefix: '' } }],
+      ['redis.keyPrefix', { redis: { url: 'redis://h', keyPrefix: 'p'.repeat(101) } }],
+      ['redis.commandTimeoutMs', { redis: { url: 'redis://h', commandTimeoutMs: 10 } }],
     ]),
   )('refuses a bad %s (%s), naming the option', (option, _shown, extra) => {
     let thrown: unknown;
@@ -245,5 +254,27 @@ describe('resolveMcpOptions', () => {
     ['the wildcard host and origin', { http: { allowedHosts: ['*'], allowedOrigins: ['*'] } }],
   ])('accepts %s', (_label, extra) => {
     expect(() => resolveWith(extra)).not.toThrow();
+  });
+
+  describe('redis', () => {
+    it('is off by default: memory stores', () => {
+      expect(resolveWith({}).redis).toBeUndefined();
+    });
+
+    it('takes a URL with the default prefix and timeout', () => {
+      expect(resolveWith({ redis: { url: 'rediss://user:pw@cache:6380/2' } }).redis).toEqual({
+        url: 'rediss://user:pw@cache:6380/2',
+        client: undefined,
+        keyPrefix: 'mcp:',
+        commandTimeoutMs: 5_000,
+      });
+    });
+
+    it('takes a client of the application as it is, and a prefix and timeout of its own', () => {
+      const client = { duplicate: () => client };
+      const resolved = resolveWith({ redis: { client, keyPrefix: 'inventory:', commandTimeoutMs: 250 } }).redis;
+      expect(resolved?.client).toBe(client);
+      expect(resolved).toMatchObject({ url: undefined, keyPrefix: 'inventory:', commandTimeoutMs: 250 });
+    });
   });
 });

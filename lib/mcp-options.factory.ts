@@ -4,12 +4,29 @@
  */
 import { McpConfigurationError } from './errors/mcp-configuration.error';
 import { INVALID_OPTION } from './mcp.messages';
-import type { McpModuleOptions, McpTaskOptions } from './interfaces/mcp-module-options.interface';
+import type {
+  McpModuleOptions,
+  McpRedisClient,
+  McpRedisOptions,
+  McpTaskOptions,
+} from './interfaces/mcp-module-options.interface';
 import { isRevision, newestFirst, REVISIONS, type Revision } from './protocol/revisions';
 import { isLogLevel, type LogLevel } from './protocol/log-levels';
 import type { CacheScope, Implementation } from './protocol/mcp-types';
 import { resolveAuthOptions, type ResolvedAuthOptions } from './auth/auth-options';
 import type { TaskSettings } from './tasks/mcp-task.service';
+
+/** The Redis settings, resolved from the module options (`redis`). */
+export interface ResolvedRedisOptions {
+  /** `redis://` or `rediss://` URL of the server; absent when `client` is given. */
+  readonly url?: string;
+  /** The application's own ioredis client; absent when `url` is given. */
+  readonly client?: McpRedisClient;
+  /** Prefix of every key and channel. */
+  readonly keyPrefix: string;
+  /** How long connecting or a command may take (clients made from `url` only). */
+  readonly commandTimeoutMs: number;
+}
 
 /** The options with every default applied. */
 export interface ResolvedMcpOptions {
@@ -44,6 +61,8 @@ export interface ResolvedMcpOptions {
   };
   auth: ResolvedAuthOptions;
   tasks: TaskSettings;
+  /** Absent: memory stores, one instance. */
+  redis?: ResolvedRedisOptions;
 }
 
 function fail(option: string, reason: string): never {
@@ -231,6 +250,33 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
     },
     auth: resolveAuthOptions(options.auth),
     tasks: resolveTaskOptions(section(options.tasks, 'tasks')),
+    redis: options.redis === undefined ? undefined : resolveRedisOptions(section(options.redis, 'redis')),
+  };
+}
+
+function resolveRedisOptions(redis: Partial<McpRedisOptions>): ResolvedRedisOptions {
+  const { url, client } = redis;
+  if ((url === undefined) === (client === undefined)) {
+    fail('redis', 'needs exactly one of url and client');
+  }
+  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url))) {
+    fail('redis.url', 'must be a redis:// or rediss:// URL');
+  }
+  if (
+    client !== undefined &&
+    (typeof client !== 'object' || client === null || typeof client.duplicate !== 'function')
+  ) {
+    fail('redis.client', 'must be an ioredis client');
+  }
+  const keyPrefix = redis.keyPrefix ?? 'mcp:';
+  if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || keyPrefix.length > 100) {
+    fail('redis.keyPrefix', 'must be a non-empty string of at most 100 characters');
+  }
+  return {
+    url,
+    client,
+    keyPrefix,
+    commandTimeoutMs: integer(redis.commandTimeoutMs, 'redis.commandTimeoutMs', 5_000, 100, 600_000),
   };
 }
 

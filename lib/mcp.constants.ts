@@ -43,3 +43,7 @@ export const MCP_PRINCIPAL_PROPERTY = 'mcpPrincipal';
 export const MCP_SCOPES_METADATA = 'nest-mcp:scopes';
 /** Metadata of `@McpVisibilityGuard` (on a guard class). */
 export const MCP_VISIBILITY_GUARD_METADATA = 'nest-mcp:visibility-guard';
+/** Token of the link between the instances of one server (`ClusterLink`). */
+export const MCP_CLUSTER_LINK = Symbol('nest-mcp:cluster-link');
+/** Token of the Redis connections (`RedisHub`), or `undefined` without Redis. */
+export const MCP_REDIS_HUB = Symbol('nest-mcp:redis-hub');

@@ -22,3 +22,6 @@ export const SCOPED_HANDLER_WITHOUT_REQUEST = (where: string) =>
 
 export const MULTIPLE_DECORATORS = (where: string) =>
   `${where} carries more than one of @McpTool, @McpResource, @McpResourceTemplate and @McpPrompt; use one per method.`;
+
+/** What a client is told when the shared store (Redis) is away; the details go to the log. */
+export const STORE_UNAVAILABLE = 'Service unavailable: the server state store cannot be reached; retry shortly';

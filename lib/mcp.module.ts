@@ -1,13 +1,7 @@
 import { Inject, Logger, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } from './mcp.module-definition';
-import {
-  MCP_NOTIFICATION_BUS,
-  MCP_REPLAY_STORE,
-  MCP_RESOLVED_OPTIONS,
-  MCP_SESSION_STORE,
-  MCP_TASK_STORE,
-} from './mcp.constants';
+import { MCP_CLUSTER_LINK, MCP_RESOLVED_OPTIONS } from './mcp.constants';
 import { resolveMcpOptions, type ResolvedMcpOptions } from './mcp-options.factory';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
@@ -16,10 +10,9 @@ import { McpEngine } from './protocol/engine';
 import { McpExplorer } from './discovery/mcp.explorer';
 import { McpSessionService } from './sessions/mcp-session.service';
 import { SessionChannels } from './sessions/session-channels';
-import { MemorySessionStore } from './stores/memory/memory-session.store';
-import { MemoryNotificationBus } from './stores/memory/memory-notification.bus';
-import { MemoryReplayStore } from './stores/memory/memory-replay.store';
-import { MemoryTaskStore } from './stores/memory/memory-task.store';
+import { STORE_PROVIDERS } from './stores/store.providers';
+import type { ClusterLink } from './cluster/cluster-link.interface';
+import { bindEngineToCluster } from './cluster/engine-cluster';
 import { McpTaskService } from './tasks/mcp-task.service';
 import { McpNotifier } from './notifications/mcp-notifier.service';
 import { StreamableHttpService } from './transports/http/streamable-http.service';
@@ -57,15 +50,8 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
       useFactory: (compiler: McpSchemaCompiler) => new McpRegistry(compiler),
       inject: [McpSchemaCompiler],
     },
-    { provide: MCP_SESSION_STORE, useFactory: () => new MemorySessionStore() },
-    { provide: MCP_NOTIFICATION_BUS, useFactory: () => new MemoryNotificationBus() },
-    { provide: MCP_TASK_STORE, useFactory: () => new MemoryTaskStore() },
+    ...STORE_PROVIDERS,
     McpTaskService,
-    {
-      provide: MCP_REPLAY_STORE,
-      useFactory: (options: ResolvedMcpOptions) => new MemoryReplayStore(options.http.replayBufferSize),
-      inject: [MCP_RESOLVED_OPTIONS],
-    },
     SessionChannels,
     McpSessionService,
     {
@@ -76,8 +62,10 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
         sessions: McpSessionService,
         tasks: McpTaskService,
         channels: SessionChannels,
+        link: ClusterLink,
       ) => {
         const logger = new Logger('McpEngine');
+        const cluster = bindEngineToCluster(link, (what, error) => logger.warn(`Could not ${what}: ${String(error)}`));
         const engine = new McpEngine(
           {
             serverInfo: options.serverInfo,
@@ -97,18 +85,27 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
             },
           },
           registry,
-          { tasks, sendToSession: (sessionId, message) => channels.send(sessionId, message) },
+          {
+            tasks,
+            sendToSession: (sessionId, message) => channels.route(sessionId, message),
+            cluster: cluster.hooks,
+          },
         );
+        cluster.listen(engine);
         // Calls and tasks of an ended session stop with it: no one can reach them any more.
-        sessions.onEnd((sessionId) => {
+        sessions.onEnd((sessionId, _reason, here) => {
           engine.abortScope(sessionId);
+          if (!here) {
+            // The instance that ended the session cancels its tasks.
+            return;
+          }
           void tasks.cancelOwned(`session:${sessionId}`, 'Session ended').catch((error: unknown) => {
             logger.error(`Could not cancel the tasks of session ${sessionId}: ${String(error)}`);
           });
         });
         return engine;
       },
-      inject: [MCP_RESOLVED_OPTIONS, McpRegistry, McpSessionService, McpTaskService, SessionChannels],
+      inject: [MCP_RESOLVED_OPTIONS, McpRegistry, McpSessionService, McpTaskService, SessionChannels, MCP_CLUSTER_LINK],
     },
     McpExplorer,
     McpNotifier,

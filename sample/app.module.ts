@@ -11,6 +11,7 @@ import { RequestInfoTool } from './common/request-info.tool';
 import { EditorGuard } from './common/editor.guard';
 import { TimingInterceptor } from './common/timing.interceptor';
 import { sampleAuth } from './common/sample-auth';
+import { sampleRedis } from './common/sample-redis';
 
 @Module({
   imports: [
@@ -31,6 +32,10 @@ import { sampleAuth } from './common/sample-auth';
         pageSize: Number(config.get('MCP_PAGE_SIZE') ?? 0),
         // MCP_AUTH=none|bearer|apikey|basic, MCP_AUTH_SECRET=<token, key or user:password>
         auth: await sampleAuth(config.get('MCP_AUTH'), config.get('MCP_AUTH_SECRET')),
+        // MCP_REDIS_URL=redis://127.0.0.1:6379 shares sessions, tasks and notifications between
+        // instances (memory, one process, without it). MCP_REQUEST_STATE_SECRET (32 bytes or
+        // more) must then be the same on every instance. The notes themselves stay per process.
+        ...sampleRedis(config.get('MCP_REDIS_URL'), config.get('MCP_REQUEST_STATE_SECRET')),
       }),
     }),
   ],

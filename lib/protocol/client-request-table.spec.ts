@@ -11,7 +11,7 @@ describe('ClientRequestTable', () => {
     const id = table.newId();
     const waiting = table.wait('s1', id, 'roots/list', 0, signal().signal);
     expect(table.deliver('s2', success(id, { roots: [] }))).toBe(false);
-    expect(table.deliver('s1', success(id + 1, { roots: [] }))).toBe(false);
+    expect(table.deliver('s1', success((id as number) + 1, { roots: [] }))).toBe(false);
     expect(table.deliver('s1', success(id, { roots: [{ uri: 'file:///a' }] }))).toBe(true);
     await expect(waiting).resolves.toEqual({ roots: [{ uri: 'file:///a' }] });
     expect(table.size).toBe(0);
@@ -64,5 +64,18 @@ describe('ClientRequestTable', () => {
     call.abort(new Error('gone'));
     await expect(table.wait('s1', 1, 'roots/list', 0, call.signal)).rejects.toThrow('gone');
     expect(table.size).toBe(0);
+  });
+
+  it('makes string ids under a prefix when given one (several instances), still matched on session and id', async () => {
+    const table = new ClientRequestTable('0123456789abcdef.');
+    const first = table.newId();
+    const second = table.newId();
+    expect(first).toBe('0123456789abcdef.1');
+    expect(second).toBe('0123456789abcdef.2');
+    const waiting = table.wait('s1', second, 'roots/list', 0, signal().signal);
+    expect(table.deliver('s1', success(2, { roots: [] }))).toBe(false);
+    expect(table.deliver('s2', success(second, { roots: [] }))).toBe(false);
+    expect(table.deliver('s1', success(second, { roots: [] }))).toBe(true);
+    await expect(waiting).resolves.toEqual({ roots: [] });
   });
 });

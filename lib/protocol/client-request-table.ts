@@ -28,9 +28,16 @@ export class ClientRequestTable {
   private nextId = 1;
   private readonly byScope = new Map<string, Map<JsonRpcId, Waiting>>();
 
+  /**
+   * @param idPrefix with several instances: ids are strings that start with it, so that an
+   * answer reaching another instance names the instance it is for.
+   */
+  constructor(private readonly idPrefix?: string) {}
+
   /** A fresh id for a request to a client (ids are never reused within a process). */
-  newId(): number {
-    return this.nextId++;
+  newId(): JsonRpcId {
+    const id = this.nextId++;
+    return this.idPrefix === undefined ? id : `${this.idPrefix}${id}`;
   }
 
   /**

@@ -23,6 +23,8 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from './json-rpc';
+import { McpStoreUnavailableError } from '../errors/mcp-store-unavailable.error';
+import { STORE_UNAVAILABLE } from '../mcp.messages';
 import { McpError, newElicitationId } from './mcp-error';
 import type { Catalog } from './catalog';
 import { ANONYMOUS_PRINCIPAL, type McpCallContext, type McpPrincipal, type TransportKind } from './call-context';
@@ -89,7 +91,7 @@ export interface RequestChannel {
    * roots). Returns `false` when the stream can no longer carry it. Absent where a transport has
    * no way to reach the client during a call.
    */
-  request?(message: JsonRpcRequest): boolean;
+  request?(message: JsonRpcRequest): boolean | Promise<boolean>;
   /**
    * Legacy era, resumable streams (SEP-1699): ends the connection of the request's SSE stream
    * but not the stream; its later messages wait in the session's replay buffer for the client
@@ -194,8 +196,34 @@ export interface ResolvedRequest {
 export interface EngineHooks {
   /** The task service; without it no call becomes a task and the `tasks/*` methods are not served. */
   readonly tasks?: McpTaskService;
-  /** Sends a message on a legacy session's standalone stream; `false` when it has none here. */
-  readonly sendToSession?: (sessionId: string, message: JsonRpcMessage) => boolean;
+  /**
+   * Sends a message on a legacy session's standalone stream, wherever it is held; resolves
+   * `false` when the session has none.
+   */
+  readonly sendToSession?: (sessionId: string, message: JsonRpcMessage) => boolean | Promise<boolean>;
+  /** The other instances of the server, when there may be some. */
+  readonly cluster?: EngineCluster;
+}
+
+/**
+ * Legacy sessions served by several instances: a client's answer, or its `notifications/cancelled`,
+ * may reach an instance that does not run the request it is about.
+ */
+export interface EngineCluster {
+  /**
+   * Prefix of the ids of this instance's requests to clients (ids become strings), so that the
+   * instance an answer reaches knows where to send it.
+   */
+  readonly requestIdPrefix: string;
+  /** Sends an answer to the instance whose request it answers; `false` when no instance is named by its id. */
+  forwardResponse(scope: string, response: JsonRpcResponse): boolean;
+  /** Tells the other instances to cancel a request of `scope` that does not run here. */
+  forwardCancel(scope: string, requestId: JsonRpcId, reason: string): void;
+  /**
+   * Legacy: opens a `tasks/result` request's stream to a task whose work runs on another
+   * instance, so that its questions reach the client; returns how to close it.
+   */
+  attachTaskStream(taskId: string, channel: RequestChannel): () => void;
 }
 
 type Handler = (engine: McpEngine, request: ResolvedRequest) => Promise<JsonObject>;
@@ -249,7 +277,7 @@ export class McpEngine {
   /** The modern `_meta` stamp (`serverInfo`) rendered per revision. */
   private readonly metaByRevision = new Map<string | undefined, JsonObject>();
   /** Legacy era: requests sent to clients, waiting for their answers. */
-  readonly clientRequests = new ClientRequestTable();
+  readonly clientRequests: ClientRequestTable;
   private readonly sealer: RequestStateSealer;
   /** The calls running as tasks in this process, by task id. */
   private readonly taskCalls = new Map<string, TaskCall>();
@@ -263,6 +291,7 @@ export class McpEngine {
     private readonly hooks: EngineHooks = {},
   ) {
     this.tasks = hooks.tasks;
+    this.clientRequests = new ClientRequestTable(hooks.cluster?.requestIdPrefix);
     this.deadlines = new Deadlines(options.callTimeoutMs);
     this.sealer = new RequestStateSealer(options.requestState.secret, options.requestState.ttlMs);
     this.revisionsByEra = {
@@ -285,14 +314,26 @@ export class McpEngine {
     return this.handleRequest(facts, message);
   }
 
-  /** Sends a message on a legacy session's standalone stream; `false` when there is none here. */
-  sendToSession(sessionId: string, message: JsonRpcMessage): boolean {
+  /** Sends a message on a legacy session's standalone stream, wherever it is held; `false` when there is none. */
+  sendToSession(sessionId: string, message: JsonRpcMessage): boolean | Promise<boolean> {
     return this.hooks.sendToSession?.(sessionId, message) ?? false;
   }
 
   /** The call running as task `taskId` in this process, if any. */
   taskCall(taskId: string): TaskCall | undefined {
     return this.taskCalls.get(taskId);
+  }
+
+  /**
+   * Legacy: opens a `tasks/result` request's stream to the messages of task `taskId` (its
+   * questions, progress and logs), wherever its work runs; returns how to close it.
+   */
+  attachTaskStream(taskId: string, channel: RequestChannel): () => void {
+    return (
+      this.taskCalls.get(taskId)?.attach(channel) ??
+      this.hooks.cluster?.attachTaskStream(taskId, channel) ??
+      (() => undefined)
+    );
   }
 
   /** @internal */
@@ -319,19 +360,35 @@ export class McpEngine {
    * Legacy era: delivers a JSON-RPC response a client sent for one of this server's requests,
    * within `scope` (its session). Returns `false` when nothing waits for it (dropped).
    */
-  deliverResponse(scope: string, response: JsonRpcResponse): boolean {
-    return this.clientRequests.deliver(scope, response);
+  deliverResponse(scope: string, response: JsonRpcResponse, forward = true): boolean {
+    if (this.clientRequests.deliver(scope, response)) {
+      return true;
+    }
+    return forward && this.hooks.cluster !== undefined && this.hooks.cluster.forwardResponse(scope, response);
+  }
+
+  /**
+   * Cancels request `requestId` of `scope` (`notifications/cancelled`) if it runs here, else
+   * (with `forward`) wherever it runs. Returns whether it ran here.
+   */
+  cancelRequest(scope: string, requestId: JsonRpcId, reason: string, forward = true): boolean {
+    const running = this.inflight.get(scope)?.get(requestId);
+    if (running !== undefined) {
+      running.abort(new McpError(ErrorCode.InternalError, reason));
+      return true;
+    }
+    if (forward) {
+      this.hooks.cluster?.forwardCancel(scope, requestId, reason);
+    }
+    return false;
   }
 
   private handleNotification(facts: RequestFacts, message: JsonRpcNotification): void {
     if (message.method === 'notifications/cancelled' && facts.cancelScope !== undefined) {
       const requestId = message.params?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') {
-        const scope = this.inflight.get(facts.cancelScope)?.get(requestId);
-        if (scope) {
-          const reason = typeof message.params?.reason === 'string' ? message.params.reason : 'Cancelled by the client';
-          scope.abort(new McpError(ErrorCode.InternalError, reason));
-        }
+        const reason = typeof message.params?.reason === 'string' ? message.params.reason : 'Cancelled by the client';
+        this.cancelRequest(facts.cancelScope, requestId, reason);
       }
     }
     // notifications/initialized, progress, roots/list_changed and unknown notifications need
@@ -515,6 +572,11 @@ export class McpEngine {
       if (error instanceof McpError) {
         return this.respondError(request.id, error);
       }
+      if (error instanceof McpStoreUnavailableError) {
+        // The shared store is away: a condition to retry after, not a bug in the handler.
+        this.options.logger.warn(`${request.method} (request ${String(request.id)}): ${error.message}`);
+        return this.respondError(request.id, new McpError(ErrorCode.InternalError, STORE_UNAVAILABLE));
+      }
       this.logFailure(request, error);
       return this.respondError(request.id, new McpError(ErrorCode.InternalError, 'Internal error'));
     } finally {
@@ -634,7 +696,7 @@ export class McpEngine {
       timeoutMs ?? this.options.clientRequestTimeoutMs,
       request.scope.signal,
     );
-    const sent = channel.request({
+    const sent = await channel.request({
       jsonrpc: '2.0',
       id,
       method: question.method,

@@ -54,7 +54,7 @@ class TaskChannel implements RequestChannel {
     for (const message of this.outbox.splice(0)) {
       // A question whose wait ended (timed out, the task was cancelled) is no longer asked.
       const waited = this.sessionId !== undefined && this.engine.clientRequests.isWaiting(this.sessionId, message.id);
-      if (waited && !this.deliver(message)) {
+      if (waited && !this.deliverHere(message)) {
         this.outbox.push(message);
       }
     }
@@ -62,26 +62,42 @@ class TaskChannel implements RequestChannel {
   }
 
   notify(message: JsonRpcNotification): void {
-    this.deliver(this.tag(message));
+    void this.deliver(this.tag(message));
   }
 
   request(message: JsonRpcRequest): boolean {
     const tagged = this.tag(message);
-    if (!this.deliver(tagged)) {
-      this.outbox.push(tagged);
-    }
+    void this.deliver(tagged).then((sent) => {
+      if (!sent) {
+        this.outbox.push(tagged);
+      }
+    });
     // Taken: it is on its way, or waits for the next `tasks/result`.
     return true;
   }
 
-  private deliver(message: JsonRpcRequest | JsonRpcNotification): boolean {
+  /** On a waiting `tasks/result` stream, else on the session's stream wherever it is held. */
+  private async deliver(message: JsonRpcRequest | JsonRpcNotification): Promise<boolean> {
+    if (this.deliverHere(message)) {
+      return true;
+    }
+    try {
+      return this.sessionId !== undefined && (await this.engine.sendToSession(this.sessionId, message));
+    } catch (error) {
+      this.engine.options.logger.warn(`Could not send a message of task ${this.taskId}: ${String(error)}`);
+      return false;
+    }
+  }
+
+  /** On a `tasks/result` stream of this instance. */
+  private deliverHere(message: JsonRpcRequest | JsonRpcNotification): boolean {
     for (const stream of this.streams) {
       const sent = 'id' in message ? stream.request?.(message) === true : (stream.notify(message), true);
       if (sent) {
         return true;
       }
     }
-    return this.sessionId !== undefined && this.engine.sendToSession(this.sessionId, message);
+    return false;
   }
 
   private tag<T extends JsonRpcRequest | JsonRpcNotification>(message: T): T {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { MCP_RESOLVED_OPTIONS, MCP_SESSION_STORE } from '../mcp.constants';
+import { MCP_CLUSTER_LINK, MCP_RESOLVED_OPTIONS, MCP_SESSION_STORE } from '../mcp.constants';
+import type { ClusterLink } from '../cluster/cluster-link.interface';
 import type { ResolvedMcpOptions } from '../mcp-options.factory';
 import type { McpPrincipal } from '../protocol/call-context';
 import type { SessionHandle, SessionState } from '../protocol/session-handle';
@@ -10,8 +11,12 @@ import { SessionChannels } from './session-channels';
 /** Why a session ended. */
 export type SessionEndReason = 'deleted' | 'expired' | 'closed';
 
-/** Listener of ended sessions. */
-export type SessionEndListener = (sessionId: string, reason: SessionEndReason) => void;
+/**
+ * Listener of ended sessions. `here` says whether the session was ended by this instance (it
+ * then does what is done once, such as cancelling the session's tasks); every instance hears
+ * of it, to stop what it runs for the session.
+ */
+export type SessionEndListener = (sessionId: string, reason: SessionEndReason, here: boolean) => void;
 
 /** Thrown by `open` when the cap on live sessions is reached. */
 export class SessionLimitError extends Error {
@@ -36,15 +41,23 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   private readonly activityResolutionMs: number;
   private readonly handles = new WeakMap<SessionRecord, SessionHandle>();
 
+  private stopListening: (() => void) | undefined;
+
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     @Inject(MCP_SESSION_STORE) private readonly store: SessionStore,
     private readonly channels: SessionChannels,
+    @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
   ) {
     this.activityResolutionMs = Math.min(15_000, Math.floor(options.sessions.idleTimeoutMs / 10));
   }
 
   onModuleInit(): void {
+    this.stopListening = this.link.onMessage((message) => {
+      if (message.type === 'session_ended') {
+        this.ended(message.sessionId, message.reason, false);
+      }
+    });
     this.sweeper = setInterval(() => {
       this.sweep().catch((error: unknown) => this.logger.error(`Session sweep failed: ${String(error)}`));
     }, this.options.sessions.sweepIntervalMs);
@@ -53,6 +66,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
 
   onApplicationShutdown(): void {
     clearInterval(this.sweeper);
+    this.stopListening?.();
   }
 
   /**
@@ -107,13 +121,23 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   /** Ends a session; returns whether it existed. */
   async close(id: string, reason: SessionEndReason = 'closed'): Promise<boolean> {
     const existed = await this.store.delete(id);
-    this.channels.close(id);
-    if (existed) {
-      for (const listener of this.listeners) {
-        listener(id, reason);
-      }
+    if (!existed) {
+      this.channels.close(id);
+      return false;
     }
-    return existed;
+    this.ended(id, reason, true);
+    this.link.broadcast({ type: 'session_ended', sessionId: id, reason }).catch((error: unknown) => {
+      this.logger.error(`Could not tell the other instances that session ${id} ended: ${String(error)}`);
+    });
+    return true;
+  }
+
+  /** A session ended, here or on another instance: its stream here closes and the listeners hear of it. */
+  private ended(id: string, reason: SessionEndReason, here: boolean): void {
+    this.channels.close(id);
+    for (const listener of this.listeners) {
+      listener(id, reason, here);
+    }
   }
 
   /** How many sessions are open. */
@@ -165,12 +189,12 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
-  /** Ends the sessions idle for longer than the timeout. Sessions with a stream here stay. */
+  /** Ends the sessions idle for longer than the timeout. Sessions with an open stream (on any instance) stay. */
   async sweep(now = Date.now()): Promise<number> {
     const cutoff = now - this.options.sessions.idleTimeoutMs;
     let ended = 0;
     for (const id of await this.store.idleSince(cutoff)) {
-      if (this.channels.has(id)) {
+      if (this.channels.has(id) || (await this.channels.holder(id)) !== undefined) {
         await this.store.touch(id, now);
         continue;
       }

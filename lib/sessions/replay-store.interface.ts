@@ -46,3 +46,23 @@ export interface ReplayStore {
   /** Drops the session's buffer (the session ended). */
   clear(sessionId: string): Promise<void>;
 }
+
+/**
+ * The window of one stream after position `seq` in a session's buffered events (oldest first):
+ * the rule every replay store answers `after` with.
+ */
+export function replayWindow(buffered: Iterable<ReplayEvent>, streamId: string, seq: number): ReplayWindow {
+  const events: ReplayEvent[] = [];
+  let found = false;
+  for (const event of buffered) {
+    if (event.streamId !== streamId) {
+      continue;
+    }
+    if (event.seq > seq) {
+      events.push(event);
+    } else if (event.seq === seq) {
+      found = true;
+    }
+  }
+  return { events, found };
+}

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { MCP_CLUSTER_LINK } from '../mcp.constants';
+import type { ClusterLink, StreamClaim } from '../cluster/cluster-link.interface';
 import type { JsonRpcMessage } from '../protocol/json-rpc';
 
 /** A stream that carries server-initiated messages to one legacy session. */
@@ -8,47 +10,102 @@ export interface SessionChannel {
 }
 
 /**
- * The standalone streams (legacy GET, or the 2024-11-05 SSE pair) open on this instance, one
- * per session at most.
+ * The standalone streams (legacy GET, or the 2024-11-05 SSE pair) of legacy sessions: one per
+ * session at most over every instance, claimed through the cluster link. Those open on this
+ * instance are kept here; a message for a stream held by another instance is routed to it.
  */
 @Injectable()
-export class SessionChannels {
+export class SessionChannels implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('McpSessionChannels');
   private readonly channels = new Map<string, SessionChannel>();
+  private stopListening: (() => void) | undefined;
 
-  /** Attaches a stream; returns `false` when the session already has one. */
-  attach(sessionId: string, channel: SessionChannel): boolean {
-    if (this.channels.has(sessionId)) {
-      return false;
-    }
-    this.channels.set(sessionId, channel);
-    return true;
+  constructor(@Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink) {}
+
+  onModuleInit(): void {
+    this.stopListening = this.link.onMessage((message) => {
+      if (message.type === 'session_message') {
+        this.send(message.sessionId, message.message);
+      }
+    });
   }
 
-  /** Detaches a stream, if it is still the session's stream. */
+  onModuleDestroy(): void {
+    this.stopListening?.();
+  }
+
+  /**
+   * Reserves the session's stream for this instance, before `attach`. Resolves `false` when the
+   * session has a stream already, here or on another instance.
+   */
+  async reserve(sessionId: string, kind: StreamClaim['kind']): Promise<boolean> {
+    return !this.channels.has(sessionId) && (await this.link.claimStream(sessionId, kind));
+  }
+
+  /** Attaches the stream of a session reserved by `reserve`. */
+  attach(sessionId: string, channel: SessionChannel): void {
+    this.channels.set(sessionId, channel);
+  }
+
+  /** Detaches a stream, if it is still the session's stream, and gives up its claim. */
   detach(sessionId: string, channel: SessionChannel): void {
     if (this.channels.get(sessionId) === channel) {
       this.channels.delete(sessionId);
+      this.release(sessionId);
     }
   }
 
+  /** Gives up a reservation that was not attached (the client left meanwhile). */
+  release(sessionId: string): void {
+    this.link.releaseStream(sessionId).catch((error: unknown) => {
+      this.logger.warn(`Could not release the stream claim of session ${sessionId}: ${String(error)}`);
+    });
+  }
+
+  /** Whether the session's stream is open on this instance. */
   has(sessionId: string): boolean {
     return this.channels.has(sessionId);
   }
 
-  /** Sends on the session's stream; returns whether the session has one here. */
+  /** Where the session's stream is held, on any instance. */
+  holder(sessionId: string): Promise<StreamClaim | undefined> {
+    return this.link.streamHolder(sessionId);
+  }
+
+  /** Sends on the session's stream; returns whether the session has one on this instance. */
   send(sessionId: string, message: JsonRpcMessage): boolean {
     const channel = this.channels.get(sessionId);
     channel?.send(message);
     return channel !== undefined;
   }
 
-  /** Closes the session's stream, if any. */
+  /**
+   * Sends on the session's stream wherever it is held: here, or through the instance that holds
+   * it. Resolves whether a stream took (or was sent) the message.
+   */
+  async route(sessionId: string, message: JsonRpcMessage): Promise<boolean> {
+    if (this.send(sessionId, message)) {
+      return true;
+    }
+    const holder = await this.link.streamHolder(sessionId);
+    if (holder === undefined || holder.instanceId === this.link.instanceId) {
+      return false;
+    }
+    await this.link.send(holder.instanceId, { type: 'session_message', sessionId, message });
+    return true;
+  }
+
+  /** Routes a message to one instance's stream of the session (a stream found by `holder`). */
+  sendVia(instanceId: string, sessionId: string, message: JsonRpcMessage): Promise<void> {
+    return this.link.send(instanceId, { type: 'session_message', sessionId, message });
+  }
+
+  /** Closes the session's stream, if it is open here, and gives up any claim this instance holds for it. */
   close(sessionId: string): void {
     const channel = this.channels.get(sessionId);
-    if (channel !== undefined) {
-      this.channels.delete(sessionId);
-      channel.close();
-    }
+    this.channels.delete(sessionId);
+    this.release(sessionId);
+    channel?.close();
   }
 
   /** The sessions with a stream on this instance. */

@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_TASK_STORE } from '../mcp.constants';
+import { MCP_CLUSTER_LINK, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_TASK_STORE } from '../mcp.constants';
+import type { ClusterLink } from '../cluster/cluster-link.interface';
+import { MemoryClusterLink } from '../stores/memory/memory-cluster.link';
 import type { ResolvedMcpOptions } from '../mcp-options.factory';
 import type { NotificationBus } from '../notifications/notification-bus.interface';
 import { ErrorCode, isJsonObject, type JsonObject } from '../protocol/json-rpc';
@@ -90,6 +92,7 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
     @Inject(MCP_TASK_STORE) private readonly store: TaskStore,
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: NotificationBus,
     @Inject(MCP_RESOLVED_OPTIONS) options: Pick<ResolvedMcpOptions, 'tasks'>,
+    @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink = new MemoryClusterLink(),
   ) {
     this.settings = options.tasks;
   }
@@ -100,11 +103,28 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.stopListening = this.bus.subscribe((event) => {
-      if (event.type === 'task_status') {
-        this.wake(event.task.id);
+    const stopBus = this.bus.subscribe((event) => {
+      if (event.type !== 'task_status') {
+        return;
+      }
+      const { task } = event;
+      if (isTerminal(task.status) && this.live.has(task.id)) {
+        // Ended elsewhere (cancelled or expired on another instance): the work here stops.
+        this.release(task.id, new McpError(ErrorCode.InternalError, task.statusMessage ?? 'The task ended'), true);
+      }
+      this.wake(task.id);
+    });
+    const stopLink = this.link.onMessage((message) => {
+      if (message.type === 'task_input' && this.live.has(message.taskId)) {
+        this.answer(message.taskId, message.responses).catch((error: unknown) => {
+          this.logger.warn(`Could not answer task ${message.taskId}: ${String(error)}`);
+        });
       }
     });
+    this.stopListening = () => {
+      stopBus();
+      stopLink();
+    };
     this.timer = setInterval(() => void this.sweep(), this.settings.sweepIntervalMs);
     this.timer.unref();
   }
@@ -269,12 +289,19 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
     }
     live.issued.add(chosen);
     const answer = new Promise<JsonObject>((resolve, reject) => live.pending.set(chosen, { request, resolve, reject }));
-    const stored = await this.transition(id, (record) => ({
-      ...record,
-      status: 'input_required',
-      statusMessage: 'Waiting for input from the client',
-      inputRequests: { ...record.inputRequests, [chosen]: { method: request.method, params: request.params } },
-    }));
+    let stored: McpTaskRecord | undefined;
+    try {
+      stored = await this.transition(id, (record) => ({
+        ...record,
+        status: 'input_required',
+        statusMessage: 'Waiting for input from the client',
+        inputRequests: { ...record.inputRequests, [chosen]: { method: request.method, params: request.params } },
+      }));
+    } catch (error) {
+      // Never asked (the store is away): nothing may settle the answer later, unawaited.
+      live.pending.delete(chosen);
+      throw error;
+    }
     if (stored === undefined) {
       live.pending.delete(chosen);
       throw new McpError(ErrorCode.InternalError, `${request.method}: the task is over`);
@@ -294,6 +321,7 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
     }
     const live = this.live.get(id);
     if (live === undefined) {
+      await this.answerElsewhere(id, responses);
       return;
     }
     const accepted: Array<[PendingInput, JsonObject]> = [];
@@ -314,10 +342,11 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
       return;
     }
     keys.forEach((key) => live.pending.delete(key));
+    const clientWaits = live.waitingOnClient > 0;
     await this.transition(id, (record) => {
       const remaining: JsonObject = { ...record.inputRequests };
       keys.forEach((key) => delete remaining[key]);
-      const waiting = Object.keys(remaining).length > 0 || live.waitingOnClient > 0;
+      const waiting = Object.keys(remaining).length > 0 || clientWaits;
       return {
         ...record,
         status: waiting ? 'input_required' : 'working',
@@ -326,6 +355,33 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
       };
     });
     accepted.forEach(([input, answer]) => input.resolve(answer));
+  }
+
+  /**
+   * Answers to a task whose work runs on another instance (or nowhere any more): checked here
+   * against the questions the task stored, then sent to the instance that runs it.
+   */
+  private async answerElsewhere(id: string, responses: JsonObject): Promise<void> {
+    const record = await this.store.get(id);
+    const asked = record?.inputRequests;
+    if (record === undefined || isTerminal(record.status) || asked === undefined) {
+      return;
+    }
+    const accepted: JsonObject = {};
+    for (const [key, answer] of Object.entries(responses)) {
+      const question = asked[key];
+      if (!isJsonObject(question) || typeof question.method !== 'string') {
+        continue;
+      }
+      const invalid = invalidAnswer(question.method as ClientMethod, answer);
+      if (invalid !== undefined) {
+        throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses.${key}: ${invalid}`);
+      }
+      accepted[key] = answer;
+    }
+    if (Object.keys(accepted).length > 0) {
+      await this.link.broadcast({ type: 'task_input', taskId: id, responses: accepted });
+    }
   }
 
   /**

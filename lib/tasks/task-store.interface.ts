@@ -69,7 +69,9 @@ export interface TaskStore {
   /**
    * Applies `change` to the stored task atomically and stores what it returns. `change` returns
    * `undefined` to leave the task as it is. Resolves with the stored task after the change, or
-   * `undefined` when there is no such task or nothing changed.
+   * `undefined` when there is no such task or nothing changed. A shared store may run `change`
+   * more than once (compare-and-set retries when instances write the same task at once): it
+   * must depend on nothing but the task it is given.
    */
   update(id: string, change: (current: McpTaskRecord) => McpTaskRecord | undefined): Promise<McpTaskRecord | undefined>;
   delete(id: string): Promise<void>;

@@ -50,12 +50,12 @@ export async function handleTasksGet(engine: McpEngine, request: ResolvedRequest
  */
 export async function handleTasksResult(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
   const [tasks, task] = await ownedTask(engine, request);
-  const detach = engine.taskCall(task.id)?.attach(request.facts.channel);
+  const detach = engine.attachTaskStream(task.id, request.facts.channel);
   let settled: McpTaskRecord | undefined;
   try {
     settled = await tasks.awaitTerminal(task.id, tasks.options.resultTimeoutMs, request.scope.signal);
   } finally {
-    detach?.();
+    detach();
   }
   if (request.scope.aborted) {
     throw request.scope.reason;

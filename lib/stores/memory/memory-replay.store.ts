@@ -1,4 +1,9 @@
-import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../sessions/replay-store.interface';
+import {
+  replayWindow,
+  type ReplayEvent,
+  type ReplayStore,
+  type ReplayWindow,
+} from '../../sessions/replay-store.interface';
 
 /** A fixed-size ring of one session's events, oldest first from `start`. */
 class EventRing {
@@ -21,21 +26,11 @@ class EventRing {
     }
   }
 
-  after(streamId: string, seq: number): ReplayWindow {
-    const events: ReplayEvent[] = [];
-    let found = false;
+  /** The events, oldest first. */
+  *events(): Generator<ReplayEvent> {
     for (let index = 0; index < this.size; index += 1) {
-      const event = this.slots[(this.start + index) % this.slots.length]!;
-      if (event.streamId !== streamId) {
-        continue;
-      }
-      if (event.seq > seq) {
-        events.push(event);
-      } else if (event.seq === seq) {
-        found = true;
-      }
+      yield this.slots[(this.start + index) % this.slots.length]!;
     }
-    return { events, found };
   }
 }
 
@@ -62,7 +57,8 @@ export class MemoryReplayStore implements ReplayStore {
   }
 
   async after(sessionId: string, streamId: string, seq: number): Promise<ReplayWindow> {
-    return this.rings.get(sessionId)?.after(streamId, seq) ?? { events: [], found: false };
+    const ring = this.rings.get(sessionId);
+    return ring === undefined ? { events: [], found: false } : replayWindow(ring.events(), streamId, seq);
   }
 
   async clear(sessionId: string): Promise<void> {

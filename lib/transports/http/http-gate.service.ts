@@ -8,6 +8,8 @@ import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-cont
 import { FORBIDDEN, firstHeader, sendEmpty, sendJson, toExchange, type HttpExchange } from './http-exchange';
 import { passesHostAndOrigin } from './host-origin';
 import { installBodyErrorBridge } from './body-error.bridge';
+import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
+import { STORE_UNAVAILABLE } from '../../mcp.messages';
 import type { McpHttpPaths } from './http-paths';
 import { McpAuthService, type PlatformRequest } from '../../auth/mcp-auth.service';
 import type { Era } from '../../protocol/revisions';
@@ -232,6 +234,16 @@ export class HttpGate implements OnModuleInit {
    * 500, never with its details.
    */
   failed(exchange: HttpExchange, error: unknown): void {
+    if (error instanceof McpStoreUnavailableError) {
+      // Not a bug: the shared store is away. The client may retry; the details stay in the log.
+      this.logger.warn(`${exchange.req.method ?? 'request'} ${exchange.req.url ?? ''}: ${error.message}`);
+      if (!exchange.res.headersSent) {
+        sendJson(exchange.res, 503, failure(null, ErrorCode.InternalError, STORE_UNAVAILABLE), { 'retry-after': '1' });
+      } else if (!exchange.res.writableEnded) {
+        exchange.res.end();
+      }
+      return;
+    }
     this.logger.error(
       `${exchange.req.method ?? 'request'} ${exchange.req.url ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`,
       error instanceof Error ? error.stack : undefined,

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { MCP_HTTP_PATHS, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpEngine, type RequestChannel, type RequestFacts } from '../../protocol/engine';
@@ -25,8 +25,13 @@ import { normalizePath, type McpHttpPaths } from './http-paths';
 const EVENTS_ALLOW = 'GET, OPTIONS';
 const MESSAGES_ALLOW = 'POST, OPTIONS';
 
+/** Where the answers and messages of an SSE pair's session go. */
+interface PairChannel extends RequestChannel {
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean;
+}
+
 /** One open SSE pair: the session's event stream, which carries every answer and message of the session. */
-class PairStream implements SessionChannel, RequestChannel {
+class PairStream implements SessionChannel, PairChannel {
   constructor(private readonly stream: SseStream) {}
 
   send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
@@ -47,6 +52,31 @@ class PairStream implements SessionChannel, RequestChannel {
 }
 
 /**
+ * The event stream of a pair open on another instance: messages are sent there, in order, and
+ * written by the instance that holds the stream. A batch's answers go one by one.
+ */
+class RemotePair implements PairChannel {
+  constructor(private readonly forward: (message: JsonRpcMessage) => Promise<void>) {}
+
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
+    const messages: readonly JsonRpcMessage[] = Array.isArray(message) ? message : [message as JsonRpcMessage];
+    for (const each of messages) {
+      // The holder's stream may be gone (the session then ends everywhere): nothing to tell.
+      this.forward(each).catch(() => undefined);
+    }
+    return true;
+  }
+
+  notify(message: JsonRpcNotification): void {
+    this.send(message);
+  }
+
+  request(message: JsonRpcRequest): boolean {
+    return this.send(message);
+  }
+}
+
+/**
  * The HTTP+SSE transport of 2024-11-05, kept for the clients that still speak it. `GET` on the
  * events path opens a session owned by the caller and its event stream, whose first event
  * (`endpoint`) names where to POST: the messages path with `?sessionId=`. Every POST is
@@ -56,6 +86,7 @@ class PairStream implements SessionChannel, RequestChannel {
  */
 @Injectable()
 export class LegacySseService implements OnModuleDestroy {
+  private readonly logger = new Logger('McpLegacySse');
   /** The pairs open on this instance, by session id. */
   private readonly pairs = new Map<string, PairStream>();
 
@@ -116,6 +147,8 @@ export class LegacySseService implements OnModuleDestroy {
       await this.sessions.close(sessionId);
       return;
     }
+    // A new session has no stream yet: the reservation tells the other instances where it is.
+    await this.channels.reserve(sessionId, 'pair');
     const stream = new SseStream(res);
     const pair = new PairStream(stream);
     this.pairs.set(sessionId, pair);
@@ -124,9 +157,16 @@ export class LegacySseService implements OnModuleDestroy {
       this.pairs.delete(sessionId);
       this.channels.detach(sessionId, pair);
       // The session is the stream's: it ends with it, and so do its running calls.
-      void this.sessions.close(sessionId, 'closed');
+      this.sessions.close(sessionId, 'closed').catch((error: unknown) => {
+        this.logger.warn(
+          `Could not end session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      });
     });
-    stream.keepAliveEvery(this.options.http.keepAliveMs);
+    // Keep-alive comments also keep the session from idling out on every instance.
+    stream.keepAliveEvery(this.options.http.keepAliveMs, () => {
+      this.sessions.touch(sessionId).catch(() => undefined);
+    });
     stream.event('endpoint', `${this.messagesUrl(exchange)}?sessionId=${sessionId}`);
   }
 
@@ -162,7 +202,7 @@ export class LegacySseService implements OnModuleDestroy {
       return;
     }
     const principal = this.gate.principalOf(exchange.request);
-    const pair = this.pairs.get(sessionId);
+    const pair = await this.pairOf(sessionId);
     const record = pair === undefined ? undefined : await this.sessions.find(sessionId, principal);
     if (pair === undefined || record === undefined) {
       // Unknown, ended, another principal's, or not an SSE pair: all alike to the sender.
@@ -217,11 +257,27 @@ export class LegacySseService implements OnModuleDestroy {
     }
   }
 
+  /**
+   * The event stream of a session: open here, or on another instance (its messages are then
+   * routed there); `undefined` when the session has no SSE pair.
+   */
+  private async pairOf(sessionId: string): Promise<PairChannel | undefined> {
+    const local = this.pairs.get(sessionId);
+    if (local !== undefined) {
+      return local;
+    }
+    const holder = await this.channels.holder(sessionId);
+    if (holder?.kind !== 'pair') {
+      return undefined;
+    }
+    return new RemotePair((message) => this.channels.sendVia(holder.instanceId, sessionId, message));
+  }
+
   private facts(
     exchange: HttpExchange,
     principal: McpPrincipal,
     record: SessionRecord,
-    pair: PairStream,
+    pair: PairChannel,
   ): RequestFacts {
     return {
       era: 'legacy',

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { MCP_REPLAY_STORE, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import { MCP_CLUSTER_LINK, MCP_REPLAY_STORE, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import type { ClusterLink, ClusterMessage } from '../../cluster/cluster-link.interface';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { ErrorCode, failure, notification, type JsonRpcMessage } from '../../protocol/json-rpc';
 import { hasFeature, type Revision } from '../../protocol/revisions';
@@ -23,7 +24,11 @@ interface StreamHost {
   lost(stream: ResumableStream): void;
 }
 
-const EVENT_ID = /^([0-9a-f]{16}):(0|[1-9][0-9]{0,14})$/;
+/** Stream ids: 16 hex digits, or 24 for a request's stream with several instances (the instance id first). */
+const EVENT_ID = /^([0-9a-f]{16}(?:[0-9a-f]{8})?):(0|[1-9][0-9]{0,14})$/;
+
+/** How long a resume waits for the instance running a stream to answer, before it gives up. */
+const FOLLOW_ANSWER_MS = 5_000;
 
 /**
  * The SSE event id of an event: `<streamId>:<seq>`. It names the stream, so that a resume
@@ -48,7 +53,18 @@ function isResponse(message: JsonRpcMessage | undefined): boolean {
   return message !== undefined && !('method' in message);
 }
 
-function write(connection: SseStream, event: ReplayEvent, retryMs: number): boolean {
+/**
+ * Where a stream's events are written: an SSE connection, or (with several instances) the
+ * connection of a client that resumed the stream on another instance.
+ */
+export interface EventSink {
+  send(message: JsonRpcMessage, id: string): boolean;
+  prime(id: string, retryMs: number): boolean;
+  end(): void;
+  onClose(listener: () => void): void;
+}
+
+function write(connection: EventSink, event: ReplayEvent, retryMs: number): boolean {
   const id = formatEventId(event.streamId, event.seq);
   return event.message === undefined ? connection.prime(id, retryMs) : connection.send(event.message, id);
 }
@@ -59,7 +75,7 @@ function write(connection: SseStream, event: ReplayEvent, retryMs: number): bool
  * attached at that moment, if any. A GET with `Last-Event-ID` attaches a new connection.
  */
 export class ResumableStream implements SessionChannel {
-  private connection: SseStream | undefined;
+  private connection: EventSink | undefined;
   /** Events sent while a resume reads the buffer; written once it has. */
   private held: ReplayEvent[] | undefined;
   private done = false;
@@ -111,7 +127,7 @@ export class ResumableStream implements SessionChannel {
   }
 
   /** Attaches the connection that carries the stream from now on. */
-  connect(connection: SseStream): void {
+  connect(connection: EventSink): void {
     this.connection = connection;
     connection.onClose(() => {
       if (this.connection === connection) {
@@ -136,7 +152,7 @@ export class ResumableStream implements SessionChannel {
    * Finishes a resume on `connection`: the buffered events after `afterSeq`, then those sent
    * while the buffer was read, each once.
    */
-  resume(connection: SseStream, replayed: readonly ReplayEvent[], afterSeq: number): void {
+  resume(connection: EventSink, replayed: readonly ReplayEvent[], afterSeq: number): void {
     let last = afterSeq;
     for (const event of [...replayed, ...(this.held ?? [])]) {
       if (event.seq > last) {
@@ -167,6 +183,63 @@ export class ResumableStream implements SessionChannel {
   }
 }
 
+/**
+ * The connection of a client that resumed, on another instance, a stream running here: events
+ * are sent to that instance, which writes them.
+ */
+class RemoteSink implements EventSink {
+  private readonly listeners: Array<() => void> = [];
+  private ended = false;
+
+  constructor(
+    private readonly link: ClusterLink,
+    private readonly instanceId: string,
+    readonly followId: string,
+    private readonly onEnd: (sink: RemoteSink) => void,
+  ) {}
+
+  send(message: JsonRpcMessage, id: string): boolean {
+    return this.post({ type: 'stream_event', followId: this.followId, id, message });
+  }
+
+  prime(id: string, retryMs: number): boolean {
+    return this.post({ type: 'stream_event', followId: this.followId, id, retryMs });
+  }
+
+  end(): void {
+    if (!this.ended) {
+      this.post({ type: 'stream_end', followId: this.followId });
+      this.ended = true;
+      this.onEnd(this);
+    }
+  }
+
+  onClose(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The client went away on the other instance. */
+  closed(): void {
+    this.ended = true;
+    this.onEnd(this);
+    this.listeners.splice(0).forEach((listener) => listener());
+  }
+
+  private post(message: ClusterMessage): boolean {
+    if (this.ended) {
+      return false;
+    }
+    this.link.send(this.instanceId, message).catch(() => this.closed());
+    return true;
+  }
+}
+
+/** A client here following a stream that runs on another instance. */
+interface Follower {
+  readonly connection: SseStream;
+  timer: NodeJS.Timeout | undefined;
+}
+
 /** A GET resume waiting on the replay store; the session ending meanwhile fails it. */
 interface ResumeTicket {
   ended: boolean;
@@ -189,21 +262,28 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
   /** The streams of this process that may still send, by session and stream id. */
   private readonly live = new Map<string, Map<string, ResumableStream>>();
   private readonly resuming = new Map<string, Set<ResumeTicket>>();
-  private stopListening: (() => void) | undefined;
+  /** Clients here following streams that run elsewhere, and followers elsewhere of streams here. */
+  private readonly followers = new Map<string, Follower>();
+  private readonly remoteSinks = new Map<string, RemoteSink>();
+  private readonly stops: Array<() => void> = [];
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     @Inject(MCP_REPLAY_STORE) private readonly store: ReplayStore,
     private readonly sessions: McpSessionService,
     private readonly channels: SessionChannels,
+    @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
   ) {}
 
   onModuleInit(): void {
-    this.stopListening = this.sessions.onEnd((sessionId) => this.sessionEnded(sessionId));
+    this.stops.push(this.sessions.onEnd((sessionId, _reason, here) => this.sessionEnded(sessionId, here)));
+    this.stops.push(this.link.onMessage((message) => this.onClusterMessage(message)));
   }
 
   onModuleDestroy(): void {
-    this.stopListening?.();
+    this.stops.splice(0).forEach((stop) => stop());
+    this.followers.forEach((follower) => follower.connection.end());
+    this.remoteSinks.forEach((sink) => sink.end());
   }
 
   /**
@@ -217,7 +297,9 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     res: ServerResponse,
     headers: Record<string, string>,
   ): ResumableStream {
-    const stream = this.register(sessionId, newStreamId(), 'request', 0);
+    // With several instances a request's stream names this instance: a resume elsewhere finds it.
+    const id = this.link.shared ? `${this.link.instanceId}${randomBytes(4).toString('hex')}` : newStreamId();
+    const stream = this.register(sessionId, id, 'request', 0);
     if (!res.destroyed) {
       // Keep-alive comments keep a long, quiet call from being cut by a proxy, and its session alive.
       stream.connect(this.connection(res, headers, sessionId));
@@ -240,20 +322,24 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     lastEventId: string | undefined,
   ): Promise<void> {
     if (lastEventId === undefined || lastEventId.trim() === '') {
-      this.openSessionStream(res, headers, sessionId, revision);
+      await this.openSessionStream(res, headers, sessionId, revision);
     } else {
       await this.resume(res, headers, sessionId, revision, lastEventId);
     }
   }
 
-  private openSessionStream(
+  private async openSessionStream(
     res: ServerResponse,
     headers: Record<string, string>,
     sessionId: string,
     revision: Revision | undefined,
-  ): void {
-    if (this.channels.has(sessionId)) {
+  ): Promise<void> {
+    if (!(await this.channels.reserve(sessionId, 'get'))) {
       sendJson(res, 409, failure(null, ErrorCode.InvalidRequest, 'Conflict: this session already has a stream open'));
+      return;
+    }
+    if (res.destroyed) {
+      this.channels.release(sessionId);
       return;
     }
     const stream = this.register(sessionId, newStreamId(), 'session', 0);
@@ -313,7 +399,20 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     let stream = live;
     let fresh = false;
     const answered = window.events.some((event) => isResponse(event.message));
-    if (stream === undefined && !answered && !this.channels.has(sessionId)) {
+    const owner = live === undefined && !answered ? this.runningElsewhere(position?.streamId) : undefined;
+    if (owner !== undefined) {
+      // A request's stream running on another instance: it goes on here, from there.
+      const connection = this.connection(res, headers, sessionId);
+      if (hasFeature(revision, 'ssePolling') && this.options.http.retryMs > 0) {
+        connection.retry(this.options.http.retryMs);
+      }
+      if (!window.found) {
+        connection.send(notification('notifications/replay_truncated', { lastEventId }));
+      }
+      this.follow(owner, sessionId, position!, connection);
+      return;
+    }
+    if (stream === undefined && !answered && (await this.channels.reserve(sessionId, 'get'))) {
       // Nothing in this process sends on that stream any more (its GET connection closed, or
       // its call ended without an answer): the connection becomes the session's stream, going
       // on with the same stream when the buffer knows where it stopped.
@@ -324,6 +423,11 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
           ? this.register(sessionId, newStreamId(), 'session', 0)
           : this.register(sessionId, position.streamId, 'session', last + 1);
       this.channels.attach(sessionId, stream);
+      if (res.destroyed) {
+        // The client left while the stream was claimed.
+        stream.end();
+        return;
+      }
     }
 
     const polling = hasFeature(revision, 'ssePolling');
@@ -357,6 +461,119 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
       connection.send(truncated);
     }
     stream.resume(connection, window.events, position!.seq);
+  }
+
+  /** The instance a request's stream of another instance runs on, named by its id; `undefined` otherwise. */
+  private runningElsewhere(streamId: string | undefined): string | undefined {
+    if (!this.link.shared || streamId === undefined || streamId.length !== 24) {
+      return undefined;
+    }
+    const owner = streamId.slice(0, 16);
+    return owner === this.link.instanceId ? undefined : owner;
+  }
+
+  /** Asks `owner` for the stream's events after `position`; they are written on `connection` as they come. */
+  private follow(
+    owner: string,
+    sessionId: string,
+    position: { streamId: string; seq: number },
+    connection: SseStream,
+  ): void {
+    const followId = randomBytes(8).toString('hex');
+    const follower: Follower = {
+      connection,
+      // An instance that does not answer is gone, and so is the stream: the client resumes again later.
+      timer: setTimeout(() => connection.end(), FOLLOW_ANSWER_MS),
+    };
+    follower.timer!.unref?.();
+    this.followers.set(followId, follower);
+    connection.onClose(() => {
+      clearTimeout(follower.timer);
+      if (this.followers.delete(followId)) {
+        this.link.send(owner, { type: 'stream_unfollow', followId }).catch(() => undefined);
+      }
+    });
+    this.link
+      .send(owner, {
+        type: 'stream_follow',
+        followId,
+        instanceId: this.link.instanceId,
+        sessionId,
+        streamId: position.streamId,
+        afterSeq: position.seq,
+      })
+      .catch((error: unknown) => {
+        this.logger.warn(`Could not resume stream ${position.streamId} on its instance: ${String(error)}`);
+        connection.end();
+      });
+  }
+
+  private onClusterMessage(message: ClusterMessage): void {
+    switch (message.type) {
+      case 'stream_follow':
+        this.serveFollow(message).catch((error: unknown) => {
+          this.logger.warn(`Could not serve a resume of stream ${message.streamId}: ${String(error)}`);
+        });
+        return;
+      case 'stream_unfollow':
+        this.remoteSinks.get(message.followId)?.closed();
+        return;
+      default:
+        this.onFollowed(message);
+    }
+  }
+
+  /** What the instance running a followed stream sends: an answer, events, the end. */
+  private onFollowed(message: ClusterMessage): void {
+    if (message.type !== 'stream_ack' && message.type !== 'stream_event' && message.type !== 'stream_end') {
+      return;
+    }
+    const follower = this.followers.get(message.followId);
+    if (follower === undefined) {
+      return;
+    }
+    clearTimeout(follower.timer);
+    follower.timer = undefined;
+    if (message.type === 'stream_event') {
+      if (message.message === undefined) {
+        follower.connection.prime(message.id, message.retryMs ?? 0);
+      } else {
+        follower.connection.send(message.message, message.id);
+      }
+    } else if (message.type === 'stream_end') {
+      this.followers.delete(message.followId);
+      follower.connection.end();
+    }
+  }
+
+  /** Another instance's client resumes a stream of this instance: the buffer after its position, then live events. */
+  private async serveFollow(request: ClusterMessage & { type: 'stream_follow' }): Promise<void> {
+    const sink = new RemoteSink(this.link, request.instanceId, request.followId, (ended) => {
+      if (this.remoteSinks.get(ended.followId) === ended) {
+        this.remoteSinks.delete(ended.followId);
+      }
+    });
+    const stream = this.live.get(request.sessionId)?.get(request.streamId);
+    this.remoteSinks.set(request.followId, sink);
+    await this.link.send(request.instanceId, { type: 'stream_ack', followId: request.followId });
+    // Held before the buffer is read, as for a resume here.
+    stream?.hold();
+    let window: ReplayWindow;
+    try {
+      window = await this.store.after(request.sessionId, request.streamId, request.afterSeq);
+    } catch (error) {
+      stream?.release();
+      sink.end();
+      throw error;
+    }
+    if (stream === undefined) {
+      // It ended since the client's instance read the buffer: this instance's writes to the
+      // buffer came before this read, so what it holds now ends with the answer.
+      window.events.forEach((event) => write(sink, event, 0));
+      sink.end();
+      return;
+    }
+    stream.resume(sink, window.events, request.afterSeq);
   }
 
   /** A held SSE connection: keep-alive comments, which also keep its session from idling out. */
@@ -406,12 +623,18 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     }
   }
 
-  /** Ends the session's streams, fails the resumes waiting on the store, drops its buffer. */
-  private sessionEnded(sessionId: string): void {
+  /**
+   * Ends the session's streams, fails the resumes waiting on the store, and drops its buffer
+   * when the session ended here (the instance that ended it drops it for all).
+   */
+  private sessionEnded(sessionId: string, here: boolean): void {
     this.resuming.get(sessionId)?.forEach((ticket) => (ticket.ended = true));
     const streams = this.live.get(sessionId);
     this.live.delete(sessionId);
     streams?.forEach((stream) => stream.end());
+    if (!here) {
+      return;
+    }
     this.store.clear(sessionId).catch((error: unknown) => {
       this.logger.error(
         `Could not drop the replay buffer of session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`,

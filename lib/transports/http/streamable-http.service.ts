@@ -452,7 +452,7 @@ export class StreamableHttpService {
     const sessionId = session.record?.id;
     const facts = this.legacyFacts(exchange, session, {
       notify: () => undefined,
-      request: (message) => sessionId !== undefined && this.channels.send(sessionId, message),
+      request: (message) => sessionId !== undefined && this.channels.route(sessionId, message),
     });
     const responses = await runBatch(this.engine, facts, plan.items);
     if (responses.length === 0) {

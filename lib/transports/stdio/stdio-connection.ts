@@ -547,7 +547,9 @@ export class StdioConnection {
   private async openSession(): Promise<SessionHandle> {
     const record = await this.deps.sessions.open(this.principal);
     const session = this.deps.sessions.handle(record);
-    // With a stream attached, McpNotifier reaches the session and the idle sweep keeps it.
+    // With a stream attached, McpNotifier reaches the session and the idle sweep keeps it. A
+    // fresh session has no other stream: the reservation only tells the other instances.
+    await this.deps.channels.reserve(record.id, 'get');
     this.deps.channels.attach(record.id, this.sessionChannel);
     this.session = session;
     return session;

@@ -1,0 +1,13 @@
+/**
+ * A shared store (Redis) could not be reached or did not answer in time. Requests that need it
+ * fail at once with this error rather than wait; the connection is retried in the background
+ * and service resumes when the store is back.
+ *
+ * @publicApi
+ */
+export class McpStoreUnavailableError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = 'McpStoreUnavailableError';
+  }
+}

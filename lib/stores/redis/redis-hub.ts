@@ -1,0 +1,220 @@
+import { createHash } from 'node:crypto';
+import type * as IoRedis from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
+import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
+import { McpConfigurationError } from '../../errors/mcp-configuration.error';
+import type { ResolvedRedisOptions } from '../../mcp-options.factory';
+
+/** A Lua script, run by its SHA1 once Redis knows it. */
+export interface RedisScript {
+  readonly lua: string;
+  readonly sha: string;
+}
+
+/** Defines a Lua script once, at load time. */
+export function redisScript(lua: string): RedisScript {
+  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
+}
+
+type PayloadHandler = (payload: string) => void;
+
+function loadIoredis(): typeof IoRedis {
+  try {
+    // An optional peer: only applications that configure Redis install it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('ioredis') as typeof IoRedis;
+  } catch {
+    throw new McpConfigurationError('redis: the "ioredis" package is not installed (npm install ioredis)');
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One instance's connections to Redis: a client for commands and one for pub/sub, shared by
+ * every Redis store, the notification bus and the cluster link. Clients made from a URL fail
+ * commands at once while Redis is unreachable (no offline queue) and reconnect in the
+ * background; an application's own client is used as it is configured.
+ */
+export class RedisHub {
+  private readonly handlers = new Map<string, Set<PayloadHandler>>();
+  private closed = false;
+
+  private constructor(
+    readonly client: Redis,
+    private readonly subscriber: Redis,
+    private readonly prefix: string,
+    /** Whether the command client is ours to close. */
+    private readonly ownsClient: boolean,
+  ) {
+    subscriber.on('message', (channel: string, payload: string) => {
+      this.handlers.get(channel)?.forEach((handler) => handler(payload));
+    });
+    // Registered once connected: every later 'ready' is a reconnection.
+    subscriber.on('ready', () => this.resubscribe());
+  }
+
+  /** Subscribes again to every channel listened to, after a reconnection. */
+  private resubscribe(): void {
+    const channels = [...this.handlers.keys()];
+    if (channels.length > 0 && !this.closed) {
+      // A failure here is the connection dropping again: the next 'ready' tries once more.
+      this.subscriber.subscribe(...channels).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Connects to Redis (or takes the application's client) and opens the pub/sub connection.
+   * @throws McpStoreUnavailableError when Redis cannot be reached.
+   */
+  static async connect(options: ResolvedRedisOptions): Promise<RedisHub> {
+    const ioredis = loadIoredis();
+    // The options type it loosely (applications compile without ioredis); it is an ioredis client.
+    let client = options.client as Redis | undefined;
+    const owns = client === undefined;
+    if (client === undefined) {
+      const settings: RedisOptions = {
+        lazyConnect: true,
+        // A request waits for no reconnection: it fails, and the caller says so.
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        commandTimeout: options.commandTimeoutMs,
+        connectTimeout: options.commandTimeoutMs,
+        // Closing does not wait long for a socket that is already gone.
+        disconnectTimeout: 200,
+      };
+      client = new ioredis.Redis(options.url!, settings);
+    }
+    // Unhandled 'error' events would crash the process; the failures reach the callers instead.
+    const quiet = (): void => undefined;
+    client.on('error', quiet);
+    // Subscriptions are made again by the hub after a reconnection: ioredis's own resubscription
+    // leaves its promise unhandled, and a Redis that drops the connection again at once (a
+    // restart) would then end the process with an unhandled rejection.
+    const subscriber = client.duplicate({ lazyConnect: true, enableOfflineQueue: true, autoResubscribe: false });
+    subscriber.on('error', quiet);
+    try {
+      if (client.status === 'wait') {
+        await client.connect();
+      }
+      await subscriber.connect();
+    } catch (error) {
+      subscriber.disconnect();
+      if (owns) {
+        client.disconnect();
+      }
+      const where = options.url === undefined ? 'the given client' : redactUrl(options.url);
+      throw new McpStoreUnavailableError(`Cannot connect to Redis (${where}): ${messageOf(error)}`, error);
+    }
+    return new RedisHub(client, subscriber, options.keyPrefix, owns);
+  }
+
+  /** The key (or channel) `parts` under the prefix. */
+  key(...parts: string[]): string {
+    return this.prefix + parts.join(':');
+  }
+
+  /** Whether the command connection is up. */
+  get ready(): boolean {
+    return this.client.status === 'ready';
+  }
+
+  /**
+   * Runs Redis commands; a failure to reach Redis becomes `McpStoreUnavailableError`. Errors
+   * Redis itself answers (a wrong type, a script error) are bugs and stay as they are.
+   */
+  async run<T>(what: string, commands: (client: Redis) => Promise<T>): Promise<T> {
+    try {
+      return await commands(this.client);
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ReplyError') {
+        throw error;
+      }
+      throw new McpStoreUnavailableError(`Redis is unreachable (${what}): ${messageOf(error)}`, error);
+    }
+  }
+
+  /** Runs a Lua script by SHA1, sending its text the first time Redis does not know it. */
+  async eval(what: string, script: RedisScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return this.run(what, async (client) => {
+      try {
+        return await client.evalsha(script.sha, keys.length, ...keys, ...args);
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
+          return client.eval(script.lua, keys.length, ...keys, ...args);
+        }
+        throw error;
+      }
+    });
+  }
+
+  /** Publishes on a channel (a key under the prefix). */
+  async publish(channel: string, payload: string): Promise<void> {
+    await this.run('publish', (client) => client.publish(channel, payload));
+  }
+
+  /**
+   * Calls `handler` with every payload published on `channel`. The subscription is made again
+   * after a reconnection. Resolves once Redis confirmed it; returns how to stop.
+   */
+  async subscribe(channel: string, handler: PayloadHandler): Promise<() => void> {
+    let set = this.handlers.get(channel);
+    if (set === undefined) {
+      set = new Set();
+      this.handlers.set(channel, set);
+      try {
+        await this.subscriber.subscribe(channel);
+      } catch (error) {
+        this.handlers.delete(channel);
+        throw new McpStoreUnavailableError(`Redis is unreachable (subscribe): ${messageOf(error)}`, error);
+      }
+    }
+    set.add(handler);
+    return () => {
+      const handlers = this.handlers.get(channel);
+      if (handlers?.delete(handler) && handlers.size === 0) {
+        this.handlers.delete(channel);
+        if (!this.closed) {
+          this.subscriber.unsubscribe(channel).catch(() => undefined);
+        }
+      }
+    };
+  }
+
+  /** Closes the pub/sub connection, and the command connection when it was made here. */
+  async close(): Promise<void> {
+    if (this.closed) {
+      return;
+    }
+    this.closed = true;
+    this.handlers.clear();
+    await Promise.all([quit(this.subscriber), this.ownsClient ? quit(this.client) : Promise.resolve()]);
+  }
+}
+
+async function quit(client: Redis): Promise<void> {
+  try {
+    if (client.status === 'ready') {
+      await client.quit();
+      return;
+    }
+  } catch {
+    // Closing anyway below.
+  }
+  client.disconnect();
+}
+
+/** The URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') {
+      parsed.password = '***';
+    }
+    return parsed.toString();
+  } catch {
+    return 'an invalid URL';
+  }
+}

@@ -1,0 +1,327 @@
+/**
+ * Two instances sharing one Redis when things go wrong: Redis stops while they run (requests
+ * that need it fail at once with a clear error, the others are served, service comes back by
+ * itself once Redis does), every instance restarts (finished tasks are still read, in both eras)
+ * and Redis cannot be reached at boot (the application does not start, and says why). Also the
+ * startup warning about a missing `requestState.secret`.
+ */
+import { Logger } from '@nestjs/common';
+import { createServer } from 'node:net';
+import { McpTaskService } from 'nest-mcp';
+import { STORE_UNAVAILABLE } from '../../lib/mcp.messages';
+import { CLUSTER_SECRET, startCluster, startClusterApp, type Cluster } from '../fixtures/cluster-fixture';
+import { legacyRequest, openLegacySession, post, type RawResponse, waitUntil } from '../fixtures/raw-rpc';
+import type { TasksApp } from '../fixtures/tasks-fixture';
+import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
+import {
+  legacyPost,
+  modernPost,
+  type ModernOptions,
+  pollFor,
+  RELATED_TASK,
+  rpcErrorOf,
+  rpcMessageOf,
+  rpcResultOf,
+  timed,
+  uniqueKeyPrefix,
+} from './cluster-helpers';
+
+const TERMINAL = ['completed', 'failed', 'cancelled'];
+const ALICE: ModernOptions = { principal: 'alice' };
+const LEGACY_TTL_MS = 60_000;
+/** A request that needs the store must fail well within this while Redis is away (no hang). */
+const FAIL_FAST_MS = 3_000;
+/** How long service may take to come back once Redis does (ioredis backs off up to 2 s). */
+const RECOVERY_MS = 15_000;
+/** Well past the inline window (100 ms): the call is a task by then. */
+const PAST_WINDOW_MS = 600;
+
+const textResult = (text: string) => ({ content: [{ type: 'text', text }] });
+
+/**
+ * What a request refused before the engine gets while Redis is away (a legacy session cannot be
+ * looked up): 503 with `Retry-After` and a JSON-RPC -32603 carrying the store's message.
+ */
+function expectRefusedAtTheGate(response: RawResponse): void {
+  expect(response.status).toBe(503);
+  expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+  expect(rpcErrorOf(response)).toEqual({ code: -32603, message: STORE_UNAVAILABLE });
+}
+
+/**
+ * What a request that the engine runs gets while Redis is away: its own JSON-RPC -32603 with the
+ * store's message (HTTP 200, as the modern era carries -32603).
+ */
+function expectEngineError(response: RawResponse, id: string | number): void {
+  expect(response.status).toBe(200);
+  expect(rpcMessageOf(response)).toEqual({
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32603, message: STORE_UNAVAILABLE },
+  });
+}
+
+/**
+ * The ids of the tasks whose work ended on `app` from now on (once `settle` returned or threw;
+ * it is called as before).
+ */
+function settledTasks(app: TasksApp): Set<string> {
+  const tasks = app.app.get(McpTaskService);
+  const settle = tasks.settle.bind(tasks);
+  const ids = new Set<string>();
+  jest.spyOn(tasks, 'settle').mockImplementation(async (id, outcome) => {
+    try {
+      await settle(id, outcome);
+    } finally {
+      ids.add(id);
+    }
+  });
+  return ids;
+}
+
+/** A loopback port nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('cluster: Redis faults and restarts', () => {
+  let redis: RedisServerHandle;
+  let cluster: Cluster | undefined;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    // A test that stopped Redis brings it back, even when it failed before it could.
+    await redis.start();
+    await cluster?.close();
+    cluster = undefined;
+  });
+
+  async function modernTaskDone(app: TasksApp, taskId: string): Promise<Record<string, any>> {
+    return pollFor(
+      async () => rpcResultOf(await modernPost(app.url, 'tasks/get', { taskId }, ALICE)),
+      (task) => TERMINAL.includes(task.status),
+      `task ${taskId} to end`,
+    );
+  }
+
+  it('while Redis is stopped, what needs it fails fast and clearly, the rest is served; then service recovers', async () => {
+    cluster = await startCluster({ redisUrl: redis.url, keyPrefix: uniqueKeyPrefix('faults') });
+    const [a, b] = cluster.apps;
+    const { headers } = await openLegacySession(a.url, '2025-11-25');
+    const settled = settledTasks(a);
+    // A task whose work ends while Redis is away: storing how it ended fails, which must not
+    // bring the instance down.
+    const created = rpcResultOf(
+      await modernPost(
+        a.url,
+        'tools/call',
+        { name: 'sleepy', arguments: { ms: 1_000, label: 'ends-while-down' } },
+        ALICE,
+      ),
+    );
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+
+    await redis.stop();
+
+    for (const app of [a, b]) {
+      const legacy = await timed(() => legacyPost(app.url, headers, 'tools/list', {}, 'list'));
+      expect(legacy.ms).toBeLessThan(FAIL_FAST_MS);
+      expectRefusedAtTheGate(legacy.value);
+
+      const initialize = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } };
+      const fresh = await timed(() => post(app.url, legacyRequest('initialize', initialize)));
+      expect(fresh.ms).toBeLessThan(FAIL_FAST_MS);
+      expectRefusedAtTheGate(fresh.value);
+      expect(fresh.value.headers.get('mcp-session-id')).toBeNull();
+
+      const get = await timed(() => modernPost(app.url, 'tasks/get', { taskId: created.taskId }, { ...ALICE, id: 7 }));
+      expect(get.ms).toBeLessThan(FAIL_FAST_MS);
+      expectEngineError(get.value, 7);
+
+      // A modern request that needs no store is served as usual.
+      const tools = await timed(() => modernPost(app.url, 'tools/list', {}));
+      expect(tools.ms).toBeLessThan(FAIL_FAST_MS);
+      expect(tools.value.status).toBe(200);
+      expect(rpcResultOf(tools.value).tools.length).toBeGreaterThan(3);
+      const plain = rpcResultOf(await modernPost(app.url, 'tools/call', { name: 'plain', arguments: {} }));
+      expect(plain.content).toEqual(textResult('plain').content);
+
+      // A call that would become a task cannot be handed to one: a clear error, and its work stops.
+      const orphan = `orphan-${app.baseUrl}`;
+      const call = { name: 'sleepy', arguments: { ms: 30_000, label: orphan } };
+      const escalated = await timed(() => modernPost(app.url, 'tools/call', call, { ...ALICE, id: 8 }));
+      expect(escalated.ms).toBeLessThan(FAIL_FAST_MS);
+      expectEngineError(escalated.value, 8);
+      await app.probe.whenAborted(orphan, FAIL_FAST_MS);
+    }
+    await waitUntil(() => settled.has(created.taskId), 'the work to end while Redis is away');
+
+    await redis.start();
+
+    // A new legacy session works again, on each instance.
+    for (const app of [a, b]) {
+      const session = await pollFor(
+        () => openLegacySession(app.url, '2025-11-25').catch(() => undefined),
+        (opened) => opened !== undefined,
+        'a legacy session to open again',
+        RECOVERY_MS,
+        100,
+      );
+      const list = rpcResultOf(await legacyPost(app.url, session!.headers, 'tools/list', {}, 'list'));
+      expect(list.tools.length).toBeGreaterThan(3);
+    }
+    // Tasks work again, across instances: a task on A is cancelled on B (over the bus, which
+    // must have subscribed again) and its work on A aborts.
+    let label = '';
+    const after = await pollFor(
+      async () => {
+        label = `after-recovery-${Date.now()}`;
+        const call = { name: 'sleepy', arguments: { ms: 30_000, label } };
+        return rpcMessageOf(await modernPost(a.url, 'tools/call', call, ALICE));
+      },
+      (message) => message.result?.resultType === 'task',
+      'a task to be created again',
+      RECOVERY_MS,
+      100,
+    );
+    const taskId = String(after.result!.taskId);
+    rpcResultOf(await modernPost(b.url, 'tasks/cancel', { taskId }, ALICE));
+    await a.probe.whenAborted(label, 3_000);
+    expect(rpcResultOf(await modernPost(b.url, 'tasks/get', { taskId }, ALICE))).toMatchObject({
+      status: 'cancelled',
+    });
+  }, 40_000);
+
+  it('a modern task that asks while Redis is away fails without an unhandled rejection', async () => {
+    // The question cannot be stored: the work gets the error, and nothing is left to settle later.
+    cluster = await startCluster({ redisUrl: redis.url, keyPrefix: uniqueKeyPrefix('ask-down') });
+    const [a] = cluster.apps;
+    const unhandled: unknown[] = [];
+    const collect = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', collect);
+    try {
+      const settled = settledTasks(a);
+      const created = rpcResultOf(
+        await modernPost(a.url, 'tools/call', { name: 'ask_name', arguments: { ms: 800, label: 'asks-down' } }, ALICE),
+      );
+      expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+      await redis.stop();
+      // The work asks once its sleep is over, fails (the question cannot be stored), and settles.
+      await waitUntil(() => settled.has(created.taskId), 'the work to end');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', collect);
+    }
+  });
+
+  it('finished tasks of both eras are read from new instances after every instance restarted', async () => {
+    cluster = await startCluster({ redisUrl: redis.url, keyPrefix: uniqueKeyPrefix('restart') });
+    const [a, b] = cluster.apps;
+
+    const modern = rpcResultOf(
+      await modernPost(
+        a.url,
+        'tools/call',
+        { name: 'sleepy', arguments: { ms: PAST_WINDOW_MS, label: 'modern-kept' } },
+        ALICE,
+      ),
+    );
+    expect(modern).toMatchObject({ resultType: 'task' });
+    const modernDone = await modernTaskDone(b, modern.taskId);
+    expect(modernDone).toMatchObject({ status: 'completed', result: textResult('slept modern-kept') });
+
+    const { headers } = await openLegacySession(a.url, '2025-11-25');
+    const legacy = rpcResultOf(
+      await legacyPost(
+        b.url,
+        headers,
+        'tools/call',
+        { name: 'sleepy', arguments: { ms: 100, label: 'legacy-kept' }, task: { ttl: LEGACY_TTL_MS } },
+        'call',
+      ),
+    ).task;
+    const legacyResult = rpcResultOf(await legacyPost(a.url, headers, 'tasks/result', { taskId: legacy.taskId }, 'r'));
+    expect(legacyResult).toEqual({
+      ...textResult('slept legacy-kept'),
+      _meta: { [RELATED_TASK]: { taskId: legacy.taskId } },
+    });
+    const legacyDone = rpcResultOf(await legacyPost(a.url, headers, 'tasks/get', { taskId: legacy.taskId }, 'g'));
+
+    await cluster.closeApp(0);
+    await cluster.closeApp(1);
+    const fresh = [await cluster.restartApp(0), await cluster.restartApp(1)];
+    const gone = [a.baseUrl, b.baseUrl];
+    expect(fresh.filter((app) => gone.includes(app.baseUrl))).toEqual([]);
+
+    for (const app of fresh) {
+      expect(rpcResultOf(await modernPost(app.url, 'tasks/get', { taskId: modern.taskId }, ALICE))).toEqual(modernDone);
+      expect(rpcResultOf(await legacyPost(app.url, headers, 'tasks/result', { taskId: legacy.taskId }, 'r'))).toEqual(
+        legacyResult,
+      );
+      expect(rpcResultOf(await legacyPost(app.url, headers, 'tasks/get', { taskId: legacy.taskId }, 'g'))).toEqual(
+        legacyDone,
+      );
+      // Nothing ran again on the new instances.
+      expect(app.probe.runs('modern-kept') + app.probe.runs('legacy-kept')).toBe(0);
+    }
+  });
+
+  it('an instance does not start when Redis cannot be reached at boot, and says it is Redis', async () => {
+    const port = await closedPort();
+    const { value: failure, ms } = await timed(() =>
+      startClusterApp({
+        redis: { url: `redis://127.0.0.1:${port}`, keyPrefix: uniqueKeyPrefix('boot'), commandTimeoutMs: 500 },
+        requestState: { secret: CLUSTER_SECRET },
+      }).then(
+        (app) => app.close().then(() => undefined),
+        (error: unknown) => error,
+      ),
+    );
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toMatch(/Redis/);
+    expect((failure as Error).message).toContain(`127.0.0.1:${port}`);
+    expect(ms).toBeLessThan(10_000);
+  });
+
+  it('warns at startup when redis is set without requestState.secret, and not when it is set', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const apps: TasksApp[] = [];
+    try {
+      apps.push(await startClusterApp({ redis: { url: redis.url, keyPrefix: uniqueKeyPrefix('warn') } }));
+      const warnings = warn.mock.calls.map((call) => String(call[0]));
+      expect(warnings).toEqual(expect.arrayContaining([expect.stringContaining('requestState.secret')]));
+      const warning = warnings.find((text) => text.includes('requestState.secret'))!;
+      expect(warning).toMatch(/redis/);
+
+      warn.mockClear();
+      apps.push(
+        await startClusterApp({
+          redis: { url: redis.url, keyPrefix: uniqueKeyPrefix('warn') },
+          requestState: { secret: CLUSTER_SECRET },
+        }),
+      );
+      expect(warn.mock.calls.map((call) => String(call[0]))).not.toContainEqual(
+        expect.stringContaining('requestState.secret'),
+      );
+    } finally {
+      warn.mockRestore();
+      await Promise.all(apps.map((app) => app.close()));
+    }
+  });
+});

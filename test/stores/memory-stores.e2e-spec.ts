@@ -1,0 +1,33 @@
+import { MemoryReplayStore } from '../../lib/stores/memory/memory-replay.store';
+import { MemorySessionStore } from '../../lib/stores/memory/memory-session.store';
+import { MemoryTaskStore } from '../../lib/stores/memory/memory-task.store';
+import { describeReplayStoreContract, replayEvent } from './replay-store.contract';
+import { describeSessionStoreContract, sessionRecord } from './session-store.contract';
+import { describeTaskStoreContract } from './task-store.contract';
+
+describeSessionStoreContract('MemorySessionStore', async () => new MemorySessionStore());
+describeReplayStoreContract('MemoryReplayStore', (capacity) => new MemoryReplayStore(capacity));
+describeTaskStoreContract('MemoryTaskStore', async () => new MemoryTaskStore());
+
+describe('MemorySessionStore', () => {
+  it('hands out the stored record itself, so that a session handle is kept per record', async () => {
+    const store = new MemorySessionStore();
+    await store.create(sessionRecord('s1'));
+    const first = await store.get('s1');
+    await expect(store.get('s1')).resolves.toBe(first);
+    await expect(store.update('s1', { logLevel: 'debug' })).resolves.toBe(first);
+  });
+});
+
+describe('MemoryReplayStore', () => {
+  it('holds a buffer only for sessions with events, until they are cleared', async () => {
+    const store = new MemoryReplayStore(4);
+    await store.append('s1', replayEvent('a', 0));
+    await store.append('s2', replayEvent('a', 0));
+    expect(store.sessionCount).toBe(2);
+    await store.clear('s1');
+    expect(store.sessionCount).toBe(1);
+    await store.clear('unknown');
+    expect(store.sessionCount).toBe(1);
+  });
+});

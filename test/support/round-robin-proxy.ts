@@ -1,0 +1,188 @@
+/**
+ * A loopback round-robin HTTP proxy: the plainest load balancer there is (no stickiness, no
+ * health checks), to put several instances of a server behind one URL in e2e tests and in the
+ * bench. Every request goes to the next target in turn; bodies stream both ways, so SSE
+ * responses reach the client event by event.
+ */
+import {
+  Agent,
+  createServer,
+  request,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
+import type { Socket } from 'node:net';
+
+/** A running proxy. */
+export interface RoundRobinProxy {
+  /** The loopback port it listens on. */
+  readonly port: number;
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** How many requests were sent to each target, in the order the targets were given. */
+  readonly hits: number[];
+  /** Stops listening and destroys every open connection, both sides (open SSE streams included). */
+  close(): Promise<void>;
+}
+
+/** Where a request is forwarded: a host and port, or a base URL (`http://host:port[/prefix]`). */
+export type ProxyTarget = { host: string; port: number } | string;
+
+interface Upstream {
+  host: string;
+  port: number;
+  /** Prepended to the request's path (a base URL's path, without its trailing slash). */
+  prefix: string;
+}
+
+/**
+ * Headers that describe one connection, not the message: the proxy has two connections of its
+ * own, and Node frames each message itself (chunked or not).
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+function upstreamOf(target: ProxyTarget): Upstream {
+  if (typeof target !== 'string') {
+    return { host: target.host, port: target.port, prefix: '' };
+  }
+  const url = new URL(target);
+  if (url.protocol !== 'http:') {
+    throw new Error(`round-robin proxy: only http:// targets are supported, got ${target}`);
+  }
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: Number(url.port || 80),
+    prefix: url.pathname.replace(/\/+$/, ''),
+  };
+}
+
+function endToEnd(headers: IncomingMessage['headers']): OutgoingHttpHeaders {
+  const kept: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) {
+      kept[name] = value;
+    }
+  }
+  return kept;
+}
+
+function badGateway(res: ServerResponse, target: Upstream, error: NodeJS.ErrnoException): void {
+  const body = JSON.stringify({
+    error: 'bad gateway',
+    target: `${target.host}:${target.port}`,
+    code: error.code ?? 'EPROXY',
+    message: error.message,
+  });
+  res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/**
+ * Starts a proxy on 127.0.0.1 (random port) in front of `targets`. A target that cannot be
+ * reached is answered with 502 and a small JSON body; an upstream that drops its connection
+ * mid-response drops the client's, and a client that goes away cancels the upstream request.
+ */
+export async function startRoundRobinProxy(targets: ProxyTarget[]): Promise<RoundRobinProxy> {
+  if (targets.length === 0) {
+    throw new Error('round-robin proxy: at least one target is needed');
+  }
+  const upstreams = targets.map(upstreamOf);
+  const hits = upstreams.map(() => 0);
+  const agent = new Agent({ keepAlive: true });
+  const sockets = new Set<Socket>();
+  const inFlight = new Set<ReturnType<typeof request>>();
+  let next = 0;
+
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+    const index = next;
+    next = (next + 1) % upstreams.length;
+    hits[index]++;
+    const target = upstreams[index];
+    const headers = endToEnd(req.headers);
+    headers.host = `${target.host}:${target.port}`;
+
+    const upstreamReq = request({
+      host: target.host,
+      port: target.port,
+      method: req.method,
+      path: `${target.prefix}${req.url ?? '/'}`,
+      headers,
+      agent,
+    });
+    inFlight.add(upstreamReq);
+    upstreamReq.once('close', () => inFlight.delete(upstreamReq));
+
+    upstreamReq.once('response', (upstreamRes) => {
+      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, endToEnd(upstreamRes.headers));
+      // SSE: the client must see the headers (and then each event) now, not when a buffer fills.
+      res.flushHeaders();
+      upstreamRes.pipe(res);
+      upstreamRes.once('error', () => res.destroy());
+      // The upstream dropped its connection before the end of the body: so does the proxy, the
+      // client must not take a truncated body for a complete one.
+      upstreamRes.once('close', () => {
+        if (!upstreamRes.complete) {
+          res.destroy();
+        }
+      });
+    });
+    upstreamReq.once('error', (error: NodeJS.ErrnoException) => {
+      if (!res.headersSent && !res.destroyed) {
+        badGateway(res, target, error);
+      } else {
+        res.destroy();
+      }
+    });
+    // The client went away (aborted request, closed SSE stream): the upstream must know it too.
+    res.once('close', () => {
+      if (!res.writableFinished) {
+        upstreamReq.destroy();
+      }
+    });
+    req.pipe(upstreamReq);
+  };
+
+  const server = createServer(forward);
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as { port: number }).port;
+
+  let closed: Promise<void> | undefined;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    hits,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) {
+          socket.destroy();
+        }
+        for (const upstreamReq of inFlight) {
+          upstreamReq.destroy();
+        }
+        agent.destroy();
+      });
+      return closed;
+    },
+  };
+}
