@@ -129,9 +129,9 @@ export async function runScale(scenarios: ScaleScenario[], timing: ScaleTiming):
     const env = {
       MCP_PAGE_SIZE: '0',
       BENCH_TOOL_COUNT: String(TOOL_COUNT),
-      BENCH_REDIS_URL: redis.url,
-      // The instances must seal requestState with one key to serve as one server.
-      BENCH_REQUEST_STATE_SECRET: randomBytes(32).toString('base64url'),
+      // The sample's own switches: Redis, and one requestState key for the instances to serve as one server.
+      MCP_REDIS_URL: redis.url,
+      MCP_REQUEST_STATE_SECRET: randomBytes(32).toString('base64url'),
     };
     const [a, b] = await Promise.all([
       ChildServer.start('mcp-server A', 'mcp-server.ts', { env }),

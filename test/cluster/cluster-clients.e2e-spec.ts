@@ -1,15 +1,24 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from '@modelcontextprotocol/client';
+import { Collector, MODERN_REVISION } from '../fixtures/raw-rpc';
+import { NOTE_URI } from '../fixtures/cluster-fixture';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 import { startCluster, type Cluster } from '../fixtures/cluster-fixture';
 import { uniqueKeyPrefix } from './cluster-helpers';
 
 /**
- * The official v1 clients against two instances behind a round-robin proxy, each request going to
- * the next instance: a Streamable HTTP session and a 2024-11-05 SSE pair serve as on one server.
+ * The official clients against two instances sharing one Redis: the v1 clients behind a
+ * round-robin proxy (each request to the next instance), where a Streamable HTTP session and a
+ * 2024-11-05 SSE pair serve as on one server; the v2 client listening on one instance while a
+ * change is made on the other.
  */
-describe('official v1 clients through a round-robin proxy', () => {
+describe('official clients against two instances', () => {
   let redis: RedisServerHandle;
   let cluster: Cluster;
   beforeAll(async () => {
@@ -52,5 +61,49 @@ describe('official v1 clients through a round-robin proxy', () => {
     expect(ranOn(0).length).toBeGreaterThan(0);
     expect(ranOn(1).length).toBeGreaterThan(0);
     await client.close();
+  });
+
+  it('v1, Streamable HTTP: a resource update made through one instance reaches the GET stream held by either', async () => {
+    const client = new Client({ name: 'c', version: '1' });
+    const updates = new Collector<string>();
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
+      updates.push(notification.params.uri),
+    );
+    await client.connect(new StreamableHTTPClientTransport(cluster.url));
+    await client.subscribeResource({ uri: NOTE_URI });
+    // Each call lands on the next instance: the change is made on both, the stream is on one.
+    for (let i = 0; i < 2; i++) {
+      await client.callTool({ name: 'touch_note', arguments: {} });
+    }
+    await expect(updates.waitFor(2)).resolves.toEqual([NOTE_URI, NOTE_URI]);
+    await client.close();
+  });
+
+  it('v2, 2026-07-28: listen() on A hears a change made on B', async () => {
+    const [a, b] = cluster.apps;
+    const connect = async (url: URL): Promise<ClientV2> => {
+      const client = new ClientV2(
+        { name: 'v2-cluster', version: '2.0.0' },
+        { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
+      );
+      await client.connect(new StreamableHTTPClientTransportV2(url));
+      return client;
+    };
+    const listener = await connect(a.url);
+    const changer = await connect(b.url);
+    const tools = new Collector<unknown>();
+    const updates = new Collector<string>();
+    listener.setNotificationHandler('notifications/tools/list_changed', (notification) => tools.push(notification));
+    listener.setNotificationHandler('notifications/resources/updated', (notification) =>
+      updates.push(notification.params.uri),
+    );
+    const subscription = await listener.listen({ toolsListChanged: true, resourceSubscriptions: [NOTE_URI] });
+    const result = await changer.callTool({ name: 'touch_note', arguments: { lists: true } });
+    expect(result.content).toEqual([{ type: 'text', text: 'touched 1' }]);
+    await expect(updates.waitFor(1)).resolves.toEqual([NOTE_URI]);
+    await tools.waitFor(1);
+    await subscription.close();
+    await changer.close();
+    await listener.close();
   });
 });
