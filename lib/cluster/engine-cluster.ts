@@ -19,8 +19,8 @@ type ErrorSink = (what: string, error: unknown) => void;
 class TaskStreams {
   /** Local streams, by task id. */
   private readonly waiting = new Map<string, Set<RequestChannel>>();
-  /** Detaches of remote streams from local work, by `<task id> <instance id>`. */
-  private readonly remote = new Map<string, () => void>();
+  /** Remote streams attached to local work, by `<task id> <instance id>`. */
+  private readonly remote = new Map<string, { readonly taskId: string; readonly detach: () => void }>();
 
   constructor(
     private readonly link: ClusterLink,
@@ -51,8 +51,14 @@ class TaskStreams {
       return;
     }
     const key = `${message.taskId} ${message.instanceId}`;
-    this.remote.get(key)?.();
+    this.remote.get(key)?.detach();
     this.remote.delete(key);
+    // Streams of an instance that went away are never closed by it: forget those of ended work.
+    for (const [other, attached] of this.remote) {
+      if (engine.taskCall(attached.taskId) === undefined) {
+        this.remote.delete(other);
+      }
+    }
     const call = message.open ? engine.taskCall(message.taskId) : undefined;
     if (call === undefined) {
       return;
@@ -62,16 +68,14 @@ class TaskStreams {
         .send(message.instanceId, { type: 'task_message', taskId: message.taskId, message: sent })
         .catch((error: unknown) => this.onError('send a task message', error));
     };
-    this.remote.set(
-      key,
-      call.attach({
-        notify: send,
-        request: (request) => {
-          send(request);
-          return true;
-        },
-      }),
-    );
+    const detach = call.attach({
+      notify: send,
+      request: (request) => {
+        send(request);
+        return true;
+      },
+    });
+    this.remote.set(key, { taskId: message.taskId, detach });
   }
 
   private deliver(taskId: string, message: JsonRpcRequest | JsonRpcNotification): void {

@@ -10,7 +10,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { ClusterLink } from '../../lib/cluster/cluster-link.interface';
 import { MCP_CLUSTER_LINK } from '../../lib/mcp.constants';
 import { startCluster, NOTE_URI, type Cluster } from '../fixtures/cluster-fixture';
-import { META, openLegacySession, post, type RpcMessage, type SseReader } from '../fixtures/raw-rpc';
+import { legacyRequest, META, openLegacySession, post, send, SseReader, type RpcMessage } from '../fixtures/raw-rpc';
 import type { TasksApp } from '../fixtures/tasks-fixture';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 import {
@@ -273,6 +273,38 @@ describe('cluster: tasks, listen streams and requestState across instances', () 
 
       const result = rpcResultOf(await legacyPost(b.url, headers, 'tasks/result', { taskId }, 'result'));
       expect(result).toEqual({ ...textResult(`Hello, Ada! (task ${taskId})`), _meta: { [RELATED_TASK]: { taskId } } });
+      expect(a.probe.runs(work)).toBe(1);
+      expect(b.probe.runs(work)).toBe(0);
+    });
+    it('without a GET stream, a question of a task running on A comes on a tasks/result waiting on B', async () => {
+      const { headers } = await openLegacySession(a.url, '2025-11-25', { capabilities: { elicitation: {} } });
+      const work = label('legacy-ask-result');
+      const { taskId } = await startLegacyTask(a, headers, 'ask_name', { ms: 200, label: work });
+
+      // tasks/result on B: the stream of its answer carries the question A's work asks meanwhile.
+      const response = await send(b.url, {
+        body: legacyRequest('tasks/result', { taskId }, 'result-b'),
+        headers,
+        signal: cleanup.signal,
+      });
+      expect(response.headers.get('content-type')).toContain('text/event-stream');
+      const reader = new SseReader(response);
+      const question = await reader.next();
+      expect(question).toMatchObject({
+        method: 'elicitation/create',
+        params: { ...NAME_QUESTION.params, _meta: { [RELATED_TASK]: { taskId } } },
+      });
+      const asker = a.app.get<ClusterLink>(MCP_CLUSTER_LINK).instanceId;
+      expect(String(question.id)).toMatch(new RegExp(`^${asker}\\.\\d+$`));
+      // The answer goes to B too; it is forwarded to the call waiting on A.
+      expect((await post(b.url, { jsonrpc: '2.0', id: question.id, result: ADA }, headers)).status).toBe(202);
+
+      const answer = await reader.next();
+      expect(answer).toEqual({
+        jsonrpc: '2.0',
+        id: 'result-b',
+        result: { ...textResult(`Hello, Ada! (task ${taskId})`), _meta: { [RELATED_TASK]: { taskId } } },
+      });
       expect(a.probe.runs(work)).toBe(1);
       expect(b.probe.runs(work)).toBe(0);
     });
