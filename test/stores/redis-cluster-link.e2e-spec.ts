@@ -209,6 +209,29 @@ describe('RedisNotificationBus', () => {
   });
 });
 
+describe('RedisHub errors', () => {
+  it('reports a Redis that cannot serve for now (a read-only replica) as unavailable, and a wrong command as it is', async () => {
+    const [a] = await pair();
+    const key = a.hub.key('probe');
+    await a.hub.run('set', (client) => client.set(key, 'text'));
+    await expect(a.hub.run('wrong type', (client) => client.hget(key, 'field'))).rejects.toMatchObject({
+      name: 'ReplyError',
+      message: expect.stringMatching(/^WRONGTYPE/),
+    });
+    // A replica of a master that does not answer refuses writes with READONLY.
+    await a.hub.client.replicaof('127.0.0.1', '1');
+    try {
+      await expect(a.hub.run('write', (client) => client.set(key, 'other'))).rejects.toMatchObject({
+        name: 'McpStoreUnavailableError',
+        message: expect.stringContaining('READONLY'),
+      });
+    } finally {
+      await a.hub.client.replicaof('NO', 'ONE');
+    }
+    await expect(a.hub.run('write', (client) => client.set(key, 'other'))).resolves.toBe('OK');
+  });
+});
+
 describe('MemoryClusterLink', () => {
   it('is alone: nothing is delivered, claims are exclusive and released', async () => {
     const link = new MemoryClusterLink();

@@ -18,6 +18,12 @@ export function redisScript(lua: string): RedisScript {
 
 type PayloadHandler = (payload: string) => void;
 
+/**
+ * Redis errors that say the server cannot serve right now (loading its data, a replica during a
+ * failover, a busy script...), not that the command is wrong: the store is unavailable.
+ */
+const TRANSIENT_REPLY = /^(LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF)\b/;
+
 function loadIoredis(): typeof IoRedis {
   try {
     // An optional peer: only applications that configure Redis install it.
@@ -122,14 +128,15 @@ export class RedisHub {
   }
 
   /**
-   * Runs Redis commands; a failure to reach Redis becomes `McpStoreUnavailableError`. Errors
-   * Redis itself answers (a wrong type, a script error) are bugs and stay as they are.
+   * Runs Redis commands; a failure to reach Redis, or a Redis that cannot serve for now,
+   * becomes `McpStoreUnavailableError`. Other errors Redis answers (a wrong type, a script
+   * error) are bugs and stay as they are.
    */
   async run<T>(what: string, commands: (client: Redis) => Promise<T>): Promise<T> {
     try {
       return await commands(this.client);
     } catch (error) {
-      if (error instanceof Error && error.name === 'ReplyError') {
+      if (error instanceof Error && error.name === 'ReplyError' && !TRANSIENT_REPLY.test(error.message)) {
         throw error;
       }
       throw new McpStoreUnavailableError(`Redis is unreachable (${what}): ${messageOf(error)}`, error);
