@@ -364,7 +364,7 @@ export class McpEngine {
     if (this.clientRequests.deliver(scope, response)) {
       return true;
     }
-    return forward && this.hooks.cluster !== undefined && this.hooks.cluster.forwardResponse(scope, response);
+    return forward && (this.hooks.cluster?.forwardResponse(scope, response) ?? false);
   }
 
   /**

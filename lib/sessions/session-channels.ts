@@ -91,7 +91,7 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
     if (holder === undefined || holder.instanceId === this.link.instanceId) {
       return false;
     }
-    await this.link.send(holder.instanceId, { type: 'session_message', sessionId, message });
+    await this.sendVia(holder.instanceId, sessionId, message);
     return true;
   }
 

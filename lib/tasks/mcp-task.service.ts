@@ -66,6 +66,27 @@ interface LiveTask {
 const MISSING = 'Task not found';
 
 /**
+ * The answers of `tasks/update` to questions the task asked (`methodOf` names the method of the
+ * question under a key; other keys are ignored). An answer of the wrong shape refuses them all
+ * (-32602), before any is used.
+ */
+function checkedAnswers(responses: JsonObject, methodOf: (key: string) => ClientMethod | undefined): JsonObject {
+  const accepted: JsonObject = {};
+  for (const [key, answer] of Object.entries(responses)) {
+    const method = methodOf(key);
+    if (method === undefined) {
+      continue;
+    }
+    const invalid = invalidAnswer(method, answer);
+    if (invalid !== undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses.${key}: ${invalid}`);
+    }
+    accepted[key] = answer;
+  }
+  return accepted;
+}
+
+/**
  * The tasks of this server: made by `tools/call` when the mode table says so, driven by the
  * `tasks/*` methods, and readable by the application.
  *
@@ -324,23 +345,12 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
       await this.answerElsewhere(id, responses);
       return;
     }
-    const accepted: Array<[PendingInput, JsonObject]> = [];
-    const keys: string[] = [];
-    for (const [key, answer] of Object.entries(responses)) {
-      const input = live.pending.get(key);
-      if (input === undefined) {
-        continue;
-      }
-      const invalid = invalidAnswer(input.request.method, answer);
-      if (invalid !== undefined) {
-        throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses.${key}: ${invalid}`);
-      }
-      accepted.push([input, answer as JsonObject]);
-      keys.push(key);
-    }
+    const accepted = checkedAnswers(responses, (key) => live.pending.get(key)?.request.method);
+    const keys = Object.keys(accepted);
     if (keys.length === 0) {
       return;
     }
+    const inputs = keys.map((key) => live.pending.get(key)!);
     keys.forEach((key) => live.pending.delete(key));
     const clientWaits = live.waitingOnClient > 0;
     await this.transition(id, (record) => {
@@ -354,7 +364,7 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
         inputRequests: Object.keys(remaining).length > 0 ? remaining : undefined,
       };
     });
-    accepted.forEach(([input, answer]) => input.resolve(answer));
+    inputs.forEach((input, index) => input.resolve(accepted[keys[index]] as JsonObject));
   }
 
   /**
@@ -367,18 +377,12 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
     if (record === undefined || isTerminal(record.status) || asked === undefined) {
       return;
     }
-    const accepted: JsonObject = {};
-    for (const [key, answer] of Object.entries(responses)) {
+    const accepted = checkedAnswers(responses, (key) => {
       const question = asked[key];
-      if (!isJsonObject(question) || typeof question.method !== 'string') {
-        continue;
-      }
-      const invalid = invalidAnswer(question.method as ClientMethod, answer);
-      if (invalid !== undefined) {
-        throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses.${key}: ${invalid}`);
-      }
-      accepted[key] = answer;
-    }
+      return isJsonObject(question) && typeof question.method === 'string'
+        ? (question.method as ClientMethod)
+        : undefined;
+    });
     if (Object.keys(accepted).length > 0) {
       await this.link.broadcast({ type: 'task_input', taskId: id, responses: accepted });
     }

@@ -230,28 +230,29 @@ export class HttpGate implements OnModuleInit {
   }
 
   /**
-   * Logs a failure nobody answered (a store that went away...) and answers it with a generic
-   * 500, never with its details.
+   * Logs a failure nobody answered and answers it with a generic 500, or 503 with `Retry-After`
+   * when the shared store is away; never with its details.
    */
   failed(exchange: HttpExchange, error: unknown): void {
-    if (error instanceof McpStoreUnavailableError) {
-      // Not a bug: the shared store is away. The client may retry; the details stay in the log.
-      this.logger.warn(`${exchange.req.method ?? 'request'} ${exchange.req.url ?? ''}: ${error.message}`);
-      if (!exchange.res.headersSent) {
-        sendJson(exchange.res, 503, failure(null, ErrorCode.InternalError, STORE_UNAVAILABLE), { 'retry-after': '1' });
-      } else if (!exchange.res.writableEnded) {
+    const where = `${exchange.req.method ?? 'request'} ${exchange.req.url ?? ''}`;
+    // A shared store that is away is not a bug: the client may retry; the details stay in the log.
+    const unavailable = error instanceof McpStoreUnavailableError;
+    if (unavailable) {
+      this.logger.warn(`${where}: ${error.message}`);
+    } else {
+      this.logger.error(
+        `${where} failed: ${error instanceof Error ? error.message : String(error)}`,
+        error instanceof Error ? error.stack : undefined,
+      );
+    }
+    if (exchange.res.headersSent) {
+      if (!exchange.res.writableEnded) {
         exchange.res.end();
       }
-      return;
-    }
-    this.logger.error(
-      `${exchange.req.method ?? 'request'} ${exchange.req.url ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`,
-      error instanceof Error ? error.stack : undefined,
-    );
-    if (!exchange.res.headersSent) {
+    } else if (unavailable) {
+      sendJson(exchange.res, 503, failure(null, ErrorCode.InternalError, STORE_UNAVAILABLE), { 'retry-after': '1' });
+    } else {
       sendJson(exchange.res, 500, failure(null, ErrorCode.InternalError, 'Internal error'));
-    } else if (!exchange.res.writableEnded) {
-      exchange.res.end();
     }
   }
 }

@@ -399,20 +399,9 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     let stream = live;
     let fresh = false;
     const answered = window.events.some((event) => isResponse(event.message));
+    // A request's stream running on another instance goes on here, from there.
     const owner = live === undefined && !answered ? this.runningElsewhere(position?.streamId) : undefined;
-    if (owner !== undefined) {
-      // A request's stream running on another instance: it goes on here, from there.
-      const connection = this.connection(res, headers, sessionId);
-      if (hasFeature(revision, 'ssePolling') && this.options.http.retryMs > 0) {
-        connection.retry(this.options.http.retryMs);
-      }
-      if (!window.found) {
-        connection.send(notification('notifications/replay_truncated', { lastEventId }));
-      }
-      this.follow(owner, sessionId, position!, connection);
-      return;
-    }
-    if (stream === undefined && !answered && (await this.channels.reserve(sessionId, 'get'))) {
+    if (owner === undefined && stream === undefined && !answered && (await this.channels.reserve(sessionId, 'get'))) {
       // Nothing in this process sends on that stream any more (its GET connection closed, or
       // its call ended without an answer): the connection becomes the session's stream, going
       // on with the same stream when the buffer knows where it stopped.
@@ -437,6 +426,13 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     if (polling && !fresh && retryMs > 0) {
       // The client resumes with a cursor of its own: no priming event, only the delay.
       connection.retry(retryMs);
+    }
+    if (owner !== undefined) {
+      if (!window.found) {
+        connection.send(truncated);
+      }
+      this.follow(owner, sessionId, position!, connection);
+      return;
     }
     if (stream === undefined) {
       // An answered request, or a stream the session no longer reads (it has another one): what
