@@ -41,6 +41,7 @@ export { McpPrompt } from './decorators/mcp-prompt.decorator';
 export { ToolArgs, McpRequest } from './decorators/mcp-params.decorator';
 export { McpCtx } from './decorators/mcp-ctx.decorator';
 export { McpExecutionContext } from './discovery/mcp-execution-context';
+export { isMcpEndpoint } from './transports/http/endpoint.controller';
 export { McpScopes, McpVisibilityGuard } from './decorators/mcp-scopes.decorator';
 
 export { McpAuthService } from './auth/mcp-auth.service';

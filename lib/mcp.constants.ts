@@ -47,3 +47,10 @@ export const MCP_VISIBILITY_GUARD_METADATA = 'nest-mcp:visibility-guard';
 export const MCP_CLUSTER_LINK = Symbol('nest-mcp:cluster-link');
 /** Token of the Redis connections (`RedisHub`), or `undefined` without Redis. */
 export const MCP_REDIS_HUB = Symbol('nest-mcp:redis-hub');
+/**
+ * Metadata of the module's endpoint controllers and their route handlers (`McpEndpointMarker`):
+ * how the platform hooks and `isMcpEndpoint()` recognise the module's own routes.
+ */
+export const MCP_ENDPOINT_METADATA = 'nest-mcp:endpoint';
+/** Token of where the module was imported (`McpImportSite`): named by the error of a second import. */
+export const MCP_IMPORT_SITE = Symbol('nest-mcp:import-site');

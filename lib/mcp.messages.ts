@@ -25,3 +25,11 @@ export const MULTIPLE_DECORATORS = (where: string) =>
 
 /** What a client is told when the shared store (Redis) is away; the details go to the log. */
 export const STORE_UNAVAILABLE = 'Service unavailable: the server state store cannot be reached; retry shortly';
+
+/** The client's answer to a body over `http.maxBodyBytes`: the limit in force and the option that raises it. */
+export const BODY_TOO_LARGE = (limit: number) =>
+  `Request body exceeds ${limit} bytes, this server's limit (McpModule option http.maxBodyBytes)`;
+
+/** The client's answer to a body nested deeper than `http.maxJsonDepth`. */
+export const BODY_TOO_DEEP = (limit: number) =>
+  `Request nesting exceeds ${limit} levels, this server's limit (McpModule option http.maxJsonDepth)`;

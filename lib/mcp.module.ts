@@ -1,7 +1,7 @@
-import { Inject, Logger, Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { Inject, Logger, Module, type NestModule } from '@nestjs/common';
+import { DiscoveryModule, ModulesContainer } from '@nestjs/core';
 import { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } from './mcp.module-definition';
-import { MCP_CLUSTER_LINK, MCP_RESOLVED_OPTIONS } from './mcp.constants';
+import { MCP_CLUSTER_LINK, MCP_IMPORT_SITE, MCP_RESOLVED_OPTIONS } from './mcp.constants';
 import { resolveMcpOptions, type ResolvedMcpOptions } from './mcp-options.factory';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
@@ -18,6 +18,9 @@ import { McpNotifier } from './notifications/mcp-notifier.service';
 import { StreamableHttpService } from './transports/http/streamable-http.service';
 import { ResumableStreams } from './transports/http/resumable-streams.service';
 import { HttpGate } from './transports/http/http-gate.service';
+import { HttpPlatform } from './transports/http/http-platform.service';
+import { EndpointBanner } from './transports/http/endpoint-banner.service';
+import { assertSingleImport } from './mcp-single-import';
 import { SimpleHttpService } from './transports/http/simple-http.service';
 import { LegacySseService } from './transports/http/legacy-sse.service';
 import { McpStdioServer } from './transports/stdio/mcp-stdio.server';
@@ -111,6 +114,8 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
     McpNotifier,
     ResumableStreams,
     HttpGate,
+    HttpPlatform,
+    EndpointBanner,
     StreamableHttpService,
     SimpleHttpService,
     LegacySseService,
@@ -129,9 +134,22 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
     MCP_RESOLVED_OPTIONS,
   ],
 })
-export class McpModule extends ConfigurableModuleClass {
-  constructor(@Inject(MCP_RESOLVED_OPTIONS) _options: ResolvedMcpOptions) {
+export class McpModule extends ConfigurableModuleClass implements NestModule {
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) _options: ResolvedMcpOptions,
+    modules: ModulesContainer,
+    private readonly platform: HttpPlatform,
+  ) {
     // Injecting the resolved options makes a bad configuration fail while the module is created.
     super();
+    assertSingleImport(modules, McpModule, MCP_IMPORT_SITE);
+  }
+
+  /**
+   * Runs after Nest registered the platform's body parsers and before it registers the routes:
+   * the one moment Fastify takes route options from a hook.
+   */
+  configure(): void {
+    this.platform.beforeRoutes();
   }
 }

@@ -502,7 +502,10 @@ describe.each(PLATFORMS)('Body limits on every POST endpoint (maxBodyBytes 2048)
       expect(response.json).toEqual({
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32600, message: 'Request body exceeds 2048 bytes' },
+        error: {
+          code: -32600,
+          message: "Request body exceeds 2048 bytes, this server's limit (McpModule option http.maxBodyBytes)",
+        },
       });
       expectReadableBy(response.headers, LOOPBACK_ORIGIN);
     },
@@ -539,7 +542,10 @@ describe.each(PLATFORMS)('Body limits on every POST endpoint (maxBodyBytes 2048)
       expect(response.json).toEqual({
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32600, message: 'Request nesting is too deep' },
+        error: {
+          code: -32600,
+          message: "Request nesting exceeds 64 levels, this server's limit (McpModule option http.maxJsonDepth)",
+        },
       });
     },
   );

@@ -3,7 +3,7 @@
  * style resolves the options AND mounts the endpoint (checked over HTTP with the MCP SDK
  * client), the `path` and `isGlobal` extras, and option validation at startup.
  */
-import type { DynamicModule } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { MCP_MODULE_OPTIONS, McpConfigurationError, McpModule, McpRegistry, type McpModuleOptions } from '../lib';
 import {
@@ -238,5 +238,36 @@ describe('bad options stop the application at startup, naming the option', () =>
     });
     expect(error).toBeInstanceOf(McpConfigurationError);
     expect(error.message).toContain('McpModule needs options');
+  });
+});
+
+describe('McpModule imported twice', () => {
+  @Module({ imports: [McpModule.forRoot({ name: 'public', version: '1.0.0' })] })
+  class PublicMcpModule {}
+
+  @Module({
+    imports: [McpModule.forRootAsync({ path: 'admin', useFactory: () => ({ name: 'admin', version: '1.0.0' }) })],
+  })
+  class AdminMcpModule {}
+
+  it('stops startup with an McpConfigurationError naming both imports', async () => {
+    const error = await startupError({ imports: [PublicMcpModule, AdminMcpModule] });
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain('McpModule is imported 2 times');
+    expect(error.message).toMatch(
+      /McpModule at path "mcp" imported by PublicMcpModule \(.*module-wiring\.e2e-spec\.ts:\d+:\d+\)/,
+    );
+    expect(error.message).toMatch(
+      /McpModule at path "admin" imported by AdminMcpModule \(.*module-wiring\.e2e-spec\.ts:\d+:\d+\)/,
+    );
+    expect(error.message).toContain('import McpModule.forRoot() (or forRootAsync()) once');
+  });
+
+  it('stops startup for two imports side by side in one module', async () => {
+    const error = await startupError({
+      imports: [McpModule.forRoot({ name: 'a', version: '1.0.0' }), McpModule.forRoot({ name: 'b', version: '1.0.0' })],
+    });
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toMatch(/McpModule is imported 2 times/);
   });
 });

@@ -7,7 +7,6 @@ import type { Era } from '../protocol/revisions';
 import { ErrorCode } from '../protocol/json-rpc';
 import { IntrinsicException } from '@nestjs/common';
 import { McpError, McpToolError } from '../protocol/mcp-error';
-import { ERROR_ALREADY_LOGGED } from '../protocol/engine';
 
 // McpError and McpToolError are answers a handler chose, not failures: Nest's exception handler
 // must not log them with a stack trace. Nest leaves IntrinsicException subclasses unlogged; the
@@ -72,18 +71,10 @@ export function codeForHttpStatus(status: number, kind: HandlerKind, era: Era): 
 /**
  * Translates an error thrown by a handler. For tools, an HttpException is a tool execution
  * error (`isError: true`) the model can read; elsewhere it becomes a JSON-RPC error. Any other
- * error is passed on; when it went through Nest's pipeline (`loggedByNest`), Nest has logged it.
+ * error is passed on, for the engine to log and answer with a generic message.
  */
-export function translateHttpException(error: unknown, kind: HandlerKind, era: Era, loggedByNest = true): unknown {
+export function translateHttpException(error: unknown, kind: HandlerKind, era: Era): unknown {
   if (!isHttpException(error)) {
-    if (loggedByNest && error instanceof Error && !(error instanceof McpError) && !(error instanceof McpToolError)) {
-      // Nest's exception handler has logged it with its stack already.
-      try {
-        (error as { [ERROR_ALREADY_LOGGED]?: boolean })[ERROR_ALREADY_LOGGED] = true;
-      } catch {
-        // A frozen error stays unmarked and is logged twice; nothing else changes.
-      }
-    }
     return error;
   }
   const status = error.getStatus();

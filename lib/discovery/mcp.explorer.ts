@@ -35,6 +35,7 @@ import type {
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MULTIPLE_DECORATORS } from '../mcp.messages';
 import { translateHttpException, type HandlerKind } from './http-exception.translator';
+import { createQuietContextCreator } from './quiet-context-creator';
 import { createShadowHost, ENHANCER_KEYS, type EnhancerResolver } from './shadow-host.factory';
 
 type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
@@ -133,6 +134,8 @@ export class McpExplorer implements OnModuleInit {
   private readonly paramsFactory = new McpParamsFactory();
   /** Enhancer instances bound to shadow hosts, by class. */
   private readonly enhancers = new Map<Type, object>();
+  /** Nest's pipeline, minus its own log of unhandled errors: the engine logs them once, with the call. */
+  private readonly pipeline: ExternalContextCreator;
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -141,7 +144,9 @@ export class McpExplorer implements OnModuleInit {
     private readonly contextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
     private readonly registry: McpRegistry,
-  ) {}
+  ) {
+    this.pipeline = createQuietContextCreator(contextCreator);
+  }
 
   async onModuleInit(): Promise<void> {
     const hosts = [
@@ -165,7 +170,8 @@ export class McpExplorer implements OnModuleInit {
         }
       }
     }
-    this.logger.log(`Registered ${count} MCP handler${count === 1 ? '' : 's'}`);
+    // The endpoints' startup lines (EndpointBanner) give the counts per kind.
+    this.logger.debug(`Registered ${count} MCP handler${count === 1 ? '' : 's'}`);
   }
 
   private async explore(
@@ -369,7 +375,7 @@ export class McpExplorer implements OnModuleInit {
     const hostOf = async (target: Record<string, unknown>) =>
       shadowed ? createShadowHost(target, methodName, resolveEnhancer) : target;
     const build = (target: Record<string, unknown>, contextId?: ReturnType<typeof ContextIdFactory.create>) =>
-      this.contextCreator.create(
+      this.pipeline.create(
         target,
         target[methodName] as (...args: unknown[]) => unknown,
         methodName,
@@ -467,7 +473,7 @@ export class McpExplorer implements OnModuleInit {
         const result = await method.apply(instance, values);
         return isObservable(result) ? await lastValueFrom(result) : result;
       } catch (error) {
-        throw translateHttpException(error, kind, context.era, false);
+        throw translateHttpException(error, kind, context.era);
       }
     };
   }

@@ -382,6 +382,16 @@ export interface McpModuleExtras {
    * @example 'messages'
    */
   sseMessagesPath?: string;
+  /**
+   * Class decorators applied to every endpoint controller the module mounts, for applications
+   * whose global guards need a mark on a route: a global `APP_GUARD` that refuses unless a
+   * handler is `@Public()` lets the endpoints through with `[Public()]`, and the module's own
+   * authentication (`auth`) then decides. `SetMetadata(...)`, `UseGuards(...)`,
+   * `SkipThrottle()` and your own decorators made with them all work here; tool calls keep
+   * their own guards. See also `isMcpEndpoint(context)`.
+   * @example endpointDecorators: [Public()]
+   */
+  endpointDecorators?: ClassDecorator[];
 }
 
 /**

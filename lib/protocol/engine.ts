@@ -251,12 +251,6 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   'tasks/update': handleTasksUpdate,
 };
 
-/**
- * Set (to `true`) on an error a framework has already logged with its stack; the engine then
- * logs only its own one-line context.
- */
-export const ERROR_ALREADY_LOGGED = Symbol('nest-mcp:error-already-logged');
-
 const NOTHING_TO_SEND: Promise<EngineOutcome> = Promise.resolve({ type: 'none' });
 
 /** How a round interrupts its request's run when the handler waits for answers the client has not given. */
@@ -657,13 +651,18 @@ export class McpEngine {
     return { type: 'response', response: failure(id, error.code, error.message, error.data) };
   }
 
-  /** Logs a handler failure with enough context to find it; the client only sees a generic error. */
+  /**
+   * Logs a handler failure once, with what finds it (the method and its target, the request id,
+   * the caller) and the stack; the client only sees a generic error.
+   */
   logFailure(request: ResolvedRequest, error: unknown): void {
     const detail = error instanceof Error ? error.message : String(error);
-    const logged =
-      error instanceof Error && (error as { [ERROR_ALREADY_LOGGED]?: boolean })[ERROR_ALREADY_LOGGED] === true;
-    const trace = error instanceof Error && !logged ? error.stack : undefined;
-    this.options.logger.error(`${request.method} (request ${String(request.id)}) failed: ${detail}`, trace);
+    const { name, uri } = request.params;
+    const target = typeof name === 'string' ? ` ${name}` : typeof uri === 'string' ? ` ${uri}` : '';
+    this.options.logger.error(
+      `${request.method}${target} failed (request ${String(request.id)}, principal ${request.principal.id}): ${detail}`,
+      error instanceof Error ? error.stack : undefined,
+    );
   }
 
   /**

@@ -183,6 +183,19 @@ describe('classifyMessage', () => {
     it('an object with neither id nor method is invalid (not a notification)', () => {
       expect(classifyMessage({ jsonrpc: '2.0' })).toMatchObject({ kind: 'invalid', id: null, isNotification: false });
     });
+
+    it.each([
+      ['{}', {}],
+      ['{"a":1}', { a: 1 }],
+      ['{"jsonrpc":"1.0"}', { jsonrpc: '1.0' }],
+    ])('%s is an invalid request to answer, not a notification to drop', (_label, value) => {
+      expect(classifyMessage(value)).toEqual({
+        kind: 'invalid',
+        id: null,
+        reason: expect.stringContaining('jsonrpc must be "2.0"'),
+        isNotification: false,
+      });
+    });
   });
 });
 

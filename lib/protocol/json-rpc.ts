@@ -98,7 +98,13 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   const hasId = Object.prototype.hasOwnProperty.call(value, 'id');
   const id = isValidId(value.id) ? value.id : null;
   if (value.jsonrpc !== '2.0') {
-    return { kind: 'invalid', id, reason: 'Invalid Request: jsonrpc must be "2.0"', isNotification: !hasId };
+    // Only a message with a method can be a notification: `{}` or `{"a":1}` is answered.
+    return {
+      kind: 'invalid',
+      id,
+      reason: 'Invalid Request: jsonrpc must be "2.0"',
+      isNotification: !hasId && 'method' in value,
+    };
   }
   if (!('method' in value)) {
     if (hasId && ('result' in value || 'error' in value)) {

@@ -1,28 +1,37 @@
 /**
- * The Accept and Content-Type checks of MCP POSTs.
+ * The Accept, Content-Type and Content-Encoding checks of MCP POSTs: one ladder, used by the
+ * endpoints before they read a body and by the platform hooks when the platform's own parser
+ * refused the body first, so that both give the same answer.
  */
-import { ErrorCode, failure } from '../../protocol/json-rpc';
+import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/json-rpc';
+import type { HeaderBag } from '../../protocol/request-headers';
 import { firstHeader, sendJson, type HttpExchange } from './http-exchange';
+
+/** An HTTP refusal with its JSON-RPC body. */
+export interface HttpRefusal {
+  readonly status: number;
+  readonly error: JsonRpcFailure;
+}
 
 /**
  * Verdicts on header values seen before: clients send the same Accept and Content-Type on every
  * request, so each distinct value is parsed once. Bounded, as header values come from clients.
  */
-class VerdictCache {
-  private readonly verdicts = new Map<string, boolean>();
+class VerdictCache<T> {
+  private readonly verdicts = new Map<string, T>();
 
-  constructor(private readonly decide: (value: string) => boolean) {}
+  constructor(private readonly decide: (value: string) => T) {}
 
-  get(value: string): boolean {
+  get(value: string): T {
     let verdict = this.verdicts.get(value);
-    if (verdict === undefined) {
+    if (verdict === undefined && !this.verdicts.has(value)) {
       verdict = this.decide(value);
       if (this.verdicts.size >= 256) {
         this.verdicts.clear();
       }
       this.verdicts.set(value, verdict);
     }
-    return verdict;
+    return verdict as T;
   }
 }
 
@@ -44,38 +53,95 @@ export function accepts(accept: string | undefined, type: string): boolean {
  */
 export type PostAnswer = 'json-and-sse' | 'json' | 'status';
 
-const ACCEPT: Readonly<Record<Exclude<PostAnswer, 'status'>, { verdicts: VerdictCache; message: string }>> = {
-  'json-and-sse': {
-    verdicts: new VerdictCache((accept) => accepts(accept, 'application/json') && accepts(accept, 'text/event-stream')),
-    message: 'Not Acceptable: Accept must include application/json and text/event-stream',
-  },
-  json: {
-    verdicts: new VerdictCache((accept) => accepts(accept, 'application/json')),
-    message: 'Not Acceptable: Accept must include application/json',
-  },
+function refusal(status: number, message: string): HttpRefusal {
+  return { status, error: failure(null, ErrorCode.InvalidRequest, message) };
+}
+
+const ACCEPT: Readonly<Record<Exclude<PostAnswer, 'status'>, VerdictCache<HttpRefusal | undefined>>> = {
+  'json-and-sse': new VerdictCache((accept) =>
+    accepts(accept, 'application/json') && accepts(accept, 'text/event-stream')
+      ? undefined
+      : refusal(406, 'Not Acceptable: Accept must include application/json and text/event-stream'),
+  ),
+  json: new VerdictCache((accept) =>
+    accepts(accept, 'application/json')
+      ? undefined
+      : refusal(406, 'Not Acceptable: Accept must include application/json'),
+  ),
 };
 
-const JSON_CONTENT_TYPE = new VerdictCache((contentType) =>
-  /^application\/(.+\+)?json\s*(;|$)/i.test(contentType.trim()),
+/** Client-sent text quoted in an answer: short, printable. */
+function quoted(value: string): string {
+  return JSON.stringify(value.replace(/[^\x20-\x7e]/g, '?').slice(0, 40));
+}
+
+/**
+ * A JSON media type, in UTF-8: MCP messages are JSON, and JSON between systems is UTF-8
+ * (RFC 8259), so a body declared in another charset is refused rather than misread.
+ */
+const CONTENT_TYPE = new VerdictCache<HttpRefusal | undefined>((contentType) => {
+  const [mediaType, ...parameters] = contentType.split(';');
+  if (!/^application\/(.+\+)?json$/i.test(mediaType.trim())) {
+    return refusal(415, 'Unsupported Media Type: Content-Type must be application/json');
+  }
+  for (const parameter of parameters) {
+    const [name, ...rest] = parameter.split('=');
+    if (name.trim().toLowerCase() !== 'charset') {
+      continue;
+    }
+    const charset = rest
+      .join('=')
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
+    if (!/^utf-?8$/i.test(charset)) {
+      return refusal(415, `Unsupported Media Type: charset ${quoted(charset)} is not supported; send UTF-8`);
+    }
+  }
+  return undefined;
+});
+
+/**
+ * Request bodies are read as sent: MCP clients do not compress them, and inflating would need
+ * limits of its own (a small body can inflate to gigabytes).
+ */
+const CONTENT_ENCODING = new VerdictCache<HttpRefusal | undefined>((encoding) =>
+  encoding.trim() === '' || encoding.trim().toLowerCase() === 'identity'
+    ? undefined
+    : refusal(
+        415,
+        `Unsupported Media Type: Content-Encoding ${quoted(encoding)} is not supported; send the body uncompressed`,
+      ),
 );
 
-/** Checks the Accept and Content-Type of a POST; answers 406 or 415 and returns false when they do not fit. */
-export function acceptsPost(exchange: HttpExchange, answer: PostAnswer): boolean {
-  const { headers, res } = exchange;
+/**
+ * Why the headers of a POST refuse it (406 or 415), or `undefined` when they fit: Accept for
+ * the answer the endpoint gives, then Content-Type (JSON, UTF-8), then Content-Encoding.
+ */
+export function postHeadersRefusal(headers: HeaderBag, answer: PostAnswer): HttpRefusal | undefined {
   const accept = firstHeader(headers, 'accept');
-  const rule = answer === 'status' ? undefined : ACCEPT[answer];
-  if (rule !== undefined && accept !== undefined && !rule.verdicts.get(accept)) {
-    sendJson(res, 406, failure(null, ErrorCode.InvalidRequest, rule.message));
-    return false;
+  if (answer !== 'status' && accept !== undefined) {
+    const refused = ACCEPT[answer].get(accept);
+    if (refused !== undefined) {
+      return refused;
+    }
   }
   const contentType = firstHeader(headers, 'content-type');
-  if (contentType !== undefined && !JSON_CONTENT_TYPE.get(contentType)) {
-    sendJson(
-      res,
-      415,
-      failure(null, ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json'),
-    );
-    return false;
+  if (contentType !== undefined) {
+    const refused = CONTENT_TYPE.get(contentType);
+    if (refused !== undefined) {
+      return refused;
+    }
   }
-  return true;
+  const encoding = firstHeader(headers, 'content-encoding');
+  return encoding === undefined ? undefined : CONTENT_ENCODING.get(encoding);
+}
+
+/** Checks the headers of a POST; answers 406 or 415 and returns false when they do not fit. */
+export function acceptsPost(exchange: HttpExchange, answer: PostAnswer): boolean {
+  const refused = postHeadersRefusal(exchange.headers, answer);
+  if (refused === undefined) {
+    return true;
+  }
+  sendJson(exchange.res, refused.status, refused.error);
+  return false;
 }

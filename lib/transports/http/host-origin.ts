@@ -40,40 +40,56 @@ function normalizeOrigin(origin: string): string | undefined {
   }
 }
 
+/** Which check a request failed: its Host header, or its Origin. */
+export type HostOriginRefusal = 'host' | 'origin';
+
+/** Whether a request passes the Host and Origin checks (see {@link hostOriginRefusal}). */
+export function passesHostAndOrigin(
+  headers: HeaderBag,
+  localAddress: string | undefined,
+  policy: HostOriginPolicy,
+): boolean {
+  return hostOriginRefusal(headers, localAddress, policy) === undefined;
+}
+
 /**
- * Whether a request passes the Host and Origin checks.
+ * Which of the Host and Origin checks a request fails, or `undefined` when it passes both.
  *
  * Host: checked against `allowedHosts` when set (a name matches any port; `name:port` only that
  * port); otherwise requests arriving on a loopback address must name a loopback host.
  * Origin: a request without one passes. Otherwise it must be in `allowedOrigins` when set;
  * without the option, loopback connections accept loopback origins, others their own origin.
  */
-export function passesHostAndOrigin(
+export function hostOriginRefusal(
   headers: HeaderBag,
   localAddress: string | undefined,
   policy: HostOriginPolicy,
-): boolean {
+): HostOriginRefusal | undefined {
   const host = firstHeader(headers, 'host');
   const loopback = isLoopbackAddress(localAddress);
   if (policy.allowedHosts !== undefined) {
     if (!policy.allowedHosts.includes('*')) {
       if (host === undefined) {
-        return false;
+        return 'host';
       }
       const lower = host.toLowerCase();
       const name = hostName(lower);
       if (!policy.allowedHosts.some((allowed) => allowed.toLowerCase() === lower || allowed.toLowerCase() === name)) {
-        return false;
+        return 'host';
       }
     }
   } else if (loopback && (host === undefined || !LOOPBACK_NAMES.has(hostName(host)))) {
-    return false;
+    return 'host';
   }
 
   const origin = firstHeader(headers, 'origin');
   if (origin === undefined) {
-    return true;
+    return undefined;
   }
+  return originAllowed(origin, host, loopback, policy) ? undefined : 'origin';
+}
+
+function originAllowed(origin: string, host: string | undefined, loopback: boolean, policy: HostOriginPolicy): boolean {
   if (policy.allowedOrigins !== undefined) {
     if (policy.allowedOrigins.includes('*')) {
       return true;

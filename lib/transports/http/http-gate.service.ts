@@ -1,17 +1,17 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpAdapterHost } from '@nestjs/core';
-import { MCP_HTTP_PATHS, MCP_PRINCIPAL_PROPERTY, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import { MCP_PRINCIPAL_PROPERTY, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
 import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
 import { FORBIDDEN, firstHeader, sendEmpty, sendJson, toExchange, type HttpExchange } from './http-exchange';
-import { passesHostAndOrigin } from './host-origin';
-import { installBodyErrorBridge } from './body-error.bridge';
+import { hostOriginRefusal, type HostOriginRefusal } from './host-origin';
 import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
 import { STORE_UNAVAILABLE } from '../../mcp.messages';
-import type { McpHttpPaths } from './http-paths';
 import { McpAuthService, type PlatformRequest } from '../../auth/mcp-auth.service';
+import type { BodyOutcome } from './request-body';
+import { RefusalLog } from './refusal-log';
 import type { Era } from '../../protocol/revisions';
 import { httpStatusForError } from '../../protocol/error-status';
 import { isJsonObject, type JsonRpcResponse } from '../../protocol/json-rpc';
@@ -42,27 +42,19 @@ const EXPOSED_HEADERS = 'mcp-session-id, mcp-protocol-version, www-authenticate'
 @Injectable()
 export class HttpGate implements OnModuleInit {
   private readonly logger = new Logger('McpHttp');
+  private readonly refusals = new RefusalLog(this.logger);
   /** Whether the platform wraps Node's request and response (Fastify) or hands them over (Express). */
   private wrapped = true;
   /** Host/Origin verdicts per (local address, Host, Origin): clients repeat the same values. */
-  private readonly admissions = new Map<string, boolean>();
+  private readonly admissions = new Map<string, HostOriginRefusal | 'admitted'>();
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
-    @Inject(MCP_HTTP_PATHS) private readonly paths: McpHttpPaths,
     private readonly adapterHost: HttpAdapterHost,
     private readonly auth: McpAuthService,
   ) {}
 
   onModuleInit(): void {
-    const { streamable, simple, sse } = this.paths;
-    installBodyErrorBridge(
-      this.adapterHost,
-      [streamable, simple, sse?.messages].filter((path): path is string => path !== undefined),
-      // The platform's parser refused the body before our handler ran: the answer still passes
-      // the Host/Origin check and carries the CORS headers, so that a browser can read it.
-      (req, res) => this.check(req, res),
-    );
     this.wrapped = this.adapterHost?.httpAdapter?.getType() !== 'express';
   }
 
@@ -125,6 +117,9 @@ export class HttpGate implements OnModuleInit {
     if (outcome.ok) {
       return true;
     }
+    this.refusals.debug(
+      `Refused ${describe(exchange.req)}: ${outcome.status} ${outcome.error}${outcome.description === undefined ? '' : ` (${outcome.description})`}`,
+    );
     sendJson(
       exchange.res,
       outcome.status,
@@ -148,6 +143,9 @@ export class HttpGate implements OnModuleInit {
       return { status };
     }
     const scopes = isJsonObject(data) && Array.isArray(data.requiredScopes) ? (data.requiredScopes as string[]) : [];
+    this.refusals.debug(
+      `Refused request ${String(response.id)}: 403, the caller lacks the scope(s) ${scopes.join(', ')}`,
+    );
     const challenge = this.auth.insufficientScopeChallenge(scopes);
     return { status, headers: challenge === undefined ? undefined : { 'www-authenticate': challenge } };
   }
@@ -160,6 +158,7 @@ export class HttpGate implements OnModuleInit {
     if (this.check(exchange.req, exchange.res)) {
       return true;
     }
+    this.refusedOrigin(exchange.req);
     sendJson(exchange.res, 403, FORBIDDEN);
     return false;
   }
@@ -169,20 +168,10 @@ export class HttpGate implements OnModuleInit {
    * has an Origin, the CORS headers are set on `res` (unless the application set its own).
    */
   check(req: IncomingMessage, res: ServerResponse): boolean {
-    const { headers } = req;
-    const localAddress = req.socket?.localAddress;
-    const key = `${localAddress}\n${String(headers.host)}\n${String(headers.origin)}`;
-    let admitted = this.admissions.get(key);
-    if (admitted === undefined) {
-      admitted = passesHostAndOrigin(headers, localAddress, this.options.http);
-      if (this.admissions.size >= 256) {
-        this.admissions.clear();
-      }
-      this.admissions.set(key, admitted);
-    }
-    if (!admitted) {
+    if (this.verdictOf(req) !== 'admitted') {
       return false;
     }
+    const { headers } = req;
     const origin = firstHeader(headers, 'origin');
     if (origin !== undefined && this.options.http.cors && !res.hasHeader('access-control-allow-origin')) {
       res.setHeader('access-control-allow-origin', origin);
@@ -191,6 +180,56 @@ export class HttpGate implements OnModuleInit {
       res.setHeader('vary', vary === undefined ? 'Origin' : `${String(vary)}, Origin`);
     }
     return true;
+  }
+
+  private verdictOf(req: IncomingMessage): HostOriginRefusal | 'admitted' {
+    const { headers } = req;
+    const localAddress = req.socket?.localAddress;
+    const key = `${localAddress}\n${String(headers.host)}\n${String(headers.origin)}`;
+    let verdict = this.admissions.get(key);
+    if (verdict === undefined) {
+      verdict = hostOriginRefusal(headers, localAddress, this.options.http) ?? 'admitted';
+      if (this.admissions.size >= 256) {
+        this.admissions.clear();
+      }
+      this.admissions.set(key, verdict);
+    }
+    return verdict;
+  }
+
+  /**
+   * The log line of a request refused by the Host or Origin check: a warning naming the option
+   * that would admit it, since it is most often a deployment the configuration does not list.
+   */
+  refusedOrigin(req: IncomingMessage): void {
+    const verdict = this.verdictOf(req);
+    if (verdict === 'admitted') {
+      return;
+    }
+    const { host, origin } = req.headers;
+    const detail =
+      verdict === 'host'
+        ? `its Host ${JSON.stringify(String(host ?? ''))} is not allowed (list it in the McpModule option http.allowedHosts)`
+        : `its Origin ${JSON.stringify(String(origin ?? ''))} is not allowed (list it in the McpModule option http.allowedOrigins)`;
+    this.refusals.warn(`forbidden-${verdict}`, `Refused ${describe(req)} with 403: ${detail}`);
+  }
+
+  /** Answers a body the endpoint cannot take (413, 400), closing the connection when part of it is unread. */
+  refuseBody(exchange: HttpExchange, outcome: BodyOutcome & { ok: false }): void {
+    this.logBodyRefusal(exchange.req, outcome);
+    sendJson(exchange.res, outcome.status, outcome.error, outcome.unread === true ? { connection: 'close' } : {});
+  }
+
+  /** The log line of a refused body: a warning for bodies over the limit (once a minute), debug otherwise. */
+  logBodyRefusal(req: IncomingMessage, outcome: BodyOutcome & { ok: false }): void {
+    const line = `Refused ${describe(req)} with ${outcome.status}: ${outcome.error.error.message}`;
+    if (outcome.reason === 'too-large') {
+      this.refusals.warn('too-large', line);
+    } else if (outcome.reason === 'aborted') {
+      this.refusals.debug(`${describe(req)}: the client went away while sending its body`);
+    } else {
+      this.refusals.debug(line);
+    }
   }
 
   /**
@@ -255,4 +294,10 @@ export class HttpGate implements OnModuleInit {
       sendJson(exchange.res, 500, failure(null, ErrorCode.InternalError, 'Internal error'));
     }
   }
+}
+
+/** A request as log lines name it: method, path, and the client's address. */
+function describe(req: IncomingMessage): string {
+  const address = req.socket?.remoteAddress;
+  return `${req.method ?? 'request'} ${(req.url ?? '').split('?')[0]}${address === undefined ? '' : ` from ${address}`}`;
 }

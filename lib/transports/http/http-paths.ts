@@ -65,3 +65,19 @@ export function resolveHttpPaths(extras: McpModuleExtras, defaultPath: string): 
     sse: events === undefined || messages === undefined ? undefined : { events, messages },
   };
 }
+
+/** Checks the `endpointDecorators` extra: class decorators, applied to every endpoint controller. */
+export function resolveEndpointDecorators(value: unknown): ClassDecorator[] {
+  if (value === undefined) {
+    return [];
+  }
+  if (!Array.isArray(value) || value.some((decorator) => typeof decorator !== 'function')) {
+    throw new McpConfigurationError(
+      INVALID_OPTION(
+        'endpointDecorators',
+        'must be an array of decorators, such as [Public()] or [SetMetadata(key, value)]',
+      ),
+    );
+  }
+  return value as ClassDecorator[];
+}

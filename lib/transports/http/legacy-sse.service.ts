@@ -19,11 +19,12 @@ import { DETACHED_RESPONSE, firstHeader, sendEmpty, sendJson, SseStream, type Ht
 import { accepts, acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
 import { HttpGate } from './http-gate.service';
+import { endpointMarker } from './endpoint.controller';
 import { normalizePath, type McpHttpPaths } from './http-paths';
 
 /** The verbs of the events path, and of the messages path. */
-const EVENTS_ALLOW = 'GET, OPTIONS';
-const MESSAGES_ALLOW = 'POST, OPTIONS';
+const EVENTS_ALLOW = endpointMarker('sse-events').allow;
+const MESSAGES_ALLOW = endpointMarker('sse-messages').allow;
 
 /** Where the answers and messages of an SSE pair's session go. */
 interface PairChannel extends RequestChannel {
@@ -212,7 +213,7 @@ export class LegacySseService implements OnModuleDestroy {
     const { maxBodyBytes, maxJsonDepth } = this.options.http;
     const body = await readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
     if (!body.ok) {
-      sendJson(res, body.status, body.error);
+      this.gate.refuseBody(exchange, body);
       return;
     }
     const refreshing = this.sessions.refresh(record);

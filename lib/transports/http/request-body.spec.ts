@@ -119,13 +119,25 @@ describe('readJsonBody', () => {
         MAX_DEPTH,
       );
       expectFailure(outcome, 413, -32600);
-      expect(outcome).toMatchObject({ error: { error: { message: expect.stringContaining(String(MAX_BYTES)) } } });
+      expect(outcome).toMatchObject({
+        error: {
+          error: {
+            message: `Request body exceeds ${MAX_BYTES} bytes, this server's limit (McpModule option http.maxBodyBytes)`,
+          },
+        },
+      });
     });
 
     it('answers 400 -32600 for a parsed body nested too deep', async () => {
       const outcome = await readJsonBody({ body: nested(MAX_DEPTH + 1) }, incoming([]), MAX_BYTES, MAX_DEPTH);
       expectFailure(outcome, 400, -32600);
-      expect(outcome).toMatchObject({ error: { error: { message: 'Request nesting is too deep' } } });
+      expect(outcome).toMatchObject({
+        error: {
+          error: {
+            message: `Request nesting exceeds ${MAX_DEPTH} levels, this server's limit (McpModule option http.maxJsonDepth)`,
+          },
+        },
+      });
       expect(await readJsonBody({ body: nested(MAX_DEPTH) }, incoming([]), MAX_BYTES, MAX_DEPTH)).toMatchObject({
         ok: true,
       });
@@ -168,7 +180,7 @@ describe('readJsonBody', () => {
       expectFailure(await readJsonBody(req, req, MAX_BYTES, MAX_DEPTH), 400, -32700);
     });
 
-    it('rejects when the stream fails', async () => {
+    it('ends quietly when the client goes away mid-body (there is nobody left to answer)', async () => {
       const req = Object.assign(
         new Readable({
           read() {
@@ -177,7 +189,26 @@ describe('readJsonBody', () => {
         }),
         { headers: {} },
       ) as unknown as IncomingMessage;
-      await expect(readJsonBody(req, req, MAX_BYTES, MAX_DEPTH)).rejects.toThrow('socket hang up');
+      expect(await readJsonBody(req, req, MAX_BYTES, MAX_DEPTH)).toMatchObject({ ok: false, reason: 'aborted' });
+    });
+
+    it('stops reading at the limit and says the rest is unread, so that the answer closes the connection', async () => {
+      let served = 0;
+      const req = Object.assign(
+        new Readable({
+          read() {
+            served += 1;
+            // An endless body: reading it whole would never end.
+            this.push(Buffer.alloc(256, 0x20));
+          },
+        }),
+        { headers: {} },
+      ) as unknown as IncomingMessage;
+      const outcome = await readJsonBody(req, req, MAX_BYTES, MAX_DEPTH);
+      expect(outcome).toMatchObject({ ok: false, status: 413, reason: 'too-large', unread: true });
+      // What was pulled is the limit plus the stream's own read-ahead (its high-water mark), not the body.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(served * 256).toBeLessThanOrEqual(MAX_BYTES + req.readableHighWaterMark + 256);
     });
   });
 

@@ -1,23 +1,42 @@
 /**
- * Reading a POST body: the platform's parsed body when its body parser ran, the raw stream
- * otherwise. Size and nesting depth are capped either way.
+ * Reading a POST body with the module's own limits. The MCP routes are exempt from the
+ * platform's body parser (see platform-routes.ts), so the body is usually read from the stream
+ * here; a body some other parser of the application decoded first is used as it is. Size and
+ * nesting depth are capped either way.
  */
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/json-rpc';
+import { BODY_TOO_DEEP, BODY_TOO_LARGE } from '../../mcp.messages';
 
-export type BodyOutcome = { ok: true; value: unknown } | { ok: false; status: number; error: JsonRpcFailure };
+/** Why a body was refused. */
+export type BodyRefusalReason = 'too-large' | 'parse' | 'too-deep' | 'media-type' | 'aborted';
 
-const tooLarge = (limit: number): BodyOutcome => ({
-  ok: false,
-  status: 413,
-  error: failure(null, ErrorCode.InvalidRequest, `Request body exceeds ${limit} bytes`),
-});
+export type BodyOutcome =
+  | { ok: true; value: unknown }
+  | {
+      ok: false;
+      status: number;
+      error: JsonRpcFailure;
+      reason: BodyRefusalReason;
+      /** Part of the body is still unread: the answer closes the connection instead of reading the rest. */
+      unread?: boolean;
+    };
 
-const parseError = (): BodyOutcome => ({
-  ok: false,
-  status: 400,
-  error: failure(null, ErrorCode.ParseError, 'Parse error'),
-});
+/** A body over the limit (HTTP 413): the limit in force and the option that raises it. */
+export function tooLarge(limit: number, unread = false): BodyOutcome & { ok: false } {
+  return {
+    ok: false,
+    status: 413,
+    error: failure(null, ErrorCode.InvalidRequest, BODY_TOO_LARGE(limit)),
+    reason: 'too-large',
+    unread,
+  };
+}
+
+/** A body that is not JSON (HTTP 400, -32700). */
+export function parseError(): BodyOutcome & { ok: false } {
+  return { ok: false, status: 400, error: failure(null, ErrorCode.ParseError, 'Parse error'), reason: 'parse' };
+}
 
 /** Whether a decoded value nests deeper than `limit` arrays and objects. */
 export function exceedsDepth(value: unknown, limit: number): boolean {
@@ -48,43 +67,46 @@ function deeperThan(node: unknown, depth: number, limit: number): boolean {
   return false;
 }
 
-function readStream(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
-  return new Promise((resolve, reject) => {
+/**
+ * Reads the stream up to `limit` bytes. Past it, reading stops at once (the rest is never
+ * buffered) and the answer closes the connection. A client that goes away mid-body ends the
+ * read quietly: there is nobody left to answer.
+ */
+function readStream(req: IncomingMessage, limit: number, maxDepth: number): Promise<BodyOutcome> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let settled = false;
-    req.on('data', (chunk: Buffer) => {
-      if (settled) {
-        return;
-      }
+    const settle = (outcome: BodyOutcome): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      resolve(outcome);
+    };
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > limit) {
-        settled = true;
-        // Stop reading; the answer (413) goes out and the connection is closed after it.
         req.pause();
-        resolve('too-large');
+        settle(tooLarge(limit, true));
         return;
       }
       chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (!settled) {
-        settled = true;
-        resolve(Buffer.concat(chunks));
-      }
-    });
-    req.on('error', (error) => {
-      if (!settled) {
-        settled = true;
-        reject(error);
-      }
-    });
+    };
+    const onEnd = (): void => {
+      settle(decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), maxDepth));
+    };
+    const onError = (): void => {
+      settle({ ...parseError(), reason: 'aborted' });
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
   });
 }
 
 /**
- * Reads and decodes the JSON body of a POST. Answers synchronously when the platform parsed the
- * body already (the usual case), with a promise only when the stream must be read.
+ * Reads and decodes the JSON body of a POST (UTF-8: the Content-Type check refused any other
+ * charset before). Answers synchronously when a parser of the application decoded the body
+ * already, with a promise when the stream is read.
  */
 export function readJsonBody(
   platformRequest: unknown,
@@ -94,7 +116,8 @@ export function readJsonBody(
 ): BodyOutcome | Promise<BodyOutcome> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    return tooLarge(maxBytes);
+    // Refused before a byte is read: the rest of the body is never buffered.
+    return tooLarge(maxBytes, !req.readableEnded);
   }
   const parsed = (platformRequest as { body?: unknown }).body;
   if (parsed !== undefined && typeof parsed !== 'string' && !Buffer.isBuffer(parsed)) {
@@ -106,27 +129,23 @@ export function readJsonBody(
     return checked(parsed, maxDepth);
   }
   if (typeof parsed === 'string' || Buffer.isBuffer(parsed)) {
-    return decode(typeof parsed === 'string' ? parsed : parsed.toString('utf8'), maxBytes, maxDepth);
+    const bytes = typeof parsed === 'string' ? Buffer.from(parsed) : parsed;
+    return bytes.length > maxBytes ? tooLarge(maxBytes) : decode(bytes, maxDepth);
   }
   if (req.readableEnded) {
     return parseError();
   }
-  return readStream(req, maxBytes).then((raw) =>
-    raw === 'too-large' ? tooLarge(maxBytes) : decode(raw.toString('utf8'), maxBytes, maxDepth),
-  );
+  return readStream(req, maxBytes, maxDepth);
 }
 
 function isEmptyObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
-function decode(text: string, maxBytes: number, maxDepth: number): BodyOutcome {
-  if (Buffer.byteLength(text) > maxBytes) {
-    return tooLarge(maxBytes);
-  }
+function decode(bytes: Buffer, maxDepth: number): BodyOutcome {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
     return parseError();
   }
@@ -135,7 +154,12 @@ function decode(text: string, maxBytes: number, maxDepth: number): BodyOutcome {
 
 function checked(value: unknown, maxDepth: number): BodyOutcome {
   if (exceedsDepth(value, maxDepth)) {
-    return { ok: false, status: 400, error: failure(null, ErrorCode.InvalidRequest, 'Request nesting is too deep') };
+    return {
+      ok: false,
+      status: 400,
+      error: failure(null, ErrorCode.InvalidRequest, BODY_TOO_DEEP(maxDepth)),
+      reason: 'too-deep',
+    };
   }
   return { ok: true, value };
 }

@@ -18,11 +18,12 @@ import { abandonment, sendEmpty, sendJson, type HttpExchange } from './http-exch
 import { acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
 import { HttpGate } from './http-gate.service';
+import { endpointMarker } from './endpoint.controller';
 
 /** Nothing rides along with a simple answer: progress and log messages have no stream and are dropped. */
 const NO_STREAM: RequestChannel = { notify: () => undefined };
 
-const ALLOW = 'POST, OPTIONS';
+const ALLOW = endpointMarker('simple').allow;
 
 /**
  * The simple HTTP endpoint: one JSON-RPC message (or a batch) POSTed, one JSON answer, for both
@@ -54,7 +55,7 @@ export class SimpleHttpService {
     const { maxBodyBytes, maxJsonDepth } = this.options.http;
     const body = await readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
     if (!body.ok) {
-      sendJson(res, body.status, body.error);
+      this.gate.refuseBody(exchange, body);
       return;
     }
     const headerVersion = headerValue(headers, 'mcp-protocol-version');

@@ -38,12 +38,13 @@ import { readJsonBody } from './request-body';
 import { accepts, acceptsPost } from './content-negotiation';
 import { batchRefusedByHeader, planBatch, runBatch } from '../../protocol/batch';
 import { HttpGate } from './http-gate.service';
+import { endpointMarker } from './endpoint.controller';
 import { ResumableStream, ResumableStreams } from './resumable-streams.service';
 
 const SESSION_HEADER = 'mcp-session-id';
 
 /** The verbs of the endpoint. */
-const ALLOW = 'GET, POST, DELETE, OPTIONS';
+const ALLOW = endpointMarker('streamable').allow;
 
 /** The extra headers of answers that have none (never written to). */
 const NO_HEADERS: Record<string, string> = Object.freeze({});
@@ -229,7 +230,7 @@ export class StreamableHttpService {
       this.options.http.maxJsonDepth,
     );
     if (!body.ok) {
-      sendJson(res, body.status, body.error);
+      this.gate.refuseBody(exchange, body);
       return;
     }
     if (Array.isArray(body.value)) {
@@ -317,7 +318,9 @@ export class StreamableHttpService {
     const sessionId = firstHeader(exchange.headers, SESSION_HEADER);
     let record: SessionRecord | undefined;
     let minted = false;
-    if (method === 'initialize' && sessionId === undefined) {
+    // Only an initialize *request* opens a session: a notification of that name is answered like
+    // any other message without one, and holds no session against the cap.
+    if (method === 'initialize' && id !== null && sessionId === undefined) {
       try {
         record = await this.sessions.open(principal);
         minted = true;

@@ -29,6 +29,7 @@ import type { SessionHandle } from '../../protocol/session-handle';
 import { type McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
 import type { SessionChannel, SessionChannels } from '../../sessions/session-channels';
 import { exceedsDepth } from '../http/request-body';
+import { BODY_TOO_DEEP } from '../../mcp.messages';
 import { StdioFrameReader } from './stdio-frames';
 import { StdioOutput } from './stdio-output';
 
@@ -277,7 +278,7 @@ export class StdioConnection {
       return;
     }
     if (exceedsDepth(value, this.limits.maxJsonDepth)) {
-      this.output.send(failure(idOf(value), ErrorCode.InvalidRequest, 'Request nesting is too deep'));
+      this.output.send(failure(idOf(value), ErrorCode.InvalidRequest, BODY_TOO_DEEP(this.limits.maxJsonDepth)));
       return;
     }
     if (Array.isArray(value)) {

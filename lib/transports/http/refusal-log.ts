@@ -1,0 +1,40 @@
+/**
+ * Log lines of refused requests. A refusal an operator can act on (a Host the configuration
+ * does not list, bodies over the limit) is a warning, at most once a minute per reason, so that
+ * a misbehaving client cannot flood the log; the next warning says how many were left out.
+ * Refusals that are the client's own business (no credentials, a malformed body) are debug lines.
+ */
+
+export interface RefusalLogger {
+  warn(message: string): void;
+  debug(message: string): void;
+}
+
+export class RefusalLog {
+  /** Per reason: when it was last warned about, and how many were left out since. */
+  private readonly warned = new Map<string, { at: number; skipped: number }>();
+
+  constructor(
+    private readonly logger: RefusalLogger,
+    private readonly intervalMs = 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** A warning for `reason`, unless one was logged within the interval (then a debug line). */
+  warn(reason: string, message: string): void {
+    const now = this.now();
+    const last = this.warned.get(reason);
+    if (last !== undefined && now - last.at < this.intervalMs) {
+      last.skipped += 1;
+      this.logger.debug(message);
+      return;
+    }
+    const skipped = last?.skipped ?? 0;
+    this.warned.set(reason, { at: now, skipped: 0 });
+    this.logger.warn(skipped > 0 ? `${message} (and ${skipped} more like it since the last warning)` : message);
+  }
+
+  debug(message: string): void {
+    this.logger.debug(message);
+  }
+}

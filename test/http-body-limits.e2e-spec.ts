@@ -1,0 +1,378 @@
+/**
+ * The module's own body limits on its routes, on default Express and Fastify apps (no
+ * `useBodyParser`, no `bodyLimit`): bodies far over the platforms' defaults (100 kB, 1 MiB) are
+ * served up to `http.maxBodyBytes`, a body over it is refused at once without being read, the
+ * rest of the application keeps its parser and its limit, and every refusal of a body, whoever
+ * makes it, is a JSON-RPC answer after the Host/Origin check.
+ */
+import { Body, Controller, type INestApplication, Injectable, Module, Post } from '@nestjs/common';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import { McpModule, McpTool, ToolArgs } from 'nest-mcp';
+import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
+import { ACCEPT_BOTH, exchange, legacyRequest, modernHeaders, modernRequest, toolText } from './fixtures/raw-rpc';
+import { openSsePair } from './fixtures/sessions-fixture';
+import { RecordingLogger } from './fixtures/recording-logger';
+
+const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
+/** The default of `http.maxBodyBytes`. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const FOREIGN_ORIGIN = 'https://evil.example';
+const TOO_LARGE_MESSAGE = `Request body exceeds ${MAX_BODY_BYTES} bytes, this server's limit (McpModule option http.maxBodyBytes)`;
+
+@Injectable()
+class SizeTools {
+  @McpTool({
+    description: 'Counts the characters of its text',
+    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  })
+  size(@ToolArgs('text') text: string): string {
+    return `received ${text.length} characters`;
+  }
+}
+
+/** Routes of the application itself: they keep the platform's parser and its limit. */
+@Controller('app')
+class AppRoutes {
+  @Post('echo')
+  echo(@Body() body: unknown): unknown {
+    return { parsed: body };
+  }
+
+  // A path that ends like the MCP endpoint: only the module's exact routes read their own bodies.
+  @Post('other/mcp')
+  other(@Body() body: unknown): unknown {
+    return { parsed: body };
+  }
+}
+
+@Module({
+  imports: [
+    McpModule.forRoot({
+      name: 'limits',
+      version: '0.0.1',
+      simpleHttpPath: 'rpc',
+      ssePath: 'sse',
+      sseMessagesPath: 'messages',
+    }),
+  ],
+  controllers: [AppRoutes],
+  providers: [SizeTools],
+})
+class LimitsModule {}
+
+/** A `tools/call` of `size` whose JSON body is exactly `bytes` bytes long (ASCII padding). */
+function sizedCall(bytes: number, era: 'modern' | 'legacy', id: number | string = 1): string {
+  const build = (text: string): string =>
+    JSON.stringify(
+      era === 'modern'
+        ? modernRequest('tools/call', { name: 'size', arguments: { text } }, id)
+        : legacyRequest('tools/call', { name: 'size', arguments: { text } }, id),
+    );
+  const overhead = Buffer.byteLength(build(''));
+  return build('x'.repeat(bytes - overhead));
+}
+
+interface StreamedAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** From the first byte written to the answer's head. */
+  elapsedMs: number;
+  /** How much of the body went out before the answer came. */
+  sentBytes: number;
+}
+
+/**
+ * POSTs `totalBytes` of a JSON string (one reused 64 KiB chunk, so the client allocates almost
+ * nothing), honouring backpressure, and stops writing once the answer arrives.
+ */
+function streamBody(url: URL, totalBytes: number, declareLength: boolean): Promise<StreamedAnswer> {
+  const chunk = Buffer.alloc(64 * 1024, 0x78);
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json',
+      accept: ACCEPT_BOTH,
+      'mcp-protocol-version': '2025-03-26',
+    };
+    if (declareLength) {
+      headers['content-length'] = totalBytes;
+    }
+    const started = performance.now();
+    let sent = 0;
+    let answered = false;
+    const req = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {
+      answered = true;
+      const elapsedMs = performance.now() - started;
+      const parts: Buffer[] = [];
+      res.on('data', (part: Buffer) => parts.push(part));
+      res.on('end', () => {
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(parts).toString('utf8'),
+          elapsedMs,
+          sentBytes: sent,
+        });
+        req.destroy();
+      });
+      res.on('error', reject);
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // The server closes the connection after refusing the body: expected once it answered.
+      if (!answered && error.code !== 'EPIPE' && error.code !== 'ECONNRESET') {
+        reject(error);
+      }
+    });
+    const pump = (): void => {
+      while (!answered && sent < totalBytes) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, totalBytes - sent));
+        sent += piece.length;
+        if (!req.write(piece)) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      if (!answered) {
+        req.end();
+      }
+    };
+    req.write('"');
+    pump();
+  });
+}
+
+describe.each(PLATFORMS)('the module reads its own bodies (%s, default app)', (platform) => {
+  let server: HttpApp;
+  let logger: RecordingLogger;
+  const at = (path: string): URL => new URL(`/${path}`, server.baseUrl);
+
+  beforeAll(async () => {
+    logger = new RecordingLogger();
+    server = await startHttpApp(LimitsModule, {
+      platform,
+      configure: (app: INestApplication) => app.useLogger(logger),
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('serves a tools/call with 3 MB of arguments on /mcp and /rpc', async () => {
+    const body = sizedCall(3_000_000, 'modern');
+    const characters = (JSON.parse(body) as { params: { arguments: { text: string } } }).params.arguments.text.length;
+    for (const path of ['mcp', 'rpc']) {
+      const response = await exchange(at(path), { body, headers: modernHeaders('tools/call', 'size') });
+      expect({ path, status: response.status }).toEqual({ path, status: 200 });
+      expect(toolText(response)).toBe(`received ${characters} characters`);
+    }
+  });
+
+  it('serves a tools/call with 3 MB of arguments on /messages (answered on the SSE stream)', async () => {
+    const abort = new AbortController();
+    try {
+      const pair = await openSsePair(at('sse'), server.baseUrl, {}, abort.signal);
+      const initialize = legacyRequest('initialize', {
+        protocolVersion: '2024-11-05',
+        capabilities: {},
+        clientInfo: { name: 'limits-e2e', version: '0.0.1' },
+      });
+      expect((await exchange(pair.messagesUrl, { body: initialize })).status).toBe(202);
+      await pair.stream.until(/"id":1,"result"/);
+      await exchange(pair.messagesUrl, { body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+      const call = sizedCall(3_000_000, 'legacy', 'big');
+      expect((await exchange(pair.messagesUrl, { body: call })).status).toBe(202);
+      const text = await pair.stream.until(/"id":"big"/, 10_000);
+      expect(text).toMatch(/received \d{7} characters/);
+    } finally {
+      abort.abort();
+    }
+  });
+
+  it('refuses http.maxBodyBytes + 1 with 413, the limit in force and the option that raises it', async () => {
+    const exact = await exchange(at('rpc'), {
+      body: sizedCall(MAX_BODY_BYTES, 'modern'),
+      headers: modernHeaders('tools/call', 'size'),
+    });
+    expect(exact.status).toBe(200);
+    for (const path of ['mcp', 'rpc']) {
+      const response = await exchange(at(path), {
+        body: sizedCall(MAX_BODY_BYTES + 1, 'modern'),
+        headers: modernHeaders('tools/call', 'size'),
+      });
+      expect({ path, status: response.status, body: response.json }).toEqual({
+        path,
+        status: 413,
+        body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: TOO_LARGE_MESSAGE } },
+      });
+    }
+  });
+
+  it('logs a body over the limit as one warning a minute, the others at debug level', async () => {
+    const before = logger.matching('warn', /with 413/).length;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const response = await exchange(at('mcp'), { body: sizedCall(MAX_BODY_BYTES + 10, 'modern') });
+      expect(response.status).toBe(413);
+    }
+    // The test before already warned within this minute: nothing more at warn level.
+    expect(logger.matching('warn', /with 413/).length - before).toBe(0);
+    expect(logger.matching('warn', /with 413/)).toEqual([
+      expect.stringMatching(/^Refused POST \/mcp from 127\.0\.0\.1 with 413: Request body exceeds 4194304 bytes/),
+    ]);
+    expect(logger.matching('debug', /with 413/).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each([
+    ['with a Content-Length', true],
+    ['chunked', false],
+  ])(
+    'refuses a 50 MB body (%s) in well under a second, without reading it into memory',
+    async (_label, declareLength) => {
+      global.gc?.();
+      const before = process.memoryUsage();
+      const answer = await streamBody(at('mcp'), 50 * 1024 * 1024, declareLength);
+      const after = process.memoryUsage();
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body)).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: TOO_LARGE_MESSAGE },
+      });
+      expect(answer.headers.connection).toBe('close');
+      expect(answer.elapsedMs).toBeLessThan(1000);
+      // The server stopped reading near the limit: most of the body was never sent.
+      expect(answer.sentBytes).toBeLessThan(20 * 1024 * 1024);
+      const grown = after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
+      expect(grown).toBeLessThan(20 * 1024 * 1024);
+    },
+  );
+
+  it("leaves the application's own routes to the platform's parser and its limit", async () => {
+    const small = await exchange(at('app/echo'), { body: { hello: 'world' } });
+    expect({ status: small.status, body: small.json }).toEqual({ status: 201, body: { parsed: { hello: 'world' } } });
+    const endsLikeMcp = await exchange(at('app/other/mcp'), { body: { hello: 'mcp' } });
+    expect({ status: endsLikeMcp.status, body: endsLikeMcp.json }).toEqual({
+      status: 201,
+      body: { parsed: { hello: 'mcp' } },
+    });
+    // 2 MiB: over Express's 100 kB and Fastify's 1 MiB, under the module's 4 MiB.
+    const large = await exchange(at('app/echo'), { body: { pad: 'x'.repeat(2 * 1024 * 1024) } });
+    expect(large.status).toBe(413);
+    expect(large.json).not.toHaveProperty('jsonrpc');
+  });
+
+  describe.each(['mcp', 'rpc'])('header and platform refusals of a body on /%s', (path) => {
+    const ping = sizedCall(300, 'modern', 7);
+    const pingHeaders = modernHeaders('tools/call', 'size');
+
+    it('refuses a charset other than UTF-8 with 415 and a JSON-RPC error', async () => {
+      const response = await exchange(at(path), {
+        body: ping,
+        headers: { 'content-type': 'application/json; charset=latin1' },
+      });
+      expect({ status: response.status, body: response.json }).toEqual({
+        status: 415,
+        body: {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: 'Unsupported Media Type: charset "latin1" is not supported; send UTF-8' },
+        },
+      });
+    });
+
+    it('accepts an explicit UTF-8 charset, quoted or not', async () => {
+      for (const contentType of ['application/json; charset=utf-8', 'application/json;charset="UTF-8"']) {
+        const response = await exchange(at(path), {
+          body: ping,
+          headers: { ...pingHeaders, 'content-type': contentType },
+        });
+        expect({ contentType, status: response.status }).toEqual({ contentType, status: 200 });
+      }
+    });
+
+    it('refuses a compressed body with 415 and a JSON-RPC error', async () => {
+      const response = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+        const req = httpRequest(
+          at(path),
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', accept: ACCEPT_BOTH },
+            agent: false,
+          },
+          (res) => {
+            const parts: Buffer[] = [];
+            res.on('data', (part: Buffer) => parts.push(part));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString()) }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end(gzipSync(ping));
+      });
+      expect(response).toEqual({
+        status: 415,
+        body: {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32600,
+            message: 'Unsupported Media Type: Content-Encoding "gzip" is not supported; send the body uncompressed',
+          },
+        },
+      });
+    });
+
+    it('answers malformed JSON with 400 and -32700, never the platform error body', async () => {
+      const response = await exchange(at(path), { body: '{"jsonrpc":"2.0","id":1,' });
+      expect({ status: response.status, body: response.json }).toEqual({
+        status: 400,
+        body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } },
+      });
+    });
+
+    it.each([
+      ['a bad charset', { 'content-type': 'application/json; charset=latin1' }, ping],
+      ['a compressed body', { 'content-encoding': 'gzip' }, ping],
+      ['malformed JSON', {}, '{"jsonrpc":'],
+      ['a body over the limit', {}, sizedCall(MAX_BODY_BYTES + 1, 'modern')],
+    ])('checks Host and Origin before %s (403)', async (_label, headers, body) => {
+      const response = await exchange(at(path), { body, headers: { ...headers, origin: FOREIGN_ORIGIN } });
+      expect({ status: response.status, body: response.json }).toEqual({
+        status: 403,
+        body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Forbidden: Host or Origin not allowed' } },
+      });
+    });
+  });
+
+  it('logs a request refused by the Origin check as a warning naming the option that admits it', async () => {
+    await exchange(at('rpc'), { body: '{}', headers: { origin: 'https://other.example' } });
+    expect(logger.matching('warn', /Refused POST \/(mcp|rpc) from 127\.0\.0\.1 with 403/)).toEqual([
+      expect.stringContaining(
+        'its Origin "https://evil.example" is not allowed (list it in the McpModule option http.allowedOrigins)',
+      ),
+    ]);
+  });
+
+  it('maps only the verbs each endpoint serves (one Nest route line each)', () => {
+    const mapped = logger
+      .matching('log', /^Mapped \{\/(mcp|rpc|sse|messages), [A-Z]+\} route$/)
+      .map((line) => /\{(.+)\}/.exec(line)![1])
+      .sort();
+    expect(mapped).toEqual(
+      [
+        '/mcp, GET',
+        '/mcp, POST',
+        '/mcp, DELETE',
+        '/mcp, OPTIONS',
+        '/rpc, POST',
+        '/rpc, OPTIONS',
+        '/sse, GET',
+        '/sse, OPTIONS',
+        '/messages, POST',
+        '/messages, OPTIONS',
+      ].sort(),
+    );
+  });
+});
