@@ -33,7 +33,13 @@ export type {
   McpPromptDefinition,
   McpAccessDefinition,
 } from './interfaces/mcp-definitions.interface';
-export type { McpSchema, JsonSchemaObject, DtoClass, StandardSchemaLike } from './interfaces/mcp-schema.interface';
+export type {
+  McpSchema,
+  JsonSchemaObject,
+  DtoClass,
+  StandardSchemaLike,
+  McpValidatorOptions,
+} from './interfaces/mcp-schema.interface';
 
 export { McpTool } from './decorators/mcp-tool.decorator';
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';

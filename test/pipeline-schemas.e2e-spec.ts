@@ -3,9 +3,25 @@
  * enforced on tools/call, with readable messages. Over a real socket with the MCP SDK client.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpModule } from '../lib';
-import { RESERVE_SCHEMA, SchemaTools, STATS_OUTPUT } from './fixtures/pipeline-schemas';
-import { firstText, openRawSession, startApp, type RunningApp } from './fixtures/pipeline-app';
+import type { Type } from '@nestjs/common';
+import { McpConfigurationError, McpModule } from '../lib';
+import {
+  ArrayOutputTools,
+  MisspeltKeywordTools,
+  MisspeltOutputKeywordTools,
+  RESERVE_SCHEMA,
+  SchemaTools,
+  STATS_OUTPUT,
+  ValidatorOptionTools,
+} from './fixtures/pipeline-schemas';
+import {
+  firstText,
+  modernRequest,
+  openRawSession,
+  startApp,
+  startupError,
+  type RunningApp,
+} from './fixtures/pipeline-app';
 
 describe('tool schemas: advertised as JSON Schema, enforced on calls', () => {
   let running: RunningApp;
@@ -93,6 +109,44 @@ describe('tool schemas: advertised as JSON Schema, enforced on calls', () => {
       expect(text).toContain('/address/zip: zip must be five digits');
       expect(text).toContain('/priority: priority must not be less than 1');
     });
+
+    it('a missing property reads "is required", once', async () => {
+      const result = await client.callTool({
+        name: 'ship',
+        arguments: { recipient: 'Ada', address: { city: 'London' } },
+      });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toBe('Invalid arguments for tool ship: /address/zip: zip is required');
+    });
+
+    it('refuses a missing nested DTO, which class-validator skips, as the advertised schema requires it', async () => {
+      const result = await client.callTool({ name: 'ship', arguments: { recipient: 'Ada' } });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toBe("Invalid arguments for tool ship: must have required property 'address'");
+    });
+
+    it('refuses null for an optional property, as the advertised schema does (class-validator would let it through)', async () => {
+      expect(tool('ship').inputSchema.required).not.toContain('priority');
+      const result = await client.callTool({
+        name: 'ship',
+        arguments: { recipient: 'Ada', address: { city: 'London', zip: '12345' }, priority: null },
+      });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toBe('Invalid arguments for tool ship: /priority must be integer');
+    });
+
+    it('answers invalid arguments the same way in the modern era', async () => {
+      const reply = await modernRequest(running.url(), 'tools/call', {
+        name: 'ship',
+        arguments: { recipient: 'Ada', address: { city: 'London', zip: '12345' }, priority: null },
+      });
+      expect(reply.status).toBe(200);
+      expect(reply.body.error).toBeUndefined();
+      expect(reply.body.result).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'Invalid arguments for tool ship: /priority must be integer' }],
+      });
+    });
   });
 
   describe('zod 4 (Standard Schema)', () => {
@@ -162,5 +216,94 @@ describe('tool schemas: advertised as JSON Schema, enforced on calls', () => {
       expect(result.isError).toBe(true);
       expect(firstText(result)).toContain('returned no structured content');
     });
+  });
+});
+
+describe('class-validator options of the module (forRootAsync) and of a tool', () => {
+  let running: RunningApp;
+  let client: Client;
+
+  beforeAll(async () => {
+    running = await startApp({
+      imports: [
+        McpModule.forRootAsync({
+          useFactory: async () => ({
+            name: 'validator-options',
+            version: '1.0.0',
+            validatorOptions: { whitelist: true, forbidNonWhitelisted: true },
+          }),
+        }),
+      ],
+      providers: [ValidatorOptionTools],
+    });
+    client = await running.connect();
+  });
+
+  afterAll(async () => {
+    await running?.close();
+  });
+
+  it('forbidNonWhitelisted: the advertised schema closes the object, the call refuses an unknown property', async () => {
+    const { tools } = await client.listTools();
+    const order = tools.find((entry) => entry.name === 'order')!;
+    expect(order.inputSchema).toMatchObject({ additionalProperties: false, required: ['sku', 'quantity'] });
+    const refused = await client.callTool({ name: 'order', arguments: { sku: 'A', quantity: 1, gift: true } });
+    expect(refused.isError).toBe(true);
+    expect(firstText(refused)).toBe('Invalid arguments for tool order: /gift: property gift should not exist');
+    const kept = await client.callTool({ name: 'order', arguments: { sku: 'A', quantity: 1, note: 'fragile' } });
+    expect(firstText(kept)).toBe('ordered {"sku":"A","quantity":1,"note":"fragile"}');
+  });
+
+  it("a tool's own options override the module's: quote strips the unknown property", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.find((entry) => entry.name === 'quote')!.inputSchema).not.toHaveProperty('additionalProperties');
+    const result = await client.callTool({ name: 'quote', arguments: { sku: 'A', quantity: 2, gift: true } });
+    expect(result.isError).toBeFalsy();
+    expect(firstText(result)).toBe('quoted {"sku":"A","quantity":2}');
+  });
+});
+
+describe('schemas that stop the application at startup', () => {
+  async function failureWith(providers: Type[]): Promise<Error> {
+    const error = await startupError({
+      imports: [McpModule.forRoot({ name: 'schemas', version: '1.0.0' })],
+      providers,
+    });
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    return error;
+  }
+
+  it('an unknown keyword in an input schema, naming the tool, its method and the keyword', async () => {
+    const error = await failureWith([MisspeltKeywordTools]);
+    expect(error.message).toContain('Invalid input schema of MCP tool "restock"');
+    expect(error.message).toContain('unknown keyword "propertes"');
+    expect(error.message).toContain('MisspeltKeywordTools.restock');
+  });
+
+  it('an unknown keyword in an output schema', async () => {
+    const error = await failureWith([MisspeltOutputKeywordTools]);
+    expect(error.message).toContain('Invalid output schema of MCP tool "totals"');
+    expect(error.message).toContain('unknown keyword "requird"');
+    expect(error.message).toContain('MisspeltOutputKeywordTools.totals');
+  });
+
+  it('an output schema whose root is not an object schema', async () => {
+    const error = await failureWith([ArrayOutputTools]);
+    expect(error.message).toContain('Invalid output schema of MCP tool "skus"');
+    expect(error.message).toContain('the root must be an object schema');
+    expect(error.message).toContain('ArrayOutputTools.skus');
+  });
+
+  it('module validatorOptions that are not an object, resolved at runtime', async () => {
+    const error = await startupError({
+      imports: [
+        McpModule.forRootAsync({
+          useFactory: async () => ({ name: 'schemas', version: '1.0.0', validatorOptions: 'whitelist' as never }),
+        }),
+      ],
+      providers: [ValidatorOptionTools],
+    });
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain('Invalid McpModule option "validatorOptions": must be an object');
   });
 });
