@@ -38,10 +38,13 @@ export type {
   JsonSchemaObject,
   DtoClass,
   StandardSchemaLike,
+  McpSchemaOutput,
   McpValidatorOptions,
 } from './interfaces/mcp-schema.interface';
 
 export { McpTool } from './decorators/mcp-tool.decorator';
+export { McpTypedTool } from './decorators/mcp-typed-tool.decorator';
+export type { McpTypedToolOptions, McpTypedToolHandler } from './decorators/mcp-typed-tool.decorator';
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
 export { McpPrompt } from './decorators/mcp-prompt.decorator';
 export { ToolArgs, McpRequest } from './decorators/mcp-params.decorator';

@@ -12,6 +12,7 @@ import {
   RESERVE_SCHEMA,
   SchemaTools,
   STATS_OUTPUT,
+  TypedSchemaTools,
   ValidatorOptionTools,
 } from './fixtures/pipeline-schemas';
 import {
@@ -39,7 +40,7 @@ describe('tool schemas: advertised as JSON Schema, enforced on calls', () => {
   beforeAll(async () => {
     running = await startApp({
       imports: [McpModule.forRoot({ name: 'schemas', version: '1.0.0' })],
-      providers: [SchemaTools],
+      providers: [SchemaTools, TypedSchemaTools],
     });
     client = await running.connect();
     ({ tools } = await client.listTools());
@@ -171,6 +172,21 @@ describe('tool schemas: advertised as JSON Schema, enforced on calls', () => {
       expect(text).toContain('Invalid arguments for tool search');
       expect(text).toContain('/query Too small: expected string to have >=3 characters');
       expect(text).toContain('/limit Too big: expected number to be <=50');
+    });
+  });
+
+  describe('@McpTypedTool (zod input, typed handler)', () => {
+    it('is advertised and called like any zod tool', async () => {
+      expect(tool('typed_search').inputSchema).toEqual(tool('search').inputSchema);
+      const result = await client.callTool({ name: 'typed_search', arguments: { query: 'bolts' } });
+      expect(result.isError).toBeFalsy();
+      expect(firstText(result)).toBe('typed search "bolts" limit 10 (legacy)');
+    });
+
+    it('refuses invalid arguments before the handler runs', async () => {
+      const result = await client.callTool({ name: 'typed_search', arguments: { query: 'bolts', limit: '5' } });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toContain('Invalid arguments for tool typed_search: /limit');
     });
   });
 

@@ -33,6 +33,21 @@ export interface StandardSchemaLike {
 export type McpSchema = JsonSchemaObject | DtoClass | StandardSchemaLike;
 
 /**
+ * What a handler receives for a schema: the output type of a Standard Schema (its
+ * `~standard.types`, which zod 4 fills in; defaults and transforms applied), an instance of a DTO
+ * class. `unknown` for plain JSON Schema, and for a Standard Schema that declares no types.
+ *
+ * @publicApi
+ */
+export type McpSchemaOutput<S> = S extends DtoClass
+  ? InstanceType<S>
+  : S extends { readonly '~standard': { readonly types?: infer Types } }
+    ? NonNullable<Types> extends { readonly output: infer Output }
+      ? Output
+      : unknown
+    : unknown;
+
+/**
  * How class-validator validates DTO arguments and outputs: the options of its `validate()`
  * (`ValidatorOptions`), set for the whole module (`McpModuleOptions.validatorOptions`) or for one
  * tool (`@McpTool({ validatorOptions })`, which overrides the module's option by option).
