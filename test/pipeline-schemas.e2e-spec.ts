@@ -289,25 +289,27 @@ describe('schemas that stop the application at startup', () => {
     return error;
   }
 
-  it('an unknown keyword in an input schema, naming the tool, its method and the keyword', async () => {
-    const error = await failureWith([MisspeltKeywordTools]);
-    expect(error.message).toContain('Invalid input schema of MCP tool "restock"');
-    expect(error.message).toContain('unknown keyword "propertes"');
-    expect(error.message).toContain('MisspeltKeywordTools.restock');
-  });
-
-  it('an unknown keyword in an output schema', async () => {
-    const error = await failureWith([MisspeltOutputKeywordTools]);
-    expect(error.message).toContain('Invalid output schema of MCP tool "totals"');
-    expect(error.message).toContain('unknown keyword "requird"');
-    expect(error.message).toContain('MisspeltOutputKeywordTools.totals');
-  });
-
-  it('an output schema whose root is not an object schema', async () => {
-    const error = await failureWith([ArrayOutputTools]);
-    expect(error.message).toContain('Invalid output schema of MCP tool "skus"');
-    expect(error.message).toContain('the root must be an object schema');
-    expect(error.message).toContain('ArrayOutputTools.skus');
+  it.each<[string, Type, string[]]>([
+    [
+      'an unknown keyword in an input schema',
+      MisspeltKeywordTools,
+      ['Invalid input schema of MCP tool "restock"', 'unknown keyword "propertes"', 'MisspeltKeywordTools.restock'],
+    ],
+    [
+      'an unknown keyword in an output schema',
+      MisspeltOutputKeywordTools,
+      ['Invalid output schema of MCP tool "totals"', 'unknown keyword "requird"', 'MisspeltOutputKeywordTools.totals'],
+    ],
+    [
+      'an output schema whose root is not an object schema',
+      ArrayOutputTools,
+      ['Invalid output schema of MCP tool "skus"', 'the root must be an object schema', 'ArrayOutputTools.skus'],
+    ],
+  ])('%s, naming the tool, its method and the reason', async (_label, provider, fragments) => {
+    const error = await failureWith([provider]);
+    for (const fragment of fragments) {
+      expect(error.message).toContain(fragment);
+    }
   });
 
   it('module validatorOptions that are not an object, resolved at runtime', async () => {
