@@ -33,9 +33,18 @@ export type {
   McpPromptDefinition,
   McpAccessDefinition,
 } from './interfaces/mcp-definitions.interface';
-export type { McpSchema, JsonSchemaObject, DtoClass, StandardSchemaLike } from './interfaces/mcp-schema.interface';
+export type {
+  McpSchema,
+  JsonSchemaObject,
+  DtoClass,
+  StandardSchemaLike,
+  McpSchemaOutput,
+  McpValidatorOptions,
+} from './interfaces/mcp-schema.interface';
 
 export { McpTool } from './decorators/mcp-tool.decorator';
+export { McpTypedTool } from './decorators/mcp-typed-tool.decorator';
+export type { McpTypedToolOptions, McpTypedToolHandler } from './decorators/mcp-typed-tool.decorator';
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
 export { McpPrompt } from './decorators/mcp-prompt.decorator';
 export { ToolArgs, McpRequest } from './decorators/mcp-params.decorator';

@@ -277,4 +277,22 @@ describe('resolveMcpOptions', () => {
       expect(resolved).toMatchObject({ url: undefined, keyPrefix: 'inventory:', commandTimeoutMs: 250 });
     });
   });
+
+  describe('validatorOptions', () => {
+    it('is absent unless set', () => {
+      expect(resolveWith({}).validatorOptions).toBeUndefined();
+    });
+
+    it('is kept as given, for the schema compiler', () => {
+      const validatorOptions = { whitelist: true, forbidNonWhitelisted: true, groups: ['create'] };
+      expect(resolveWith({ validatorOptions }).validatorOptions).toEqual(validatorOptions);
+    });
+
+    it.each([[null], [[]], ['whitelist'], [true]])('refuses %p, naming the option', (validatorOptions) => {
+      expect(() => resolveWith({ validatorOptions })).toThrow(McpConfigurationError);
+      expect(() => resolveWith({ validatorOptions })).toThrow(
+        'Invalid McpModule option "validatorOptions": must be an object',
+      );
+    });
+  });
 });

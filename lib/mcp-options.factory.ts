@@ -15,6 +15,7 @@ import { isLogLevel, type LogLevel } from './protocol/log-levels';
 import type { CacheScope, Implementation } from './protocol/mcp-types';
 import { resolveAuthOptions, type ResolvedAuthOptions } from './auth/auth-options';
 import type { TaskSettings } from './tasks/mcp-task.service';
+import type { McpValidatorOptions } from './interfaces/mcp-schema.interface';
 
 /** The Redis settings, resolved from the module options (`redis`). */
 export interface ResolvedRedisOptions {
@@ -63,6 +64,8 @@ export interface ResolvedMcpOptions {
   tasks: TaskSettings;
   /** Absent: memory stores, one instance. */
   redis?: ResolvedRedisOptions;
+  /** class-validator options of DTO schemas; absent when not set. */
+  validatorOptions?: McpValidatorOptions;
 }
 
 function fail(option: string, reason: string): never {
@@ -251,6 +254,8 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
     auth: resolveAuthOptions(options.auth),
     tasks: resolveTaskOptions(section(options.tasks, 'tasks')),
     redis: options.redis === undefined ? undefined : resolveRedisOptions(section(options.redis, 'redis')),
+    validatorOptions:
+      options.validatorOptions === undefined ? undefined : section(options.validatorOptions, 'validatorOptions'),
   };
 }
 

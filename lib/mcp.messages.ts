@@ -20,6 +20,9 @@ export const MISSING_PACKAGE = (packages: string, feature: string) =>
 export const SCOPED_HANDLER_WITHOUT_REQUEST = (where: string) =>
   `${where} is request-scoped; it receives a fresh instance per call.`;
 
+export const TYPED_TOOL_PARAMETERS = (where: string) =>
+  `${where} is an @McpTypedTool: its first parameter receives the arguments and its second the call context; put other parameter decorators after them.`;
+
 export const MULTIPLE_DECORATORS = (where: string) =>
   `${where} carries more than one of @McpTool, @McpResource, @McpResourceTemplate and @McpPrompt; use one per method.`;
 

@@ -3,9 +3,26 @@
  * enforced on tools/call, with readable messages. Over a real socket with the MCP SDK client.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpModule } from '../lib';
-import { RESERVE_SCHEMA, SchemaTools, STATS_OUTPUT } from './fixtures/pipeline-schemas';
-import { firstText, openRawSession, startApp, type RunningApp } from './fixtures/pipeline-app';
+import type { Type } from '@nestjs/common';
+import { McpConfigurationError, McpModule } from '../lib';
+import {
+  ArrayOutputTools,
+  MisspeltKeywordTools,
+  MisspeltOutputKeywordTools,
+  RESERVE_SCHEMA,
+  SchemaTools,
+  STATS_OUTPUT,
+  TypedSchemaTools,
+  ValidatorOptionTools,
+} from './fixtures/pipeline-schemas';
+import {
+  firstText,
+  modernRequest,
+  openRawSession,
+  startApp,
+  startupError,
+  type RunningApp,
+} from './fixtures/pipeline-app';
 
 describe('tool schemas: advertised as JSON Schema, enforced on calls', () => {
   let running: RunningApp;
@@ -23,7 +40,7 @@ describe('tool schemas: advertised as JSON Schema, enforced on calls', () => {
   beforeAll(async () => {
     running = await startApp({
       imports: [McpModule.forRoot({ name: 'schemas', version: '1.0.0' })],
-      providers: [SchemaTools],
+      providers: [SchemaTools, TypedSchemaTools],
     });
     client = await running.connect();
     ({ tools } = await client.listTools());
@@ -93,6 +110,44 @@ describe('tool schemas: advertised as JSON Schema, enforced on calls', () => {
       expect(text).toContain('/address/zip: zip must be five digits');
       expect(text).toContain('/priority: priority must not be less than 1');
     });
+
+    it('a missing property reads "is required", once', async () => {
+      const result = await client.callTool({
+        name: 'ship',
+        arguments: { recipient: 'Ada', address: { city: 'London' } },
+      });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toBe('Invalid arguments for tool ship: /address/zip: zip is required');
+    });
+
+    it('refuses a missing nested DTO, which class-validator skips, as the advertised schema requires it', async () => {
+      const result = await client.callTool({ name: 'ship', arguments: { recipient: 'Ada' } });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toBe("Invalid arguments for tool ship: must have required property 'address'");
+    });
+
+    it('refuses null for an optional property, as the advertised schema does (class-validator would let it through)', async () => {
+      expect(tool('ship').inputSchema.required).not.toContain('priority');
+      const result = await client.callTool({
+        name: 'ship',
+        arguments: { recipient: 'Ada', address: { city: 'London', zip: '12345' }, priority: null },
+      });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toBe('Invalid arguments for tool ship: /priority must be integer');
+    });
+
+    it('answers invalid arguments the same way in the modern era', async () => {
+      const reply = await modernRequest(running.url(), 'tools/call', {
+        name: 'ship',
+        arguments: { recipient: 'Ada', address: { city: 'London', zip: '12345' }, priority: null },
+      });
+      expect(reply.status).toBe(200);
+      expect(reply.body.error).toBeUndefined();
+      expect(reply.body.result).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'Invalid arguments for tool ship: /priority must be integer' }],
+      });
+    });
   });
 
   describe('zod 4 (Standard Schema)', () => {
@@ -117,6 +172,21 @@ describe('tool schemas: advertised as JSON Schema, enforced on calls', () => {
       expect(text).toContain('Invalid arguments for tool search');
       expect(text).toContain('/query Too small: expected string to have >=3 characters');
       expect(text).toContain('/limit Too big: expected number to be <=50');
+    });
+  });
+
+  describe('@McpTypedTool (zod input, typed handler)', () => {
+    it('is advertised and called like any zod tool', async () => {
+      expect(tool('typed_search').inputSchema).toEqual(tool('search').inputSchema);
+      const result = await client.callTool({ name: 'typed_search', arguments: { query: 'bolts' } });
+      expect(result.isError).toBeFalsy();
+      expect(firstText(result)).toBe('typed search "bolts" limit 10 (legacy)');
+    });
+
+    it('refuses invalid arguments before the handler runs', async () => {
+      const result = await client.callTool({ name: 'typed_search', arguments: { query: 'bolts', limit: '5' } });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toContain('Invalid arguments for tool typed_search: /limit');
     });
   });
 
@@ -162,5 +232,96 @@ describe('tool schemas: advertised as JSON Schema, enforced on calls', () => {
       expect(result.isError).toBe(true);
       expect(firstText(result)).toContain('returned no structured content');
     });
+  });
+});
+
+describe('class-validator options of the module (forRootAsync) and of a tool', () => {
+  let running: RunningApp;
+  let client: Client;
+
+  beforeAll(async () => {
+    running = await startApp({
+      imports: [
+        McpModule.forRootAsync({
+          useFactory: async () => ({
+            name: 'validator-options',
+            version: '1.0.0',
+            validatorOptions: { whitelist: true, forbidNonWhitelisted: true },
+          }),
+        }),
+      ],
+      providers: [ValidatorOptionTools],
+    });
+    client = await running.connect();
+  });
+
+  afterAll(async () => {
+    await running?.close();
+  });
+
+  it('forbidNonWhitelisted: the advertised schema closes the object, the call refuses an unknown property', async () => {
+    const { tools } = await client.listTools();
+    const order = tools.find((entry) => entry.name === 'order')!;
+    expect(order.inputSchema).toMatchObject({ additionalProperties: false, required: ['sku', 'quantity'] });
+    const refused = await client.callTool({ name: 'order', arguments: { sku: 'A', quantity: 1, gift: true } });
+    expect(refused.isError).toBe(true);
+    expect(firstText(refused)).toBe('Invalid arguments for tool order: /gift: property gift should not exist');
+    const kept = await client.callTool({ name: 'order', arguments: { sku: 'A', quantity: 1, note: 'fragile' } });
+    expect(firstText(kept)).toBe('ordered {"sku":"A","quantity":1,"note":"fragile"}');
+  });
+
+  it("a tool's own options override the module's: quote strips the unknown property", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.find((entry) => entry.name === 'quote')!.inputSchema).not.toHaveProperty('additionalProperties');
+    const result = await client.callTool({ name: 'quote', arguments: { sku: 'A', quantity: 2, gift: true } });
+    expect(result.isError).toBeFalsy();
+    expect(firstText(result)).toBe('quoted {"sku":"A","quantity":2}');
+  });
+});
+
+describe('schemas that stop the application at startup', () => {
+  async function failureWith(providers: Type[]): Promise<Error> {
+    const error = await startupError({
+      imports: [McpModule.forRoot({ name: 'schemas', version: '1.0.0' })],
+      providers,
+    });
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    return error;
+  }
+
+  it.each<[string, Type, string[]]>([
+    [
+      'an unknown keyword in an input schema',
+      MisspeltKeywordTools,
+      ['Invalid input schema of MCP tool "restock"', 'unknown keyword "propertes"', 'MisspeltKeywordTools.restock'],
+    ],
+    [
+      'an unknown keyword in an output schema',
+      MisspeltOutputKeywordTools,
+      ['Invalid output schema of MCP tool "totals"', 'unknown keyword "requird"', 'MisspeltOutputKeywordTools.totals'],
+    ],
+    [
+      'an output schema whose root is not an object schema',
+      ArrayOutputTools,
+      ['Invalid output schema of MCP tool "skus"', 'the root must be an object schema', 'ArrayOutputTools.skus'],
+    ],
+  ])('%s, naming the tool, its method and the reason', async (_label, provider, fragments) => {
+    const error = await failureWith([provider]);
+    for (const fragment of fragments) {
+      expect(error.message).toContain(fragment);
+    }
+  });
+
+  it('module validatorOptions that are not an object, resolved at runtime', async () => {
+    const error = await startupError({
+      imports: [
+        McpModule.forRootAsync({
+          useFactory: async () => ({ name: 'schemas', version: '1.0.0', validatorOptions: 'whitelist' as never }),
+        }),
+      ],
+      providers: [ValidatorOptionTools],
+    });
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain('Invalid McpModule option "validatorOptions": must be an object');
   });
 });

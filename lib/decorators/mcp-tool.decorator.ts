@@ -7,7 +7,8 @@ import type { McpToolOptions } from '../interfaces/mcp-definitions.interface';
  * (guards, interceptors, pipes, filters) with the execution context type `'mcp'`.
  *
  * Without parameter decorators the method receives `(args, ctx)`; use `@ToolArgs()` and
- * `@McpCtx()` to place them yourself.
+ * `@McpCtx()` to place them yourself. For a handler whose argument types TypeScript checks
+ * against a zod (Standard Schema) or DTO `input`, use `@McpTypedTool()`.
  *
  * @example
  * ```ts

@@ -5,7 +5,7 @@
 import type { McpCallContext } from '../protocol/call-context';
 import type { CompletionHandler, TaskSupport } from '../protocol/catalog';
 import type { McpIcon, PromptArgument, ResourceAnnotations, ToolAnnotations } from '../protocol/mcp-types';
-import type { McpSchema } from './mcp-schema.interface';
+import type { McpSchema, McpValidatorOptions } from './mcp-schema.interface';
 
 /**
  * A completion handler, or (in decorator options) the name of a method of the same class that
@@ -25,8 +25,14 @@ export interface McpToolOptions {
   description?: string;
   /** The schema of the arguments. Defaults to any object. */
   input?: McpSchema;
-  /** The schema of `structuredContent`; results are validated against it. */
+  /** The schema of `structuredContent`, an object schema; results are validated against it. */
   output?: McpSchema;
+  /**
+   * class-validator options for this tool's DTO schemas, over the module's `validatorOptions`
+   * (option by option).
+   * @example { validatorOptions: { whitelist: true, forbidNonWhitelisted: true } }
+   */
+  validatorOptions?: McpValidatorOptions;
   annotations?: ToolAnnotations;
   icons?: McpIcon[];
   /** Free-form metadata advertised with the tool. */

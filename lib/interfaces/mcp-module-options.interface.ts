@@ -2,6 +2,7 @@ import type { Revision } from '../protocol/revisions';
 import type { LogLevel } from '../protocol/log-levels';
 import type { CacheScope, McpIcon } from '../protocol/mcp-types';
 import type { McpAuthOptions } from '../auth/mcp-auth-options.interface';
+import type { McpValidatorOptions } from './mcp-schema.interface';
 
 /**
  * Cache hints the modern era (2026-07-28) puts on cacheable results.
@@ -222,6 +223,13 @@ export interface McpModuleOptions {
   stdio?: McpStdioOptions;
   /** Tasks: tool calls that outlive their request (`@McpTool({ taskSupport })`). */
   tasks?: McpTaskOptions;
+  /**
+   * class-validator options for every DTO schema (`whitelist`, `forbidNonWhitelisted`,
+   * `skipMissingProperties`...); a tool's own `validatorOptions` override them one by one.
+   * @default { forbidUnknownValues: false }
+   * @example { validatorOptions: { whitelist: true, forbidNonWhitelisted: true } }
+   */
+  validatorOptions?: McpValidatorOptions;
   /**
    * Shares the server's state through Redis so that several instances behind a plain
    * (round-robin) balancer serve as one: sessions, SSE replay buffers, resource subscriptions,

@@ -31,3 +31,63 @@ export interface StandardSchemaLike {
  * @publicApi
  */
 export type McpSchema = JsonSchemaObject | DtoClass | StandardSchemaLike;
+
+/**
+ * What a handler receives for a schema: the output type of a Standard Schema (its
+ * `~standard.types`, which zod 4 fills in; defaults and transforms applied), an instance of a DTO
+ * class. `unknown` for plain JSON Schema, and for a Standard Schema that declares no types.
+ *
+ * @publicApi
+ */
+export type McpSchemaOutput<S> = S extends DtoClass
+  ? InstanceType<S>
+  : S extends { readonly '~standard': { readonly types?: infer Types } }
+    ? NonNullable<Types> extends { readonly output: infer Output }
+      ? Output
+      : unknown
+    : unknown;
+
+/**
+ * How class-validator validates DTO arguments and outputs: the options of its `validate()`
+ * (`ValidatorOptions`), set for the whole module (`McpModuleOptions.validatorOptions`) or for one
+ * tool (`@McpTool({ validatorOptions })`, which overrides the module's option by option).
+ *
+ * Declared here by shape, so that applications without class-validator still compile; a
+ * class-validator `ValidatorOptions` object can be passed as is. The advertised JSON Schema
+ * follows the options that change what is accepted: `whitelist` with `forbidNonWhitelisted` adds
+ * `additionalProperties: false`, `skipMissingProperties` (or `skipUndefinedProperties`) leaves
+ * only `@IsDefined()` properties required.
+ *
+ * @publicApi
+ */
+export interface McpValidatorOptions {
+  /** Skip the constraints of properties that are `null` or missing (`@IsDefined()` still applies). */
+  skipMissingProperties?: boolean;
+  /** Skip the constraints of properties that are missing. */
+  skipUndefinedProperties?: boolean;
+  /** Skip the constraints of properties that are `null`. */
+  skipNullProperties?: boolean;
+  /** Strip properties that carry no decorator (use `@Allow()` to keep one without constraints). */
+  whitelist?: boolean;
+  /** With `whitelist`: refuse properties that carry no decorator instead of stripping them. */
+  forbidNonWhitelisted?: boolean;
+  /** Validate only the constraints of these groups. */
+  groups?: string[];
+  /** The default of the `always` option of the decorators. */
+  always?: boolean;
+  /** Without `groups`, skip the constraints that belong to a group. */
+  strictGroups?: boolean;
+  /** Leave out the default messages (only the messages set on the decorators remain). */
+  dismissDefaultMessages?: boolean;
+  /** What class-validator puts in its errors (the module reads neither). */
+  validationError?: { target?: boolean; value?: boolean };
+  /**
+   * Refuse objects class-validator knows nothing about.
+   * @default false (class-validator's own default is true)
+   */
+  forbidUnknownValues?: boolean;
+  /** Stop at the first failing constraint of each property. */
+  stopAtFirstError?: boolean;
+  /** Let class-validator print warnings about its own configuration. */
+  enableDebugMessages?: boolean;
+}

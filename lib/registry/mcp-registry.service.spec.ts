@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { McpCallContext } from '../protocol/call-context';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpToolDefinition } from '../interfaces/mcp-definitions.interface';
@@ -102,6 +103,59 @@ describe('McpRegistry', () => {
       ['an array root', { type: 'array' }],
     ])('refuses an input schema with %s', (_label, input) => {
       expectConfigError(() => newRegistry().addTool(toolDef('t', { input })), 'input schema', 'object schema');
+    });
+
+    it.each([
+      ['a string root', { type: 'string' }],
+      ['an array root', { type: 'array', items: { type: 'string' } }],
+      ['a nullable object root', { type: ['object', 'null'] }],
+    ])('refuses an output schema with %s, naming the tool', (_label, output) => {
+      expectConfigError(
+        () => newRegistry().addTool(toolDef('listing', { output })),
+        'Invalid output schema of MCP tool "listing"',
+        'the root must be an object schema',
+      );
+    });
+
+    it('applies the root rule to every schema kind, zod included', () => {
+      expectConfigError(
+        () => newRegistry().addTool(toolDef('names', { output: z.array(z.string()) })),
+        'Invalid output schema of MCP tool "names"',
+        'object schema',
+      );
+    });
+
+    it('accepts an untyped output schema root', () => {
+      const registry = newRegistry();
+      registry.addTool(toolDef('t', { output: { anyOf: [{ type: 'object' }, { type: 'object', required: ['a'] }] } }));
+      expect(registry.getTool('t')!.output).toBeDefined();
+    });
+
+    it.each([
+      ['null', null],
+      ['an array', [{ whitelist: true }]],
+      ['a boolean', true],
+    ])('refuses validatorOptions that are %s', (_label, validatorOptions) => {
+      expectConfigError(
+        () => newRegistry().addTool(toolDef('t', { validatorOptions: validatorOptions as never })),
+        'Invalid MCP tool "t": validatorOptions must be an object',
+      );
+    });
+
+    it("hands the tool's validatorOptions to the schema compiler, for both schemas", () => {
+      const seen: unknown[] = [];
+      const spy = {
+        compile: (schema: unknown, role: string, options: unknown) => {
+          seen.push([role, options]);
+          return compiler.compile(schema as never, role as 'input');
+        },
+      };
+      const options = { whitelist: true };
+      new McpRegistry(spy).addTool(toolDef('t', { output: { type: 'object' }, validatorOptions: options }));
+      expect(seen).toEqual([
+        ['input', options],
+        ['output', options],
+      ]);
     });
 
     it('accepts an untyped input schema root', () => {

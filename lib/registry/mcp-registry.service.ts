@@ -17,14 +17,19 @@ import type {
   McpResourceTemplateDefinition,
   McpToolDefinition,
 } from '../interfaces/mcp-definitions.interface';
-import type { McpSchema } from '../interfaces/mcp-schema.interface';
+import type { McpSchema, McpValidatorOptions } from '../interfaces/mcp-schema.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { DUPLICATE_ENTRY, INVALID_ENTRY, INVALID_SCHEMA, INVALID_TOOL_NAME } from '../mcp.messages';
 import { InvalidUriTemplateError, UriTemplate } from './uri-template';
 
 /** Turns a schema of any supported kind into JSON Schema and a validator. */
 export interface SchemaCompiler {
-  compile(schema: McpSchema | undefined, role: 'input' | 'output'): CompiledSchema;
+  /** `validatorOptions`: the tool's own class-validator options, for DTO schemas. */
+  compile(
+    schema: McpSchema | undefined,
+    role: 'input' | 'output',
+    validatorOptions?: McpValidatorOptions,
+  ): CompiledSchema;
 }
 
 /** The lists a change touches; each maps to one `list_changed` notification. */
@@ -136,12 +141,18 @@ export class McpRegistry implements Catalog {
     if (this.tools.has(name)) {
       throw new McpConfigurationError(DUPLICATE_ENTRY('tool', name, this.tools.sourceOf(name), source));
     }
-    const input = this.compile('tool', name, definition.input, 'input');
-    if (input.jsonSchema.type !== undefined && input.jsonSchema.type !== 'object') {
-      throw new McpConfigurationError(INVALID_SCHEMA('tool', name, 'input', 'the root must be an object schema'));
+    const { validatorOptions } = definition;
+    if (
+      validatorOptions !== undefined &&
+      (typeof validatorOptions !== 'object' || validatorOptions === null || Array.isArray(validatorOptions))
+    ) {
+      throw new McpConfigurationError(INVALID_ENTRY('tool', name, 'validatorOptions must be an object'));
     }
+    const input = this.compile('tool', name, definition.input, 'input', validatorOptions);
     const output =
-      definition.output === undefined ? undefined : this.compile('tool', name, definition.output, 'output');
+      definition.output === undefined
+        ? undefined
+        : this.compile('tool', name, definition.output, 'output', validatorOptions);
     let paramHeaders;
     try {
       paramHeaders = extractParamHeaders(input.jsonSchema);
@@ -373,15 +384,32 @@ export class McpRegistry implements Catalog {
     );
   }
 
-  private compile(kind: string, key: string, schema: McpSchema | undefined, role: 'input' | 'output'): CompiledSchema {
+  /**
+   * Compiles an input or output schema. MCP describes both as object schemas (arguments are an
+   * object; `structuredContent` is one up to 2025-11-25): a root typed otherwise is refused. An
+   * untyped root (`$ref`, `anyOf`...) may still describe objects.
+   */
+  private compile(
+    kind: string,
+    key: string,
+    schema: McpSchema | undefined,
+    role: 'input' | 'output',
+    validatorOptions?: McpValidatorOptions,
+  ): CompiledSchema {
+    let compiled: CompiledSchema;
     try {
-      return this.schemas.compile(schema, role);
+      compiled = this.schemas.compile(schema, role, validatorOptions);
     } catch (error) {
       if (error instanceof McpConfigurationError) {
         throw new McpConfigurationError(INVALID_SCHEMA(kind, key, role, error.message));
       }
       throw error;
     }
+    const { type } = compiled.jsonSchema;
+    if (type !== undefined && type !== 'object') {
+      throw new McpConfigurationError(INVALID_SCHEMA(kind, key, role, 'the root must be an object schema'));
+    }
+    return compiled;
   }
 
   private changed(kind: RegistryChangeKind): true {

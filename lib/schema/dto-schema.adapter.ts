@@ -4,9 +4,10 @@
  * with class-validator. The three packages are optional peers, loaded only when a DTO is used.
  */
 import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
-import type { DtoClass } from '../interfaces/mcp-schema.interface';
+import type { DtoClass, McpValidatorOptions } from '../interfaces/mcp-schema.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MISSING_PACKAGE } from '../mcp.messages';
+import { joinListed } from './validation-messages';
 
 const DTO_PACKAGES = 'class-validator class-transformer class-validator-jsonschema';
 
@@ -17,11 +18,15 @@ interface ValidationErrorLike {
 }
 
 interface DtoToolkit {
-  validate(object: object, options?: Record<string, unknown>): Promise<ValidationErrorLike[]>;
+  validate(object: object, options?: McpValidatorOptions): Promise<ValidationErrorLike[]>;
   plainToInstance(cls: DtoClass, plain: unknown): object;
   hasMetadata(cls: DtoClass): boolean;
-  /** The JSON Schema of one class; nested classes are `$ref`s to `#/$defs/<class name>`. */
-  schemaOf(cls: DtoClass): Record<string, unknown>;
+  /**
+   * The JSON Schema of one class; nested classes are `$ref`s to `#/$defs/<class name>`. With
+   * `skipMissingProperties`, only `@IsDefined()` properties are required, as class-validator then
+   * checks.
+   */
+  schemaOf(cls: DtoClass, skipMissingProperties: boolean): Record<string, unknown>;
   /** The class declared with `@Type(() => ...)` on a property, if any. */
   nestedClass(cls: DtoClass, property: string): DtoClass | undefined;
 }
@@ -49,10 +54,11 @@ function loadToolkit(): DtoToolkit {
     plainToInstance: transformer.plainToInstance,
     hasMetadata: (cls) => validator.getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).length > 0,
     // Per class (not `validationMetadatasToSchemas`, which merges every class of the same name).
-    schemaOf: (cls) =>
+    schemaOf: (cls, skipMissingProperties) =>
       jsonschema.targetConstructorToSchema(cls, {
         refPointerPrefix: '#/$defs/',
         classTransformerMetadataStorage: typeStorage,
+        skipMissingProperties,
       }),
     nestedClass: (cls, property) => {
       const type = typeStorage.findTypeMetadata(cls, property)?.typeFunction?.();
@@ -63,7 +69,12 @@ function loadToolkit(): DtoToolkit {
 }
 
 /** The schemas of the classes nested in `root` (through `@Type`), collected transitively. */
-function collectDefinitions(kit: DtoToolkit, root: DtoClass, rootSchema: Record<string, unknown>) {
+function collectDefinitions(
+  kit: DtoToolkit,
+  root: DtoClass,
+  rootSchema: Record<string, unknown>,
+  skipMissingProperties: boolean,
+) {
   const defs: Record<string, Record<string, unknown>> = {};
   const pending: Array<[DtoClass, Record<string, unknown>]> = [[root, rootSchema]];
   while (pending.length > 0) {
@@ -72,7 +83,7 @@ function collectDefinitions(kit: DtoToolkit, root: DtoClass, rootSchema: Record<
     for (const property of Object.keys(properties)) {
       const nested = kit.nestedClass(cls, property);
       if (nested !== undefined && defs[nested.name] === undefined && kit.hasMetadata(nested)) {
-        defs[nested.name] = kit.schemaOf(nested);
+        defs[nested.name] = kit.schemaOf(nested, skipMissingProperties);
         pending.push([nested, defs[nested.name]]);
       }
     }
@@ -80,53 +91,67 @@ function collectDefinitions(kit: DtoToolkit, root: DtoClass, rootSchema: Record<
   return defs;
 }
 
-function formatErrors(errors: ValidationErrorLike[], prefix = ''): string[] {
+/**
+ * One line per failed constraint, with its path. A missing property is one line, "is required":
+ * class-validator reports every constraint of a property it does not find.
+ */
+function formatErrors(errors: ValidationErrorLike[], parent: unknown, prefix = ''): string[] {
   const lines: string[] = [];
   for (const error of errors) {
     const path = `${prefix}/${error.property}`;
+    const value = typeof parent === 'object' && parent !== null ? Reflect.get(parent, error.property) : undefined;
+    if (value === undefined && error.constraints !== undefined) {
+      lines.push(`${path}: ${error.property} is required`);
+      continue;
+    }
     for (const message of Object.values(error.constraints ?? {})) {
       lines.push(`${path}: ${message}`);
     }
     if (error.children && error.children.length > 0) {
-      lines.push(...formatErrors(error.children, path));
+      lines.push(...formatErrors(error.children, value, path));
     }
   }
   return lines;
 }
 
 /**
- * Compiles a DTO class. The generated JSON Schema is compiled too (so a DTO that produces an
- * invalid schema fails at startup), but values are validated by class-validator, which knows
- * every decorator, including custom ones the JSON Schema cannot express.
+ * Compiles a DTO class with the class-validator options in force for its tool. Values are
+ * validated by class-validator, which knows every decorator, including custom ones the JSON
+ * Schema cannot express; the schema compiler checks the generated JSON Schema and enforces it as
+ * well.
  */
-export function compileDtoSchema(
-  dto: DtoClass,
-  compileJson: (schema: Record<string, unknown>) => CompiledSchema,
-): CompiledSchema {
+export function compileDtoSchema(dto: DtoClass, options: McpValidatorOptions = {}): CompiledSchema {
   const kit = loadToolkit();
   if (!kit.hasMetadata(dto)) {
     throw new McpConfigurationError(`${dto.name || 'the class'} has no class-validator decorators`);
   }
-  const root = kit.schemaOf(dto);
-  const defs = collectDefinitions(kit, dto, root);
+  if (options.forbidNonWhitelisted === true && options.whitelist !== true) {
+    // class-validator ignores it without whitelist: the tool would accept what it seems to forbid.
+    throw new McpConfigurationError('validatorOptions.forbidNonWhitelisted needs whitelist: true');
+  }
+  const skipMissing = options.skipMissingProperties === true || options.skipUndefinedProperties === true;
+  const root = kit.schemaOf(dto, skipMissing);
+  const defs = collectDefinitions(kit, dto, root, skipMissing);
   const jsonSchema: Record<string, unknown> = { type: 'object', ...root };
+  if (options.forbidNonWhitelisted === true) {
+    // Whitelisting applies to nested DTOs too; every generated property carries a decorator.
+    for (const schema of [jsonSchema, ...Object.values(defs)]) {
+      schema.additionalProperties = false;
+    }
+  }
   if (Object.keys(defs).length > 0) {
     jsonSchema.$defs = defs;
   }
-  compileJson(jsonSchema);
+  const validatorOptions: McpValidatorOptions = { forbidUnknownValues: false, ...options };
   return {
     jsonSchema,
     validate: async (value): Promise<ValidationOutcome> => {
       const instance = kit.plainToInstance(dto, value);
-      const errors = await kit.validate(instance, { forbidUnknownValues: false });
+      const errors = await kit.validate(instance, validatorOptions);
       if (errors.length === 0) {
         return { ok: true, value: instance };
       }
-      const lines = formatErrors(errors);
-      return {
-        ok: false,
-        message: lines.slice(0, 5).join('; ') + (lines.length > 5 ? ` (and ${lines.length - 5} more)` : ''),
-      };
+      return { ok: false, message: joinListed(formatErrors(errors, instance), (line) => line) };
     },
   };
 }

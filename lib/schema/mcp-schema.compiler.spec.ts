@@ -1,10 +1,32 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBase64,
+  IsCreditCard,
+  IsDateString,
+  IsEmail,
+  IsEnum,
+  IsHexColor,
+  IsInt,
+  IsIP,
+  IsISBN,
+  IsJSON,
+  IsMobilePhone,
+  IsOptional,
+  IsString,
+  IsUrl,
+  IsUUID,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { z } from 'zod';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { StandardSchemaLike } from '../interfaces/mcp-schema.interface';
 import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
+import { JSON_SCHEMA_2020_12_INPUT } from '../../test/conformance/conformance.fixtures';
 import { formatAjvErrors, McpSchemaCompiler } from './mcp-schema.compiler';
 
 // One compiler for the file: its ajv instance is costly to build and holds nothing per schema.
@@ -291,6 +313,356 @@ describe('McpSchemaCompiler', () => {
     it('refuses a zod schema that cannot be expressed as JSON Schema', () => {
       configurationError(() => compiler.compile(z.object({ when: z.date() }), 'input'));
     });
+  });
+});
+
+describe('strict schemas: a keyword ajv does not know stops the registration', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ['at the root', { type: 'object', propertes: { a: { type: 'string' } } }, 'propertes'],
+    ['beside properties', { type: 'object', properties: { sku: { type: 'string' } }, requird: ['sku'] }, 'requird'],
+    ['in a property', { type: 'object', properties: { n: { type: 'integer', minimun: 1 } } }, 'minimun'],
+    [
+      'in a definition it refers to',
+      { type: 'object', $defs: { a: { type: 'string', maxLenght: 3 } }, properties: { a: { $ref: '#/$defs/a' } } },
+      'maxLenght',
+    ],
+    ['under items', { type: 'object', properties: { l: { type: 'array', items: { enun: ['a'] } } } }, 'enun'],
+    [
+      'in a draft-07 schema',
+      { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperty: false },
+      'additionalProperty',
+    ],
+  ])('refuses an unknown keyword %s, naming it', (_label, schema, keyword) => {
+    const error = configurationError(() => compiler.compile(schema, 'input'));
+    expect(error.message).toContain(`unknown keyword "${keyword}"`);
+    expect(error.message).toContain('"x-...');
+  });
+
+  it('refuses an unknown keyword of an output schema too', () => {
+    const error = configurationError(() =>
+      compiler.compile({ type: 'object', properties: {}, requried: [] }, 'output'),
+    );
+    expect(error.message).toContain('unknown keyword "requried"');
+  });
+
+  it('refuses a format ajv does not know in plain JSON Schema (a misspelt one would check nothing)', () => {
+    const error = configurationError(() =>
+      compiler.compile({ type: 'object', properties: { email: { type: 'string', format: 'emial' } } }, 'input'),
+    );
+    expect(error.message).toContain('unknown format "emial"');
+  });
+
+  it('refuses keywords that strict mode finds meaningless', () => {
+    expect(
+      configurationError(() => compiler.compile({ type: 'object', then: { required: ['a'] } }, 'input')).message,
+    ).toContain('"then" without "if"');
+  });
+
+  it('accepts the annotation keywords real schemas carry', async () => {
+    const annotated = compiler.compile(
+      {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        $id: 'https://example.com/schemas/upload',
+        $comment: 'an upload',
+        title: 'Upload',
+        description: 'A file to store',
+        type: 'object',
+        default: {},
+        examples: [{ name: 'a.png' }],
+        deprecated: false,
+        properties: {
+          name: { type: 'string', readOnly: true, writeOnly: false, format: 'hostname' },
+          data: { type: 'string', contentEncoding: 'base64', contentMediaType: 'image/png' },
+          meta: { type: 'string', contentMediaType: 'application/json', contentSchema: { type: 'object' } },
+          kind: { enum: ['a', 'b'], patternProperties: {}, propertyNames: { pattern: '^[a-z]+$' } },
+        },
+        patternProperties: { '^n': { type: 'string' } },
+        dependentRequired: { data: ['name'] },
+        unevaluatedProperties: false,
+      },
+      'input',
+    );
+    expect(await validate(annotated, { name: 'a.png', data: 'AAAA' })).toMatchObject({ ok: true });
+    expect(await validate(annotated, { data: 'AAAA' })).toMatchObject({ ok: false });
+  });
+
+  it('accepts $anchor (2020-12) and resolves references to it', async () => {
+    const anchored = compiler.compile(
+      {
+        type: 'object',
+        $defs: { zip: { $anchor: 'zipCode', type: 'string', pattern: '^[0-9]{5}$' } },
+        properties: { zip: { $ref: '#zipCode' } },
+      },
+      'input',
+    );
+    expect(await validate(anchored, { zip: '12345' })).toMatchObject({ ok: true });
+    expect(await validate(anchored, { zip: 'N1' })).toMatchObject({ ok: false });
+  });
+
+  it('accepts the conformance suite schema of every 2020-12 keyword', async () => {
+    const compiled = compiler.compile(JSON_SCHEMA_2020_12_INPUT, 'input');
+    expect(compiled.jsonSchema).toBe(JSON_SCHEMA_2020_12_INPUT);
+    expect(await validate(compiled, { name: 'Ada', contactMethod: 'email', email: 'a@b.co' })).toMatchObject({
+      ok: true,
+    });
+    expect(await validate(compiled, { name: 'Ada', contactMethod: 'phone', email: 'a@b.co' })).toMatchObject({
+      ok: false,
+    });
+  });
+
+  it('accepts the same annotations in a draft-07 schema', () => {
+    compiler.compile(
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        $comment: 'old',
+        title: 'T',
+        type: 'object',
+        definitions: { a: { type: 'string', examples: ['x'], readOnly: true } },
+        properties: { a: { $ref: '#/definitions/a' }, b: { type: 'string', contentEncoding: 'base64' } },
+      },
+      'input',
+    );
+  });
+
+  it('takes vendor extensions (x-*) as annotations, wherever they are', async () => {
+    const extended = compiler.compile(
+      {
+        $id: 'https://example.com/schemas/payment',
+        type: 'object',
+        'x-vendor-owner': 'billing',
+        properties: {
+          region: { type: 'string', 'x-mcp-header': 'Region' },
+          amount: { type: 'number', 'x-unit': { currency: 'EUR' } },
+        },
+        $defs: { id: { type: 'string', 'x-internal': true } },
+        required: ['region'],
+      },
+      'input',
+    );
+    expect(await validate(extended, { region: 'eu', amount: 3 })).toMatchObject({ ok: true });
+    expect(await validate(extended, { amount: 3 })).toMatchObject({ ok: false });
+    compiler.compile({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', 'x-legacy': 1 }, 'input');
+  });
+
+  it('does not take a keyword that merely contains x- for a vendor extension', () => {
+    expect(configurationError(() => compiler.compile({ type: 'object', 'max-x-items': 1 }, 'input')).message).toContain(
+      'unknown keyword "max-x-items"',
+    );
+  });
+
+  it('compiles what zod 4 emits: its formats, metadata and every construct it can express', () => {
+    const Tree: z.ZodType<{ name: string; children: unknown[] }> = z.object({
+      name: z.string(),
+      get children() {
+        return z.array(Tree);
+      },
+    });
+    const everything = z.object({
+      email: z.email(),
+      url: z.url(),
+      uuid: z.uuid(),
+      emoji: z.emoji(),
+      nanoid: z.nanoid(),
+      cuid: z.cuid(),
+      cuid2: z.cuid2(),
+      ulid: z.ulid(),
+      ip: z.ipv4(),
+      cidr: z.cidrv6(),
+      base64: z.base64(),
+      base64url: z.base64url(),
+      e164: z.e164(),
+      jwt: z.jwt(),
+      when: z.iso.datetime(),
+      day: z.iso.date(),
+      duration: z.iso.duration(),
+      hex: z.hex(),
+      lower: z.string().lowercase(),
+      prefix: z.string().startsWith('a').endsWith('z').includes('m'),
+      regex: z.string().regex(/^a+$/),
+      number: z.number().gt(1).lt(10).multipleOf(2),
+      int: z.int32(),
+      literal: z.literal(['a', 'b']),
+      enum: z.enum(['a', 'b']),
+      tuple: z.tuple([z.string()], z.number()),
+      record: z.record(z.string(), z.number()),
+      partial: z.partialRecord(z.enum(['a']), z.string()),
+      catchall: z.object({ a: z.string() }).catchall(z.string()),
+      strict: z.strictObject({ a: z.string() }),
+      union: z.discriminatedUnion('k', [z.object({ k: z.literal('a') }), z.object({ k: z.literal('b') })]),
+      intersection: z.intersection(z.object({ a: z.string() }), z.object({ b: z.string() })),
+      nullish: z.string().nullish(),
+      defaulted: z.string().default('x'),
+      readonly: z.array(z.string()).readonly(),
+      tree: Tree,
+      meta: z.string().meta({ title: 'T', description: 'D', examples: ['a'], deprecated: true, 'x-owner': 'me' }),
+      template: z.templateLiteral(['a', z.number()]),
+      json: z.json(),
+      anything: z.unknown(),
+    });
+    for (const role of ['input', 'output'] as const) {
+      expect(compiler.compile(everything, role).jsonSchema).toMatchObject({ type: 'object' });
+    }
+  });
+
+  it('refuses zod metadata that is not a keyword', () => {
+    const error = configurationError(() => compiler.compile(z.object({ a: z.string().meta({ label: 'A' }) }), 'input'));
+    expect(error.message).toContain('unknown keyword "label"');
+  });
+
+  it('compiles what class-validator-jsonschema emits, its own formats included', () => {
+    enum Color {
+      Red = 'red',
+    }
+    class EverythingDto {
+      @IsEmail() email!: string;
+      @IsUrl() site!: string;
+      @IsUUID() id!: string;
+      @IsDateString() when!: string;
+      @IsBase64() blob!: string;
+      @IsCreditCard() card!: string;
+      @IsMobilePhone() phone!: string;
+      @IsISBN() isbn!: string;
+      @IsJSON() json!: string;
+      @IsIP('4') ip!: string;
+      @IsHexColor() color!: string;
+      @IsEnum(Color) hue!: Color;
+      @IsArray() @ArrayMaxSize(2) @IsString({ each: true }) tags!: string[];
+    }
+    expect(compiler.compile(EverythingDto, 'input').jsonSchema).toMatchObject({ type: 'object' });
+  });
+
+  it('refuses a DTO whose @JSONSchema() adds an unknown keyword', () => {
+    class AnnotatedDto {
+      @IsString()
+      @JSONSchema({ descripton: 'typo' } as never)
+      name!: string;
+    }
+    expect(configurationError(() => compiler.compile(AnnotatedDto, 'input')).message).toContain(
+      'unknown keyword "descripton"',
+    );
+  });
+});
+
+describe('what the advertised schema refuses, the call refuses', () => {
+  class NoteDto {
+    @IsString()
+    title!: string;
+
+    @IsOptional()
+    @IsArray()
+    @IsString({ each: true })
+    tags?: string[];
+
+    @IsOptional()
+    @IsUrl()
+    link?: string;
+  }
+
+  it('a DTO: null for an optional array passes class-validator, not the advertised schema', async () => {
+    const compiled = compiler.compile(NoteDto, 'input');
+    expect(compiled.jsonSchema).toMatchObject({ properties: { tags: { type: 'array' } } });
+    const outcome = await validate(compiled, { title: 'a', tags: null });
+    expect(outcome).toEqual({ ok: false, message: '/tags must be array' });
+  });
+
+  it('a DTO: valid values still reach the handler as instances', async () => {
+    const outcome = await validate(compiler.compile(NoteDto, 'input'), { title: 'a', tags: ['x'] });
+    expect(outcome.ok && outcome.value).toBeInstanceOf(NoteDto);
+  });
+
+  it("a DTO: class-validator's messages come first", async () => {
+    const outcome = await validate(compiler.compile(NoteDto, 'input'), { title: 1, tags: null });
+    expect(outcome).toEqual({ ok: false, message: '/title: title must be a string' });
+  });
+
+  it("a DTO: formats stay class-validator's (format is an annotation to the advertised check)", async () => {
+    // @IsUrl() takes a URL without a scheme; ajv's "url" format would not.
+    expect(await validate(compiler.compile(NoteDto, 'input'), { title: 'a', link: 'example.com' })).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it('a DTO output schema is enforced the same way', async () => {
+    const outcome = await validate(compiler.compile(NoteDto, 'output'), { title: 'a', tags: null });
+    expect(outcome).toEqual({ ok: false, message: '/tags must be array' });
+  });
+
+  it('zod: a coercing schema accepts a string, its advertised schema does not', async () => {
+    const compiled = compiler.compile(z.object({ count: z.coerce.number() }), 'input');
+    expect(compiled.jsonSchema).toMatchObject({ properties: { count: { type: 'number' } } });
+    expect(await validate(compiled, { count: '5' })).toEqual({ ok: false, message: '/count must be number' });
+    expect(await validate(compiled, { count: 5 })).toEqual({ ok: true, value: { count: 5 } });
+  });
+
+  it('zod: an output with a property its schema lacks is refused, since the advertised output schema is closed', async () => {
+    const compiled = compiler.compile(z.object({ total: z.number() }), 'output');
+    expect(compiled.jsonSchema).toMatchObject({ additionalProperties: false });
+    expect(await validate(compiled, { total: 1, debug: true })).toEqual({
+      ok: false,
+      message: 'must NOT have additional properties "debug"',
+    });
+  });
+
+  it('zod: a synchronous schema answers without a promise', () => {
+    const outcome = compiler.compile(z.object({ a: z.string() }), 'input').validate({ a: 'x' });
+    expect(outcome).toEqual({ ok: true, value: { a: 'x' } });
+  });
+
+  it('zod: an asynchronous refinement still works', async () => {
+    const compiled = compiler.compile(
+      z.object({ a: z.string().refine(async (value) => value !== 'taken', 'is taken') }),
+      'input',
+    );
+    expect(await validate(compiled, { a: 'free' })).toEqual({ ok: true, value: { a: 'free' } });
+    expect(await validate(compiled, { a: 'taken' })).toEqual({ ok: false, message: '/a is taken' });
+  });
+
+  it('zod: what its own schema refuses keeps its own message', async () => {
+    const outcome = await validate(compiler.compile(z.object({ count: z.number().max(3) }), 'input'), { count: 9 });
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.message).toMatch(/^\/count Too big/);
+  });
+
+  it('a tool without schema does no work at all', () => {
+    const none = compiler.compile(undefined, 'input');
+    const value = { a: 1 };
+    const outcome = none.validate(value);
+    expect(outcome).toEqual({ ok: true, value });
+    expect(outcome).not.toBeInstanceOf(Promise);
+  });
+});
+
+describe('class-validator options', () => {
+  class SkuDto {
+    @IsString()
+    sku!: string;
+
+    @IsOptional()
+    @IsInt()
+    quantity?: number;
+  }
+
+  it('come from the module (MCP_RESOLVED_OPTIONS) and reach class-validator', async () => {
+    const strict = new McpSchemaCompiler({ validatorOptions: { whitelist: true, forbidNonWhitelisted: true } });
+    const compiled = strict.compile(SkuDto, 'input');
+    expect(compiled.jsonSchema).toMatchObject({ additionalProperties: false });
+    const outcome = await validate(compiled, { sku: 'A', gift: true });
+    expect(outcome).toEqual({ ok: false, message: '/gift: property gift should not exist' });
+  });
+
+  it("a tool's options override the module's one by one", async () => {
+    const module = new McpSchemaCompiler({ validatorOptions: { whitelist: true, forbidNonWhitelisted: true } });
+    const relaxed = module.compile(SkuDto, 'input', { forbidNonWhitelisted: false });
+    expect(relaxed.jsonSchema).not.toHaveProperty('additionalProperties');
+    // Still whitelisting (the module's), no longer forbidding (the tool's): the extra is stripped.
+    const outcome = await validate(relaxed, { sku: 'A', gift: true });
+    expect(outcome.ok).toBe(true);
+    expect(outcome.ok && outcome.value).not.toHaveProperty('gift');
+  });
+
+  it('without options, an unknown property is kept and nothing is forbidden', async () => {
+    const outcome = await validate(compiler.compile(SkuDto, 'input'), { sku: 'A', gift: true });
+    expect(outcome.ok && outcome.value).toMatchObject({ sku: 'A', gift: true });
   });
 });
 

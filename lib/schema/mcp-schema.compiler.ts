@@ -1,12 +1,15 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import AjvDraft07 from 'ajv';
 import addFormats from 'ajv-formats';
 import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
 import type { SchemaCompiler } from '../registry/mcp-registry.service';
-import type { McpSchema, StandardSchemaLike } from '../interfaces/mcp-schema.interface';
+import type { McpSchema, McpValidatorOptions, StandardSchemaLike } from '../interfaces/mcp-schema.interface';
+import type { ResolvedMcpOptions } from '../mcp-options.factory';
+import { MCP_RESOLVED_OPTIONS } from '../mcp.constants';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { compileDtoSchema } from './dto-schema.adapter';
+import { joinListed } from './validation-messages';
 
 const DRAFT_07_META = 'http://json-schema.org/draft-07/schema';
 
@@ -16,25 +19,49 @@ const ANY_OBJECT: CompiledSchema = {
   validate: (value) => ({ ok: true, value }),
 };
 
-/** How many validation errors a message lists before it stops. */
-const MAX_LISTED_ERRORS = 5;
+/** ajv's strict-mode refusal of a keyword it does not know. */
+const UNKNOWN_KEYWORD = /^strict mode: unknown keyword: "(.*)"$/;
+
+/** Vendor extensions: annotations any schema may carry (`x-mcp-header`, OpenAPI's `x-*`...). */
+const VENDOR_KEYWORD = /^x-/;
 
 /** Formats ajv errors as one readable line. */
 export function formatAjvErrors(errors: ErrorObject[] | null | undefined): string {
   if (!errors || errors.length === 0) {
     return 'invalid value';
   }
-  const listed = errors.slice(0, MAX_LISTED_ERRORS).map((error) => {
+  return joinListed(errors, (error) => {
     const where = error.instancePath === '' ? '' : `${error.instancePath} `;
     const extra = error.keyword === 'additionalProperties' ? ` "${String(error.params.additionalProperty)}"` : '';
     return `${where}${error.message ?? 'is invalid'}${extra}`;
   });
-  const more = errors.length > MAX_LISTED_ERRORS ? ` (and ${errors.length - MAX_LISTED_ERRORS} more)` : '';
-  return listed.join('; ') + more;
 }
 
 function isStandardSchema(schema: unknown): schema is StandardSchemaLike {
   return typeof schema === 'object' && schema !== null && '~standard' in schema;
+}
+
+/** What a schema is checked against: 2020-12 (the default of MCP) or draft-07, named in `$schema`. */
+type Dialect = '2020-12' | 'draft-07';
+
+function dialectOf(jsonSchema: Record<string, unknown>): Dialect {
+  const declared = typeof jsonSchema.$schema === 'string' ? jsonSchema.$schema.replace(/#$/, '') : undefined;
+  if (declared === undefined || declared.includes('2020-12')) {
+    return '2020-12';
+  }
+  if (declared === DRAFT_07_META) {
+    return 'draft-07';
+  }
+  throw new McpConfigurationError(`unsupported JSON Schema dialect ${declared}; use 2020-12 or draft-07`);
+}
+
+/** ajv's message, with the hint a strict-mode refusal needs. */
+function schemaErrorMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const keyword = UNKNOWN_KEYWORD.exec(message)?.[1];
+  return keyword === undefined
+    ? message
+    : `unknown keyword "${keyword}" (a misspelt keyword would go unchecked; name vendor extensions "x-...")`;
 }
 
 /**
@@ -47,31 +74,43 @@ function isStandardSchema(schema: unknown): schema is StandardSchemaLike {
  *   into instances with class-transformer and validated with class-validator.
  * - Standard Schema objects (zod 4, valibot, arktype...): JSON Schema from the schema's Standard
  *   JSON Schema converter; values validated by the schema itself.
+ *
+ * Every schema is compiled by ajv in strict mode: an unknown keyword (`propertes`, `requird`)
+ * is a configuration error, since it would leave values unchecked; vendor extensions (`x-*`) are
+ * annotations. A DTO or Standard Schema value is checked against its advertised JSON Schema too,
+ * after its own validator, so that a call never passes what the advertised schema refuses.
  */
 @Injectable()
 export class McpSchemaCompiler implements SchemaCompiler {
-  /** 2020-12, the default dialect of MCP schemas. */
-  private readonly ajv: Ajv2020;
-  /** Draft-07, for schemas that say so in `$schema` (its `items` arrays, `definitions`...). */
-  private readonly ajvDraft07: AjvDraft07;
+  /** ajv instances by dialect and whether they assert `format`; made when first needed. */
+  private readonly instances = new Map<string, Ajv2020 | AjvDraft07>();
+  private readonly validatorOptions: McpValidatorOptions;
 
-  constructor() {
-    const options = { strict: false, allErrors: true, validateFormats: true } as const;
-    this.ajv = new Ajv2020(options);
-    this.ajvDraft07 = new AjvDraft07(options);
-    addFormats(this.ajv);
-    addFormats(this.ajvDraft07);
+  constructor(@Optional() @Inject(MCP_RESOLVED_OPTIONS) options?: Pick<ResolvedMcpOptions, 'validatorOptions'>) {
+    this.validatorOptions = options?.validatorOptions ?? {};
   }
 
-  compile(schema: McpSchema | undefined, role: 'input' | 'output'): CompiledSchema {
+  /**
+   * @param validatorOptions the tool's class-validator options, over the module's (DTOs only).
+   */
+  compile(
+    schema: McpSchema | undefined,
+    role: 'input' | 'output',
+    validatorOptions?: McpValidatorOptions,
+  ): CompiledSchema {
     if (schema === undefined) {
       return ANY_OBJECT;
     }
     if (typeof schema === 'function') {
-      return compileDtoSchema(schema, (jsonSchema) => this.compileJsonSchema(jsonSchema));
+      return this.enforceJsonSchema(
+        compileDtoSchema(
+          schema,
+          validatorOptions === undefined ? this.validatorOptions : { ...this.validatorOptions, ...validatorOptions },
+        ),
+      );
     }
     if (isStandardSchema(schema)) {
-      return this.compileStandardSchema(schema, role);
+      return this.enforceJsonSchema(this.compileStandardSchema(schema, role));
     }
     if (typeof schema === 'object' && schema !== null && !Array.isArray(schema)) {
       return this.compileJsonSchema(schema);
@@ -81,21 +120,83 @@ export class McpSchemaCompiler implements SchemaCompiler {
 
   /** Compiles a JSON Schema; throws a configuration error when it is not a valid schema. */
   compileJsonSchema(jsonSchema: Record<string, unknown>): CompiledSchema {
-    let validator: ValidateFunction;
-    try {
-      const dialect = typeof jsonSchema.$schema === 'string' ? jsonSchema.$schema.replace(/#$/, '') : undefined;
-      if (dialect !== undefined && dialect !== DRAFT_07_META && !dialect.includes('2020-12')) {
-        throw new Error(`unsupported JSON Schema dialect ${dialect}; use 2020-12 or draft-07`);
-      }
-      validator = dialect === DRAFT_07_META ? this.ajvDraft07.compile(jsonSchema) : this.ajv.compile(jsonSchema);
-    } catch (error) {
-      throw new McpConfigurationError(error instanceof Error ? error.message : String(error));
-    }
+    const validator = this.validatorFor(jsonSchema, true);
     return {
       jsonSchema,
       validate: (value): ValidationOutcome =>
         validator(value) ? { ok: true, value } : { ok: false, message: formatAjvErrors(validator.errors) },
     };
+  }
+
+  /**
+   * Checks the values a DTO or Standard Schema accepts against its advertised JSON Schema as
+   * well: the two can disagree (class-validator's `@IsOptional()` lets `null` through where the
+   * schema says `type: 'array'`; a coercing zod schema takes a string for a number). The own
+   * validator runs first, for its messages and its value; ajv then checks the value as it came.
+   * `format` is only an annotation here: each library checks formats its own way (an
+   * `@IsUrl()` accepts `example.com`, ajv's `url` does not), and 2020-12 does not require it.
+   */
+  private enforceJsonSchema(native: CompiledSchema): CompiledSchema {
+    const advertised = this.validatorFor(native.jsonSchema, false);
+    const check = (own: ValidationOutcome, value: unknown): ValidationOutcome =>
+      !own.ok || advertised(value) ? own : { ok: false, message: formatAjvErrors(advertised.errors) };
+    return {
+      jsonSchema: native.jsonSchema,
+      validate: (value) => {
+        const outcome = native.validate(value);
+        return outcome instanceof Promise ? outcome.then((own) => check(own, value)) : check(outcome, value);
+      },
+    };
+  }
+
+  /** The compiled ajv validator of a schema; a configuration error when it is not a valid one. */
+  private validatorFor(jsonSchema: Record<string, unknown>, assertFormats: boolean): ValidateFunction {
+    try {
+      const ajv = this.ajv(dialectOf(jsonSchema), assertFormats);
+      for (;;) {
+        try {
+          return ajv.compile(jsonSchema);
+        } catch (error) {
+          // Strict mode refuses vendor extensions like any unknown keyword: declare each one met
+          // as an annotation, and try again.
+          const keyword = UNKNOWN_KEYWORD.exec(error instanceof Error ? error.message : '')?.[1];
+          if (keyword === undefined || !VENDOR_KEYWORD.test(keyword) || ajv.getKeyword(keyword) !== false) {
+            throw error;
+          }
+          ajv.addKeyword(keyword);
+        }
+      }
+    } catch (error) {
+      throw error instanceof McpConfigurationError ? error : new McpConfigurationError(schemaErrorMessage(error));
+    }
+  }
+
+  private ajv(dialect: Dialect, assertFormats: boolean): Ajv2020 | AjvDraft07 {
+    const key = `${dialect}:${assertFormats}`;
+    let ajv = this.instances.get(key);
+    if (ajv === undefined) {
+      const options = {
+        // Strict about schemas (unknown keywords and formats, ignored keywords), not about data.
+        strict: false,
+        strictSchema: true,
+        // `properties` beside a matching `patternProperties` is a legitimate schema.
+        allowMatchingProperties: true,
+        allErrors: true,
+        validateFormats: assertFormats,
+      } as const;
+      if (dialect === 'draft-07') {
+        ajv = new AjvDraft07(options);
+      } else {
+        ajv = new Ajv2020(options);
+        // ajv resolves `$anchor` but leaves it out of its 2020-12 keywords: strict mode would refuse it.
+        ajv.addKeyword('$anchor');
+      }
+      if (assertFormats) {
+        addFormats(ajv);
+      }
+      this.instances.set(key, ajv);
+    }
+    return ajv;
   }
 
   private compileStandardSchema(schema: StandardSchemaLike, role: 'input' | 'output'): CompiledSchema {
@@ -113,31 +214,36 @@ export class McpSchemaCompiler implements SchemaCompiler {
         `the ${standard.vendor} schema cannot be converted to JSON Schema: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
+    const read = (result: unknown): ValidationOutcome => {
+      const { value, issues } = result as StandardResult;
+      return issues === undefined ? { ok: true, value } : { ok: false, message: formatIssues(issues) };
+    };
     return {
       jsonSchema,
-      validate: async (value): Promise<ValidationOutcome> => {
-        const outcome = (await standard.validate(value)) as {
-          value?: unknown;
-          issues?: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }>;
-        };
-        if (outcome.issues === undefined) {
-          return { ok: true, value: outcome.value };
-        }
-        return { ok: false, message: formatIssues(outcome.issues) };
+      // A synchronous schema (zod without async refinements) answers without a promise.
+      validate: (value) => {
+        const result = standard.validate(value);
+        return isThenable(result) ? Promise.resolve(result).then(read) : read(result);
       },
     };
   }
 }
 
-function formatIssues(
-  issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }>,
-): string {
-  const listed = issues.slice(0, MAX_LISTED_ERRORS).map((issue) => {
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** What `~standard.validate` answers. */
+interface StandardResult {
+  readonly value?: unknown;
+  readonly issues?: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }>;
+}
+
+function formatIssues(issues: NonNullable<StandardResult['issues']>): string {
+  return joinListed(issues, (issue) => {
     const path = (issue.path ?? [])
       .map((segment) => String(typeof segment === 'object' && segment !== null ? segment.key : segment))
       .join('/');
     return path === '' ? issue.message : `/${path} ${issue.message}`;
   });
-  const more = issues.length > MAX_LISTED_ERRORS ? ` (and ${issues.length - MAX_LISTED_ERRORS} more)` : '';
-  return listed.join('; ') + more;
 }

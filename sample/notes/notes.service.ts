@@ -20,8 +20,15 @@ export class NotesService {
     this.create('Shopping', 'Milk, eggs, bread.', ['home']);
   }
 
-  create(title: string, body: string, tags: string[] = []): Note {
-    const note: Note = { id: String(this.next++), title, body, tags, createdAt: new Date().toISOString() };
+  create(title: string, body: string, tags?: string[] | null): Note {
+    // Stored as a list of its own, whatever the caller passed: every reader relies on it.
+    const note: Note = {
+      id: String(this.next++),
+      title,
+      body,
+      tags: Array.isArray(tags) ? [...tags] : [],
+      createdAt: new Date().toISOString(),
+    };
     this.notes.set(note.id, note);
     void this.notifier.resourceUpdated('notes://index');
     return note;

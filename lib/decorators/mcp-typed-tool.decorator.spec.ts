@@ -1,0 +1,175 @@
+import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import * as ts from 'typescript';
+import { z } from 'zod';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { MCP_TOOL_METADATA, McpParamType } from '../mcp.constants';
+import { McpCtx } from './mcp-ctx.decorator';
+import { McpRequest, ToolArgs } from './mcp-params.decorator';
+import { McpTypedTool } from './mcp-typed-tool.decorator';
+
+const ROOT = join(__dirname, '..', '..');
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'typed-tool.types.ts');
+const DIRECTIVE = /^\s*\/\/ @ts-expect-error\b/;
+
+/** The compiler options of the project (tsconfig.json), without emitting anything. */
+function projectOptions(): ts.CompilerOptions {
+  const configPath = join(ROOT, 'tsconfig.json');
+  const { config } = ts.readConfigFile(configPath, (path) => ts.sys.readFile(path));
+  return { ...ts.parseJsonConfigFileContent(config, ts.sys, ROOT).options, noEmit: true };
+}
+
+/** Type-checks the fixture, its text replaced by `text` when given; returns the diagnostics. */
+function check(options: ts.CompilerOptions, text?: string, oldProgram?: ts.Program) {
+  const host = ts.createCompilerHost(options);
+  if (text !== undefined) {
+    const getSourceFile = host.getSourceFile.bind(host);
+    host.getSourceFile = (fileName, language, ...rest) =>
+      fileName === FIXTURE ? ts.createSourceFile(fileName, text, language) : getSourceFile(fileName, language, ...rest);
+  }
+  const program = ts.createProgram({ rootNames: [FIXTURE], options, host, oldProgram });
+  return { program, diagnostics: ts.getPreEmitDiagnostics(program) };
+}
+
+function describeDiagnostic(diagnostic: ts.Diagnostic): string {
+  const where =
+    diagnostic.file && diagnostic.start !== undefined
+      ? `${diagnostic.file.fileName}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1}`
+      : '(no file)';
+  return `${where} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
+}
+
+describe('@McpTypedTool() types (the TypeScript compiler over test/fixtures/typed-tool.types.ts)', () => {
+  const source = readFileSync(FIXTURE, 'utf8');
+  const lines = source.split('\n');
+  const directiveLines = lines.flatMap((line, index) => (DIRECTIVE.test(line) ? [index] : []));
+
+  it('the fixture marks its wrong uses, each right above an @McpTypedTool', () => {
+    expect(directiveLines.length).toBeGreaterThanOrEqual(8);
+    for (const index of directiveLines) {
+      expect(lines[index + 1].trim()).toMatch(/^@McpTypedTool\(/);
+    }
+  });
+
+  it('the correct uses compile and every wrong use fails, at its own line only', () => {
+    const options = projectOptions();
+    const checked = check(options);
+    // An unused @ts-expect-error (a wrong use that compiles) is itself an error.
+    expect(checked.diagnostics.map(describeDiagnostic)).toEqual([]);
+
+    // Without the directives, the errors are exactly on the lines they marked.
+    const stripped = lines.map((line) => (DIRECTIVE.test(line) ? '' : line)).join('\n');
+    const { diagnostics } = check(options, stripped, checked.program);
+    const failing = new Set(
+      diagnostics.map((diagnostic) => {
+        expect(diagnostic.file?.fileName).toBe(FIXTURE);
+        return diagnostic.file!.getLineAndCharacterOfPosition(diagnostic.start!).line;
+      }),
+    );
+    expect([...failing].sort((a, b) => a - b)).toEqual(directiveLines.map((index) => index + 1));
+  }, 120_000);
+});
+
+describe('@McpTypedTool() at run time', () => {
+  const Input = z.object({ q: z.string() });
+
+  const routeArgs = (target: object, key: string) =>
+    Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) as Record<string, { index: number }> | undefined;
+
+  it('is an @McpTool with the same options', () => {
+    class Tools {
+      @McpTypedTool({ name: 'find', description: 'Finds', input: Input })
+      find(args: { q: string }) {
+        return args.q;
+      }
+    }
+    expect(Reflect.getMetadata(MCP_TOOL_METADATA, Tools.prototype.find)).toEqual({
+      name: 'find',
+      description: 'Finds',
+      input: Input,
+    });
+    // No parameter decorators: the explorer gives the method (args, ctx) itself.
+    expect(routeArgs(Tools.prototype, 'find')).toBeUndefined();
+  });
+
+  it('keeps (args, ctx) first when other parameter decorators are used', () => {
+    class Tools {
+      @McpTypedTool({ input: Input })
+      find(args: { q: string }, ctx: McpCtx, @McpRequest() request: unknown) {
+        return [args, ctx, request];
+      }
+    }
+    const params = routeArgs(Tools.prototype, 'find')!;
+    expect(params[`${McpParamType.ARGS}:0`]).toMatchObject({ index: 0 });
+    expect(params[`${McpParamType.CONTEXT}:1`]).toMatchObject({ index: 1 });
+    expect(params[`${McpParamType.REQUEST}:2`]).toMatchObject({ index: 2 });
+  });
+
+  it('accepts @ToolArgs() and @McpCtx() where it puts them anyway', () => {
+    class Tools {
+      @McpTypedTool({ input: Input })
+      find(@ToolArgs() args: { q: string }, @McpCtx() ctx: McpCtx) {
+        return [args, ctx];
+      }
+    }
+    expect(Object.keys(routeArgs(Tools.prototype, 'find')!).sort()).toEqual(
+      [`${McpParamType.ARGS}:0`, `${McpParamType.CONTEXT}:1`].sort(),
+    );
+  });
+
+  const layouts: Array<[string, () => unknown, string]> = [
+    [
+      'the context first',
+      () => {
+        class CtxFirst {
+          @McpTypedTool({ input: Input })
+          find(@McpCtx() ctx: unknown) {
+            return ctx;
+          }
+        }
+        return CtxFirst;
+      },
+      'CtxFirst.find',
+    ],
+    [
+      'one property of the arguments first',
+      () => {
+        class PropertyFirst {
+          @McpTypedTool({ input: Input })
+          find(@ToolArgs('q') q: unknown) {
+            return q;
+          }
+        }
+        return PropertyFirst;
+      },
+      'PropertyFirst.find',
+    ],
+    [
+      'the request second',
+      () => {
+        class RequestSecond {
+          @McpTypedTool({ input: Input })
+          find(args: unknown, @McpRequest() request: unknown) {
+            return [args, request];
+          }
+        }
+        return RequestSecond;
+      },
+      'RequestSecond.find',
+    ],
+  ];
+
+  it.each(layouts)('refuses %s, naming the method', (_label, declare, where) => {
+    let thrown: unknown;
+    try {
+      declare();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(McpConfigurationError);
+    expect((thrown as Error).message).toContain(`${where} is an @McpTypedTool`);
+    expect((thrown as Error).message).toContain('first parameter receives the arguments');
+  });
+});
