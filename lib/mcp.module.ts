@@ -7,6 +7,7 @@ import type { McpModuleOptions } from './interfaces/mcp-module-options.interface
 import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
 import { McpRegistry } from './registry/mcp-registry.service';
 import { McpEngine } from './protocol/engine';
+import { hasFeature } from './protocol/revisions';
 import { McpExplorer } from './discovery/mcp.explorer';
 import { McpSessionService } from './sessions/mcp-session.service';
 import { SessionChannels } from './sessions/session-channels';
@@ -50,8 +51,11 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
     McpSchemaCompiler,
     {
       provide: McpRegistry,
-      useFactory: (compiler: McpSchemaCompiler) => new McpRegistry(compiler),
-      inject: [McpSchemaCompiler],
+      useFactory: (compiler: McpSchemaCompiler, options: ResolvedMcpOptions) =>
+        new McpRegistry(compiler, {
+          outputSchemaAnyRoot: options.revisions.some((revision) => hasFeature(revision, 'outputSchemaAnyRoot')),
+        }),
+      inject: [McpSchemaCompiler, MCP_RESOLVED_OPTIONS],
     },
     ...STORE_PROVIDERS,
     McpTaskService,

@@ -4,7 +4,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Type } from '@nestjs/common';
-import { McpConfigurationError, McpModule } from '../lib';
+import { McpConfigurationError, McpModule, type McpModuleOptions } from '../lib';
 import {
   ArrayOutputTools,
   MisspeltKeywordTools,
@@ -12,6 +12,7 @@ import {
   RESERVE_SCHEMA,
   SchemaTools,
   STATS_OUTPUT,
+  StringOutputTools,
   TypedSchemaTools,
   ValidatorOptionTools,
 } from './fixtures/pipeline-schemas';
@@ -279,10 +280,34 @@ describe('class-validator options of the module (forRootAsync) and of a tool', (
   });
 });
 
-describe('schemas that stop the application at startup', () => {
-  async function failureWith(providers: Type[]): Promise<Error> {
-    const error = await startupError({
+describe('an output schema of any root (2026-07-28, SEP-2106)', () => {
+  let running: RunningApp;
+
+  beforeAll(async () => {
+    running = await startApp({
       imports: [McpModule.forRoot({ name: 'schemas', version: '1.0.0' })],
+      providers: [ArrayOutputTools],
+    });
+  });
+
+  afterAll(async () => {
+    await running?.close();
+  });
+
+  it('is served to modern clients as structured content, to legacy clients as JSON text', async () => {
+    const modern = await modernRequest(running.url(), 'tools/call', { name: 'skus', arguments: {} });
+    expect(modern.body).toMatchObject({ result: { structuredContent: ['ABC-1'], content: [{ text: '["ABC-1"]' }] } });
+    const session = await openRawSession(running.url());
+    const legacy = await session.request('tools/call', { name: 'skus', arguments: {} });
+    expect(legacy.body).toMatchObject({ result: { content: [{ type: 'text', text: '["ABC-1"]' }] } });
+    expect((legacy.body as { result: object }).result).not.toHaveProperty('structuredContent');
+  });
+});
+
+describe('schemas that stop the application at startup', () => {
+  async function failureWith(providers: Type[], options: Partial<McpModuleOptions> = {}): Promise<Error> {
+    const error = await startupError({
+      imports: [McpModule.forRoot({ name: 'schemas', version: '1.0.0', ...options })],
       providers,
     });
     expect(error).toBeInstanceOf(McpConfigurationError);
@@ -301,13 +326,28 @@ describe('schemas that stop the application at startup', () => {
       ['Invalid output schema of MCP tool "totals"', 'unknown keyword "requird"', 'MisspeltOutputKeywordTools.totals'],
     ],
     [
-      'an output schema whose root is not an object schema',
-      ArrayOutputTools,
-      ['Invalid output schema of MCP tool "skus"', 'the root must be an object schema', 'ArrayOutputTools.skus'],
+      'an output schema whose root is a string schema (every call would fail)',
+      StringOutputTools,
+      [
+        'Invalid output schema of MCP tool "motto"',
+        'the root cannot be a string or null schema',
+        'StringOutputTools.motto',
+      ],
     ],
   ])('%s, naming the tool, its method and the reason', async (_label, provider, fragments) => {
     const error = await failureWith([provider]);
     for (const fragment of fragments) {
+      expect(error.message).toContain(fragment);
+    }
+  });
+
+  it('an output schema whose root is not an object schema, on a server without 2026-07-28', async () => {
+    const error = await failureWith([ArrayOutputTools], { revisions: ['2025-06-18', '2025-11-25'] });
+    for (const fragment of [
+      'Invalid output schema of MCP tool "skus"',
+      'the root must be an object schema: the revisions this server serves need one (2026-07-28 takes any)',
+      'ArrayOutputTools.skus',
+    ]) {
       expect(error.message).toContain(fragment);
     }
   });

@@ -107,21 +107,46 @@ describe('McpRegistry', () => {
 
     it.each([
       ['a string root', { type: 'string' }],
+      ['a null root', { type: 'null' }],
+      ['a nullable string root', { type: ['string', 'null'] }],
+    ])('refuses an output schema with %s, whatever the revisions: every call would fail', (_label, output) => {
+      for (const outputSchemaAnyRoot of [true, false]) {
+        expectConfigError(
+          () => new McpRegistry(compiler, { outputSchemaAnyRoot }).addTool(toolDef('listing', { output })),
+          'Invalid output schema of MCP tool "listing"',
+          'the root cannot be a string or null schema',
+        );
+      }
+    });
+
+    it.each([
       ['an array root', { type: 'array', items: { type: 'string' } }],
+      ['a number root', { type: 'number' }],
       ['a nullable object root', { type: ['object', 'null'] }],
-    ])('refuses an output schema with %s, naming the tool', (_label, output) => {
+    ])('refuses an output schema with %s when no revision served takes one (before 2026-07-28)', (_label, output) => {
       expectConfigError(
-        () => newRegistry().addTool(toolDef('listing', { output })),
+        () => new McpRegistry(compiler, { outputSchemaAnyRoot: false }).addTool(toolDef('listing', { output })),
         'Invalid output schema of MCP tool "listing"',
-        'the root must be an object schema',
+        'the root must be an object schema: the revisions this server serves need one (2026-07-28 takes any)',
       );
+      const modern = new McpRegistry(compiler, { outputSchemaAnyRoot: true });
+      modern.addTool(toolDef('listing', { output }));
+      expect(modern.getTool('listing')!.output!.jsonSchema).toEqual(output);
     });
 
     it('applies the root rule to every schema kind, zod included', () => {
       expectConfigError(
-        () => newRegistry().addTool(toolDef('names', { output: z.array(z.string()) })),
+        () =>
+          new McpRegistry(compiler, { outputSchemaAnyRoot: false }).addTool(
+            toolDef('names', { output: z.array(z.string()) }),
+          ),
         'Invalid output schema of MCP tool "names"',
         'object schema',
+      );
+      expectConfigError(
+        () => newRegistry().addTool(toolDef('names', { output: z.string() })),
+        'Invalid output schema of MCP tool "names"',
+        'cannot be a string or null schema',
       );
     });
 

@@ -32,6 +32,21 @@ export interface SchemaCompiler {
   ): CompiledSchema;
 }
 
+/** What the registry's checks depend on in the server's configuration. */
+export interface RegistrySettings {
+  /**
+   * Whether a revision the server serves takes output schemas of any root (2026-07-28); up to
+   * 2025-11-25 an output schema is an object schema.
+   */
+  readonly outputSchemaAnyRoot: boolean;
+}
+
+/** Arguments are an object: an input schema typed otherwise can never be met. */
+function inputRootRefusal(compiled: CompiledSchema): string | undefined {
+  const { type } = compiled.jsonSchema;
+  return type !== undefined && type !== 'object' ? 'the root must be an object schema' : undefined;
+}
+
 /** The lists a change touches; each maps to one `list_changed` notification. */
 export type RegistryChangeKind = 'tools' | 'resources' | 'prompts';
 
@@ -121,7 +136,10 @@ export class McpRegistry implements Catalog {
   private readonly prompts = new SortedTable<PromptEntry>((prompt) => prompt.name);
   private readonly listeners = new Set<RegistryListener>();
 
-  constructor(private readonly schemas: SchemaCompiler) {}
+  constructor(
+    private readonly schemas: SchemaCompiler,
+    private readonly settings: RegistrySettings = { outputSchemaAnyRoot: true },
+  ) {}
 
   /** Increases on every change. */
   get version(): number {
@@ -385,10 +403,24 @@ export class McpRegistry implements Catalog {
   }
 
   /**
-   * Compiles an input or output schema. MCP describes both as object schemas (arguments are an
-   * object; `structuredContent` is one up to 2025-11-25): a root typed otherwise is refused. An
-   * untyped root (`$ref`, `anyOf`...) may still describe objects.
+   * Why an output schema's root can never be served, if it cannot: a string or null result is
+   * sent as text (or as nothing), never as structured content, so every call would fail; any
+   * other root than an object needs 2026-07-28 (SEP-2106), which this server may not serve.
+   * An untyped root (`$ref`, `anyOf`...) may still describe objects.
    */
+  private outputRootRefusal(compiled: CompiledSchema): string | undefined {
+    const { type } = compiled.jsonSchema;
+    const types: unknown[] = Array.isArray(type) ? type : type === undefined ? [] : [type];
+    if (types.length > 0 && types.every((one) => one === 'string' || one === 'null')) {
+      return 'the root cannot be a string or null schema: a string or null result is sent as text, never as structured content, so every call would fail';
+    }
+    if (type !== undefined && type !== 'object' && !this.settings.outputSchemaAnyRoot) {
+      return 'the root must be an object schema: the revisions this server serves need one (2026-07-28 takes any)';
+    }
+    return undefined;
+  }
+
+  /** Compiles an input or output schema, and checks its root (see `inputRootRefusal`, `outputRootRefusal`). */
   private compile(
     kind: string,
     key: string,
@@ -405,9 +437,9 @@ export class McpRegistry implements Catalog {
       }
       throw error;
     }
-    const { type } = compiled.jsonSchema;
-    if (type !== undefined && type !== 'object') {
-      throw new McpConfigurationError(INVALID_SCHEMA(kind, key, role, 'the root must be an object schema'));
+    const refusal = role === 'input' ? inputRootRefusal(compiled) : this.outputRootRefusal(compiled);
+    if (refusal !== undefined) {
+      throw new McpConfigurationError(INVALID_SCHEMA(kind, key, role, refusal));
     }
     return compiled;
   }
