@@ -1,10 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { ErrorCode, McpCtx, McpError, McpRegistry, McpTool, McpToolError, ToolArgs } from 'nest-mcp';
+import { ErrorCode, McpCtx, McpError, McpTool, McpToolError, ToolArgs } from 'nest-mcp';
 import { JSON_SCHEMA_2020_12_INPUT, PNG_1X1_BASE64, WAV_SILENCE_BASE64, sleep } from './conformance.fixtures';
+import { DYNAMIC_PROMPT, DYNAMIC_TOOL, type DynamicChange, DynamicLists } from './conformance.dynamic';
 
-/** A tool and a prompt that the trigger tools add and remove, so that their lists really change. */
-const DYNAMIC_TOOL = 'test_dynamic_tool';
-const DYNAMIC_PROMPT = 'test_dynamic_prompt';
+/** The answer of a trigger: an error when some instance did not confirm the change in time. */
+function changed(name: string, change: DynamicChange): string {
+  const done = `${change.present ? 'Added' : 'Removed'} ${name}`;
+  if (change.applied < change.instances) {
+    throw new McpToolError(`${done}, but only ${change.applied} of ${change.instances} instances confirmed it`);
+  }
+  return done;
+}
 
 /**
  * The tools the official conformance suite calls (`conformance server`). Names, arguments and
@@ -13,7 +19,7 @@ const DYNAMIC_PROMPT = 'test_dynamic_prompt';
  */
 @Injectable()
 export class ConformanceTools {
-  constructor(private readonly registry: McpRegistry) {}
+  constructor(private readonly dynamic: DynamicLists) {}
 
   @McpTool({ description: 'Returns a simple text response' })
   test_simple_text() {
@@ -119,30 +125,16 @@ export class ConformanceTools {
     return `Region: ${region}`;
   }
 
+  // Both triggers answer once every instance has the change (conformance.dynamic.ts): the next
+  // list request finds it wherever it lands.
   @McpTool({ description: `Changes the tool list (adds or removes ${DYNAMIC_TOOL}) so that clients are notified` })
-  test_trigger_tool_change() {
-    if (this.registry.removeTool(DYNAMIC_TOOL)) {
-      return `Removed ${DYNAMIC_TOOL}`;
-    }
-    this.registry.addTool({
-      name: DYNAMIC_TOOL,
-      description: 'A tool added at runtime by test_trigger_tool_change',
-      handler: () => 'This tool was added at runtime.',
-    });
-    return `Added ${DYNAMIC_TOOL}`;
+  async test_trigger_tool_change() {
+    return changed(DYNAMIC_TOOL, await this.dynamic.toggle('tool'));
   }
 
   @McpTool({ description: `Changes the prompt list (adds or removes ${DYNAMIC_PROMPT}) so that clients are notified` })
-  test_trigger_prompt_change() {
-    if (this.registry.removePrompt(DYNAMIC_PROMPT)) {
-      return `Removed ${DYNAMIC_PROMPT}`;
-    }
-    this.registry.addPrompt({
-      name: DYNAMIC_PROMPT,
-      description: 'A prompt added at runtime by test_trigger_prompt_change',
-      handler: () => 'This prompt was added at runtime.',
-    });
-    return `Added ${DYNAMIC_PROMPT}`;
+  async test_trigger_prompt_change() {
+    return changed(DYNAMIC_PROMPT, await this.dynamic.toggle('prompt'));
   }
 
   @McpTool({ description: 'Needs the client sampling capability; without it the call fails with -32021' })

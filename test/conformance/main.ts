@@ -8,13 +8,24 @@ import { ConformanceModule } from './conformance.module';
  * the suite's DNS-rebinding scenario expects a loopback URL).
  *
  *   PORT=3100 npx ts-node --transpile-only -r tsconfig-paths/register test/conformance/main.ts
+ *
+ * State is in memory (one instance) unless MCP_REDIS_URL is set, as in the sample: then every
+ * instance started with the same MCP_REDIS_URL and MCP_REQUEST_STATE_SECRET serves as one server
+ * (sessions, tasks, notifications, and the tool and prompt the trigger tools add at runtime).
  */
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(ConformanceModule, { logger: ['error', 'warn', 'log'] });
+  const app = await NestFactory.create(
+    ConformanceModule.forRoot({
+      redisUrl: process.env.MCP_REDIS_URL,
+      requestStateSecret: process.env.MCP_REQUEST_STATE_SECRET,
+    }),
+    { logger: ['error', 'warn', 'log'] },
+  );
   app.enableShutdownHooks();
   const port = Number(process.env.PORT ?? 3100);
   await app.listen(port, '127.0.0.1');
-  new Logger('Conformance').log(`MCP conformance fixtures listening on http://127.0.0.1:${port}/mcp`);
+  const shared = process.env.MCP_REDIS_URL?.trim() ? ' (state shared over MCP_REDIS_URL)' : '';
+  new Logger('Conformance').log(`MCP conformance fixtures listening on http://127.0.0.1:${port}/mcp${shared}`);
 }
 
 void bootstrap();

@@ -139,6 +139,19 @@ describe('startRoundRobinProxy', () => {
     expect(seen).toEqual(['/base/mcp?x=1']);
   });
 
+  it('listens on the port it is given', async () => {
+    const a = await upstream(named('a'));
+    // A port that was free a moment ago: the one a first proxy got from the kernel.
+    const first = await startRoundRobinProxy([`http://127.0.0.1:${a.port}`]);
+    const port = first.port;
+    await first.close();
+
+    const rr = await proxy([`http://127.0.0.1:${a.port}`], { port });
+
+    expect(rr.port).toBe(port);
+    expect(await (await fetch(`${rr.url}/x`)).text()).toBe('a');
+  });
+
   it('forwards method, path and query, headers and body; and status, headers and body back', async () => {
     let received: { method?: string; url?: string; headers: IncomingMessage['headers']; body: string } | undefined;
     const a = await upstream((req, res) => {

@@ -87,12 +87,22 @@ function badGateway(res: ServerResponse, target: Upstream, error: NodeJS.ErrnoEx
   res.end(body);
 }
 
+/** How a proxy is started. */
+export interface RoundRobinProxyOptions {
+  /** The loopback port to listen on. @default 0 (a free one, chosen by the kernel) */
+  port?: number;
+}
+
 /**
- * Starts a proxy on 127.0.0.1 (random port) in front of `targets`. A target that cannot be
- * reached is answered with 502 and a small JSON body; an upstream that drops its connection
- * mid-response drops the client's, and a client that goes away cancels the upstream request.
+ * Starts a proxy on 127.0.0.1 (a random port unless `options.port` is given) in front of
+ * `targets`. A target that cannot be reached is answered with 502 and a small JSON body; an
+ * upstream that drops its connection mid-response drops the client's, and a client that goes
+ * away cancels the upstream request.
  */
-export async function startRoundRobinProxy(targets: ProxyTarget[]): Promise<RoundRobinProxy> {
+export async function startRoundRobinProxy(
+  targets: ProxyTarget[],
+  options: RoundRobinProxyOptions = {},
+): Promise<RoundRobinProxy> {
   if (targets.length === 0) {
     throw new Error('round-robin proxy: at least one target is needed');
   }
@@ -159,7 +169,7 @@ export async function startRoundRobinProxy(targets: ProxyTarget[]): Promise<Roun
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
