@@ -25,3 +25,9 @@ export const MULTIPLE_DECORATORS = (where: string) =>
 
 /** What a client is told when the shared store (Redis) is away; the details go to the log. */
 export const STORE_UNAVAILABLE = 'Service unavailable: the server state store cannot be reached; retry shortly';
+
+/** Health: discovery of decorated handlers has not finished (the application is still starting). */
+export const HEALTH_DISCOVERY_PENDING = 'discovery of MCP handlers has not finished';
+
+/** Health: the store did not answer its probe in time. */
+export const HEALTH_STORE_TIMEOUT = (timeoutMs: number) => `Redis did not answer PING within ${timeoutMs} ms`;

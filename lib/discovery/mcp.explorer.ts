@@ -133,6 +133,7 @@ export class McpExplorer implements OnModuleInit {
   private readonly paramsFactory = new McpParamsFactory();
   /** Enhancer instances bound to shadow hosts, by class. */
   private readonly enhancers = new Map<Type, object>();
+  private handlers: number | undefined;
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -142,6 +143,14 @@ export class McpExplorer implements OnModuleInit {
     private readonly moduleRef: ModuleRef,
     private readonly registry: McpRegistry,
   ) {}
+
+  /**
+   * How many decorated handlers discovery registered, once it has finished; `undefined` before
+   * (the health indicator reports the registry as not loaded until then).
+   */
+  get discovered(): number | undefined {
+    return this.handlers;
+  }
 
   async onModuleInit(): Promise<void> {
     const hosts = [
@@ -165,6 +174,7 @@ export class McpExplorer implements OnModuleInit {
         }
       }
     }
+    this.handlers = count;
     this.logger.log(`Registered ${count} MCP handler${count === 1 ? '' : 's'}`);
   }
 
