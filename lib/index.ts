@@ -81,6 +81,15 @@ export type { McpTaskRecord, McpTaskStatus, McpTaskError, TaskStore } from './ta
 export { TASKS_EXTENSION } from './tasks/task-mode';
 export type { ReplayStore, ReplayEvent, ReplayWindow } from './sessions/replay-store.interface';
 export { McpNotifier } from './notifications/mcp-notifier.service';
+export { McpHealthIndicator } from './health/mcp.health';
+export type {
+  McpHealthCheckOptions,
+  McpHealthDetails,
+  McpHealthIndicatorResult,
+  McpHealthStatus,
+  McpRegistryHealth,
+  McpStoresHealth,
+} from './health/mcp.health';
 export { McpStdioServer } from './transports/stdio/mcp-stdio.server';
 export type { McpStdioListenOptions } from './transports/stdio/mcp-stdio.server';
 export { McpStderrLogger } from './transports/stdio/stderr.logger';

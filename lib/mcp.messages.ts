@@ -36,3 +36,9 @@ export const BODY_TOO_LARGE = (limit: number) =>
 /** The client's answer to a body nested deeper than `http.maxJsonDepth`. */
 export const BODY_TOO_DEEP = (limit: number) =>
   `Request nesting exceeds ${limit} levels, this server's limit (McpModule option http.maxJsonDepth)`;
+
+/** Health: discovery of decorated handlers has not finished (the application is still starting). */
+export const HEALTH_DISCOVERY_PENDING = 'discovery of MCP handlers has not finished';
+
+/** Health: the store did not answer its probe in time. */
+export const HEALTH_STORE_TIMEOUT = (timeoutMs: number) => `Redis did not answer PING within ${timeoutMs} ms`;

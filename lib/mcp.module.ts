@@ -27,6 +27,7 @@ import { LegacySseService } from './transports/http/legacy-sse.service';
 import { McpStdioServer } from './transports/stdio/mcp-stdio.server';
 import { McpAuthService } from './auth/mcp-auth.service';
 import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
+import { McpHealthIndicator } from './health/mcp.health';
 
 /**
  * Turns the application into an MCP server: discovers `@McpTool`, `@McpResource`,
@@ -126,6 +127,7 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
     McpStdioServer,
     McpAuthService,
     ProtectedResourceRoutes,
+    McpHealthIndicator,
   ],
   exports: [
     McpRegistry,
@@ -135,6 +137,7 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
     McpEngine,
     McpStdioServer,
     McpAuthService,
+    McpHealthIndicator,
     MCP_RESOLVED_OPTIONS,
   ],
 })

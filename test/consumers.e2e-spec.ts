@@ -5,7 +5,9 @@
  * The library is built and packed with `npm pack`; each consumer installs its pinned
  * dependencies with `npm ci` and the tarball with `npm install --no-save`, so nest-mcp resolves
  * the consumer's own @nestjs packages, never the repository's. Each app is compiled with the
- * consumer's TypeScript, started with `node`, and driven with the MCP SDK client.
+ * consumer's TypeScript, started with `node`, and driven with the MCP SDK client. Each app also
+ * reports what a deep import of an internal path gives (the exports map refuses it) and what
+ * `McpHealthIndicator` says with no @nestjs/terminus installed.
  *
  * Installs are reused while the consumer's lockfile and the packed tarball are unchanged (a
  * stamp in its node_modules records both), so reruns only build, pack and compile.
@@ -79,7 +81,7 @@ async function buildAndPack(destination: string): Promise<Packed> {
   const { stdout } = await npm(['pack', '--json', '--pack-destination', destination], ROOT);
   const [pack] = JSON.parse(stdout) as { filename: string; integrity: string; files: { path: string }[] }[];
   const files = pack.files.map((file) => file.path);
-  expect(files).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts']));
+  expect(files).toEqual(expect.arrayContaining(['package.json', 'LICENSE', 'dist/index.js', 'dist/index.d.ts']));
   expect(files.filter((file) => !file.startsWith('dist/') && !/^(package\.json|README|LICENSE)/i.test(file))).toEqual(
     [],
   );
@@ -273,6 +275,23 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
       expect(main).toMatch(/require\(["']@nestjs\/core["']\)/);
       expect(app!.facts.FORMAT).toBe('commonjs');
     }
+  });
+
+  it(`refuses a deep ${format === 'esm' ? 'import' : 'require'} of an internal path, and serves ./package.json`, () => {
+    // The exports map: only the entry point and package.json are importable.
+    expect(app!.facts[format === 'esm' ? 'DEEP_IMPORT' : 'DEEP_REQUIRE']).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    expect(app!.facts.PACKAGE_JSON).toBe(readJson(join(ROOT, 'package.json')).version);
+  });
+
+  it('gives McpHealthIndicator without @nestjs/terminus installed', () => {
+    expect(existsSync(join(consumer, 'node_modules', '@nestjs', 'terminus'))).toBe(false);
+    expect(JSON.parse(app!.facts.HEALTH)).toEqual({
+      mcp: {
+        status: 'up',
+        stores: { status: 'up', kind: 'memory', sessions: 0 },
+        registry: { status: 'up', loaded: true, tools: 1, resources: 0, resourceTemplates: 0, prompts: 0 },
+      },
+    });
   });
 
   it('serves the add tool over Streamable HTTP', async () => {

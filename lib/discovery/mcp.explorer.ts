@@ -136,6 +136,7 @@ export class McpExplorer implements OnModuleInit {
   private readonly enhancers = new Map<Type, object>();
   /** Nest's pipeline, minus its own log of unhandled errors: the engine logs them once, with the call. */
   private readonly pipeline: ExternalContextCreator;
+  private handlers: number | undefined;
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -146,6 +147,14 @@ export class McpExplorer implements OnModuleInit {
     private readonly registry: McpRegistry,
   ) {
     this.pipeline = createQuietContextCreator(contextCreator);
+  }
+
+  /**
+   * How many decorated handlers discovery registered, once it has finished; `undefined` before
+   * (the health indicator reports the registry as not loaded until then).
+   */
+  get discovered(): number | undefined {
+    return this.handlers;
   }
 
   async onModuleInit(): Promise<void> {
@@ -170,6 +179,7 @@ export class McpExplorer implements OnModuleInit {
         }
       }
     }
+    this.handlers = count;
     // The endpoints' startup lines (EndpointBanner) give the counts per kind.
     this.logger.debug(`Registered ${count} MCP handler${count === 1 ? '' : 's'}`);
   }

@@ -141,7 +141,7 @@ export class McpRegistry implements Catalog {
     private readonly settings: RegistrySettings = { outputSchemaAnyRoot: true },
   ) {}
 
-  /** Increases on every change. */
+  /** Increases on every change (add or remove); list answers are cached per version. */
   get version(): number {
     return this.revision;
   }
@@ -363,38 +363,68 @@ export class McpRegistry implements Catalog {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Every registered tool (decorated and runtime), sorted by name: the order of `tools/list`.
+   * The array is a snapshot shared until the next change; do not modify it. Entries carry what
+   * `tools/list` advertises (`name`, `title`, `description`, `input.jsonSchema`,
+   * `output?.jsonSchema`, `annotations`, `icons`, `meta`, `taskSupport`), and `invoke`, the
+   * engine's way in: it expects arguments already validated and a call context. Unlike
+   * `tools/list`, the list is not filtered by a caller's scopes or visibility guards.
+   *
+   * @example
+   * ```ts
+   * const names = registry.listTools().map((tool) => tool.name);
+   * ```
+   */
   listTools(): readonly ToolEntry[] {
     return this.tools.values();
   }
 
+  /** The tool named `name`, or `undefined`. */
   getTool(name: string): ToolEntry | undefined {
     return this.tools.get(name);
   }
 
+  /**
+   * Every resource with a fixed URI, sorted by URI (`resources/list`). A snapshot, as
+   * {@link listTools}; resource templates are listed apart ({@link listTemplates}).
+   */
   listResources(): readonly ResourceEntry[] {
     return this.resources.values();
   }
 
+  /** The resource registered at exactly `uri` (templates are not matched), or `undefined`. */
   getResource(uri: string): ResourceEntry | undefined {
     return this.resources.get(uri);
   }
 
+  /** Every resource template, sorted by URI template (`resources/templates/list`). A snapshot, as {@link listTools}. */
   listTemplates(): readonly TemplateEntry[] {
     return this.templates.values();
   }
 
+  /**
+   * The template registered with exactly this URI template (as written, not a URI it matches;
+   * `entry.match(uri)` tests a URI), or `undefined`.
+   */
   getTemplate(uriTemplate: string): TemplateEntry | undefined {
     return this.templates.get(uriTemplate);
   }
 
+  /** Every prompt, sorted by name (`prompts/list`). A snapshot, as {@link listTools}. */
   listPrompts(): readonly PromptEntry[] {
     return this.prompts.values();
   }
 
+  /** The prompt named `name`, or `undefined`. */
   getPrompt(name: string): PromptEntry | undefined {
     return this.prompts.get(name);
   }
 
+  /**
+   * Whether any prompt argument or template variable has a completion handler: the server then
+   * advertises the `completions` capability.
+   */
   hasCompletions(): boolean {
     return (
       this.prompts.values().some((prompt) => Object.keys(prompt.completions).length > 0) ||

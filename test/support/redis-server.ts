@@ -24,6 +24,23 @@ function serverBinary(): string {
   return process.env.REDIS_SERVER ?? 'redis-server';
 }
 
+/**
+ * redis-server is not installed (or `REDIS_SERVER` names no file). The message says what to
+ * install: a bare spawn ENOENT would leave whoever runs the suites guessing.
+ */
+export class RedisServerNotFoundError extends Error {
+  constructor(binary: string) {
+    super(
+      process.env.REDIS_SERVER === undefined
+        ? 'redis-server was not found on the PATH: install it (Debian/Ubuntu: apt-get install redis-server) ' +
+            'to run the Redis suites, or set REDIS_SERVER to its path'
+        : `redis-server was not found at ${binary} (REDIS_SERVER): install it (Debian/Ubuntu: ` +
+            'apt-get install redis-server) to run the Redis suites, or point REDIS_SERVER at it',
+    );
+    this.name = 'RedisServerNotFoundError';
+  }
+}
+
 /** A port that was free a moment ago (the kernel picks it; there is a small race, hence retries). */
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -117,7 +134,9 @@ async function launch(port: number, dir: string): Promise<Running> {
       '--dir',
       dir,
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    // The PATH is looked up in `env`: passed on explicitly, because Node's default is the real
+    // process environment, which differs from the `process.env` a Jest test sees and sets.
+    { stdio: ['ignore', 'pipe', 'pipe'], env: process.env },
   );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -148,10 +167,7 @@ async function launch(port: number, dir: string): Promise<Running> {
   if (spawnError !== undefined) {
     const code = (spawnError as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      throw new Error(
-        `redis-server was not found (${serverBinary()}); install it (apt-get install redis-server) ` +
-          'or set REDIS_SERVER to its path',
-      );
+      throw new RedisServerNotFoundError(serverBinary());
     }
     throw spawnError;
   }
@@ -177,7 +193,7 @@ async function terminate(running: Running): Promise<void> {
 /**
  * Starts a private redis-server on a free loopback port, without persistence (its `--dir` is
  * a fresh temporary directory, removed when the server stops). Tests need Redis: if the binary
- * is missing this throws rather than skip.
+ * is missing this throws `RedisServerNotFoundError` (saying what to install) rather than skip.
  */
 export async function startRedisServer(): Promise<RedisServerHandle> {
   const dir = mkdtempSync(join(tmpdir(), 'nest-mcp-redis-'));
@@ -189,7 +205,8 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
     try {
       running = await launch(port, dir);
     } catch (error) {
-      if (error instanceof Error && error.message.includes('apt-get install')) {
+      // Another port cannot help a missing binary.
+      if (error instanceof RedisServerNotFoundError) {
         rmSync(dir, { recursive: true, force: true });
         throw error;
       }
@@ -225,7 +242,7 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
           running = await launch(finalPort, dir);
           return;
         } catch (error) {
-          if (Date.now() > deadline || (error instanceof Error && error.message.includes('apt-get install'))) {
+          if (Date.now() > deadline || error instanceof RedisServerNotFoundError) {
             throw error;
           }
           await new Promise((resolve) => setTimeout(resolve, 100));

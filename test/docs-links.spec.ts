@@ -1,0 +1,101 @@
+/**
+ * The links of the repository's documents resolve inside the repository: each is an anchor of
+ * a heading of the same document, or a relative path to a file or directory of the repository
+ * (with an anchor of that file when it names one), and never an absolute URL. Text and code
+ * may show URLs (as code); links may not point at them.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { extractLinks, headingAnchors, type MarkdownLink } from './support/markdown-links';
+
+const ROOT = resolve(__dirname, '..');
+const DOCUMENTS = ['README.md', 'bench/README.md'];
+/** Directories that are in the working tree but not in the repository. */
+const NOT_IN_REPOSITORY = ['node_modules', 'dist', 'coverage', '.git'];
+
+/** What is wrong with one link of `document`, or undefined when it resolves. */
+function problemOf(document: string, link: MarkdownLink): string | undefined {
+  const { destination } = link;
+  if (link.kind === 'reference' && link.defined === false) {
+    return `the reference [${link.label}] has no definition`;
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(destination) || destination.startsWith('//') || link.kind === 'bare-url') {
+    return `${destination} is an absolute URL`;
+  }
+  if (destination === '') {
+    return 'the link has no destination';
+  }
+  const [rawPath, ...fragments] = destination.split('#');
+  const fragment = fragments.length === 0 ? undefined : decodeURIComponent(fragments.join('#'));
+  if (rawPath === '') {
+    return headingAnchors(readFileSync(join(ROOT, document), 'utf8')).has(fragment ?? '')
+      ? undefined
+      : `#${fragment} is no heading of ${document}`;
+  }
+  if (rawPath.startsWith('/')) {
+    return `${destination} is not relative to ${document}`;
+  }
+  const target = resolve(ROOT, dirname(document), decodeURIComponent(rawPath));
+  const inRepository = relative(ROOT, target);
+  if (inRepository.startsWith('..') || NOT_IN_REPOSITORY.includes(inRepository.split(sep)[0])) {
+    return `${destination} is outside the repository`;
+  }
+  if (!existsSync(target)) {
+    return `${destination} does not exist`;
+  }
+  if (fragment !== undefined && statSync(target).isFile() && target.endsWith('.md')) {
+    return headingAnchors(readFileSync(target, 'utf8')).has(fragment)
+      ? undefined
+      : `#${fragment} is no heading of ${inRepository}`;
+  }
+  return undefined;
+}
+
+describe.each(DOCUMENTS)('the links of %s', (document) => {
+  const links = extractLinks(readFileSync(join(ROOT, document), 'utf8'));
+
+  it('has links to check', () => {
+    expect(links.length).toBeGreaterThan(0);
+  });
+
+  it('resolve inside the repository, none to an absolute URL', () => {
+    const problems = links
+      .map((link) => ({ link, problem: problemOf(document, link) }))
+      .filter(({ problem }) => problem !== undefined)
+      .map(({ link, problem }) => `${document}:${link.line}: ${problem}`);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the check itself', () => {
+  const check = (destination: string, kind: MarkdownLink['kind'] = 'inline') =>
+    problemOf('bench/README.md', { kind, line: 1, destination });
+
+  it.each([
+    ['https://modelcontextprotocol.io', 'https://modelcontextprotocol.io is an absolute URL'],
+    ['mailto:someone@example.com', 'mailto:someone@example.com is an absolute URL'],
+    ['//cdn.example.com/x.js', '//cdn.example.com/x.js is an absolute URL'],
+    ['#no-such-heading', '#no-such-heading is no heading of bench/README.md'],
+    ['/README.md', '/README.md is not relative to bench/README.md'],
+    ['../../outside.md', '../../outside.md is outside the repository'],
+    ['../node_modules/jest/package.json', '../node_modules/jest/package.json is outside the repository'],
+    ['missing.ts', 'missing.ts does not exist'],
+    ['../README.md#no-such-heading', '#no-such-heading is no heading of README.md'],
+  ])('refuses %s', (destination, problem) => {
+    expect(check(destination)).toBe(problem);
+  });
+
+  it.each(['#scale-out', '../README.md', '../README.md#two-commands', 'main.ts', '../lib', './'])(
+    'accepts %s',
+    (destination) => {
+      expect(check(destination)).toBeUndefined();
+    },
+  );
+
+  it('refuses a bare URL and an undefined reference', () => {
+    expect(check('www.example.com', 'bare-url')).toBe('www.example.com is an absolute URL');
+    expect(problemOf('README.md', { kind: 'reference', line: 1, destination: '', label: 'x', defined: false })).toBe(
+      'the reference [x] has no definition',
+    );
+  });
+});
