@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError as SdkMcpError } from '@modelcontextprotocol/sdk/types.js';
 import { McpModule } from '../lib';
 import { Logger } from '@nestjs/common';
-import { FILTER_APP, FilterProbe, QUOTA_EXCEEDED, UnexpectedError } from './fixtures/pipeline-filters';
+import { FILTER_APP, FilterProbe, QUOTA_EXCEEDED } from './fixtures/pipeline-filters';
 import { firstText, modernRequest, openRawSession, startApp, type RunningApp } from './fixtures/pipeline-app';
 
 async function rpcError(promise: Promise<unknown>): Promise<SdkMcpError> {
