@@ -23,6 +23,8 @@ import { LegacySseService } from './transports/http/legacy-sse.service';
 import { McpStdioServer } from './transports/stdio/mcp-stdio.server';
 import { McpAuthService } from './auth/mcp-auth.service';
 import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
+import { HttpDrain } from './shutdown/http-drain';
+import { McpShutdown } from './shutdown/mcp-shutdown.service';
 
 /**
  * Turns the application into an MCP server: discovers `@McpTool`, `@McpResource`,
@@ -117,6 +119,8 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
     McpStdioServer,
     McpAuthService,
     ProtectedResourceRoutes,
+    HttpDrain,
+    McpShutdown,
   ],
   exports: [
     McpRegistry,
