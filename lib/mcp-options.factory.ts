@@ -38,6 +38,7 @@ export interface ResolvedMcpOptions {
   cacheHints: { ttlMs: number; scope: CacheScope };
   discoverCacheHints: { ttlMs: number; scope: CacheScope };
   callTimeoutMs: number;
+  shutdownGraceMs: number;
   defaultLogLevel: LogLevel;
   clientRequestTimeoutMs: number;
   requestState: { secret?: string | Buffer; ttlMs: number };
@@ -221,6 +222,7 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
       scope: scope(cache.discoverScope, 'cacheHints.discoverScope', 'public'),
     },
     callTimeoutMs,
+    shutdownGraceMs: integer(options.shutdownGraceMs, 'shutdownGraceMs', 10_000, 0),
     defaultLogLevel,
     clientRequestTimeoutMs: integer(options.clientRequestTimeoutMs, 'clientRequestTimeoutMs', 60_000, 0),
     requestState: {

@@ -42,3 +42,31 @@ export const HEALTH_DISCOVERY_PENDING = 'discovery of MCP handlers has not finis
 
 /** Health: the store did not answer its probe in time. */
 export const HEALTH_STORE_TIMEOUT = (timeoutMs: number) => `Redis did not answer PING within ${timeoutMs} ms`;
+
+/** What a request is answered while the server shuts down (HTTP 503 with `Retry-After`): another instance may serve it. */
+export const SHUTTING_DOWN = 'Service unavailable: the server is shutting down; retry shortly';
+
+/** What a call still running when the shutdown's grace period ended is answered. */
+export const CALL_STOPPED_BY_SHUTDOWN = (graceMs: number) =>
+  `Server shutting down: the call was stopped after the ${graceMs} ms grace period`;
+
+/** The error and status message of a task whose work was still running when the shutdown's grace period ended. */
+export const TASK_STOPPED_BY_SHUTDOWN = 'Server shutting down: the task was stopped before it finished';
+
+/** What a `subscriptions/listen` stream is told when the server ends it at shutdown. */
+export const LISTEN_CLOSED_BY_SHUTDOWN = 'Server shutting down';
+
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/** Log line: the drain starts. */
+export const DRAIN_STARTED = (calls: number, streams: number, tasks: number, graceMs: number) =>
+  `Draining: ${plural(calls, 'call')} in flight, ${plural(streams, 'held stream')} ended, ` +
+  `${plural(tasks, 'task')} working; new requests get 503; grace ${graceMs} ms`;
+
+/** Log line: the grace period ended with work still running. */
+export const DRAIN_GRACE_ENDED = (graceMs: number, calls: number, tasks: number) =>
+  `Grace of ${graceMs} ms over: aborting ${plural(calls, 'call')}, failing ${plural(tasks, 'task')}`;
+
+/** Log line: the shutdown is over. */
+export const SHUTDOWN_COMPLETE = (ms: number, abortedCalls: number, failedTasks: number) =>
+  `Shutdown complete in ${ms} ms (${plural(abortedCalls, 'call')} aborted, ${plural(failedTasks, 'task')} failed)`;

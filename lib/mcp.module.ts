@@ -28,6 +28,8 @@ import { McpStdioServer } from './transports/stdio/mcp-stdio.server';
 import { McpAuthService } from './auth/mcp-auth.service';
 import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
 import { McpHealthIndicator } from './health/mcp.health';
+import { HttpDrain } from './shutdown/http-drain';
+import { McpShutdown } from './shutdown/mcp-shutdown.service';
 
 /**
  * Turns the application into an MCP server: discovers `@McpTool`, `@McpResource`,
@@ -128,6 +130,8 @@ import { McpHealthIndicator } from './health/mcp.health';
     McpAuthService,
     ProtectedResourceRoutes,
     McpHealthIndicator,
+    HttpDrain,
+    McpShutdown,
   ],
   exports: [
     McpRegistry,

@@ -592,6 +592,46 @@ describe('stdio transport (in process)', () => {
     });
   });
 
+  describe('application shutdown (drain)', () => {
+    const GRACE_MS = 200;
+    const SHUTTING_DOWN = { code: -32603, message: 'Service unavailable: the server is shutting down; retry shortly' };
+
+    beforeEach(() => start({ shutdownGraceMs: GRACE_MS, stdio: { maxWorkers: 1, maxQueue: 4 } }));
+
+    it('refuses new and queued requests, ends listens, still reads cancellations, and stops the running call at the end of the grace period', async () => {
+      const peer = connect();
+      peer.send(modernCall('running', 'block', { label: 'running' }));
+      await probe.waitFor('started', 'running');
+      peer.send(modernCall('queued', 'block', { label: 'queued' }));
+      peer.send(modernCall('cancel-me', 'block', { label: 'cancel-me' }));
+      peer.send(modernRequest('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'sub'));
+      await peer.received.waitFor(1, (item) => !Array.isArray(item) && item.method !== undefined);
+
+      const started = Date.now();
+      const closing = app.close();
+      // What had not started is refused at once, like what comes now; the listen ends, answered.
+      expect((await peer.answer('queued')).error).toEqual(SHUTTING_DOWN);
+      expect((await peer.answer('cancel-me')).error).toEqual(SHUTTING_DOWN);
+      expect((await peer.answer('sub')).result).toMatchObject({ resultType: 'complete' });
+      peer.send(modernCall('late', 'echo', { text: 'late' }));
+      expect((await peer.answer('late')).error).toEqual(SHUTTING_DOWN);
+      // The input is still read: a cancellation of something unknown is taken quietly.
+      peer.send(cancelled('no-such-request'));
+
+      const running = await peer.answer('running');
+      expect(running.error).toEqual({
+        code: -32603,
+        message: `Server shutting down: the call was stopped after the ${GRACE_MS} ms grace period`,
+      });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(GRACE_MS);
+      expect(probe.saw('aborted', 'running')).toBe(true);
+      expect(probe.labels('started')).toEqual(['running']);
+      await closing;
+      await peer.served;
+      expect(engineHoldings(engine)).toEqual({ running: 0, clientRequests: 0, subscriptions: 0 });
+    });
+  });
+
   it('redirects console.log to stderr while serving on process.stdout when asked, and restores it', async () => {
     await start();
     const original = console.log;

@@ -203,6 +203,18 @@ export interface McpModuleOptions {
    */
   callTimeoutMs?: number;
   /**
+   * How long a shutdown (`app.close()`, or a signal with `app.enableShutdownHooks()`) lets the
+   * calls in flight finish, in ms. From the start of the shutdown, new requests are refused
+   * (HTTP 503 with `Retry-After`) and held streams end: legacy GET streams and 2024-11-05 SSE
+   * pairs, so that their clients reconnect (to another instance behind a balancer), and modern
+   * `subscriptions/listen` streams, which are answered. Once it is over, the calls still running
+   * have their `ctx.signal` aborted and are answered with an error, and the tasks still working
+   * in this process fail. 0 stops them at once. Keep it below your platform's own limit (a
+   * Kubernetes pod is killed 30 s after SIGTERM by default).
+   * @default 10000
+   */
+  shutdownGraceMs?: number;
+  /**
    * The log level of a legacy session before the client sends `logging/setLevel`.
    * @default 'info'
    */

@@ -20,8 +20,17 @@ function asError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(String(reason));
 }
 
+/**
+ * The server, not the client, stopped a request before its handler ended: the engine answers it
+ * with this error's message, where a request the client cancelled or left gets no answer.
+ */
+export class CallStoppedError extends Error {}
+
 /** A handler ran past the engine's deadline. */
-export class CallTimeoutError extends Error {}
+export class CallTimeoutError extends CallStoppedError {}
+
+/** The server is shutting down and its grace period ended before the handler did. */
+export class ServerShutdownError extends CallStoppedError {}
 
 export class CallScope {
   private controller: AbortController | undefined;

@@ -1,4 +1,4 @@
-import type { CancellationSource } from './call-scope';
+import { ServerShutdownError, type CancellationSource } from './call-scope';
 import type { McpCallContext } from './call-context';
 import type {
   Catalog,
@@ -854,6 +854,72 @@ describe('McpEngine.handle', () => {
       ]);
       expect(errorOf(short).message).toBe('Request timed out after 10 ms');
       expect(errorOf(long).message).toBe('Request timed out after 40 ms');
+    });
+  });
+
+  describe('running calls (what a shutdown drains)', () => {
+    function blocking() {
+      const started = deferred<AbortSignal>();
+      const release = deferred<string>();
+      const catalog = standardCatalog().addTool(
+        tool('block', async (_args, call) => {
+          started.resolve(call.signal);
+          return release.promise;
+        }),
+      );
+      return { catalog, started, release };
+    }
+
+    it('counts every running request, with or without a cancel scope, until it is answered', async () => {
+      const { catalog, started, release } = blocking();
+      const { engine } = makeEngine(catalog);
+      expect(engine.running.size).toBe(0);
+      const message = modernRequest('tools/call', { name: 'block' });
+      const call = engine.handle(modernFacts(message), message);
+      await started.promise;
+      expect(engine.running.size).toBe(1);
+      expect(engine.running.longLived).toBe(0);
+      let idle = false;
+      const whenIdle = engine.running.whenIdle().then(() => (idle = true));
+      await Promise.resolve();
+      expect(idle).toBe(false);
+      release.resolve('done');
+      expect(resultOf(await call).content).toEqual([{ type: 'text', text: 'done' }]);
+      await whenIdle;
+      expect(engine.running.size).toBe(0);
+    });
+
+    it.each<['legacy' | 'modern', number]>([
+      ['modern', ErrorCode.InternalError],
+      ['legacy', ErrorCode.ServerError],
+    ])('a %s call stopped by a shutdown is answered with the error (%d), and its signal aborts', async (era, code) => {
+      const { catalog, started } = blocking();
+      const { engine } = makeEngine(catalog);
+      const message =
+        era === 'modern'
+          ? modernRequest('tools/call', { name: 'block' }, 7)
+          : legacyRequest('tools/call', { name: 'block' }, 7);
+      const call = engine.handle(era === 'modern' ? modernFacts(message) : makeFacts({ cancelScope: 's' }), message);
+      const signal = await started.promise;
+      expect(engine.running.abortAll(new ServerShutdownError('Server shutting down: stopped'))).toBe(1);
+      expect(errorOf(await call)).toEqual({ id: 7, code, message: 'Server shutting down: stopped' });
+      expect(signal.aborted).toBe(true);
+      expect(engine.running.size).toBe(0);
+    });
+
+    it('runningIn counts the running requests of one cancel scope', async () => {
+      const { catalog, started, release } = blocking();
+      const { engine } = makeEngine(catalog);
+      const call = engine.handle(
+        makeFacts({ cancelScope: 'session-a' }),
+        legacyRequest('tools/call', { name: 'block' }),
+      );
+      await started.promise;
+      expect(engine.runningIn('session-a')).toBe(1);
+      expect(engine.runningIn('session-b')).toBe(0);
+      release.resolve('done');
+      await call;
+      expect(engine.runningIn('session-a')).toBe(0);
     });
   });
 

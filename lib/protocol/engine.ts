@@ -49,7 +49,8 @@ import { handleComplete } from './handlers/completion.handler';
 import { handleListen } from './handlers/subscriptions.handler';
 import { SubscriptionHub } from './subscription-hub';
 import { ListCache } from './list-cache';
-import { CallScope, CallTimeoutError, Deadlines, type CancellationSource } from './call-scope';
+import { CallScope, CallStoppedError, Deadlines, type CancellationSource } from './call-scope';
+import { RunningCalls } from './running-calls';
 import {
   capabilityError,
   invalidAnswer,
@@ -266,6 +267,8 @@ export class McpEngine {
   readonly subscriptions = new SubscriptionHub();
   /** Running cancellable requests, by cancel scope (session, connection) and request id. */
   private readonly inflight = new Map<string, Map<JsonRpcId, CallScope>>();
+  /** Every running request, cancellable or not: what a shutdown drains. */
+  readonly running = new RunningCalls();
   /** The deadline of every running request. */
   private readonly deadlines: Deadlines;
   /** The modern `_meta` stamp (`serverInfo`) rendered per revision. */
@@ -340,6 +343,11 @@ export class McpEngine {
     if (this.taskCalls.get(call.id) === call) {
       this.taskCalls.delete(call.id);
     }
+  }
+
+  /** How many requests of a scope (a session, a connection) run now. */
+  runningIn(scope: string): number {
+    return this.inflight.get(scope)?.size ?? 0;
   }
 
   /** Aborts every running request of a scope (a session that ended, a closed connection). */
@@ -526,6 +534,7 @@ export class McpEngine {
       return { type: 'none' };
     }
     scope.cancelledBy(request.facts.cancellation);
+    this.running.add(scope, request.method);
     const cancelScope = request.facts.cancelScope;
     let running: Map<JsonRpcId, CallScope> | undefined;
     if (cancelScope !== undefined) {
@@ -544,7 +553,8 @@ export class McpEngine {
     }
     try {
       let result = await scope.run(() => handler(this, request));
-      if (scope.aborted) {
+      if (scope.aborted && !(scope.reason instanceof CallStoppedError)) {
+        // Cancelled by the client as the result came: it no longer waits for it.
         return { type: 'none' };
       }
       if (request.round !== undefined && request.round.pending.size > 0) {
@@ -556,7 +566,8 @@ export class McpEngine {
       if (error === INPUT_REQUIRED && request.round !== undefined) {
         return this.respondResult(request, this.endRound(request, request.round));
       }
-      if (scope.aborted && scope.reason instanceof CallTimeoutError) {
+      if (scope.aborted && scope.reason instanceof CallStoppedError) {
+        // Stopped by the server (a deadline, a shutdown), not by the client: the client is told.
         const code = request.era === 'modern' ? ErrorCode.InternalError : ErrorCode.ServerError;
         return this.respondError(request.id, new McpError(code, scope.reason.message));
       }
@@ -576,6 +587,7 @@ export class McpEngine {
     } finally {
       scope.finish();
       this.deadlines.forget(scope);
+      this.running.delete(scope);
       if (running !== undefined && running.get(request.id) === scope) {
         running.delete(request.id);
         if (running.size === 0 && this.inflight.get(cancelScope!) === running) {

@@ -243,6 +243,17 @@ describe('SubscriptionHub', () => {
     await expect(hub.closeAll('again')).resolves.toBeUndefined();
   });
 
+  it('after closeAll, a subscription that opens (a listen on its way at shutdown) is acknowledged, then ends at once', async () => {
+    const hub = new SubscriptionHub();
+    await hub.closeAll('Server shutting down');
+    const sink = new RecordingSink();
+    const late = hub.open('late', { toolsListChanged: true }, sink);
+    await expect(late.ended).resolves.toBe('closed');
+    expect(hub.size).toBe(0);
+    expect(sink.methods).toEqual(['notifications/subscriptions/acknowledged', 'notifications/cancelled']);
+    expect(sink.messages.at(-1)?.params).toMatchObject({ requestId: 'late', reason: 'Server shutting down' });
+  });
+
   it('closeFor ends only the subscriptions of one channel, even when another channel reuses their ids', async () => {
     const hub = new SubscriptionHub();
     const closing = new RecordingSink();
@@ -402,6 +413,9 @@ describe('subscriptions/listen in the engine', () => {
     await new Promise((resolve) => setTimeout(resolve, 120));
     expect(answered).toBe(false);
     expect(engine.subscriptions.size).toBe(1);
+    // A running request, and a long-lived one: a shutdown counts it apart from the calls.
+    expect(engine.running.size).toBe(1);
+    expect(engine.running.longLived).toBe(1);
 
     await engine.subscriptions.closeAll('Server shutting down');
     expect(answered).toBe(true);

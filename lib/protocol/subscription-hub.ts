@@ -172,6 +172,8 @@ export class SubscriptionHub {
   };
   private readonly byUri = new Map<string, Set<Subscription>>();
   private readonly byTask = new Map<string, Set<Subscription>>();
+  /** Set by `closeAll` (shutdown): why a subscription opened afterwards ends at once. */
+  private closedFor: string | undefined;
 
   /** How many subscriptions are open. */
   get size(): number {
@@ -197,6 +199,11 @@ export class SubscriptionHub {
       addTo(this.byTask, taskId, subscription);
     }
     subscription.send('notifications/subscriptions/acknowledged', { notifications: { ...filter } });
+    if (this.closedFor !== undefined) {
+      // A listen that was on its way when the server began to shut down: it would hold its
+      // stream past the shutdown, so it ends as those open then did.
+      subscription.close(this.closedFor);
+    }
     return subscription;
   }
 
@@ -226,10 +233,11 @@ export class SubscriptionHub {
 
   /**
    * Ends every subscription from the server side (shutdown): each is told with
-   * `notifications/cancelled`, then its listen request is answered. Resolves once the transports
-   * had the chance to write those answers.
+   * `notifications/cancelled`, then its listen request is answered; one opened later ends the
+   * same way at once. Resolves once the transports had the chance to write those answers.
    */
   async closeAll(reason: string): Promise<void> {
+    this.closedFor ??= reason;
     const closing = [...this.subscriptions];
     if (closing.length === 0) {
       return;

@@ -972,6 +972,54 @@ describe('McpTaskService', () => {
       await delay(80);
       await expect(service.get(a.id)).resolves.toMatchObject({ status: 'working' });
     });
+
+    it('whenIdle resolves once no task works here any more, whichever way each ended', async () => {
+      const { service } = setup();
+      await expect(service.whenIdle()).resolves.toBeUndefined();
+      const a = await service.create(MODERN, jest.fn());
+      const b = await service.create(LEGACY, jest.fn());
+      expect(service.liveCount).toBe(2);
+      const idle = tracked(service.whenIdle());
+      await service.settle(a.id, { type: 'result', result: OK_RESULT });
+      await flush();
+      expect(idle.settled).toBe(false);
+      await service.cancel(b.id);
+      await flush();
+      expect(idle.settled).toBe(true);
+      expect(service.liveCount).toBe(0);
+    });
+
+    it('failLive fails every task working here, stored before its work is aborted, and keeps it readable', async () => {
+      const { service, store, bus } = setup();
+      const { events } = watch(bus, store);
+      const order: string[] = [];
+      const working = await service.create(MODERN, (reason) => {
+        order.push(`abort: ${(reason as Error).message}`);
+      });
+      const done = await service.create(LEGACY, jest.fn());
+      await service.settle(done.id, { type: 'result', result: OK_RESULT });
+      const originalUpdate = store.update.bind(store);
+      jest.spyOn(store, 'update').mockImplementation(async (id, change) => {
+        const stored = await originalUpdate(id, change);
+        order.push(`stored: ${stored?.status}`);
+        return stored;
+      });
+
+      await expect(service.failLive('Server shutting down: stopped')).resolves.toBe(1);
+      expect(order).toEqual(['stored: failed', 'abort: Server shutting down: stopped']);
+      const failed = await service.get(working.id);
+      expect(failed).toMatchObject({
+        status: 'failed',
+        statusMessage: 'Server shutting down: stopped',
+        error: { code: -32603, message: 'Server shutting down: stopped' },
+        expiresAt: working.expiresAt,
+      });
+      expect(events.at(-1)).toMatchObject({ id: working.id, status: 'failed' });
+      // A task that had ended is left as it was.
+      await expect(service.get(done.id)).resolves.toMatchObject({ status: 'completed' });
+      expect(service.liveCount).toBe(0);
+      await expect(service.failLive('again')).resolves.toBe(0);
+    });
   });
 
   describe('bus events', () => {

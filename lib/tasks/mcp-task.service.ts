@@ -108,6 +108,8 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
   private readonly settings: TaskSettings;
   private timer: NodeJS.Timeout | undefined;
   private stopListening: (() => void) | undefined;
+  /** Wake-ups of `whenIdle()`, once no task works here any more. */
+  private idleWaiters: Array<() => void> = [];
 
   constructor(
     @Inject(MCP_TASK_STORE) private readonly store: TaskStore,
@@ -469,6 +471,50 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
     return this.live.has(id);
   }
 
+  /** How many tasks have their work running in this process. */
+  get liveCount(): number {
+    return this.live.size;
+  }
+
+  /** Resolves once no task has its work running in this process (at once when none has). */
+  whenIdle(): Promise<void> {
+    if (this.live.size === 0) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Shutdown, once its grace period is over: every task whose work still runs in this process
+   * fails with `message` (-32603), stored before its work is aborted, so that the clients (on
+   * any instance, with a shared store) read a final state at once rather than a task that stays
+   * `working` until it expires. The task is kept for its TTL like any other. Returns how many
+   * tasks failed.
+   *
+   * @internal the shutdown's
+   */
+  async failLive(message: string): Promise<number> {
+    const ids = [...this.live.keys()];
+    const reason = new McpError(ErrorCode.InternalError, message);
+    await Promise.all(
+      ids.map(async (id) => {
+        try {
+          await this.transition(id, (record) => ({
+            ...record,
+            status: 'failed',
+            error: { code: ErrorCode.InternalError, message },
+            statusMessage: message,
+          }));
+        } catch (error) {
+          this.logger.error(`Could not fail task ${id}: ${error instanceof Error ? error.message : String(error)}`);
+        } finally {
+          this.release(id, reason, true);
+        }
+      }),
+    );
+    return ids.length;
+  }
+
   /**
    * Fails the live tasks that outlived their TTL (their work is stopped) and deletes the
    * terminal ones. Runs every `sweepIntervalMs`; returns how many tasks it acted on.
@@ -543,6 +589,11 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy {
     live.pending.forEach((input) => input.reject(reason));
     if (abortWork) {
       live.abort(reason);
+    }
+    if (this.live.size === 0 && this.idleWaiters.length > 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      waiters.forEach((wake) => wake());
     }
   }
 

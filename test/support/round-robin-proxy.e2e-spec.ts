@@ -289,6 +289,46 @@ describe('startRoundRobinProxy', () => {
     expect(rr.hits).toEqual([1, 1]);
   });
 
+  it('with failover, sends a request a target refuses (503, connection refused) to the next, body included', async () => {
+    const dead = await startUpstream(named('never'));
+    await dead.close();
+    const draining = await upstream((req, res) => {
+      req.resume();
+      res.writeHead(503, { 'retry-after': '1' });
+      res.end('draining');
+    });
+    const bodies: string[] = [];
+    const live = await upstream((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        bodies.push(body);
+        res.end('live');
+      });
+    });
+    const rr = await proxy(
+      [
+        { host: '127.0.0.1', port: draining.port },
+        { host: '127.0.0.1', port: dead.port },
+        { host: '127.0.0.1', port: live.port },
+      ],
+      { failover: true },
+    );
+
+    const first = await fetch(`${rr.url}/mcp`, { method: 'POST', body: '{"n":1}' });
+    expect(first.status).toBe(200);
+    expect(await first.text()).toBe('live');
+    expect(bodies).toEqual(['{"n":1}']);
+    expect(rr.hits).toEqual([1, 1, 1]);
+    expect(rr.routes).toEqual([{ method: 'POST', url: '/mcp', target: 2, status: 200 }]);
+
+    // Every target refusing: the client gets the last refusal.
+    await live.close();
+    const none = await fetch(`${rr.url}/mcp`, { method: 'POST', body: '{}' });
+    expect(none.status).toBe(502);
+    expect(rr.routes.at(-1)).toMatchObject({ target: -1, status: 502 });
+  });
+
   it('close() ends open streams instead of waiting for them', async () => {
     const upstreamSawClose = signal();
     const a = await upstream((req, res) => {

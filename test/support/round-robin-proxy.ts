@@ -22,8 +22,30 @@ export interface RoundRobinProxy {
   readonly url: string;
   /** How many requests were sent to each target, in the order the targets were given. */
   readonly hits: number[];
+  /** Every request answered, in the order the answers began: which target answered, and how. */
+  readonly routes: ProxyRoute[];
   /** Stops listening and destroys every open connection, both sides (open SSE streams included). */
   close(): Promise<void>;
+}
+
+/** One request the proxy answered. */
+export interface ProxyRoute {
+  readonly method: string;
+  readonly url: string;
+  /** The index of the target whose answer the client got; -1 when none answered (502). */
+  readonly target: number;
+  readonly status: number;
+}
+
+export interface RoundRobinProxyOptions {
+  /**
+   * Behave like a balancer that takes an instance out of rotation while it is unavailable: a
+   * request that a target refuses (connection refused or reset before any answer, or HTTP 503)
+   * goes to the next target instead, at most once per target. The last refusal is what the
+   * client gets when every target refused. Request bodies are then read whole before they are
+   * forwarded, so that they can be sent again. @default false
+   */
+  readonly failover?: boolean;
 }
 
 /** Where a request is forwarded: a host and port, or a base URL (`http://host:port[/prefix]`). */
@@ -108,18 +130,36 @@ export async function startRoundRobinProxy(
   }
   const upstreams = targets.map(upstreamOf);
   const hits = upstreams.map(() => 0);
+  const routes: ProxyRoute[] = [];
   const agent = new Agent({ keepAlive: true });
   const sockets = new Set<Socket>();
   const inFlight = new Set<ReturnType<typeof request>>();
   let next = 0;
 
-  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+  /**
+   * Sends the request to the next target; `body` is the whole request body with failover
+   * (`undefined`: the body streams from `req`), and `triesLeft` how many targets may still be tried.
+   */
+  const attempt = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, triesLeft: number): void => {
     const index = next;
     next = (next + 1) % upstreams.length;
     hits[index]++;
     const target = upstreams[index];
     const headers = endToEnd(req.headers);
     headers.host = `${target.host}:${target.port}`;
+    const route = (answered: number, status: number): void => {
+      routes.push({ method: req.method ?? 'GET', url: req.url ?? '/', target: answered, status });
+    };
+    // Only before the client got anything, and once per attempt.
+    let retried = false;
+    const retry = (): boolean => {
+      if (retried || body === undefined || triesLeft <= 1 || res.headersSent || res.destroyed) {
+        return false;
+      }
+      retried = true;
+      attempt(req, res, body, triesLeft - 1);
+      return true;
+    };
 
     const upstreamReq = request({
       host: target.host,
@@ -133,6 +173,11 @@ export async function startRoundRobinProxy(
     upstreamReq.once('close', () => inFlight.delete(upstreamReq));
 
     upstreamReq.once('response', (upstreamRes) => {
+      if (upstreamRes.statusCode === 503 && retry()) {
+        upstreamRes.resume();
+        return;
+      }
+      route(index, upstreamRes.statusCode ?? 502);
       res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, endToEnd(upstreamRes.headers));
       // SSE: the client must see the headers (and then each event) now, not when a buffer fills.
       res.flushHeaders();
@@ -147,7 +192,12 @@ export async function startRoundRobinProxy(
       });
     });
     upstreamReq.once('error', (error: NodeJS.ErrnoException) => {
+      // Refused, or reset before it answered (a keep-alive connection the target closed).
+      if (retried || retry()) {
+        return;
+      }
       if (!res.headersSent && !res.destroyed) {
+        route(-1, 502);
         badGateway(res, target, error);
       } else {
         res.destroy();
@@ -159,7 +209,21 @@ export async function startRoundRobinProxy(
         upstreamReq.destroy();
       }
     });
-    req.pipe(upstreamReq);
+    if (body === undefined) {
+      req.pipe(upstreamReq);
+    } else {
+      upstreamReq.end(body);
+    }
+  };
+
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+    if (options.failover !== true) {
+      attempt(req, res, undefined, 1);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => attempt(req, res, Buffer.concat(chunks), upstreams.length));
   };
 
   const server = createServer(forward);
@@ -181,6 +245,7 @@ export async function startRoundRobinProxy(
     port,
     url: `http://127.0.0.1:${port}`,
     hits,
+    routes,
     close() {
       closed ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

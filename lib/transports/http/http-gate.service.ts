@@ -14,7 +14,8 @@ import type { BodyOutcome } from './request-body';
 import { RefusalLog } from './refusal-log';
 import type { Era } from '../../protocol/revisions';
 import { httpStatusForError } from '../../protocol/error-status';
-import { isJsonObject, type JsonRpcResponse } from '../../protocol/json-rpc';
+import { isJsonObject, type ClassifiedMessage, type JsonRpcResponse } from '../../protocol/json-rpc';
+import { HttpDrain } from '../../shutdown/http-drain';
 
 /** The request headers a browser client may send to MCP endpoints (besides `Mcp-Param-*`). */
 const ALLOWED_HEADERS = [
@@ -52,6 +53,7 @@ export class HttpGate implements OnModuleInit {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly adapterHost: HttpAdapterHost,
     private readonly auth: McpAuthService,
+    private readonly drain: HttpDrain,
   ) {}
 
   onModuleInit(): void {
@@ -68,11 +70,28 @@ export class HttpGate implements OnModuleInit {
     serve: (exchange: HttpExchange) => Promise<void> | void,
   ): Promise<void> {
     const exchange = this.exchange(request, response);
+    if (!this.drain.admit(exchange)) {
+      // Shutting down: the Host/Origin check comes first, as for every refusal.
+      if (this.admit(exchange)) {
+        this.drain.refuse(exchange);
+      }
+      return;
+    }
     try {
       await serve(exchange);
     } catch (error) {
       this.failed(exchange, error);
+    } finally {
+      this.drain.done();
     }
+  }
+
+  /**
+   * While the server shuts down, a POSTed request (or a batch holding one) is refused with 503
+   * and `Retry-After`; returns whether it was (see `HttpDrain`).
+   */
+  refusesWork(exchange: HttpExchange, messages: ClassifiedMessage | readonly ClassifiedMessage[]): boolean {
+    return this.drain.refusesWork(exchange, messages);
   }
 
   /**

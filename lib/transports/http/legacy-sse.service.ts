@@ -102,9 +102,22 @@ export class LegacySseService implements OnModuleDestroy {
 
   /** Ends every open pair: their clients see the stream end and may reconnect. */
   onModuleDestroy(): void {
-    for (const pair of [...this.pairs.values()]) {
-      pair.close();
+    this.endPairs();
+  }
+
+  /**
+   * Ends the open pairs but those `keep` names (by session id); returns how many were ended.
+   * The shutdown keeps a pair whose calls still run: their answers can only go on its stream.
+   */
+  endPairs(keep: (sessionId: string) => boolean = () => false): number {
+    let ended = 0;
+    for (const [sessionId, pair] of [...this.pairs]) {
+      if (!keep(sessionId)) {
+        pair.close();
+        ended += 1;
+      }
     }
+    return ended;
   }
 
   /** How many pairs are open on this instance. */
@@ -227,6 +240,9 @@ export class LegacySseService implements OnModuleDestroy {
         sendJson(res, 400, plan.error);
         return;
       }
+      if (plan.type === 'run' && this.gate.refusesWork(exchange, plan.items)) {
+        return;
+      }
       sendEmpty(res, 202);
       if (plan.type === 'responses') {
         plan.responses.forEach((answer) => this.engine.deliverResponse(sessionId, answer));
@@ -239,6 +255,9 @@ export class LegacySseService implements OnModuleDestroy {
       return;
     }
     const message = classifyMessage(body.value);
+    if (this.gate.refusesWork(exchange, message)) {
+      return;
+    }
     if (message.kind === 'invalid') {
       if (message.isNotification) {
         sendEmpty(res, 202);

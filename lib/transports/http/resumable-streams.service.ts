@@ -287,6 +287,23 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
   }
 
   /**
+   * Shutdown: ends the streams held open here for their clients, so that each client reconnects
+   * (behind a balancer, to another instance) and resumes with `Last-Event-ID` there: the
+   * sessions' GET streams, and the connections following a stream that runs on another
+   * instance. The SSE answers of requests still running here go on: each ends with its answer.
+   * Returns how many streams were ended.
+   */
+  endHeldStreams(): number {
+    const held = [...this.live.values()].flatMap((streams) =>
+      [...streams.values()].filter((stream) => stream.kind === 'session'),
+    );
+    const followers = [...this.followers.values()];
+    held.forEach((stream) => stream.end());
+    followers.forEach((follower) => follower.connection.end());
+    return held.length + followers.length;
+  }
+
+  /**
    * Opens the SSE answer of a request of session `sessionId` on `res`: a resumable stream,
    * primed from 2025-11-25. A response the client already left still gets a stream: its events
    * are kept for a resume.

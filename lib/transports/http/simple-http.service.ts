@@ -64,6 +64,9 @@ export class SimpleHttpService {
       return;
     }
     const message = classifyMessage(body.value);
+    if (this.gate.refusesWork(exchange, message)) {
+      return;
+    }
     switch (message.kind) {
       case 'invalid':
         if (message.isNotification) {
@@ -160,6 +163,9 @@ export class SimpleHttpService {
     }
     if (plan.type === 'responses') {
       sendEmpty(res, 202);
+      return;
+    }
+    if (this.gate.refusesWork(exchange, plan.items)) {
       return;
     }
     const responses = await runBatch(this.engine, facts, plan.items);

@@ -238,6 +238,9 @@ export class StreamableHttpService {
       return;
     }
     const message = classifyMessage(body.value);
+    if (this.gate.refusesWork(exchange, message)) {
+      return;
+    }
     switch (message.kind) {
       case 'invalid':
         sendJson(res, 400, failure(message.id, ErrorCode.InvalidRequest, message.reason));
@@ -447,6 +450,9 @@ export class StreamableHttpService {
         this.deliverTo(session.record.id, plan.responses);
       }
       sendEmpty(res, 202, headers);
+      return;
+    }
+    if (this.gate.refusesWork(exchange, plan.items)) {
       return;
     }
     // The batch is answered in one JSON array: its calls' progress and logs have no stream to

@@ -63,6 +63,7 @@ const FLUSH_TIMEOUT_MS = 5_000;
 export class McpStdioServer implements OnApplicationShutdown {
   private readonly logger = new Logger('McpStdio');
   private readonly connections = new Set<StdioConnection>();
+  private draining = false;
   private closing = false;
 
   constructor(
@@ -107,12 +108,25 @@ export class McpStdioServer implements OnApplicationShutdown {
       const served = connection.serve();
       if (this.closing) {
         void connection.stop();
+      } else if (this.draining) {
+        connection.drain();
       }
       await served;
     } finally {
       this.connections.delete(connection);
       restoreConsole();
     }
+  }
+
+  /**
+   * Shutdown: every connection, and any started from now on, takes no new request and ends its
+   * listens, while its requests in flight finish; `close()` then ends them.
+   *
+   * @internal the shutdown's
+   */
+  drain(): void {
+    this.draining = true;
+    this.connections.forEach((connection) => connection.drain());
   }
 
   /**

@@ -28,6 +28,7 @@ import type { McpPrincipal } from '../../protocol/call-context';
 import type { SessionHandle } from '../../protocol/session-handle';
 import { type McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
 import type { SessionChannel, SessionChannels } from '../../sessions/session-channels';
+import { LISTEN_CLOSED_BY_SHUTDOWN, SHUTTING_DOWN } from '../../mcp.messages';
 import { exceedsDepth } from '../http/request-body';
 import { BODY_TOO_DEEP } from '../../mcp.messages';
 import { StdioFrameReader } from './stdio-frames';
@@ -117,6 +118,8 @@ export class StdioConnection {
   private opening: Promise<SessionHandle> | undefined;
   private closingSession = false;
   private inputEnded = false;
+  /** Shutting down: new requests are refused, answers and cancellations still read. */
+  private draining = false;
   private served: Deferred | undefined;
   private ending = false;
   private detachInput: (() => void) | undefined;
@@ -205,6 +208,40 @@ export class StdioConnection {
     return served.promise;
   }
 
+  /**
+   * Shutdown: the connection takes no new request (each is answered with an error at once), nor
+   * the queued ones, which have not started (the same answer: the client may send them again),
+   * and its listens end, told and answered. The input is still read: the client's answers to
+   * this server's questions and its cancellations let the requests in flight finish. `stop()`
+   * ends the connection.
+   */
+  drain(): void {
+    if (this.draining || this.ending) {
+      return;
+    }
+    this.draining = true;
+    for (const work of this.queue.splice(0)) {
+      this.refuseQueued(work);
+    }
+    this.wake();
+    this.endListens(LISTEN_CLOSED_BY_SHUTDOWN);
+  }
+
+  /** Answers the requests of queued work, which never started, as refused by the shutdown. */
+  private refuseQueued(work: Work): void {
+    const requests =
+      work.kind === 'batch' ? work.requests.filter((request) => !work.cancelled.has(request.id)) : [work.message];
+    const refusals = requests.map((request) => {
+      this.inflight.delete(request.id);
+      return failure(request.id, ErrorCode.InternalError, SHUTTING_DOWN);
+    });
+    if (work.kind === 'batch') {
+      this.sendBatchAnswers([...work.early, ...refusals]);
+    } else {
+      this.output.send(refusals[0]);
+    }
+  }
+
   /** Stops reading as if the input had ended; resolves once the connection is over. */
   stop(): Promise<void> {
     if (this.served === undefined) {
@@ -238,13 +275,7 @@ export class StdioConnection {
     }
     this.inputEnded = true;
     // The client may still read stdout: its listens end as at shutdown, told and answered.
-    this.deps.engine.subscriptions.closeFor(this.channel, INPUT_ENDED_REASON);
-    for (const [, work] of [...this.inflight]) {
-      if (work.kind === 'request' && work.listen && !work.handed) {
-        // Not subscribed yet (waiting for nothing but the engine): it never will be.
-        work.cancelled = true;
-      }
-    }
+    this.endListens(INPUT_ENDED_REASON);
     if (this.session !== undefined) {
       this.deps.engine.clientRequests.failScope(this.session.id, INPUT_ENDED_REASON);
     }
@@ -260,6 +291,17 @@ export class StdioConnection {
     }
     await this.output.flush(this.limits.flushTimeoutMs);
     this.output.release();
+  }
+
+  /** Ends the connection's listens from the server side: each is told, then answered. */
+  private endListens(reason: string): void {
+    this.deps.engine.subscriptions.closeFor(this.channel, reason);
+    for (const [, work] of [...this.inflight]) {
+      if (work.kind === 'request' && work.listen && !work.handed) {
+        // Not subscribed yet (waiting for nothing but the engine): it never will be.
+        work.cancelled = true;
+      }
+    }
   }
 
   /** Resolves once nothing is queued or running. */
@@ -398,6 +440,10 @@ export class StdioConnection {
   }
 
   private acceptRequest(message: JsonRpcRequest): void {
+    if (this.draining) {
+      this.output.send(failure(message.id, ErrorCode.InternalError, SHUTTING_DOWN));
+      return;
+    }
     if (this.inflight.has(message.id)) {
       this.output.send(failure(message.id, ErrorCode.InvalidRequest, DUPLICATE_ID_MESSAGE));
       return;
@@ -606,6 +652,10 @@ export class StdioConnection {
         this.acceptNotification(item.message);
         return;
       case 'request':
+        if (this.draining) {
+          batch.early.push(failure(item.message.id, ErrorCode.InternalError, SHUTTING_DOWN));
+          return;
+        }
         if (this.inflight.has(item.message.id)) {
           batch.early.push(failure(item.message.id, ErrorCode.InvalidRequest, DUPLICATE_ID_MESSAGE));
           return;

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { ErrorCode, failure, type ClassifiedMessage, type JsonRpcId } from '../protocol/json-rpc';
+import { SHUTTING_DOWN } from '../mcp.messages';
+import { sendJson, type HttpExchange } from '../transports/http/http-exchange';
+
+/** How long a refused client should wait before it retries (here or, behind a balancer, elsewhere). */
+const RETRY_AFTER_S = '1';
+
+/**
+ * The HTTP side of a shutdown. While the server drains, the MCP endpoints take no new work: a
+ * GET (a session's stream, a resume, an SSE pair) and a POSTed JSON-RPC request are answered
+ * 503 with `Retry-After` and a JSON-RPC error, so that the client, or its balancer, goes to
+ * another instance. A POST that carries only answers to this server's questions (elicitation,
+ * sampling, roots) or notifications (cancellations) is still served: the calls in flight may be
+ * waiting for it. So are a session's DELETE and CORS preflights, which start nothing.
+ *
+ * Every answer given while draining asks for `Connection: close`: keep-alive clients open their
+ * next connection elsewhere, and the HTTP server has fewer idle connections to close.
+ */
+@Injectable()
+export class HttpDrain {
+  private active = false;
+  /** MCP HTTP requests whose handler has not returned (a held stream's returns once the stream is open). */
+  private serving = 0;
+  private quietWaiters: Array<() => void> = [];
+
+  /** Starts draining; there is no way back (the application is closing). */
+  begin(): void {
+    this.active = true;
+  }
+
+  /**
+   * What every MCP HTTP request passes first. While draining, its answer closes the connection
+   * and a GET is not served (the caller answers it with `refuse()`, after the Host/Origin check
+   * every refusal passes first). Returns whether the request goes on; if it does, it counts as
+   * being served until `done()`.
+   */
+  admit(exchange: HttpExchange): boolean {
+    if (this.active) {
+      if (exchange.req.httpVersionMajor < 2) {
+        // HTTP/2 has no such header (and refuses it): its streams are not kept-alive connections.
+        exchange.res.setHeader('connection', 'close');
+      }
+      if (exchange.req.method === 'GET') {
+        return false;
+      }
+    }
+    this.serving += 1;
+    return true;
+  }
+
+  /** Answers a request the drain does not serve: 503 with `Retry-After`. */
+  refuse(exchange: HttpExchange, id: JsonRpcId | null = null): void {
+    sendJson(exchange.res, 503, failure(id, ErrorCode.InternalError, SHUTTING_DOWN), {
+      'retry-after': RETRY_AFTER_S,
+    });
+  }
+
+  /** The handler of an admitted request returned. */
+  done(): void {
+    this.serving -= 1;
+    if (this.serving === 0 && this.quietWaiters.length > 0) {
+      const waiters = this.quietWaiters;
+      this.quietWaiters = [];
+      waiters.forEach((wake) => wake());
+    }
+  }
+
+  /**
+   * Resolves once no admitted request is being served: those that began before the drain have
+   * opened what they were opening (a stream, a pair), or answered.
+   */
+  whenQuiet(): Promise<void> {
+    if (this.serving === 0) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.quietWaiters.push(resolve));
+  }
+
+  /**
+   * A POSTed message, or the items of a batch, about to be served: refused with 503 while
+   * draining when it holds a request. Returns whether it was refused (and answered).
+   */
+  refusesWork(exchange: HttpExchange, messages: ClassifiedMessage | readonly ClassifiedMessage[]): boolean {
+    if (!this.active) {
+      return false;
+    }
+    const single = !Array.isArray(messages);
+    const items: readonly ClassifiedMessage[] = single ? [messages as ClassifiedMessage] : messages;
+    const request = items.find((item): item is ClassifiedMessage & { kind: 'request' } => item.kind === 'request');
+    if (request === undefined) {
+      return false;
+    }
+    // A single request's refusal carries its id, as any answer to it would; a batch's cannot.
+    this.refuse(exchange, single ? request.message.id : null);
+    return true;
+  }
+}
