@@ -72,6 +72,8 @@ class LoggedTools {
       version: '1.2.3',
       auth: { bearer: { tokens: { [TOKEN]: { id: 'alice', scopes: ['read'] } } } },
       simpleHttpPath: 'rpc',
+      ssePath: 'sse',
+      sseMessagesPath: 'messages',
     }),
   ],
   providers: [LoggedTools, PassThroughInterceptor],
@@ -109,6 +111,7 @@ describe.each(PLATFORMS)('startup lines and log lines (%s)', (platform) => {
     expect(lines.map((line) => line.message)).toEqual([
       'MCP server logs 1.2.3 at /api/v1/mcp (Streamable HTTP, 2024-11-05 to 2026-07-28): 3 tools, 1 resource, 1 resource template, 1 prompt',
       'MCP server logs 1.2.3 at /api/v1/rpc (simple POST, 2024-11-05 to 2026-07-28): 3 tools, 1 resource, 1 resource template, 1 prompt',
+      'MCP server logs 1.2.3 at /api/v1/sse + /api/v1/messages (2024-11-05 HTTP+SSE pair, 2024-11-05 to 2025-11-25): 3 tools, 1 resource, 1 resource template, 1 prompt',
     ]);
   });
 

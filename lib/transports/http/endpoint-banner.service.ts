@@ -4,14 +4,20 @@ import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpRegistry } from '../../registry/mcp-registry.service';
 import { HttpPlatform } from './http-platform.service';
 import type { McpEndpointKind } from './endpoint.controller';
+import { eraOf } from '../../protocol/revisions';
 
-/** What each endpoint is, in the words of the README. */
-const TITLES: ReadonlyArray<[McpEndpointKind, string]> = [
-  ['streamable', 'Streamable HTTP'],
-  ['simple', 'simple POST'],
-  ['sse-events', '2024-11-05 HTTP+SSE, events'],
-  ['sse-messages', '2024-11-05 HTTP+SSE, messages'],
+/** Each endpoint (the SSE pair is one, at two paths), in the words of the README, and the eras it serves. */
+const ENDPOINTS: ReadonlyArray<{ kinds: McpEndpointKind[]; title: string; legacyOnly: boolean }> = [
+  { kinds: ['streamable'], title: 'Streamable HTTP', legacyOnly: false },
+  { kinds: ['simple'], title: 'simple POST', legacyOnly: false },
+  { kinds: ['sse-events', 'sse-messages'], title: '2024-11-05 HTTP+SSE pair', legacyOnly: true },
 ];
+
+/** `2024-11-05 to 2026-07-28`, or the one revision. */
+function rangeOf(revisions: readonly string[]): string {
+  const sorted = [...revisions].sort();
+  return sorted.length === 1 ? sorted[0] : `${sorted[0]} to ${sorted[sorted.length - 1]}`;
+}
 
 function counted(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -44,13 +50,15 @@ export class EndpointBanner implements OnApplicationBootstrap {
       counted(prompts.length, 'prompt'),
     ].join(', ');
     const { name, version } = this.options.serverInfo;
-    const revisions = [...this.options.revisions].sort();
-    const range = revisions.length === 1 ? revisions[0] : `${revisions[0]} to ${revisions[revisions.length - 1]}`;
-    for (const [kind, title] of TITLES) {
-      const paths = this.platform.pathsOf(kind);
-      if (paths.length > 0) {
-        this.logger.log(`MCP server ${name} ${version} at ${paths.join(', ')} (${title}, ${range}): ${catalog}`);
+    for (const { kinds, title, legacyOnly } of ENDPOINTS) {
+      const paths = kinds.map((kind) => this.platform.pathsOf(kind).join(', '));
+      if (paths.some((path) => path === '')) {
+        continue;
       }
+      const revisions = this.options.revisions.filter((revision) => !legacyOnly || eraOf(revision) === 'legacy');
+      this.logger.log(
+        `MCP server ${name} ${version} at ${paths.join(' + ')} (${title}, ${rangeOf(revisions)}): ${catalog}`,
+      );
     }
     const names: Array<[string, readonly string[]]> = [
       ['Tools', tools.map((tool) => tool.name)],
