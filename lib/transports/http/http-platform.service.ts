@@ -21,7 +21,7 @@ import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
 import { HttpGate } from './http-gate.service';
-import { FORBIDDEN } from './http-exchange';
+import { FORBIDDEN, sendJson } from './http-exchange';
 import { markerOf, type McpEndpointKind, type McpEndpointMarker } from './endpoint.controller';
 import { postHeadersRefusal, type HttpRefusal, type PostAnswer } from './content-negotiation';
 import { parseError, tooLarge, type BodyOutcome } from './request-body';
@@ -290,11 +290,7 @@ export class HttpPlatform implements OnModuleInit {
     kind: PlatformBodyError,
   ): void {
     const { status, body, unread } = this.bodyErrorAnswer(req, res, marker, kind);
-    if (res.headersSent) {
-      return;
-    }
-    res.writeHead(status, { 'content-type': 'application/json', ...(unread ? { connection: 'close' } : {}) });
-    res.end(JSON.stringify(body));
+    sendJson(res, status, body, unread ? { connection: 'close' } : {});
   }
 
   /**
