@@ -54,3 +54,14 @@ export const MCP_REDIS_HUB = Symbol('nest-mcp:redis-hub');
 export const MCP_ENDPOINT_METADATA = 'nest-mcp:endpoint';
 /** Token of where the module was imported (`McpImportSite`): named by the error of a second import. */
 export const MCP_IMPORT_SITE = Symbol('nest-mcp:import-site');
+/**
+ * Tokens of the sections of the resolved options: each service injects the one section it reads
+ * (`ResolvedMcpOptions['http']` and so on), never the whole object.
+ */
+export const MCP_SERVER_SETTINGS = Symbol('nest-mcp:server-settings');
+export const MCP_HTTP_SETTINGS = Symbol('nest-mcp:http-settings');
+export const MCP_STDIO_SETTINGS = Symbol('nest-mcp:stdio-settings');
+export const MCP_SESSION_SETTINGS = Symbol('nest-mcp:session-settings');
+export const MCP_AUTH_SETTINGS = Symbol('nest-mcp:auth-settings');
+export const MCP_TASK_SETTINGS = Symbol('nest-mcp:task-settings');
+export const MCP_REDIS_SETTINGS = Symbol('nest-mcp:redis-settings');

@@ -1,7 +1,18 @@
 import { Inject, Logger, Module, type NestModule } from '@nestjs/common';
 import { DiscoveryModule, ModulesContainer } from '@nestjs/core';
 import { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN } from './mcp.module-definition';
-import { MCP_CLUSTER_LINK, MCP_IMPORT_SITE, MCP_RESOLVED_OPTIONS } from './mcp.constants';
+import {
+  MCP_AUTH_SETTINGS,
+  MCP_CLUSTER_LINK,
+  MCP_HTTP_SETTINGS,
+  MCP_IMPORT_SITE,
+  MCP_REDIS_SETTINGS,
+  MCP_RESOLVED_OPTIONS,
+  MCP_SERVER_SETTINGS,
+  MCP_SESSION_SETTINGS,
+  MCP_STDIO_SETTINGS,
+  MCP_TASK_SETTINGS,
+} from './mcp.constants';
 import { resolveMcpOptions, type ResolvedMcpOptions } from './mcp-options.factory';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
@@ -31,6 +42,19 @@ import { McpHealthIndicator } from './health/mcp.health';
 import { HttpDrain } from './shutdown/http-drain';
 import { McpShutdown } from './shutdown/mcp-shutdown.service';
 
+/** One provider per section of the resolved options, so that services inject only theirs. */
+const SETTINGS_PROVIDERS = (
+  [
+    [MCP_SERVER_SETTINGS, (options) => options],
+    [MCP_HTTP_SETTINGS, (options) => options.http],
+    [MCP_STDIO_SETTINGS, (options) => options.stdio],
+    [MCP_SESSION_SETTINGS, (options) => options.sessions],
+    [MCP_AUTH_SETTINGS, (options) => options.auth],
+    [MCP_TASK_SETTINGS, (options) => options.tasks],
+    [MCP_REDIS_SETTINGS, (options) => options.redis],
+  ] as const satisfies readonly (readonly [symbol, (options: ResolvedMcpOptions) => unknown])[]
+).map(([provide, pick]) => ({ provide, useFactory: pick, inject: [MCP_RESOLVED_OPTIONS] }));
+
 /**
  * Turns the application into an MCP server: discovers `@McpTool`, `@McpResource`,
  * `@McpResourceTemplate` and `@McpPrompt` methods and serves them over Streamable HTTP at
@@ -51,6 +75,7 @@ import { McpShutdown } from './shutdown/mcp-shutdown.service';
       useFactory: (options: McpModuleOptions) => resolveMcpOptions(options),
       inject: [MODULE_OPTIONS_TOKEN],
     },
+    ...SETTINGS_PROVIDERS,
     McpSchemaCompiler,
     {
       provide: McpRegistry,
