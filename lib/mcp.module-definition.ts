@@ -1,12 +1,9 @@
-import { ConfigurableModuleBuilder, type Type } from '@nestjs/common';
+import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { MCP_HTTP_PATHS, MCP_IMPORT_SITE } from './mcp.constants';
 import { callSite, type McpImportSite } from './mcp-single-import';
 import { resolveEndpointDecorators, resolveHttpPaths } from './transports/http/http-paths';
-import { createEndpointController } from './transports/http/endpoint.controller';
-import { StreamableHttpService } from './transports/http/streamable-http.service';
-import { SimpleHttpService } from './transports/http/simple-http.service';
-import { LegacySseService } from './transports/http/legacy-sse.service';
+import { createMcpControllers } from './transports/http/mcp-http.controllers';
 
 const DEFAULT_EXTRAS: McpModuleExtras = { isGlobal: true, path: 'mcp' };
 
@@ -17,49 +14,7 @@ export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE, ASYN
     .setExtras<McpModuleExtras>(DEFAULT_EXTRAS, (definition, extras) => {
       // Extras are known synchronously even in forRootAsync, so the routes are mounted either way.
       const paths = resolveHttpPaths(extras, DEFAULT_EXTRAS.path!);
-      const decorators = resolveEndpointDecorators(extras.endpointDecorators);
-      const controllers: Type<unknown>[] = [
-        createEndpointController(
-          'McpStreamableHttpController',
-          paths.streamable,
-          'streamable',
-          StreamableHttpService,
-          (t) => t.handle.bind(t),
-          decorators,
-        ),
-      ];
-      if (paths.simple !== undefined) {
-        controllers.push(
-          createEndpointController(
-            'McpSimpleHttpController',
-            paths.simple,
-            'simple',
-            SimpleHttpService,
-            (t) => t.handle.bind(t),
-            decorators,
-          ),
-        );
-      }
-      if (paths.sse !== undefined) {
-        controllers.push(
-          createEndpointController(
-            'McpSseEventsController',
-            paths.sse.events,
-            'sse-events',
-            LegacySseService,
-            (t) => t.handleEvents.bind(t),
-            decorators,
-          ),
-          createEndpointController(
-            'McpSseMessagesController',
-            paths.sse.messages,
-            'sse-messages',
-            LegacySseService,
-            (t) => t.handleMessages.bind(t),
-            decorators,
-          ),
-        );
-      }
+      const controllers = createMcpControllers(paths, resolveEndpointDecorators(extras.endpointDecorators));
       return {
         ...definition,
         global: extras.isGlobal ?? DEFAULT_EXTRAS.isGlobal,
