@@ -3,6 +3,34 @@ import eslint from '@eslint/js';
 import eslintPluginPrettierRecommended from 'eslint-plugin-prettier/recommended';
 import tseslint from 'typescript-eslint';
 
+/**
+ * lib/protocol is the framework-free core: it imports nothing outside itself but node built-ins
+ * (test/architecture.spec.ts checks the same, and the cycles). No package at all (no @nestjs/*,
+ * rxjs, reflect-metadata...), and no relative path that climbs out of lib/protocol: how many
+ * `../` leave it depends on how deep the file is.
+ */
+const PROTOCOL_PACKAGES = {
+  regex: '^(?!node:|\\.\\.?(/|$))',
+  message: 'lib/protocol is framework-free: it may import node built-ins (node:*) but no package.',
+};
+const protocolBoundary = (depth) => ({
+  files: [`lib/protocol/${'*/'.repeat(depth)}*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          PROTOCOL_PACKAGES,
+          {
+            regex: `^(\\.\\./){${depth}}\\.\\.(/|$)`,
+            message: 'lib/protocol imports nothing outside itself: move the code in, or invert the dependency.',
+          },
+        ],
+      },
+    ],
+  },
+});
+
 export default tseslint.config(
   {
     ignores: [
@@ -51,4 +79,7 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  protocolBoundary(0),
+  protocolBoundary(1),
+  protocolBoundary(2),
 );

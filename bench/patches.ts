@@ -9,33 +9,37 @@
  */
 import { McpEngine, type EngineOutcome, type ResolvedRequest } from '../lib/protocol/engine';
 import { handleToolsCall, handleToolsList } from '../lib/protocol/handlers/tools.handler';
-import { success, type JsonObject, type JsonRpcRequest } from '../lib/protocol/json-rpc';
+import type { HandlerContext } from '../lib/protocol/handlers/handler-context';
+import { success, type JsonObject } from '../lib/protocol/json-rpc';
 import { McpError } from '../lib/protocol/mcp-error';
 
 export const PATCHES = ['lean-run'] as const;
 export type PatchName = (typeof PATCHES)[number];
 
 interface EngineInternals {
-  run(request: ResolvedRequest, message: JsonRpcRequest): Promise<EngineOutcome>;
-  finish(request: ResolvedRequest, result: JsonObject): JsonObject;
-  respondError(id: ResolvedRequest['id'], error: McpError): EngineOutcome;
+  run(request: ResolvedRequest): Promise<EngineOutcome>;
+  readonly handlers: HandlerContext;
+  readonly finisher: {
+    finish(request: ResolvedRequest, result: JsonObject): JsonObject;
+    error(id: ResolvedRequest['id'], error: McpError): EngineOutcome;
+  };
 }
 
 function leanRun(): void {
   const engine = McpEngine.prototype as unknown as EngineInternals;
   const original = engine.run;
-  engine.run = async function (this: EngineInternals, request, message) {
+  engine.run = async function (this: EngineInternals, request) {
     const handler =
       request.method === 'tools/call' ? handleToolsCall : request.method === 'tools/list' ? handleToolsList : undefined;
     if (handler === undefined) {
-      return original.call(this, request, message);
+      return original.call(this, request);
     }
     try {
-      const result = await handler(this as unknown as McpEngine, request);
-      return { type: 'response', response: success(request.id, this.finish(request, result)) };
+      const result = await handler(this.handlers, request);
+      return { type: 'response', response: success(request.id, this.finisher.finish(request, result)) };
     } catch (error) {
       if (error instanceof McpError) {
-        return this.respondError(request.id, error);
+        return this.finisher.error(request.id, error);
       }
       throw error;
     }

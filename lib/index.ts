@@ -78,7 +78,7 @@ export { McpSessionService } from './sessions/mcp-session.service';
 export type { SessionStore, SessionRecord } from './sessions/session-store.interface';
 export { McpTaskService } from './tasks/mcp-task.service';
 export type { McpTaskRecord, McpTaskStatus, McpTaskError, TaskStore } from './tasks/task-store.interface';
-export { TASKS_EXTENSION } from './tasks/task-mode';
+export { TASKS_EXTENSION } from './protocol/tasks/task-mode';
 export type { ReplayStore, ReplayEvent, ReplayWindow } from './sessions/replay-store.interface';
 export { McpNotifier } from './notifications/mcp-notifier.service';
 export { McpHealthIndicator } from './health/mcp.health';

@@ -1,6 +1,8 @@
 /**
  * Messages of configuration errors and log lines, in one place.
  */
+import { STORE_UNAVAILABLE_MESSAGE } from './protocol/store-unavailable';
+
 export const DUPLICATE_ENTRY = (kind: string, key: string, first?: string, second?: string) =>
   `Duplicate MCP ${kind} "${key}"${first || second ? ` (declared by ${first ?? 'a runtime registration'} and ${second ?? 'a runtime registration'})` : ''}: each ${kind} needs a unique ${kind === 'resource' ? 'URI' : kind === 'resource template' ? 'URI template' : 'name'}.`;
 
@@ -26,8 +28,8 @@ export const TYPED_TOOL_PARAMETERS = (where: string) =>
 export const MULTIPLE_DECORATORS = (where: string) =>
   `${where} carries more than one of @McpTool, @McpResource, @McpResourceTemplate and @McpPrompt; use one per method.`;
 
-/** What a client is told when the shared store (Redis) is away; the details go to the log. */
-export const STORE_UNAVAILABLE = 'Service unavailable: the server state store cannot be reached; retry shortly';
+/** What a client is told when the shared store (Redis) is away; the details go to the log. The protocol owns the text. */
+export const STORE_UNAVAILABLE = STORE_UNAVAILABLE_MESSAGE;
 
 /** The client's answer to a body over `http.maxBodyBytes`: the limit in force and the option that raises it. */
 export const BODY_TOO_LARGE = (limit: number) =>

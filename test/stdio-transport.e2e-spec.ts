@@ -50,7 +50,7 @@ async function handshake(
 /** What the engine still holds for anyone: running calls, questions to clients, listens. */
 function engineHoldings(engine: McpEngine): { running: number; clientRequests: number; subscriptions: number } {
   return {
-    running: [...(engine['inflight'] as Map<string, Map<unknown, unknown>>).values()].reduce(
+    running: [...(engine.running['byScope'] as Map<string, Map<unknown, unknown>>).values()].reduce(
       (count, calls) => count + calls.size,
       0,
     ),

@@ -3,7 +3,8 @@
  * reach an instance other than the one running the request they are about, and the messages of
  * a legacy task whose `tasks/result` waits on another instance than its work.
  */
-import type { EngineCluster, McpEngine, RequestChannel } from '../protocol/engine';
+import type { McpEngine } from '../protocol/engine';
+import type { EngineCluster, RequestChannel } from '../protocol/transport-contract';
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/json-rpc';
 import type { ClusterLink, ClusterMessage } from './cluster-link.interface';
 

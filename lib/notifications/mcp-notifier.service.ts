@@ -7,7 +7,7 @@ import { notification } from '../protocol/json-rpc';
 import { LISTEN_CLOSED_BY_SHUTDOWN } from '../mcp.messages';
 import { McpEngine } from '../protocol/engine';
 import type { McpEvent, NotificationBus } from './notification-bus.interface';
-import { taskNotificationOf } from '../tasks/task-render';
+import { taskNotificationOf } from '../protocol/tasks/task-render';
 import type { McpTaskRecord } from '../tasks/task-store.interface';
 
 /**

@@ -1,144 +1,230 @@
 /**
- * The per-call context a tool, resource, prompt or completion handler receives (`@McpCtx()`).
+ * The per-call context a tool, resource, prompt or completion handler receives (`@McpCtx()`):
+ * the class the engine makes one of per call. Its public shape is `McpCallContext`
+ * (`call-context.interface.ts`), re-exported here with the principal and transport kinds.
  */
-import type { Era, Revision } from './revisions';
-import type { JsonObject, JsonRpcId } from './json-rpc';
-import type { LogLevel } from './log-levels';
+import { hasFeature, type Era, type Revision } from './revisions';
+import { ErrorCode, notification, type JsonObject, type JsonRpcId, type JsonRpcNotification } from './json-rpc';
+import { McpError, newElicitationId } from './mcp-error';
+import { passesLevel, type LogLevel } from './log-levels';
 import type { ClientCapabilities, Implementation } from './mcp-types';
 import type { HeaderBag } from './request-headers';
-import type {
-  AskOptions,
-  CreateMessageParams,
-  CreateMessageResult,
-  ElicitParams,
-  ElicitResult,
-  ListRootsResult,
+import { metaOf, progressTokenOf } from './request-meta';
+import {
+  capabilityError,
+  missingCapability,
+  revisionKnows,
+  type AskOptions,
+  type CreateMessageParams,
+  type CreateMessageResult,
+  type ElicitParams,
+  type ElicitResult,
+  type InputRequest,
+  type ListRootsResult,
 } from './client-requests';
+import type { McpPrincipal } from './principal';
+import type { NativeExchange, TransportKind } from './transport-contract';
+import type { EngineLogger } from './engine-options';
+import type { InputRound } from './input-round';
+import type { McpCallContext } from './call-context.interface';
+import type { ResolvedRequest } from './resolved-request';
 
-/**
- * Who is calling: set by the configured authentication, `anonymous` without one. The principal
- * owns sessions, tasks and request state.
- *
- * @publicApi
- */
-export interface McpPrincipal {
-  /** A stable identifier of the caller. */
-  readonly id: string;
-  /** The scopes granted to the caller. */
-  readonly scopes: readonly string[];
-  /** Claims or metadata from the authentication (token claims, key metadata...). */
-  readonly claims?: Readonly<Record<string, unknown>>;
-  /** `true` for the principal of unauthenticated calls. */
-  readonly anonymous?: boolean;
+export { ANONYMOUS_PRINCIPAL, type McpPrincipal } from './principal';
+export type { TransportKind } from './transport-contract';
+export type { McpCallContext } from './call-context.interface';
+
+/** Property under which the call context keeps the transport objects for pipeline wrappers. */
+export const NATIVE_EXCHANGE = Symbol('nest-mcp:native-exchange');
+
+/** What a call context needs of the engine: the rounds of modern requests and the way to a legacy client. */
+export interface CallContextHost {
+  readonly logger: EngineLogger;
+  /** The multi round-trip round of a modern request, made on first use; `undefined` where there is none. */
+  roundOf(request: ResolvedRequest): InputRound | undefined;
+  /** Legacy era: sends a request to the client on the call's stream and waits for its answer. */
+  askClient<T>(request: ResolvedRequest, question: InputRequest, timeoutMs: number | undefined): Promise<T>;
 }
 
-/** The principal of calls made without authentication. */
-export const ANONYMOUS_PRINCIPAL: McpPrincipal = Object.freeze({
-  id: 'anonymous',
-  scopes: Object.freeze([]),
-  anonymous: true,
-});
-
-/** The MCP transports. */
-export type TransportKind = 'streamable-http' | 'simple-http' | 'sse' | 'stdio';
-
 /**
- * The context of one MCP call, handed to handlers through `@McpCtx()`.
- *
- * @publicApi
+ * The `McpCallContext` of one call. A class (shared methods and getters) rather than a literal
+ * with closures: one is made per call.
  */
-export interface McpCallContext {
-  /** The JSON-RPC id of the request. */
+export class RequestCallContext implements McpCallContext {
   readonly requestId: JsonRpcId;
-  /** The method being served: `tools/call`, `resources/read`, `prompts/get`, `completion/complete`. */
   readonly method: string;
-  /** What the call names: the tool or prompt name, or the resource URI. */
-  readonly name: string | undefined;
-  /** The era of the request. */
   readonly era: Era;
-  /** The revision the request speaks; `undefined` only before a legacy handshake. */
   readonly revision: Revision | undefined;
-  /** The transport the request arrived on. */
   readonly transport: TransportKind;
-  /** Aborted when the client cancels, disconnects (modern era), the session ends or the call times out. */
-  readonly signal: AbortSignal;
-  /** Who is calling. */
   readonly principal: McpPrincipal;
-  /** The capabilities the client declared (at `initialize`, or in this request's `_meta`). */
   readonly clientCapabilities: ClientCapabilities;
-  /** The client's self-description, when it sent one. */
   readonly clientInfo: Implementation | undefined;
-  /** The legacy session id, when the request belongs to one. */
-  readonly sessionId: string | undefined;
-  /**
-   * The id of the task the call runs as, once it runs as one (`@McpTool({ taskSupport })`):
-   * from the start for a 2025-11-25 task, after the inline window for a 2026-07-28 one.
-   */
-  readonly taskId: string | undefined;
-  /** The request's `_meta`, as sent. */
   readonly meta: Readonly<JsonObject>;
-  /** HTTP transports: the request headers, with lower-cased names. */
-  readonly headers: HeaderBag | undefined;
+  readonly [NATIVE_EXCHANGE]: NativeExchange | undefined;
+  private lastProgress = -Infinity;
+  private localState: JsonObject | undefined;
+
+  constructor(
+    private readonly host: CallContextHost,
+    private readonly request: ResolvedRequest,
+    readonly name: string | undefined,
+  ) {
+    this.requestId = request.id;
+    this.method = request.method;
+    this.era = request.era;
+    this.revision = request.revision;
+    this.transport = request.facts.transport;
+    this.principal = request.principal;
+    this.clientCapabilities = request.clientCapabilities;
+    this.clientInfo = request.clientInfo;
+    this.meta = metaOf(request.params);
+    this[NATIVE_EXCHANGE] = request.facts.native;
+  }
+
+  get signal(): AbortSignal {
+    return this.request.scope.signal;
+  }
+
+  get sessionId(): string | undefined {
+    return this.request.facts.session?.id;
+  }
+
+  get taskId(): string | undefined {
+    return this.request.task?.id;
+  }
+
+  get headers(): HeaderBag | undefined {
+    return this.request.facts.headers;
+  }
+
+  get state(): JsonObject {
+    return this.host.roundOf(this.request)?.state ?? (this.localState ??= {});
+  }
+
+  elicit(params: ElicitParams, options?: AskOptions): Promise<ElicitResult> {
+    let sent: ElicitParams = params;
+    if (params.mode === 'url') {
+      // 2025-11-25 correlates URL elicitations with notifications/elicitation/complete; the
+      // modern era has no such notification and no elicitationId.
+      const { elicitationId, ...rest } = params;
+      sent = this.era === 'legacy' ? { ...rest, elicitationId: elicitationId ?? newElicitationId() } : rest;
+    }
+    return this.ask({ method: 'elicitation/create', params: sent as unknown as JsonObject }, options);
+  }
+
+  sample(params: CreateMessageParams, options?: AskOptions): Promise<CreateMessageResult> {
+    return this.ask({ method: 'sampling/createMessage', params: params }, options);
+  }
+
+  listRoots(options?: AskOptions): Promise<ListRootsResult> {
+    return this.ask({ method: 'roots/list', params: {} }, options);
+  }
+
+  /** One question to the client, in the way of the request's era. */
+  private ask<T>(question: InputRequest, options: AskOptions | undefined): Promise<T> {
+    const { request } = this;
+    if (this.closed) {
+      return Promise.reject(new McpError(ErrorCode.InternalError, `${question.method}: the request is over`));
+    }
+    if (!revisionKnows(question, request.revision)) {
+      return Promise.reject(
+        new McpError(ErrorCode.InternalError, `${question.method} is not available in revision ${request.revision}`),
+      );
+    }
+    const missing = missingCapability(question, request.clientCapabilities);
+    if (missing !== undefined) {
+      return Promise.reject(capabilityError(question, missing));
+    }
+    if (request.task !== undefined) {
+      return request.task.ask<T>(question, options);
+    }
+    if (request.era === 'legacy') {
+      return this.host.askClient<T>(request, question, options?.timeoutMs);
+    }
+    const round = this.host.roundOf(request);
+    if (round === undefined) {
+      return Promise.reject(
+        new McpError(ErrorCode.InternalError, `${request.method} cannot ask the client for input (${question.method})`),
+      );
+    }
+    const key = round.keyFor(question, options?.key);
+    const { relay } = request;
+    if (relay !== undefined && !round.has(key) && !relay.claimInline()) {
+      // The call left (or is leaving) its request: the question goes through its task.
+      return relay.task().then((task) => task.ask<T>(question, options));
+    }
+    return round.ask<T>(key, question);
+  }
+
   /**
-   * Reports progress. Sent only when the request carried a `progressToken`; values must
-   * increase (a value not above the previous one is dropped).
+   * Progress and log messages stop with the request: nothing after its answer or cancellation.
+   * A call that became a task goes on until the task ends.
    */
-  progress(progress: number, total?: number, message?: string): void;
-  /**
-   * Sends a log message to the client, if the client asked for logs at this level: through
-   * `logging/setLevel` on a legacy session, or the request's `_meta` log level in the modern era.
-   */
-  log(level: LogLevel, data: unknown, logger?: string): void;
-  /**
-   * Closes the connection that carries this call's SSE stream, so that the client polls for the
-   * rest (SEP-1699): it reconnects after the `retry` interval (`http.retryMs`) with
-   * `Last-Event-ID`, and receives the call's later messages and its result from the session's
-   * replay buffer. Frees the connection during long work. An answer still pending as JSON
-   * becomes an SSE stream first, so that the client holds an event id to resume from.
-   *
-   * Legacy sessions of revision 2025-11-25 only: it does nothing for older revisions (their
-   * clients get no priming event), in the modern era (streams there are not resumable) and on
-   * transports without resumable streams.
-   *
-   * @example
-   * ```ts
-   * ctx.closeStream(); // the client polls while the report is built
-   * return await this.reports.build(args, ctx.signal);
-   * ```
-   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-   */
-  closeStream(): void;
-  /**
-   * Asks the user for input through the client: a form (`requestedSchema`) or, from
-   * 2025-11-25, a URL to open (`mode: 'url'`). The client must have declared `elicitation`
-   * (and `elicitation.url` for URL mode); otherwise the call is refused with -32021 and
-   * `data.requiredCapabilities` (HTTP 400 in the modern era).
-   *
-   * Legacy era: sent as an `elicitation/create` request on the call's stream; resolves with the
-   * client's answer, rejects on an error answer, a timeout (`clientRequestTimeoutMs`), the call's
-   * end or the session's end.
-   *
-   * Modern era (multi round-trip): the first time, the request is answered with
-   * `resultType: "input_required"` listing the question, and the handler's work is abandoned
-   * (its `signal` aborts). The client retries with the answer; the handler runs again from the
-   * start and this call resolves at once with the answer. Questions asked together (with
-   * `Promise.all`) travel in one round; handlers must ask the same questions in the same order
-   * on every round (or name them with `options.key`).
-   */
-  elicit(params: ElicitParams, options?: AskOptions): Promise<ElicitResult>;
-  /**
-   * Asks the client's model for a completion (`sampling/createMessage`). The client must have
-   * declared `sampling` (and `sampling.tools` to pass `tools` or `toolChoice`). Travels like
-   * `elicit()`.
-   */
-  sample(params: CreateMessageParams, options?: AskOptions): Promise<CreateMessageResult>;
-  /** Asks the client for its roots (`roots/list`); the client must have declared `roots`. Travels like `elicit()`. */
-  listRoots(options?: AskOptions): Promise<ListRootsResult>;
-  /**
-   * Data the handler keeps across the rounds of a multi round-trip request (modern era): what it
-   * stores here in one round is here again in the next. It travels inside the signed
-   * `requestState`, which the client can read but not change: keep secrets out of it, and keep
-   * it small. Legacy era: an object for this call only.
-   */
-  readonly state: JsonObject;
+  private get closed(): boolean {
+    const { task, relay, scope } = this.request;
+    if (task !== undefined) {
+      return task.closed;
+    }
+    if (relay?.handedOff === true) {
+      return false;
+    }
+    return scope.aborted || scope.finished;
+  }
+
+  /** Sends a notification of the call: on its request's channel, or through its task. */
+  private emit(message: JsonRpcNotification): void {
+    const { task } = this.request;
+    if (task !== undefined) {
+      task.notify(message);
+    } else {
+      this.request.facts.channel.notify(message);
+    }
+  }
+
+  progress(progress: number, total?: number, text?: string): void {
+    const token = progressTokenOf(this.request.params);
+    // A modern task has no stream: its progress is its status message, asked for or not.
+    const describesTask = this.request.task !== undefined && this.era === 'modern';
+    if ((token === undefined && !describesTask) || this.closed || !Number.isFinite(progress)) {
+      return;
+    }
+    if (progress <= this.lastProgress) {
+      this.host.logger.debug(
+        `progress ${progress} dropped for request ${String(this.requestId)}: not above ${this.lastProgress}`,
+      );
+      return;
+    }
+    this.lastProgress = progress;
+    if (describesTask) {
+      this.request.task!.describe(progress, total, text);
+      return;
+    }
+    const params: JsonObject = { progressToken: token!, progress };
+    if (total !== undefined) {
+      params.total = total;
+    }
+    if (text !== undefined && this.revision !== '2024-11-05') {
+      params.message = text;
+    }
+    this.emit(notification('notifications/progress', params));
+  }
+
+  log(level: LogLevel, data: unknown, loggerName?: string): void {
+    const threshold = this.request.logLevel;
+    if (threshold === undefined || this.closed || !passesLevel(level, threshold)) {
+      return;
+    }
+    const params: JsonObject = { level, data };
+    if (loggerName !== undefined) {
+      params.logger = loggerName;
+    }
+    this.emit(notification('notifications/message', params));
+  }
+
+  closeStream(): void {
+    // Polling needs the priming event, which clients expect from 2025-11-25 on only.
+    if (this.closed || !hasFeature(this.revision, 'ssePolling')) {
+      return;
+    }
+    this.request.facts.channel.closeStream?.();
+  }
 }

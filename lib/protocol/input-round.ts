@@ -10,9 +10,6 @@ import { McpError } from './mcp-error';
 import { DEFAULT_KEY_PREFIX, invalidAnswer, type InputRequest } from './client-requests';
 import type { RoundState } from './request-state';
 
-/** The methods on which a server may answer `input_required`. */
-export const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
-
 /** What a retry brings: the answers (of this retry and of earlier rounds) and the handler's state. */
 export interface RoundInputs {
   readonly answers: JsonObject;

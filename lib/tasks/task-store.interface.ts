@@ -1,61 +1,16 @@
-import type { JsonObject } from '../protocol/json-rpc';
-import type { Era, Revision } from '../protocol/revisions';
-
-/** Where a task stands. `completed`, `failed` and `cancelled` are terminal: final once reached. */
-export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
-
-/** The terminal statuses. */
-export const TERMINAL_STATUSES: ReadonlySet<McpTaskStatus> = new Set(['completed', 'failed', 'cancelled']);
-
-/** Whether a status is terminal. */
-export function isTerminal(status: McpTaskStatus): boolean {
-  return TERMINAL_STATUSES.has(status);
-}
-
-/** The JSON-RPC error a failed task carries. */
-export interface McpTaskError {
-  readonly code: number;
-  readonly message: string;
-  readonly data?: unknown;
-}
-
 /**
- * One task as stored: plain JSON-compatible data, so that a shared store can keep it as it is.
- *
- * @publicApi
+ * The store contract of tasks. The record it keeps is the protocol's (`protocol/tasks/task-record`);
+ * its types are re-exported here for the public API and the task service.
  */
-export interface McpTaskRecord {
-  readonly id: string;
-  /**
-   * Who may see and drive the task: `session:<id>` for a legacy session's task, else
-   * `principal:<id>` (the modern era, and legacy transports without sessions).
-   */
-  readonly owner: string;
-  /** The era of the call that created the task: it decides how the task is rendered. */
-  readonly era: Era;
-  readonly revision?: Revision;
-  /** The legacy session that owns the task, if any (its stream carries the task's messages). */
-  readonly sessionId?: string;
-  /** The request the task runs (`tools/call`) and what it names (the tool). */
-  readonly method: string;
-  readonly name: string;
-  status: McpTaskStatus;
-  statusMessage?: string;
-  /** Epoch milliseconds. */
-  readonly createdAt: number;
-  updatedAt: number;
-  /** How long the task is kept, from its creation. */
-  readonly ttlMs: number;
-  /** When the sweeper acts on the task: fails it if still live, deletes it if terminal. */
-  expiresAt: number;
-  readonly pollIntervalMs: number;
-  /** A completed task: what the call answered. */
-  result?: JsonObject;
-  /** A failed task: the JSON-RPC error the call answered. */
-  error?: McpTaskError;
-  /** Modern era, `input_required`: the questions waiting for `tasks/update`, by key. */
-  inputRequests?: JsonObject;
-}
+import type { McpTaskRecord } from '../protocol/tasks/task-record';
+
+export {
+  isTerminal,
+  TERMINAL_STATUSES,
+  type McpTaskError,
+  type McpTaskRecord,
+  type McpTaskStatus,
+} from '../protocol/tasks/task-record';
 
 /**
  * Where tasks live. Every method is async so that a shared store (Redis) can stand in for the

@@ -3,7 +3,8 @@
  */
 import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
 import { McpError } from '../mcp-error';
-import type { McpEngine, ResolvedRequest } from '../engine';
+import type { ResolvedRequest } from '../resolved-request';
+import type { HandlerContext } from './handler-context';
 import type { CompletionHandler } from '../catalog';
 import { requireScopes, type EntryAccess } from '../access';
 
@@ -11,13 +12,13 @@ import { requireScopes, type EntryAccess } from '../access';
 const MAX_VALUES = 100;
 
 /** The completion handler of `argument`; completing needs the scopes of the prompt or template. */
-function findHandler(engine: McpEngine, request: ResolvedRequest, ref: JsonObject, argument: string) {
+function findHandler(context: HandlerContext, request: ResolvedRequest, ref: JsonObject, argument: string) {
   let owner:
     { readonly access?: EntryAccess; readonly completions: Readonly<Record<string, CompletionHandler>> } | undefined;
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
-    owner = engine.catalog.getPrompt(ref.name);
+    owner = context.catalog.getPrompt(ref.name);
   } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
-    owner = engine.catalog.getTemplate(ref.uri);
+    owner = context.catalog.getTemplate(ref.uri);
   } else {
     throw new McpError(
       ErrorCode.InvalidParams,
@@ -31,19 +32,19 @@ function findHandler(engine: McpEngine, request: ResolvedRequest, ref: JsonObjec
   return owner.completions[argument];
 }
 
-export async function handleComplete(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
-  const { ref, argument, context } = request.params;
+export async function handleComplete(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+  const { ref, argument, context: given } = request.params;
   if (!isJsonObject(ref)) {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: ref is required');
   }
   if (!isJsonObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: argument must have a name and a value');
   }
-  const handler = findHandler(engine, request, ref, argument.name);
+  const handler = findHandler(context, request, ref, argument.name);
   if (handler === undefined) {
     return { completion: { values: [], hasMore: false } };
   }
-  const known = isJsonObject(context) && isJsonObject(context.arguments) ? context.arguments : {};
+  const known = isJsonObject(given) && isJsonObject(given.arguments) ? given.arguments : {};
   const args: Record<string, string> = {};
   for (const [name, value] of Object.entries(known)) {
     if (typeof value === 'string') {
@@ -52,12 +53,15 @@ export async function handleComplete(engine: McpEngine, request: ResolvedRequest
   }
   let answer;
   try {
-    answer = await handler(argument.value, { arguments: args, call: engine.createCallContext(request, argument.name) });
+    answer = await handler(argument.value, {
+      arguments: args,
+      call: context.createCallContext(request, argument.name),
+    });
   } catch (error) {
     if (error instanceof McpError || request.scope.aborted) {
       throw error;
     }
-    engine.logFailure(request, error);
+    context.logFailure(request, error);
     throw new McpError(ErrorCode.InternalError, 'Internal completion error');
   }
   const all = (Array.isArray(answer) ? answer : answer.values).filter(

@@ -7,19 +7,21 @@ import { McpError } from '../mcp-error';
 import { isLogLevel } from '../log-levels';
 import { renderImplementation } from '../render';
 import { hasFeature, type Era } from '../revisions';
-import { servesMethod } from '../method-table';
-import type { TransportKind } from '../call-context';
-import type { McpEngine, ResolvedRequest } from '../engine';
+import type { TransportKind } from '../transport-contract';
+import type { ResolvedRequest } from '../resolved-request';
+import type { HandlerContext } from './handler-context';
 import type { ClientCapabilities, Implementation } from '../mcp-types';
-import { TASKS_EXTENSION } from '../../tasks/task-mode';
+import { TASKS_EXTENSION } from '../tasks/task-mode';
 
 /**
  * Whether change notifications (list changes, resource updates) reach clients of `era` on
  * `transport`: in the legacy era on the session's stream, which a POST-only transport lacks; in
  * the modern era on `subscriptions/listen` streams, where that method is served.
  */
-function deliversChanges(era: Era, transport: TransportKind): boolean {
-  return era === 'modern' ? servesMethod('modern', 'subscriptions/listen', transport) : transport !== 'simple-http';
+function deliversChanges(context: HandlerContext, era: Era, transport: TransportKind): boolean {
+  return era === 'modern'
+    ? context.servesMethod('modern', 'subscriptions/listen', transport)
+    : transport !== 'simple-http';
 }
 
 /** tools, resources, prompts and logging: with change notifications only where they can be delivered. */
@@ -35,30 +37,34 @@ function baseCapabilities(notifies: boolean): JsonObject {
 }
 
 /** The capabilities a legacy client is told at `initialize`. */
-function legacyCapabilities(engine: McpEngine, request: ResolvedRequest, revision: string | undefined): JsonObject {
-  const capabilities = baseCapabilities(deliversChanges('legacy', request.facts.transport));
-  if (engine.catalog.hasCompletions() && hasFeature(revision, 'completionsCapability')) {
+function legacyCapabilities(
+  context: HandlerContext,
+  request: ResolvedRequest,
+  revision: string | undefined,
+): JsonObject {
+  const capabilities = baseCapabilities(deliversChanges(context, 'legacy', request.facts.transport));
+  if (context.catalog.hasCompletions() && hasFeature(revision, 'completionsCapability')) {
     capabilities.completions = {};
   }
-  if (engine.tasks !== undefined && hasFeature(revision, 'coreTasks')) {
+  if (context.tasks !== undefined && hasFeature(revision, 'coreTasks')) {
     capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
   }
   return capabilities;
 }
 
 /** The capabilities `server/discover` advertises. */
-function discoverCapabilities(engine: McpEngine, request: ResolvedRequest): JsonObject {
-  const capabilities = baseCapabilities(deliversChanges(request.era, request.facts.transport));
-  if (engine.catalog.hasCompletions()) {
+function discoverCapabilities(context: HandlerContext, request: ResolvedRequest): JsonObject {
+  const capabilities = baseCapabilities(deliversChanges(context, request.era, request.facts.transport));
+  if (context.catalog.hasCompletions()) {
     capabilities.completions = {};
   }
-  if (engine.tasks !== undefined && request.era === 'modern') {
+  if (context.tasks !== undefined && request.era === 'modern') {
     capabilities.extensions = { [TASKS_EXTENSION]: {} };
   }
   return capabilities;
 }
 
-export async function handleInitialize(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleInitialize(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { params } = request;
   for (const key of ['protocolVersion', 'capabilities', 'clientInfo'] as const) {
     const value = params[key];
@@ -71,11 +77,11 @@ export async function handleInitialize(engine: McpEngine, request: ResolvedReque
   if (session?.state.initialized) {
     throw new McpError(ErrorCode.InvalidRequest, 'Session already initialized');
   }
-  const legacy = engine.revisionsOf('legacy');
+  const legacy = context.revisionsOf('legacy');
   const requested = params.protocolVersion as string;
   if (legacy.length === 0) {
     throw new McpError(ErrorCode.InvalidParams, 'Unsupported protocol version', {
-      supported: engine.options.revisions,
+      supported: context.options.revisions,
       requested,
     });
   }
@@ -88,11 +94,11 @@ export async function handleInitialize(engine: McpEngine, request: ResolvedReque
   });
   const result: JsonObject = {
     protocolVersion: version,
-    capabilities: legacyCapabilities(engine, request, version),
-    serverInfo: renderImplementation(engine.options.serverInfo, version),
+    capabilities: legacyCapabilities(context, request, version),
+    serverInfo: renderImplementation(context.options.serverInfo, version),
   };
-  if (engine.options.instructions !== undefined) {
-    result.instructions = engine.options.instructions;
+  if (context.options.instructions !== undefined) {
+    result.instructions = context.options.instructions;
   }
   return result;
 }
@@ -101,18 +107,18 @@ export async function handlePing(): Promise<JsonObject> {
   return {};
 }
 
-export async function handleDiscover(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleDiscover(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const result: JsonObject = {
-    supportedVersions: [...engine.options.revisions],
-    capabilities: discoverCapabilities(engine, request),
+    supportedVersions: [...context.options.revisions],
+    capabilities: discoverCapabilities(context, request),
   };
-  if (engine.options.instructions !== undefined) {
-    result.instructions = engine.options.instructions;
+  if (context.options.instructions !== undefined) {
+    result.instructions = context.options.instructions;
   }
   return result;
 }
 
-export async function handleSetLevel(_engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleSetLevel(_context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const level = request.params.level;
   if (level === undefined) {
     throw new McpError(ErrorCode.InvalidParams, 'Missing required parameter: level');

@@ -5,10 +5,11 @@
 import type { JsonObject } from '../json-rpc';
 import { paginate } from '../pagination';
 import { visibleEntries, type EntryAccess } from '../access';
-import type { McpEngine, ResolvedRequest } from '../engine';
+import type { ResolvedRequest } from '../resolved-request';
+import type { HandlerContext } from './handler-context';
 
 export async function listResult(
-  engine: McpEngine,
+  context: HandlerContext,
   request: ResolvedRequest,
   field: string,
   entries: ReadonlyArray<{ readonly access?: EntryAccess }>,
@@ -18,10 +19,10 @@ export async function listResult(
   const visible = await visibleEntries(
     entries,
     rendered,
-    () => engine.createCallContext(request, undefined),
-    (error) => engine.logFailure(request, error),
+    () => context.createCallContext(request, undefined),
+    (error) => context.logFailure(request, error),
   );
-  const page = paginate(visible ?? rendered, keyOf, request.params.cursor, engine.options.pageSize);
+  const page = paginate(visible ?? rendered, keyOf, request.params.cursor, context.options.pageSize);
   const result: JsonObject = { [field]: page.items };
   if (page.nextCursor !== undefined) {
     result.nextCursor = page.nextCursor;

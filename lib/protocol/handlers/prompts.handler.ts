@@ -7,22 +7,23 @@ import { requireScopes } from '../access';
 import { listResult } from './list-result';
 import { renderPrompt } from '../render';
 import { toGetPromptResult } from '../results';
-import type { McpEngine, ResolvedRequest } from '../engine';
+import type { ResolvedRequest } from '../resolved-request';
+import type { HandlerContext } from './handler-context';
 
-export async function handlePromptsList(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
-  const { catalog } = engine;
-  const rendered = engine.lists.get('prompts', catalog.version, request.revision, () =>
+export async function handlePromptsList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+  const { catalog } = context;
+  const rendered = context.lists.get('prompts', catalog.version, request.revision, () =>
     catalog.listPrompts().map((prompt) => renderPrompt(prompt, request.revision)),
   );
-  return listResult(engine, request, 'prompts', catalog.listPrompts(), rendered, (prompt) => prompt.name as string);
+  return listResult(context, request, 'prompts', catalog.listPrompts(), rendered, (prompt) => prompt.name as string);
 }
 
-export async function handlePromptsGet(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+export async function handlePromptsGet(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { params } = request;
   if (typeof params.name !== 'string') {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: name must be a string');
   }
-  const prompt = engine.catalog.getPrompt(params.name);
+  const prompt = context.catalog.getPrompt(params.name);
   if (prompt === undefined) {
     throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`);
   }
@@ -36,7 +37,7 @@ export async function handlePromptsGet(engine: McpEngine, request: ResolvedReque
       throw new McpError(ErrorCode.InvalidParams, `Missing required argument: ${argument.name}`);
     }
   }
-  const call = engine.createCallContext(request, prompt.name);
+  const call = context.createCallContext(request, prompt.name);
   let value: unknown;
   try {
     value = await prompt.get(args as Record<string, string>, call);
@@ -44,12 +45,12 @@ export async function handlePromptsGet(engine: McpEngine, request: ResolvedReque
     if (error instanceof McpError || request.scope.aborted) {
       throw error;
     }
-    engine.logFailure(request, error);
+    context.logFailure(request, error);
     throw new McpError(ErrorCode.InternalError, 'Internal prompt error');
   }
   const result = toGetPromptResult(value, prompt.description);
   if (result === undefined) {
-    engine.logFailure(request, new Error(`prompt ${prompt.name} returned neither messages nor a string`));
+    context.logFailure(request, new Error(`prompt ${prompt.name} returned neither messages nor a string`));
     throw new McpError(ErrorCode.InternalError, 'Internal prompt error');
   }
   return { ...result };

@@ -8,15 +8,16 @@ import { requireScopes } from '../access';
 import { listResult } from './list-result';
 import { renderResource, renderTemplate } from '../render';
 import { toReadResourceResult } from '../results';
-import type { McpEngine, ResolvedRequest } from '../engine';
+import type { ResolvedRequest } from '../resolved-request';
+import type { HandlerContext } from './handler-context';
 
-export async function handleResourcesList(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
-  const { catalog } = engine;
-  const rendered = engine.lists.get('resources', catalog.version, request.revision, () =>
+export async function handleResourcesList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+  const { catalog } = context;
+  const rendered = context.lists.get('resources', catalog.version, request.revision, () =>
     catalog.listResources().map((resource) => renderResource(resource, request.revision)),
   );
   return listResult(
-    engine,
+    context,
     request,
     'resources',
     catalog.listResources(),
@@ -25,13 +26,13 @@ export async function handleResourcesList(engine: McpEngine, request: ResolvedRe
   );
 }
 
-export async function handleTemplatesList(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
-  const { catalog } = engine;
-  const rendered = engine.lists.get('templates', catalog.version, request.revision, () =>
+export async function handleTemplatesList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+  const { catalog } = context;
+  const rendered = context.lists.get('templates', catalog.version, request.revision, () =>
     catalog.listTemplates().map((template) => renderTemplate(template, request.revision)),
   );
   return listResult(
-    engine,
+    context,
     request,
     'resourceTemplates',
     catalog.listTemplates(),
@@ -46,13 +47,13 @@ function notFound(request: ResolvedRequest, uri: string): McpError {
   return new McpError(code, `Resource not found: ${uri}`, { uri });
 }
 
-export async function handleResourcesRead(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleResourcesRead(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const uri = request.params.uri;
   if (typeof uri !== 'string' || uri.length === 0) {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: uri must be a non-empty string');
   }
-  const call = engine.createCallContext(request, uri);
-  const resource = engine.catalog.getResource(uri);
+  const call = context.createCallContext(request, uri);
+  const resource = context.catalog.getResource(uri);
   let value: unknown;
   let mimeType: string | undefined;
   let cacheTtlMs: number | undefined;
@@ -65,7 +66,7 @@ export async function handleResourcesRead(engine: McpEngine, request: ResolvedRe
       cacheTtlMs = resource.cacheTtlMs;
       value = await resource.read(call);
     } else {
-      const match = findTemplate(engine, uri);
+      const match = findTemplate(context, uri);
       if (match === undefined) {
         throw notFound(request, uri);
       }
@@ -79,7 +80,7 @@ export async function handleResourcesRead(engine: McpEngine, request: ResolvedRe
     if (error instanceof McpError || request.scope.aborted) {
       throw error;
     }
-    engine.logFailure(request, error);
+    context.logFailure(request, error);
     throw new McpError(ErrorCode.InternalError, 'Internal resource error');
   }
   const result: JsonObject = { ...toReadResourceResult(value, uri, mimeType) };
@@ -93,8 +94,8 @@ export async function handleResourcesRead(engine: McpEngine, request: ResolvedRe
   return result;
 }
 
-function findTemplate(engine: McpEngine, uri: string) {
-  for (const template of engine.catalog.listTemplates()) {
+function findTemplate(context: HandlerContext, uri: string) {
+  for (const template of context.catalog.listTemplates()) {
     const variables = template.match(uri);
     if (variables !== undefined) {
       return { template, variables };
@@ -112,13 +113,13 @@ function subscriptionTarget(request: ResolvedRequest) {
   return { session, uri };
 }
 
-export async function handleSubscribe(_engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleSubscribe(_context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { session, uri } = subscriptionTarget(request);
   await session.subscribe(uri);
   return {};
 }
 
-export async function handleUnsubscribe(_engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleUnsubscribe(_context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { session, uri } = subscriptionTarget(request);
   await session.unsubscribe(uri);
   return {};

@@ -4,12 +4,13 @@
  */
 import type { JsonObject } from '../json-rpc';
 import { readSubscriptionFilter } from '../subscription-hub';
-import type { McpEngine, ResolvedRequest } from '../engine';
+import type { ResolvedRequest } from '../resolved-request';
+import type { HandlerContext } from './handler-context';
 import { ErrorCode } from '../json-rpc';
 import { McpError } from '../mcp-error';
-import { taskOwner } from '../task-calls';
-import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../../tasks/task-mode';
-import type { McpTaskService } from '../../tasks/mcp-task.service';
+import { taskOwner } from '../tasks/task-owner';
+import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
+import type { TaskPort } from '../tasks/task-port';
 
 /** How many task ids one listen request may name. */
 const MAX_TASK_IDS = 1_000;
@@ -18,11 +19,7 @@ const MAX_TASK_IDS = 1_000;
  * The task ids a listener may hear of: those its caller owns (others are left out, as unknown
  * ones are). Asking for any needs the tasks extension (-32021).
  */
-async function ownedTaskIds(
-  tasks: McpTaskService,
-  request: ResolvedRequest,
-  taskIds: readonly string[],
-): Promise<string[]> {
+async function ownedTaskIds(tasks: TaskPort, request: ResolvedRequest, taskIds: readonly string[]): Promise<string[]> {
   if (taskIds.length === 0) {
     return [];
   }
@@ -41,7 +38,7 @@ async function ownedTaskIds(
   return taskIds.filter((_, index) => found[index]?.owner === owner);
 }
 
-export async function handleListen(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleListen(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { facts, scope } = request;
   // Reading the signal is what makes the scope listen to the transport's cancellation (the
   // client closing the stream); a listener that is already gone is never registered.
@@ -54,11 +51,11 @@ export async function handleListen(engine: McpEngine, request: ResolvedRequest):
     // A server without tasks does not know the key, and ignores it like any unknown one.
     const { taskIds, ...rest } = filter;
     filter =
-      engine.tasks === undefined ? rest : { ...rest, taskIds: await ownedTaskIds(engine.tasks, request, taskIds) };
+      context.tasks === undefined ? rest : { ...rest, taskIds: await ownedTaskIds(context.tasks, request, taskIds) };
   }
   facts.channel.hold?.();
-  const subscription = engine.subscriptions.open(request.id, filter, facts.channel);
-  // The engine answers nothing to a cancelled request; removing the subscription right away
+  const subscription = context.subscriptions.open(request.id, filter, facts.channel);
+  // The context answers nothing to a cancelled request; removing the subscription right away
   // keeps nothing of a client that went away.
   signal.addEventListener('abort', () => subscription.cancel(), { once: true });
   await subscription.ended;

@@ -6,19 +6,20 @@
 import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
 import { McpError } from '../mcp-error';
 import { paginate } from '../pagination';
-import { taskOwner } from '../task-calls';
-import type { McpEngine, ResolvedRequest } from '../engine';
-import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../../tasks/task-mode';
-import { relatedTaskMeta, renderLegacyTask, renderModernTask } from '../../tasks/task-render';
-import { isTerminal, type McpTaskRecord } from '../../tasks/task-store.interface';
-import type { McpTaskService } from '../../tasks/mcp-task.service';
+import { taskOwner } from '../tasks/task-owner';
+import type { ResolvedRequest } from '../resolved-request';
+import type { HandlerContext } from './handler-context';
+import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
+import { relatedTaskMeta, renderLegacyTask, renderModernTask } from '../tasks/task-render';
+import { isTerminal, type McpTaskRecord } from '../tasks/task-record';
+import type { TaskPort } from '../tasks/task-port';
 
 /**
  * The task service, once the request may use it: in the modern era the request must declare
  * the tasks extension (-32021).
  */
-function serviceFor(engine: McpEngine, request: ResolvedRequest): McpTaskService {
-  const { tasks } = engine;
+function serviceFor(context: HandlerContext, request: ResolvedRequest): TaskPort {
+  const { tasks } = context;
   if (tasks === undefined) {
     throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
   }
@@ -33,13 +34,13 @@ function serviceFor(engine: McpEngine, request: ResolvedRequest): McpTaskService
 }
 
 /** The task the request names, if its caller owns it. */
-async function ownedTask(engine: McpEngine, request: ResolvedRequest): Promise<[McpTaskService, McpTaskRecord]> {
-  const tasks = serviceFor(engine, request);
+async function ownedTask(context: HandlerContext, request: ResolvedRequest): Promise<[TaskPort, McpTaskRecord]> {
+  const tasks = serviceFor(context, request);
   return [tasks, await tasks.owned(taskOwner(request), request.params.taskId)];
 }
 
-export async function handleTasksGet(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
-  const [, task] = await ownedTask(engine, request);
+export async function handleTasksGet(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+  const [, task] = await ownedTask(context, request);
   return request.era === 'legacy' ? renderLegacyTask(task) : renderModernTask(task);
 }
 
@@ -48,9 +49,9 @@ export async function handleTasksGet(engine: McpEngine, request: ResolvedRequest
  * result (tagged with the task), or its error. While it waits, the task's requests to the
  * client travel on this request's stream.
  */
-export async function handleTasksResult(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
-  const [tasks, task] = await ownedTask(engine, request);
-  const detach = engine.attachTaskStream(task.id, request.facts.channel);
+export async function handleTasksResult(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+  const [tasks, task] = await ownedTask(context, request);
+  const detach = context.attachTaskStream(task.id, request.facts.channel);
   let settled: McpTaskRecord | undefined;
   try {
     settled = await tasks.awaitTerminal(task.id, tasks.options.resultTimeoutMs, request.scope.signal);
@@ -82,10 +83,10 @@ export async function handleTasksResult(engine: McpEngine, request: ResolvedRequ
 }
 
 /** 2025-11-25: the caller's tasks, by id, in pages. */
-export async function handleTasksList(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
-  const tasks = serviceFor(engine, request);
+export async function handleTasksList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+  const tasks = serviceFor(context, request);
   const owned = await tasks.list(taskOwner(request));
-  const page = paginate(owned, (task) => task.id, request.params.cursor, engine.options.pageSize);
+  const page = paginate(owned, (task) => task.id, request.params.cursor, context.options.pageSize);
   const result: JsonObject = { tasks: page.items.map(renderLegacyTask) };
   if (page.nextCursor !== undefined) {
     result.nextCursor = page.nextCursor;
@@ -97,8 +98,8 @@ export async function handleTasksList(engine: McpEngine, request: ResolvedReques
  * Cancels a task. 2025-11-25 answers the cancelled task and refuses a terminal one (-32602);
  * 2026-07-28 acknowledges with an empty result, terminal or not.
  */
-export async function handleTasksCancel(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
-  const [tasks, task] = await ownedTask(engine, request);
+export async function handleTasksCancel(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+  const [tasks, task] = await ownedTask(context, request);
   if (request.era === 'legacy' && isTerminal(task.status)) {
     throw new McpError(ErrorCode.InvalidParams, `Task ${task.id} is already ${task.status}`);
   }
@@ -114,8 +115,8 @@ export async function handleTasksCancel(engine: McpEngine, request: ResolvedRequ
 }
 
 /** 2026-07-28: answers questions of an `input_required` task; an acknowledgement, eventually consistent. */
-export async function handleTasksUpdate(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
-  const [tasks, task] = await ownedTask(engine, request);
+export async function handleTasksUpdate(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+  const [tasks, task] = await ownedTask(context, request);
   await tasks.answer(task.id, request.params.inputResponses);
   return {};
 }

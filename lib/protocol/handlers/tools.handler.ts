@@ -8,21 +8,21 @@ import { listResult } from './list-result';
 import { renderTool, renderToolResult } from '../render';
 import { checkParamHeaders } from '../request-headers';
 import { toCallToolResult, toolErrorResult } from '../results';
-import type { McpEngine, ResolvedRequest } from '../engine';
+import type { ResolvedRequest } from '../resolved-request';
+import type { HandlerContext } from './handler-context';
 import type { CallToolResult } from '../mcp-types';
 import type { ToolEntry } from '../catalog';
-import { runAsTask, runEscalating } from '../task-calls';
-import { clientTakesTasks, taskMode, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../../tasks/task-mode';
+import { clientTakesTasks, taskMode, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
 
-export async function handleToolsList(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
-  const { catalog } = engine;
-  const rendered = engine.lists.get('tools', catalog.version, request.revision, () =>
+export async function handleToolsList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+  const { catalog } = context;
+  const rendered = context.lists.get('tools', catalog.version, request.revision, () =>
     catalog.listTools().map((tool) => renderTool(tool, request.revision)),
   );
-  return listResult(engine, request, 'tools', catalog.listTools(), rendered, (tool) => tool.name as string);
+  return listResult(context, request, 'tools', catalog.listTools(), rendered, (tool) => tool.name as string);
 }
 
-export async function handleToolsCall(engine: McpEngine, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleToolsCall(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { params } = request;
   if (typeof params.name !== 'string') {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: name must be a string');
@@ -31,7 +31,7 @@ export async function handleToolsCall(engine: McpEngine, request: ResolvedReques
   if (!isJsonObject(args)) {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object');
   }
-  const tool = engine.catalog.getTool(params.name);
+  const tool = context.catalog.getTool(params.name);
   if (tool === undefined) {
     throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
   }
@@ -44,10 +44,10 @@ export async function handleToolsCall(engine: McpEngine, request: ResolvedReques
   }
   const mode = taskMode(
     tool.taskSupport,
-    engine.tasks !== undefined && clientTakesTasks(request.era, request.revision, params, request.clientCapabilities),
+    context.tasks !== undefined && clientTakesTasks(request.era, request.revision, params, request.clientCapabilities),
     request.era,
   );
-  const work = (): Promise<JsonObject> => runTool(engine, request, tool, args);
+  const work = (): Promise<JsonObject> => runTool(context, request, tool, args);
   switch (mode) {
     case 'refuse':
       throw request.era === 'modern'
@@ -61,9 +61,9 @@ export async function handleToolsCall(engine: McpEngine, request: ResolvedReques
             `Tool ${tool.name} must be called as a task: send the "task" param (protocol revision 2025-11-25)`,
           );
     case 'task':
-      return runAsTask(engine, engine.tasks!, request, work);
+      return context.taskCalls.runAsTask(context.tasks!, request, work);
     case 'escalate':
-      return runEscalating(engine, engine.tasks!, request, work);
+      return context.taskCalls.runEscalating(context.tasks!, request, work);
     default:
       return work();
   }
@@ -74,7 +74,7 @@ export async function handleToolsCall(engine: McpEngine, request: ResolvedReques
  * renders the result. A tool error becomes an error result; a protocol error is thrown.
  */
 async function runTool(
-  engine: McpEngine,
+  context: HandlerContext,
   request: ResolvedRequest,
   tool: ToolEntry,
   args: JsonObject,
@@ -89,7 +89,7 @@ async function runTool(
       tool,
     );
   }
-  const call = engine.createCallContext(request, tool.name);
+  const call = context.createCallContext(request, tool.name);
   let result: CallToolResult;
   try {
     result = toCallToolResult(await tool.invoke(input.value, call), tool.output !== undefined);
@@ -99,19 +99,19 @@ async function runTool(
     } else if (error instanceof McpError || request.scope.aborted || request.task?.closed === true) {
       throw error;
     } else {
-      engine.logFailure(request, error);
+      context.logFailure(request, error);
       result = toolErrorResult('Internal tool error');
     }
   }
   if (tool.output !== undefined && result.isError !== true) {
     if (result.structuredContent === undefined) {
-      engine.options.logger.warn(`Tool ${tool.name} declares an output schema but returned no structured content`);
+      context.options.logger.warn(`Tool ${tool.name} declares an output schema but returned no structured content`);
       result = toolErrorResult(`Tool ${tool.name} returned no structured content`);
     } else {
       const checkedOutput = tool.output.validate(result.structuredContent);
       const output = checkedOutput instanceof Promise ? await checkedOutput : checkedOutput;
       if (!output.ok) {
-        engine.options.logger.warn(
+        context.options.logger.warn(
           `Tool ${tool.name} returned output that does not match its schema: ${output.message}`,
         );
         result = toolErrorResult(`Invalid output from tool ${tool.name}: ${output.message}`);

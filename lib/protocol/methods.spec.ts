@@ -1,5 +1,20 @@
-import type { TransportKind } from './call-context';
-import { CACHEABLE_METHODS, LONG_LIVED_METHODS, SELF_TIMED_METHODS, servesMethod } from './method-table';
+import type { TransportKind } from './transport-contract';
+import {
+  CACHEABLE_METHODS,
+  LONG_LIVED_METHODS,
+  METHODS,
+  MULTI_ROUND_METHODS,
+  SELF_TIMED_METHODS,
+  methodEntry,
+  servesMethod,
+  type MethodEntry,
+} from './methods';
+import type { JsonRpcRequest } from './json-rpc';
+import { McpError } from './mcp-error';
+import { META_KEYS } from './request-meta';
+import { RequestResolver } from './request-resolver';
+import { RoundTrips } from './round-trips';
+import type { Era } from './revisions';
 
 const TRANSPORTS: TransportKind[] = ['streamable-http', 'simple-http', 'sse', 'stdio'];
 const NON_SSE: TransportKind[] = ['streamable-http', 'simple-http', 'stdio'];
@@ -145,5 +160,104 @@ describe('CACHEABLE_METHODS', () => {
 describe('LONG_LIVED_METHODS', () => {
   it('holds subscriptions/listen only', () => {
     expect([...LONG_LIVED_METHODS]).toEqual(['subscriptions/listen']);
+  });
+});
+
+describe('METHODS: the one table', () => {
+  type Row = [method: string, era: string, flags: string];
+  const flagsOf = (entry: MethodEntry): string =>
+    [
+      entry.legacyFeature && `legacy needs ${entry.legacyFeature}`,
+      entry.notOn && `not on ${entry.notOn.join(',')}`,
+      entry.streaming && 'streaming',
+      entry.longLived && 'long-lived',
+      entry.selfTimed && 'self-timed',
+      entry.cacheable && 'cacheable',
+      entry.multiRound && 'multi-round',
+    ]
+      .filter(Boolean)
+      .join(' ');
+  const TABLE: Row[] = [
+    ['initialize', 'legacy', ''],
+    ['ping', 'legacy', ''],
+    ['logging/setLevel', 'legacy', ''],
+    ['resources/subscribe', 'legacy', ''],
+    ['resources/unsubscribe', 'legacy', ''],
+    ['server/discover', 'both', 'not on sse cacheable'],
+    ['tools/list', 'both', 'cacheable'],
+    ['tools/call', 'both', 'multi-round'],
+    ['resources/list', 'both', 'cacheable'],
+    ['resources/read', 'both', 'cacheable multi-round'],
+    ['resources/templates/list', 'both', 'cacheable'],
+    ['prompts/list', 'both', 'cacheable'],
+    ['prompts/get', 'both', 'multi-round'],
+    ['completion/complete', 'both', ''],
+    ['subscriptions/listen', 'modern', 'streaming long-lived'],
+    ['tasks/get', 'both', 'legacy needs coreTasks'],
+    ['tasks/cancel', 'both', 'legacy needs coreTasks'],
+    ['tasks/result', 'legacy', 'legacy needs coreTasks self-timed'],
+    ['tasks/list', 'legacy', 'legacy needs coreTasks'],
+    ['tasks/update', 'modern', ''],
+  ];
+
+  it('holds every method with its eras and flags, and nothing else', () => {
+    expect([...METHODS].map(([method, entry]): Row => [method, entry.era, flagsOf(entry)])).toEqual(TABLE);
+  });
+
+  it.each(TABLE)('%s has its handler', (method) => {
+    expect(typeof methodEntry(method)?.handler).toBe('function');
+  });
+
+  it('the multi-round methods are those that may answer input_required', () => {
+    expect([...MULTI_ROUND_METHODS]).toEqual(['tools/call', 'resources/read', 'prompts/get']);
+  });
+
+  it.each(UNKNOWN)('%j is not in the table', (method) => {
+    expect(methodEntry(method)).toBeUndefined();
+  });
+
+  describe('a method absent from an era is refused with -32601 by the resolver, from the table alone', () => {
+    const logger = { error: jest.fn(), warn: jest.fn(), debug: jest.fn() };
+    const resolver = new RequestResolver(
+      ['2026-07-28', '2025-11-25'],
+      'info',
+      new RoundTrips({ secret: 'test', ttlMs: 60_000 }, logger),
+    );
+    const channel = { notify: jest.fn() };
+    const message = (method: string, era: Era): JsonRpcRequest => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params:
+        era === 'modern'
+          ? { _meta: { [META_KEYS.protocolVersion]: '2026-07-28', [META_KEYS.clientCapabilities]: {} } }
+          : {},
+    });
+    const absent = TABLE.flatMap(([method, era]): Array<[string, Era]> =>
+      era === 'both' ? [] : [[method, era === 'legacy' ? 'modern' : 'legacy']],
+    );
+
+    it.each([...absent, ...UNKNOWN.map((method): [string, Era] => [method, 'legacy'])])(
+      '%s in the %s era',
+      (method, era) => {
+        const resolved = resolver.resolve(
+          { era, transport: 'stdio', revision: '2025-11-25', channel },
+          message(method, era),
+        );
+        expect(resolved).toBeInstanceOf(McpError);
+        expect(resolved).toMatchObject({ code: -32601, message: `Method not found: ${method}` });
+      },
+    );
+
+    it.each(TABLE.filter(([, era]) => era !== 'modern').map(([method]) => method))(
+      '%s in the legacy era passes the ladder',
+      (method) => {
+        const resolved = resolver.resolve(
+          { era: 'legacy', transport: 'stdio', revision: '2025-11-25', channel },
+          message(method, 'legacy'),
+        );
+        expect(resolved).not.toBeInstanceOf(McpError);
+      },
+    );
   });
 });

@@ -1,6 +1,6 @@
-import type { TaskSupport } from '../protocol/catalog';
-import type { ClientCapabilities } from '../protocol/mcp-types';
-import type { Era, Revision } from '../protocol/revisions';
+import type { TaskSupport } from '../catalog';
+import type { ClientCapabilities } from '../mcp-types';
+import type { Era, Revision } from '../revisions';
 import { clientTakesTasks, declaresTasksExtension, taskMode, TASKS_EXTENSION, type TaskMode } from './task-mode';
 
 const WITH_EXTENSION = { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities;

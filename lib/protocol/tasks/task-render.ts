@@ -3,9 +3,9 @@
  * details fetched with `tasks/result`) and the 2026-07-28 `DetailedTask` (`ttlMs`,
  * `pollIntervalMs`, with its result, error or questions inline).
  */
-import type { JsonObject } from '../protocol/json-rpc';
-import { META_KEYS } from '../protocol/request-meta';
-import type { McpTaskRecord } from './task-store.interface';
+import type { JsonObject } from '../json-rpc';
+import { META_KEYS } from '../request-meta';
+import type { McpTaskRecord } from './task-record';
 
 function iso(epochMs: number): string {
   return new Date(epochMs).toISOString();

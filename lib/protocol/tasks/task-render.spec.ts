@@ -1,4 +1,4 @@
-import type { McpTaskRecord, McpTaskStatus } from './task-store.interface';
+import type { McpTaskRecord, McpTaskStatus } from './task-record';
 import {
   relatedTaskMeta,
   renderCreateTaskResult,

@@ -1,0 +1,48 @@
+/**
+ * What a method handler may ask of the engine, and nothing more: the catalog and its rendered
+ * lists, the list settings, the subscriptions, the tasks, the call contexts and the failure log.
+ * Handlers never see the engine itself, so the engine can change without touching them.
+ */
+import type { Era, Revision } from '../revisions';
+import type { JsonObject } from '../json-rpc';
+import type { Catalog } from '../catalog';
+import type { McpCallContext } from '../call-context';
+import type { EngineOptions } from '../engine-options';
+import type { ListCache } from '../list-cache';
+import type { ResolvedRequest } from '../resolved-request';
+import type { SubscriptionHub } from '../subscription-hub';
+import type { RequestChannel, TransportKind } from '../transport-contract';
+import type { TaskPort } from '../tasks/task-port';
+
+/** The settings handlers read. */
+export type HandlerOptions = Pick<EngineOptions, 'serverInfo' | 'instructions' | 'revisions' | 'pageSize' | 'logger'>;
+
+/** How a tool call runs as a task (`task-calls.ts`). */
+export interface TaskCallRunner {
+  /** Legacy `task` mode: the task first, then the work in it; answers the task's handle. */
+  runAsTask(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JsonObject>): Promise<JsonObject>;
+  /** Modern `escalate` mode: the work in place for the inline window, then handed to a task. */
+  runEscalating(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JsonObject>): Promise<JsonObject>;
+}
+
+export interface HandlerContext {
+  readonly catalog: Catalog;
+  readonly options: HandlerOptions;
+  /** Rendered lists, per catalog version and revision. */
+  readonly lists: ListCache;
+  /** The modern `subscriptions/listen` streams open on this instance. */
+  readonly subscriptions: SubscriptionHub;
+  /** The tasks; `undefined` when the server runs none. */
+  readonly tasks: TaskPort | undefined;
+  readonly taskCalls: TaskCallRunner;
+  /** The advertised revisions of one era, newest first. */
+  revisionsOf(era: Era): readonly Revision[];
+  /** Whether `method` is served to a request of `era` on `transport` (the method table). */
+  servesMethod(era: Era, method: string, transport: TransportKind): boolean;
+  /** The context handed to a tool, resource, prompt or completion handler. */
+  createCallContext(request: ResolvedRequest, name: string | undefined): McpCallContext;
+  /** Logs a handler failure once, with what finds it; the client only sees a generic error. */
+  logFailure(request: ResolvedRequest, error: unknown): void;
+  /** Legacy: opens a `tasks/result` request's stream to the messages of a task; returns how to close it. */
+  attachTaskStream(taskId: string, channel: RequestChannel): () => void;
+}

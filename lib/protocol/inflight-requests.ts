@@ -1,0 +1,115 @@
+/**
+ * The requests running in the engine now, whatever their transport or era: the cancellable ones
+ * by cancel scope (a session, a connection) and request id, for `notifications/cancelled` and a
+ * scope's end; every one with its method, for a shutdown to wait for or stop; and the deadline
+ * of each.
+ */
+import type { JsonRpcId } from './json-rpc';
+import { Deadlines, type CallScope } from './call-scope';
+import { methodEntry } from './methods';
+import type { ResolvedRequest } from './resolved-request';
+
+export class InflightRequests {
+  /** Running cancellable requests, by cancel scope and request id. */
+  private readonly byScope = new Map<string, Map<JsonRpcId, CallScope>>();
+  /** The scope of every running request, with its method. */
+  private readonly calls = new Map<CallScope, string>();
+  /** The deadline of every running request. */
+  private readonly deadlines: Deadlines;
+  private idleWaiters: Array<() => void> = [];
+
+  /** `callTimeoutMs`: the deadline of a request whose transport sets none; 0 disables it. */
+  constructor(callTimeoutMs: number) {
+    this.deadlines = new Deadlines(callTimeoutMs);
+  }
+
+  /** How many requests run, long-lived ones (`subscriptions/listen`) included. */
+  get size(): number {
+    return this.calls.size;
+  }
+
+  /** How many of the running requests are long-lived (`subscriptions/listen`). */
+  get longLived(): number {
+    let count = 0;
+    for (const method of this.calls.values()) {
+      if (methodEntry(method)?.longLived === true) {
+        count += 1;
+      }
+    }
+    return count;
+  }
+
+  /**
+   * Registers a request that starts running, and watches its deadline; returns what to call once
+   * it ended. Map keys keep ids 1 and "1" apart, as JSON-RPC ids must be.
+   */
+  track(request: ResolvedRequest): () => void {
+    const { scope, facts } = request;
+    this.calls.set(scope, request.method);
+    const cancelScope = facts.cancelScope;
+    let running: Map<JsonRpcId, CallScope> | undefined;
+    if (cancelScope !== undefined) {
+      running = this.byScope.get(cancelScope);
+      if (running === undefined) {
+        running = new Map();
+        this.byScope.set(cancelScope, running);
+      }
+      running.set(request.id, scope);
+    }
+    const entry = methodEntry(request.method);
+    if (entry?.longLived !== true) {
+      // A method that waits by a limit of its own is bound only by the transport's.
+      this.deadlines.watch(scope, entry?.selfTimed === true ? (facts.timeoutMs ?? 0) : facts.timeoutMs);
+    }
+    return () => {
+      this.deadlines.forget(scope);
+      this.release(scope);
+      if (running !== undefined && running.get(request.id) === scope) {
+        running.delete(request.id);
+        if (running.size === 0 && this.byScope.get(cancelScope!) === running) {
+          this.byScope.delete(cancelScope!);
+        }
+      }
+    };
+  }
+
+  /** The running request `requestId` of a cancel scope, if it runs here. */
+  find(scope: string, requestId: JsonRpcId): CallScope | undefined {
+    return this.byScope.get(scope)?.get(requestId);
+  }
+
+  /** How many requests of a scope (a session, a connection) run now. */
+  runningIn(scope: string): number {
+    return this.byScope.get(scope)?.size ?? 0;
+  }
+
+  /** Aborts every running request of a scope with `reason`, and forgets the scope. */
+  abortScope(scope: string, reason: Error): void {
+    const running = this.byScope.get(scope);
+    this.byScope.delete(scope);
+    running?.forEach((call) => call.abort(reason));
+  }
+
+  /** Resolves once no request runs (at once when none does). */
+  whenIdle(): Promise<void> {
+    if (this.calls.size === 0) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Aborts every running request with `reason`; returns how many there were. */
+  abortAll(reason: Error): number {
+    const scopes = [...this.calls.keys()];
+    scopes.forEach((scope) => scope.abort(reason));
+    return scopes.length;
+  }
+
+  private release(scope: CallScope): void {
+    if (this.calls.delete(scope) && this.calls.size === 0 && this.idleWaiters.length > 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      waiters.forEach((wake) => wake());
+    }
+  }
+}

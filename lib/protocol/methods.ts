@@ -1,0 +1,128 @@
+/**
+ * THE method table: per method, its handler, the eras that serve it and how the engine treats
+ * it. Every question about one method (is it served here? may it stream, outlive the call
+ * deadline, be cached, ask for input?) is answered from this table, in this file.
+ */
+import { hasFeature, type Era, type RevisionFeature } from './revisions';
+import type { JsonObject } from './json-rpc';
+import type { TransportKind } from './transport-contract';
+import type { ResolvedRequest } from './resolved-request';
+import type { HandlerContext } from './handlers/handler-context';
+import { handleDiscover, handleInitialize, handlePing, handleSetLevel } from './handlers/lifecycle.handler';
+import { handleToolsCall, handleToolsList } from './handlers/tools.handler';
+import {
+  handleResourcesList,
+  handleResourcesRead,
+  handleSubscribe,
+  handleTemplatesList,
+  handleUnsubscribe,
+} from './handlers/resources.handler';
+import { handlePromptsGet, handlePromptsList } from './handlers/prompts.handler';
+import { handleComplete } from './handlers/completion.handler';
+import { handleListen } from './handlers/subscriptions.handler';
+import {
+  handleTasksCancel,
+  handleTasksGet,
+  handleTasksList,
+  handleTasksResult,
+  handleTasksUpdate,
+} from './handlers/tasks.handler';
+
+/** Serves one method. */
+export type MethodHandler = (context: HandlerContext, request: ResolvedRequest) => Promise<JsonObject>;
+
+/** What the engine knows of one method. Flags are absent when false. */
+export interface MethodEntry {
+  readonly handler: MethodHandler;
+  /** The eras that serve it. */
+  readonly era: Era | 'both';
+  /** Legacy: the feature a session's revision must have (methods only some revisions define). */
+  readonly legacyFeature?: RevisionFeature;
+  /** Transports that never serve it. */
+  readonly notOn?: readonly TransportKind[];
+  /** Served only on transports that hold a stream for the request (Streamable HTTP, stdio). */
+  readonly streaming?: true;
+  /** Held open until the client cancels or the server ends it: no call deadline, drained apart. */
+  readonly longLived?: true;
+  /** Waits by a limit of its own (`tasks.resultTimeoutMs`): only the transport's deadline binds it. */
+  readonly selfTimed?: true;
+  /** Modern era: a complete result carries `ttlMs` and `cacheScope`. */
+  readonly cacheable?: true;
+  /** Modern era: may answer `input_required` and be retried with `inputResponses`/`requestState`. */
+  readonly multiRound?: true;
+}
+
+const TABLE: Readonly<Record<string, MethodEntry>> = {
+  initialize: { handler: handleInitialize, era: 'legacy' },
+  ping: { handler: handlePing, era: 'legacy' },
+  'logging/setLevel': { handler: handleSetLevel, era: 'legacy' },
+  'resources/subscribe': { handler: handleSubscribe, era: 'legacy' },
+  'resources/unsubscribe': { handler: handleUnsubscribe, era: 'legacy' },
+  // The 2024-11-05 SSE pair predates discovery: refusing it makes clients fall back to the handshake.
+  'server/discover': { handler: handleDiscover, era: 'both', notOn: ['sse'], cacheable: true },
+  'tools/list': { handler: handleToolsList, era: 'both', cacheable: true },
+  'tools/call': { handler: handleToolsCall, era: 'both', multiRound: true },
+  'resources/list': { handler: handleResourcesList, era: 'both', cacheable: true },
+  'resources/read': { handler: handleResourcesRead, era: 'both', cacheable: true, multiRound: true },
+  'resources/templates/list': { handler: handleTemplatesList, era: 'both', cacheable: true },
+  'prompts/list': { handler: handlePromptsList, era: 'both', cacheable: true },
+  'prompts/get': { handler: handlePromptsGet, era: 'both', multiRound: true },
+  'completion/complete': { handler: handleComplete, era: 'both' },
+  'subscriptions/listen': { handler: handleListen, era: 'modern', streaming: true, longLived: true },
+  'tasks/get': { handler: handleTasksGet, era: 'both', legacyFeature: 'coreTasks' },
+  'tasks/cancel': { handler: handleTasksCancel, era: 'both', legacyFeature: 'coreTasks' },
+  'tasks/result': { handler: handleTasksResult, era: 'legacy', legacyFeature: 'coreTasks', selfTimed: true },
+  'tasks/list': { handler: handleTasksList, era: 'legacy', legacyFeature: 'coreTasks' },
+  'tasks/update': { handler: handleTasksUpdate, era: 'modern' },
+};
+
+/** Every method, by name. A map: names such as `toString` or `__proto__` find nothing. */
+export const METHODS: ReadonlyMap<string, MethodEntry> = new Map(Object.entries(TABLE));
+
+/** The transports that hold a stream for one request. */
+const STREAMING_TRANSPORTS: ReadonlySet<TransportKind> = new Set(['streamable-http', 'stdio']);
+
+/** The entry of `method`, if the server knows it at all. */
+export function methodEntry(method: string): MethodEntry | undefined {
+  return METHODS.get(method);
+}
+
+/**
+ * Whether `method` is served to a request of `era` arriving on `transport`; for a legacy
+ * request, `revision` is the session's (methods some revisions lack are refused without it).
+ * Anything this refuses is answered -32601 (HTTP 404 in the modern era).
+ */
+export function servesMethod(era: Era, method: string, transport: TransportKind, revision?: string): boolean {
+  return entryServed(era, method, transport, revision) !== undefined;
+}
+
+/** The entry of `method` when it is served to `era` on `transport`, else `undefined`. */
+export function entryServed(
+  era: Era,
+  method: string,
+  transport: TransportKind,
+  revision?: string,
+): MethodEntry | undefined {
+  const entry = METHODS.get(method);
+  if (entry === undefined || (entry.era !== 'both' && entry.era !== era)) {
+    return undefined;
+  }
+  if (entry.notOn?.includes(transport) === true || (entry.streaming === true && !STREAMING_TRANSPORTS.has(transport))) {
+    return undefined;
+  }
+  const feature = era === 'legacy' ? entry.legacyFeature : undefined;
+  return feature === undefined || hasFeature(revision, feature) ? entry : undefined;
+}
+
+function methodsWith(flag: 'longLived' | 'selfTimed' | 'cacheable' | 'multiRound'): ReadonlySet<string> {
+  return new Set([...METHODS].filter(([, entry]) => entry[flag] === true).map(([method]) => method));
+}
+
+/** Requests held open until the client cancels them or the server ends them (`subscriptions/listen`). */
+export const LONG_LIVED_METHODS = methodsWith('longLived');
+/** Requests that wait by a limit of their own rather than `callTimeoutMs` (`tasks/result`). */
+export const SELF_TIMED_METHODS = methodsWith('selfTimed');
+/** Methods whose complete results carry `ttlMs` and `cacheScope` in the modern era. */
+export const CACHEABLE_METHODS = methodsWith('cacheable');
+/** The methods on which a server may answer `input_required`. */
+export const MULTI_ROUND_METHODS = methodsWith('multiRound');

@@ -1,0 +1,106 @@
+/**
+ * The last step of every request: a handler's result completed for its era (cache hints,
+ * `resultType`, the `serverInfo` stamp), or its failure turned into the error the client may
+ * see, the details going to the log.
+ */
+import { ErrorCode, failure, isJsonObject, success, type JsonObject, type JsonRpcId } from './json-rpc';
+import { McpError } from './mcp-error';
+import { CallStoppedError } from './call-scope';
+import { META_KEYS } from './request-meta';
+import { renderImplementation } from './render';
+import { methodEntry } from './methods';
+import { isStoreUnavailable, STORE_UNAVAILABLE_MESSAGE } from './store-unavailable';
+import type { EngineLogger, EngineOptions } from './engine-options';
+import type { EngineOutcome } from './transport-contract';
+import type { ResolvedRequest } from './resolved-request';
+
+/** Nothing to send: a notification, or a request that was cancelled. */
+export const NO_OUTCOME: EngineOutcome = Object.freeze({ type: 'none' });
+
+/**
+ * Logs a handler failure once, with what finds it (the method and its target, the request id,
+ * the caller) and the stack; the client only sees a generic error.
+ */
+export function logFailure(logger: EngineLogger, request: ResolvedRequest, error: unknown): void {
+  const detail = error instanceof Error ? error.message : String(error);
+  const { name, uri } = request.params;
+  const target = typeof name === 'string' ? ` ${name}` : typeof uri === 'string' ? ` ${uri}` : '';
+  logger.error(
+    `${request.method}${target} failed (request ${String(request.id)}, principal ${request.principal.id}): ${detail}`,
+    error instanceof Error ? error.stack : undefined,
+  );
+}
+
+export class ResultFinisher {
+  /** The modern `_meta` stamp (`serverInfo`) rendered per revision. */
+  private readonly metaByRevision = new Map<string | undefined, JsonObject>();
+
+  constructor(private readonly options: EngineOptions) {}
+
+  /** The answer carrying `result`, finished for the request's era. */
+  result(request: ResolvedRequest, result: JsonObject): EngineOutcome {
+    return { type: 'response', response: success(request.id, this.finish(request, result)) };
+  }
+
+  /** The answer carrying `error`. */
+  error(id: JsonRpcId, error: McpError): EngineOutcome {
+    return { type: 'response', response: failure(id, error.code, error.message, error.data) };
+  }
+
+  /**
+   * The answer to a request whose handler threw: nothing for a request the client cancelled,
+   * an error for one the server stopped, the protocol error as thrown, a retry hint when the
+   * shared store is away, and a generic error (logged) for anything else.
+   */
+  failure(request: ResolvedRequest, error: unknown): EngineOutcome {
+    const { scope } = request;
+    if (scope.aborted && scope.reason instanceof CallStoppedError) {
+      // Stopped by the server (a deadline, a shutdown), not by the client: the client is told.
+      const code = request.era === 'modern' ? ErrorCode.InternalError : ErrorCode.ServerError;
+      return this.error(request.id, new McpError(code, scope.reason.message));
+    }
+    if (scope.aborted) {
+      return NO_OUTCOME;
+    }
+    if (error instanceof McpError) {
+      return this.error(request.id, error);
+    }
+    if (isStoreUnavailable(error)) {
+      // The shared store is away: a condition to retry after, not a bug in the handler.
+      this.options.logger.warn(`${request.method} (request ${String(request.id)}): ${error.message}`);
+      return this.error(request.id, new McpError(ErrorCode.InternalError, STORE_UNAVAILABLE_MESSAGE));
+    }
+    logFailure(this.options.logger, request, error);
+    return this.error(request.id, new McpError(ErrorCode.InternalError, 'Internal error'));
+  }
+
+  /** Adds cache hints and, in the modern era, `resultType` and `serverInfo`. */
+  finish(request: ResolvedRequest, result: JsonObject): JsonObject {
+    if (request.era !== 'modern') {
+      return result;
+    }
+    // Handlers return objects of their own making (a handler's CallToolResult is copied when it
+    // is read), so the result is completed in place.
+    const finished = result;
+    if (finished.resultType === undefined) {
+      finished.resultType = 'complete';
+    }
+    if (finished.resultType === 'complete' && methodEntry(request.method)?.cacheable === true) {
+      const hint = request.method === 'server/discover' ? this.options.discoverCacheHints : this.options.cacheHints;
+      if (finished.ttlMs === undefined) {
+        finished.ttlMs = hint.ttlMs;
+      }
+      if (finished.cacheScope === undefined) {
+        finished.cacheScope = hint.scope;
+      }
+    }
+    let stamp = this.metaByRevision.get(request.revision);
+    if (stamp === undefined) {
+      stamp = { [META_KEYS.serverInfo]: renderImplementation(this.options.serverInfo, request.revision) };
+      this.metaByRevision.set(request.revision, stamp);
+    }
+    // Results without a `_meta` of their own share one (it is only ever serialized).
+    finished._meta = isJsonObject(finished._meta) ? { ...finished._meta, ...stamp } : stamp;
+    return finished;
+  }
+}
