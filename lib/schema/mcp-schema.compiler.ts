@@ -3,7 +3,7 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import AjvDraft07 from 'ajv';
 import addFormats from 'ajv-formats';
 import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
-import type { SchemaCompiler } from '../registry/mcp-registry.service';
+import type { SchemaCompiler } from '../registry/entry-schemas';
 import type { McpSchema, McpValidatorOptions, StandardSchemaLike } from '../interfaces/mcp-schema.interface';
 import type { McpServerSettings } from '../server-settings';
 import { MCP_SERVER_SETTINGS } from '../mcp.constants';
