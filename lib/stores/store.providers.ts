@@ -17,7 +17,6 @@ import {
   MCP_TASK_STORE,
 } from '../mcp.constants';
 import type { McpServerSettings } from '../server-settings';
-import type { HttpSettings } from '../transports/http/http-settings';
 import type { SessionSettings } from '../sessions/session-settings';
 import type { SessionStore } from '../sessions/session-store.interface';
 import type { ReplayStore } from '../sessions/replay-store.interface';
@@ -119,7 +118,13 @@ function sessionStore(stores: Stores, hub: Hub, sessions: SessionSettings): Sess
     : new RedisSessionStore(hub, { idleTimeoutMs: sessions.idleTimeoutMs });
 }
 
-function replayStore(stores: Stores, hub: Hub, http: HttpSettings, sessions: SessionSettings): ReplayStore {
+function replayStore(
+  stores: Stores,
+  hub: Hub,
+  // The one HTTP setting a store reads, typed here so that the stores stay below the transports.
+  http: { readonly replayBufferSize: number },
+  sessions: SessionSettings,
+): ReplayStore {
   if (stores?.replay !== undefined) {
     return stores.replay;
   }
