@@ -18,7 +18,14 @@ export type {
   McpStdioOptions,
   McpRedisOptions,
   McpRedisClient,
+  McpStoreOptions,
 } from './interfaces/mcp-module-options.interface';
+export {
+  getMcpSessionStoreToken,
+  getMcpReplayStoreToken,
+  getMcpTaskStoreToken,
+  getMcpNotificationBusToken,
+} from './stores/store.providers';
 export { McpStoreUnavailableError } from './errors/mcp-store-unavailable.error';
 export type {
   McpToolOptions,

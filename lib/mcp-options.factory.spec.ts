@@ -301,4 +301,39 @@ describe('resolveMcpOptions', () => {
       );
     });
   });
+
+  describe('stores', () => {
+    const bus = { publish: async () => undefined, subscribe: () => () => undefined };
+
+    it('is absent unless set: every store built in', () => {
+      expect(resolveWith({}).stores).toBeUndefined();
+    });
+
+    it('keeps the stores given as they are', () => {
+      expect(resolveWith({ stores: { bus } }).stores?.bus).toBe(bus);
+    });
+
+    it.each([
+      [{ stores: [] }, 'Invalid McpModule option "stores": must be an object'],
+      [
+        { stores: { cache: bus } },
+        'Invalid McpModule option "stores": unknown store "cache"; known: sessions, replay, tasks, bus',
+      ],
+      [
+        { stores: { bus: 'redis' } },
+        'Invalid McpModule option "stores.bus": must implement publish, subscribe (missing publish, subscribe)',
+      ],
+      [
+        { stores: { replay: { append: () => undefined } } },
+        'Invalid McpModule option "stores.replay": must implement append, after, clear (missing after, clear)',
+      ],
+      [
+        { stores: { bus }, redis: { url: 'redis://cache:6379' } },
+        'Invalid McpModule option "stores": cannot be combined with redis',
+      ],
+    ])('refuses %p, naming the option', (extra, message) => {
+      expect(() => resolveWith(extra)).toThrow(McpConfigurationError);
+      expect(() => resolveWith(extra)).toThrow(message);
+    });
+  });
 });

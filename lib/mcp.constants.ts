@@ -55,8 +55,11 @@ export const MCP_ENDPOINT_METADATA = 'nest-mcp:endpoint';
 /** Token of where the module was imported (`McpImportSite`): named by the error of a second import. */
 export const MCP_IMPORT_SITE = Symbol('nest-mcp:import-site');
 /**
- * Tokens of the sections of the resolved options: each service injects the one section it reads
- * (`ResolvedMcpOptions['http']` and so on), never the whole object.
+ * Tokens of the sections of the resolved options: each service injects the sections it reads,
+ * never the whole object. `MCP_SERVER_SETTINGS` holds the top-level options (`McpServerSettings`);
+ * the others one section each (`HttpSettings`, `StdioSettings`, `SessionSettings`,
+ * `ResolvedAuthOptions`, `TaskSettings`, `ResolvedRedisOptions | undefined`,
+ * `ResolvedStoreOptions | undefined`).
  */
 export const MCP_SERVER_SETTINGS = Symbol('nest-mcp:server-settings');
 export const MCP_HTTP_SETTINGS = Symbol('nest-mcp:http-settings');
@@ -65,3 +68,4 @@ export const MCP_SESSION_SETTINGS = Symbol('nest-mcp:session-settings');
 export const MCP_AUTH_SETTINGS = Symbol('nest-mcp:auth-settings');
 export const MCP_TASK_SETTINGS = Symbol('nest-mcp:task-settings');
 export const MCP_REDIS_SETTINGS = Symbol('nest-mcp:redis-settings');
+export const MCP_STORE_SETTINGS = Symbol('nest-mcp:store-settings');

@@ -5,7 +5,6 @@
 import { Logger } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
 import { SignJWT } from 'jose';
-import type { ResolvedMcpOptions } from '../mcp-options.factory';
 import type { McpPrincipal } from '../protocol/call-context';
 import { ApiKeyAuthenticator } from './api-key.authenticator';
 import { resolveAuthOptions } from './auth-options';
@@ -597,7 +596,7 @@ describe('McpAuthService (provider selection, custom providers)', () => {
       },
       create: (type: new () => unknown) => Promise.resolve(new type()),
     } as unknown as ModuleRef;
-    const service = new McpAuthService({ auth: resolveAuthOptions(auth) } as ResolvedMcpOptions, moduleRef);
+    const service = new McpAuthService(resolveAuthOptions(auth), moduleRef);
     await service.onModuleInit();
     return service;
   }

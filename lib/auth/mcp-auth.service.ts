@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { MCP_PRINCIPAL_PROPERTY, MCP_RESOLVED_OPTIONS } from '../mcp.constants';
-import type { ResolvedMcpOptions } from '../mcp-options.factory';
+import { MCP_AUTH_SETTINGS, MCP_PRINCIPAL_PROPERTY } from '../mcp.constants';
 import { ANONYMOUS_PRINCIPAL } from '../protocol/call-context';
 import type { AuthKind, ResolvedAuthOptions } from './auth-options';
 import type { McpAuthProvider, McpAuthRequest, McpTokenVerifier } from './mcp-auth-options.interface';
@@ -56,16 +55,13 @@ class CustomAuthenticator implements Authenticator {
 @Injectable()
 export class McpAuthService implements OnModuleInit {
   private readonly logger = new Logger('McpAuth');
-  private readonly config: ResolvedAuthOptions;
   private authenticator: Authenticator | undefined;
   private ready: Promise<void> | undefined;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
+    @Inject(MCP_AUTH_SETTINGS) private readonly config: ResolvedAuthOptions,
     private readonly moduleRef: ModuleRef,
-  ) {
-    this.config = options.auth;
-  }
+  ) {}
 
   /** The provider that guards the MCP endpoints (`none` without `auth`). */
   get kind(): AuthKind {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants';
-import type { ResolvedMcpOptions } from '../mcp-options.factory';
+import { MCP_AUTH_SETTINGS } from '../mcp.constants';
+import type { ResolvedAuthOptions } from './auth-options';
 
 /**
  * Publishes the OAuth 2.0 Protected Resource Metadata (RFC 9728) at
@@ -16,12 +16,12 @@ import type { ResolvedMcpOptions } from '../mcp-options.factory';
 @Injectable()
 export class ProtectedResourceRoutes implements OnModuleInit {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_AUTH_SETTINGS) private readonly auth: ResolvedAuthOptions,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
   onModuleInit(): void {
-    const metadata = this.options.auth.protectedResource;
+    const metadata = this.auth.protectedResource;
     const adapter = this.adapterHost?.httpAdapter;
     // An application context (stdio) has no HTTP platform.
     if (metadata === undefined || adapter === undefined || adapter === null) {

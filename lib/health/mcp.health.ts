@@ -5,6 +5,7 @@ import { McpExplorer } from '../discovery/mcp.explorer';
 import { McpRegistry } from '../registry/mcp-registry.service';
 import type { SessionStore } from '../sessions/session-store.interface';
 import type { RedisHub } from '../stores/redis/redis-hub';
+import { MemorySessionStore } from '../stores/memory/memory-session.store';
 
 /** `up` or `down`, as `@nestjs/terminus` spells them. @publicApi */
 export type McpHealthStatus = 'up' | 'down';
@@ -13,13 +14,14 @@ export type McpHealthStatus = 'up' | 'down';
 export interface McpStoresHealth {
   status: McpHealthStatus;
   /**
-   * Where the state is kept: `memory` (always up) or `redis` (up when it answers PING). Sessions
-   * and tasks share this one store.
+   * Where the state is kept: `memory` (always up), `redis` (up when it answers PING; sessions
+   * and tasks share this one store) or `custom` (a session store of the application's own,
+   * `stores.sessions`: up when it counts its sessions in time).
    */
-  kind: 'memory' | 'redis';
+  kind: 'memory' | 'redis' | 'custom';
   /** Legacy sessions in the session store (every instance's with Redis); absent when down. */
   sessions?: number;
-  /** Redis only: how long PING took, in milliseconds. */
+  /** Redis and custom stores: how long the probe took, in milliseconds. */
   responseTime?: number;
   /** Why the stores are down. */
   message?: string;
@@ -57,7 +59,7 @@ export type McpHealthIndicatorResult<Key extends string = string> = Record<Key, 
 /** Options of {@link McpHealthIndicator.isHealthy}. @publicApi */
 export interface McpHealthCheckOptions {
   /**
-   * How long the Redis probe may take before the stores count as down. Clients made from
+   * How long the Redis (or custom session store) probe may take before the stores count as down. Clients made from
    * `redis.url` fail at once while Redis is away; your own `client` may queue commands instead.
    * @default 1000
    */
@@ -122,9 +124,10 @@ export class McpHealthIndicator {
 
   private async checkStores(timeoutMs: number): Promise<McpStoresHealth> {
     const hub = this.hub;
-    if (hub === undefined) {
+    if (hub === undefined && this.sessions instanceof MemorySessionStore) {
       return { status: 'up', kind: 'memory', sessions: await this.sessions.count() };
     }
+    const kind = hub === undefined ? 'custom' : 'redis';
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
@@ -132,13 +135,16 @@ export class McpHealthIndicator {
     });
     try {
       // The session and task stores share the hub's connection: one PING answers for both.
-      const [, sessions] = await Promise.race([
-        Promise.all([hub.run('health ping', (client) => client.ping()), this.sessions.count()]),
-        timeout,
-      ]);
-      return { status: 'up', kind: 'redis', sessions, responseTime: Math.round(performance.now() - started) };
+      const probe =
+        hub === undefined
+          ? this.sessions.count()
+          : Promise.all([hub.run('health ping', (client) => client.ping()), this.sessions.count()]).then(
+              ([, sessions]) => sessions,
+            );
+      const sessions = await Promise.race([probe, timeout]);
+      return { status: 'up', kind, sessions, responseTime: Math.round(performance.now() - started) };
     } catch (error) {
-      return { status: 'down', kind: 'redis', message: messageOf(error) };
+      return { status: 'down', kind, message: messageOf(error) };
     } finally {
       clearTimeout(timer);
     }

@@ -3,6 +3,21 @@ import type { LogLevel } from '../protocol/log-levels';
 import type { CacheScope, McpIcon } from '../protocol/mcp-types';
 import type { McpAuthOptions } from '../auth/mcp-auth-options.interface';
 import type { McpValidatorOptions } from './mcp-schema.interface';
+import type { McpHttpOptions } from './mcp-http-options.interface';
+import type { McpStdioOptions } from './mcp-stdio-options.interface';
+import type { McpSessionOptions } from './mcp-session-options.interface';
+import type { McpRedisOptions } from './mcp-redis-options.interface';
+import type { McpTaskOptions } from './mcp-task-options.interface';
+import type { McpStoreOptions } from './mcp-store-options.interface';
+
+// The sections live in files of their own; they stay importable from here.
+export type { McpHttpOptions } from './mcp-http-options.interface';
+export type { McpStdioOptions } from './mcp-stdio-options.interface';
+export type { McpSessionOptions } from './mcp-session-options.interface';
+export type { McpRedisClient, McpRedisOptions } from './mcp-redis-options.interface';
+export type { McpTaskOptions } from './mcp-task-options.interface';
+export type { McpStoreOptions } from './mcp-store-options.interface';
+export type { McpModuleExtras } from './mcp-module-extras.interface';
 
 /**
  * Cache hints the modern era (2026-07-28) puts on cacheable results.
@@ -31,136 +46,6 @@ export interface McpCacheHintOptions {
    * @default 'public'
    */
   discoverScope?: CacheScope;
-}
-
-/**
- * Legacy-era sessions (2024-11-05 to 2025-11-25).
- *
- * @publicApi
- */
-export interface McpSessionOptions {
-  /**
-   * A session idle for this long (ms) ends. An open stream keeps its session alive.
-   * @default 1800000 (30 minutes)
-   */
-  idleTimeoutMs?: number;
-  /**
-   * How many sessions may be open at once; `initialize` beyond it is refused (HTTP 503).
-   * @default 10000
-   */
-  maxSessions?: number;
-  /**
-   * How often idle sessions are looked for, in ms.
-   * @default 60000
-   */
-  sweepIntervalMs?: number;
-}
-
-/**
- * HTTP transport limits and checks.
- *
- * @publicApi
- */
-export interface McpHttpOptions {
-  /**
-   * The largest request body accepted, in bytes (HTTP 413 beyond). When the platform's body
-   * parser reads the body first, its own limit applies as well: raise it with
-   * `app.useBodyParser('json', { limit })`.
-   * @default 4194304 (4 MiB)
-   */
-  maxBodyBytes?: number;
-  /**
-   * The deepest JSON nesting accepted in a request body (at most 1000).
-   * @default 64
-   */
-  maxJsonDepth?: number;
-  /**
-   * Host header values accepted (name, or name:port). Requests arriving on a loopback address
-   * accept only loopback names unless this is set; `['*']` accepts any host.
-   * @default loopback names (`localhost`, `127.0.0.1`, `[::1]`) on loopback connections
-   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
-   */
-  allowedHosts?: string[];
-  /**
-   * Origin header values accepted (`scheme://host[:port]`). A request without Origin is
-   * accepted. `['*']` accepts any origin.
-   * @default loopback origins on loopback connections, the request's own origin otherwise
-   */
-  allowedOrigins?: string[];
-  /**
-   * Interval of keep-alive comments on held SSE streams, in ms.
-   * @default 15000
-   */
-  keepAliveMs?: number;
-  /**
-   * How many events of a legacy session's SSE streams (request answers and the GET stream) are
-   * kept for clients that reconnect with `Last-Event-ID` (at most 100000). A client asking for
-   * an event no longer kept first gets `notifications/replay_truncated`. The buffer ends with
-   * its session.
-   * @default 256
-   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery
-   */
-  replayBufferSize?: number;
-  /**
-   * The reconnection delay, in ms, sent as the SSE `retry` field with the priming event of
-   * legacy streams of revision 2025-11-25: how long a client waits before it polls a stream
-   * whose connection the server closed (`ctx.closeStream()`). 0 sends no `retry` field.
-   * @default 1000
-   * @example { http: { retryMs: 5000 } } // long-running tools: poll every 5 s
-   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-   */
-  retryMs?: number;
-  /**
-   * Deadline of a call on the simple POST-only endpoint (`simpleHttpPath`), in ms: its answer
-   * is held in one HTTP response, so it gets a bound of its own; 0 disables it.
-   * @default `callTimeoutMs`
-   */
-  simpleCallTimeoutMs?: number;
-  /**
-   * Answer CORS for the origins that pass the Origin check: preflight (`OPTIONS`) with the
-   * methods and the `Mcp-*` request headers allowed, and `Access-Control-Allow-Origin` (the
-   * request's origin, never `*`) with the `Mcp-Session-Id`, `MCP-Protocol-Version` and
-   * `WWW-Authenticate` headers exposed on every answer. Headers already set by the application
-   * (`app.enableCors()`) are left as they are.
-   * @default true
-   */
-  cors?: boolean;
-}
-
-/**
- * The stdio transport (`McpStdioServer`).
- *
- * @publicApi
- */
-export interface McpStdioOptions {
-  /**
-   * The longest line (one JSON-RPC message) read from stdin, in bytes. A longer line is answered
-   * with -32600 and skipped; the server keeps serving.
-   * @default 16777216 (16 MiB)
-   */
-  maxFrameBytes?: number;
-  /**
-   * How many requests run at once.
-   * @default 8
-   */
-  maxWorkers?: number;
-  /**
-   * How many requests wait for a worker; beyond it a request is refused with -32603
-   * "Server is overloaded".
-   * @default 64
-   */
-  maxQueue?: number;
-  /**
-   * How many `subscriptions/listen` requests may be open at once (they hold no worker).
-   * @default 32
-   */
-  maxSubscriptions?: number;
-  /**
-   * How many notifications may wait to be written while stdout is congested; more are dropped
-   * (answers never are).
-   * @default 256
-   */
-  maxPendingNotifications?: number;
 }
 
 /**
@@ -252,100 +137,20 @@ export interface McpModuleOptions {
    */
   redis?: McpRedisOptions;
   /**
+   * Stores of your own, in place of the built-in memory ones: each one given replaces its
+   * built-in store; the others stay in memory. They serve one instance (instances of a server
+   * talk to each other through `redis` only), and cannot be combined with `redis`.
+   * @example { stores: { sessions: new MySessionStore(db) } }
+   * @see getMcpSessionStoreToken
+   */
+  stores?: McpStoreOptions;
+  /**
    * Authentication of every request to the HTTP endpoints (bearer tokens, API keys, basic or a
    * provider of your own) and the OAuth protected-resource metadata. Without it every caller is
    * the anonymous principal.
    * @example { auth: { bearer: { jwt: { jwksUrl: 'https://auth.example.com/jwks' } }, protectedResource: {...} } }
    */
   auth?: McpAuthOptions;
-}
-
-/**
- * An ioredis client (`new Redis(...)` of the `ioredis` package). Typed by the little the module
- * checks, so that applications compile without ioredis installed.
- *
- * @publicApi
- */
-export interface McpRedisClient {
-  duplicate(): unknown;
-  readonly status: string;
-}
-
-/**
- * Redis for several instances: a URL, or the application's own ioredis client.
- *
- * @publicApi
- */
-export interface McpRedisOptions {
-  /**
-   * URL of the Redis server: `redis://[user:password@]host:port[/db]`, `rediss://` for TLS.
-   * The module makes its clients: commands fail at once while Redis is unreachable (requests
-   * are answered with an error, never held) and the connection is retried in the background.
-   */
-  url?: string;
-  /**
-   * Your own ioredis client, used as you configured it (a second connection, for pub/sub, is
-   * made with `duplicate()`). Not closed by the module. Prefer `enableOfflineQueue: false` and a
-   * `commandTimeout`, so that requests fail rather than wait while Redis is away.
-   */
-  client?: McpRedisClient;
-  /**
-   * Prefix of every key and channel, so that several servers can share one Redis.
-   * @default 'mcp:'
-   */
-  keyPrefix?: string;
-  /**
-   * Clients made from `url`: how long connecting or one command may take, in ms.
-   * @default 5000
-   */
-  commandTimeoutMs?: number;
-}
-
-/**
- * Tasks (2025-11-25 core methods, 2026-07-28 extension `io.modelcontextprotocol/tasks`).
- *
- * @publicApi
- */
-export interface McpTaskOptions {
-  /**
-   * 2026-07-28: how long a call of a tool with `taskSupport` runs in place before it is handed
-   * to a task (the `taskInlineMs` of the design). A call that ends within it is answered in
-   * place; a longer one is answered with the task.
-   * @default 100
-   */
-  inlineMs?: number;
-  /**
-   * How long a task is kept from its creation, in ms, when the client asks for nothing else
-   * (2025-11-25 `task.ttl`). A task still running when it expires is stopped and failed.
-   * @default 3600000
-   */
-  defaultTtlMs?: number;
-  /**
-   * The longest retention a client may ask for.
-   * @default 86400000
-   */
-  maxTtlMs?: number;
-  /**
-   * The polling interval suggested to clients, in ms.
-   * @default 1000
-   */
-  pollIntervalMs?: number;
-  /**
-   * How many tasks one owner (a legacy session, or a principal) may have running at once; a
-   * call beyond it is refused with -32603.
-   * @default 100
-   */
-  maxLivePerOwner?: number;
-  /**
-   * 2025-11-25: how long `tasks/result` waits for the task to end before it answers -32603.
-   * @default 300000
-   */
-  resultTimeoutMs?: number;
-  /**
-   * How often expired tasks are looked for, in ms.
-   * @default 60000
-   */
-  sweepIntervalMs?: number;
 }
 
 /**
@@ -366,52 +171,6 @@ export interface McpRequestStateOptions {
    * @default 300000
    */
   ttlMs?: number;
-}
-
-/**
- * Options that shape the module graph, known synchronously in `forRoot` and `forRootAsync`.
- *
- * @publicApi
- */
-export interface McpModuleExtras {
-  /**
-   * Register the module globally, so `McpRegistry` and the services can be injected anywhere.
-   * @default true
-   */
-  isGlobal?: boolean;
-  /**
-   * The path of the Streamable HTTP endpoint (global prefix and versioning apply).
-   * @default 'mcp'
-   */
-  path?: string;
-  /**
-   * Serves the simple POST-only endpoint at this path (global prefix and versioning apply): JSON
-   * in, JSON out, no sessions, no streams, both eras. Off unless set.
-   * @example 'rpc'
-   */
-  simpleHttpPath?: string;
-  /**
-   * Serves the 2024-11-05 HTTP+SSE pair: `GET <ssePath>` opens a session and its event stream,
-   * whose `endpoint` event names `<sseMessagesPath>?sessionId=...` for the client's POSTs. Off
-   * unless both paths are set.
-   * @example 'sse'
-   */
-  ssePath?: string;
-  /**
-   * The POST path of the 2024-11-05 HTTP+SSE pair (see `ssePath`).
-   * @example 'messages'
-   */
-  sseMessagesPath?: string;
-  /**
-   * Class decorators applied to every endpoint controller the module mounts, for applications
-   * whose global guards need a mark on a route: a global `APP_GUARD` that refuses unless a
-   * handler is `@Public()` lets the endpoints through with `[Public()]`, and the module's own
-   * authentication (`auth`) then decides. `SetMetadata(...)`, `UseGuards(...)`,
-   * `SkipThrottle()` and your own decorators made with them all work here; tool calls keep
-   * their own guards. See also `isMcpEndpoint(context)`.
-   * @example endpointDecorators: [Public()]
-   */
-  endpointDecorators?: ClassDecorator[];
 }
 
 /**

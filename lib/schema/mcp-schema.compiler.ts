@@ -3,10 +3,10 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import AjvDraft07 from 'ajv';
 import addFormats from 'ajv-formats';
 import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
-import type { SchemaCompiler } from '../registry/mcp-registry.service';
+import type { SchemaCompiler } from '../registry/entry-schemas';
 import type { McpSchema, McpValidatorOptions, StandardSchemaLike } from '../interfaces/mcp-schema.interface';
-import type { ResolvedMcpOptions } from '../mcp-options.factory';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants';
+import type { McpServerSettings } from '../server-settings';
+import { MCP_SERVER_SETTINGS } from '../mcp.constants';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { compileDtoSchema } from './dto-schema.adapter';
 import { joinListed } from './validation-messages';
@@ -86,8 +86,8 @@ export class McpSchemaCompiler implements SchemaCompiler {
   private readonly instances = new Map<string, Ajv2020 | AjvDraft07>();
   private readonly validatorOptions: McpValidatorOptions;
 
-  constructor(@Optional() @Inject(MCP_RESOLVED_OPTIONS) options?: Pick<ResolvedMcpOptions, 'validatorOptions'>) {
-    this.validatorOptions = options?.validatorOptions ?? {};
+  constructor(@Optional() @Inject(MCP_SERVER_SETTINGS) settings?: Pick<McpServerSettings, 'validatorOptions'>) {
+    this.validatorOptions = settings?.validatorOptions ?? {};
   }
 
   /**

@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { MCP_CLUSTER_LINK, MCP_RESOLVED_OPTIONS, MCP_SESSION_STORE } from '../mcp.constants';
+import { MCP_CLUSTER_LINK, MCP_SERVER_SETTINGS, MCP_SESSION_SETTINGS, MCP_SESSION_STORE } from '../mcp.constants';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
-import type { ResolvedMcpOptions } from '../mcp-options.factory';
+import type { McpServerSettings } from '../server-settings';
 import type { McpPrincipal } from '../protocol/call-context';
 import type { SessionHandle, SessionState } from '../protocol/session-handle';
 import type { SessionRecord, SessionStore } from './session-store.interface';
 import { SessionChannels } from './session-channels';
+import type { SessionSettings } from './session-settings';
 
 /** Why a session ended. */
 export type SessionEndReason = 'deleted' | 'expired' | 'closed';
@@ -44,12 +45,13 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   private stopListening: (() => void) | undefined;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_SESSION_SETTINGS) private readonly settings: SessionSettings,
+    @Inject(MCP_SERVER_SETTINGS) private readonly server: Pick<McpServerSettings, 'defaultLogLevel'>,
     @Inject(MCP_SESSION_STORE) private readonly store: SessionStore,
     private readonly channels: SessionChannels,
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
   ) {
-    this.activityResolutionMs = Math.min(15_000, Math.floor(options.sessions.idleTimeoutMs / 10));
+    this.activityResolutionMs = Math.min(15_000, Math.floor(settings.idleTimeoutMs / 10));
   }
 
   onModuleInit(): void {
@@ -60,7 +62,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     });
     this.sweeper = setInterval(() => {
       this.sweep().catch((error: unknown) => this.logger.error(`Session sweep failed: ${String(error)}`));
-    }, this.options.sessions.sweepIntervalMs);
+    }, this.settings.sweepIntervalMs);
     this.sweeper.unref();
   }
 
@@ -74,7 +76,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    * @throws SessionLimitError when `sessions.maxSessions` sessions are open.
    */
   async open(principal: McpPrincipal): Promise<SessionRecord> {
-    const limit = this.options.sessions.maxSessions;
+    const limit = this.settings.maxSessions;
     if ((await this.store.count()) >= limit) {
       throw new SessionLimitError(limit);
     }
@@ -84,7 +86,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
       principalId: principal.id,
       createdAt: now,
       lastActivity: now,
-      state: { clientCapabilities: {}, logLevel: this.options.defaultLogLevel, initialized: false },
+      state: { clientCapabilities: {}, logLevel: this.server.defaultLogLevel, initialized: false },
     };
     await this.store.create(record);
     return record;
@@ -191,7 +193,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
 
   /** Ends the sessions idle for longer than the timeout. Sessions with an open stream (on any instance) stay. */
   async sweep(now = Date.now()): Promise<number> {
-    const cutoff = now - this.options.sessions.idleTimeoutMs;
+    const cutoff = now - this.settings.idleTimeoutMs;
     let ended = 0;
     for (const id of await this.store.idleSince(cutoff)) {
       if (this.channels.has(id) || (await this.channels.holder(id)) !== undefined) {

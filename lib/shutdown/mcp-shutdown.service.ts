@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants';
-import type { ResolvedMcpOptions } from '../mcp-options.factory';
+import { MCP_SERVER_SETTINGS } from '../mcp.constants';
+import type { McpServerSettings } from '../server-settings';
 import {
   CALL_STOPPED_BY_SHUTDOWN,
   DRAIN_GRACE_ENDED,
@@ -65,7 +65,7 @@ export class McpShutdown implements OnModuleDestroy, OnApplicationShutdown {
   private reported = false;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_SERVER_SETTINGS) private readonly settings: Pick<McpServerSettings, 'shutdownGraceMs'>,
     private readonly engine: McpEngine,
     private readonly tasks: McpTaskService,
     private readonly http: HttpDrain,
@@ -105,7 +105,7 @@ export class McpShutdown implements OnModuleDestroy, OnApplicationShutdown {
 
   private async run(): Promise<void> {
     this.startedAt = Date.now();
-    const graceMs = this.options.shutdownGraceMs;
+    const graceMs = this.settings.shutdownGraceMs;
     const { running, subscriptions } = this.engine;
     const calls = running.size - running.longLived;
     const listens = subscriptions.size;

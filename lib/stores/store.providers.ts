@@ -1,26 +1,36 @@
 /**
- * The providers of the server's state: memory stores by default, Redis stores, bus and link
- * when `redis` is configured.
+ * The providers of the server's state: the application's own stores (`stores`) where given,
+ * else the built-in ones: memory by default, Redis stores, bus and link when `redis` is set.
  */
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import {
   MCP_CLUSTER_LINK,
+  MCP_HTTP_SETTINGS,
   MCP_NOTIFICATION_BUS,
   MCP_REDIS_HUB,
+  MCP_REDIS_SETTINGS,
   MCP_REPLAY_STORE,
-  MCP_RESOLVED_OPTIONS,
+  MCP_SERVER_SETTINGS,
+  MCP_SESSION_SETTINGS,
   MCP_SESSION_STORE,
+  MCP_STORE_SETTINGS,
   MCP_TASK_STORE,
 } from '../mcp.constants';
-import type { ResolvedMcpOptions } from '../mcp-options.factory';
+import type { McpServerSettings } from '../server-settings';
+import type { SessionSettings } from '../sessions/session-settings';
+import type { SessionStore } from '../sessions/session-store.interface';
+import type { ReplayStore } from '../sessions/replay-store.interface';
+import type { TaskStore } from '../tasks/task-store.interface';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
 import type { NotificationBus } from '../notifications/notification-bus.interface';
+import type { ResolvedStoreOptions } from './store-settings';
 import { MemoryClusterLink } from './memory/memory-cluster.link';
 import { MemoryNotificationBus } from './memory/memory-notification.bus';
 import { MemoryReplayStore } from './memory/memory-replay.store';
 import { MemorySessionStore } from './memory/memory-session.store';
 import { MemoryTaskStore } from './memory/memory-task.store';
 import { RedisHub } from './redis/redis-hub';
+import type { ResolvedRedisOptions } from './redis/redis-settings';
 import { RedisClusterLink } from './redis/redis-cluster.link';
 import { RedisNotificationBus } from './redis/redis-notification.bus';
 import { RedisReplayStore } from './redis/redis-replay.store';
@@ -28,6 +38,40 @@ import { RedisSessionStore } from './redis/redis-session.store';
 import { RedisTaskStore } from './redis/redis-task.store';
 
 type Hub = RedisHub | undefined;
+type Stores = ResolvedStoreOptions | undefined;
+
+/**
+ * The injection token of the session store (`SessionStore`): the one given as `stores.sessions`,
+ * else the built-in one. Inject it with `@Inject(getMcpSessionStoreToken())`, or replace it in a
+ * test with `overrideProvider(getMcpSessionStoreToken())`.
+ *
+ * @publicApi
+ */
+export const getMcpSessionStoreToken = (): symbol => MCP_SESSION_STORE;
+
+/**
+ * The injection token of the replay store (`ReplayStore`), as {@link getMcpSessionStoreToken}.
+ *
+ * @publicApi
+ */
+export const getMcpReplayStoreToken = (): symbol => MCP_REPLAY_STORE;
+
+/**
+ * The injection token of the task store (`TaskStore`), as {@link getMcpSessionStoreToken}.
+ *
+ * @publicApi
+ */
+export const getMcpTaskStoreToken = (): symbol => MCP_TASK_STORE;
+
+/**
+ * The injection token of the notification bus (`NotificationBus`), as {@link getMcpSessionStoreToken}.
+ *
+ * @publicApi
+ */
+export const getMcpNotificationBusToken = (): symbol => MCP_NOTIFICATION_BUS;
+
+/** The tokens of the stores the module exports, so that the application can inject them. */
+export const STORE_TOKENS = [MCP_SESSION_STORE, MCP_REPLAY_STORE, MCP_TASK_STORE, MCP_NOTIFICATION_BUS] as const;
 
 /** Closes the Redis link, bus and connections once the application has shut down. */
 @Injectable()
@@ -40,6 +84,7 @@ export class McpStoresLifecycle implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.link.close();
+    // The application's own bus is the application's to close.
     if (this.bus instanceof RedisNotificationBus) {
       this.bus.close();
     }
@@ -47,61 +92,80 @@ export class McpStoresLifecycle implements OnApplicationShutdown {
   }
 }
 
+/** Connects to Redis when `redis` is set. */
+async function connectHub(
+  redis: ResolvedRedisOptions | undefined,
+  server: Pick<McpServerSettings, 'requestState'>,
+): Promise<Hub> {
+  if (redis === undefined) {
+    return undefined;
+  }
+  if (server.requestState.secret === undefined) {
+    new Logger('McpModule').warn(
+      'redis is set but requestState.secret is not: each instance seals requestState with a key of its own, ' +
+        'so a multi round-trip retry that reaches another instance is refused. Set the same secret on every instance.',
+    );
+  }
+  return RedisHub.connect(redis);
+}
+
+function sessionStore(stores: Stores, hub: Hub, sessions: SessionSettings): SessionStore {
+  if (stores?.sessions !== undefined) {
+    return stores.sessions;
+  }
+  return hub === undefined
+    ? new MemorySessionStore()
+    : new RedisSessionStore(hub, { idleTimeoutMs: sessions.idleTimeoutMs });
+}
+
+function replayStore(
+  stores: Stores,
+  hub: Hub,
+  // The one HTTP setting a store reads, typed here so that the stores stay below the transports.
+  http: { readonly replayBufferSize: number },
+  sessions: SessionSettings,
+): ReplayStore {
+  if (stores?.replay !== undefined) {
+    return stores.replay;
+  }
+  return hub === undefined
+    ? new MemoryReplayStore(http.replayBufferSize)
+    : // As long as a session's own keys: the buffer ends with its session, the TTL is a backstop.
+      new RedisReplayStore(
+        hub,
+        http.replayBufferSize,
+        sessions.idleTimeoutMs + Math.max(sessions.idleTimeoutMs, 60_000),
+      );
+}
+
+function taskStore(stores: Stores, hub: Hub): TaskStore {
+  return stores?.tasks ?? (hub === undefined ? new MemoryTaskStore() : new RedisTaskStore(hub, {}));
+}
+
+function notificationBus(stores: Stores, hub: Hub): Promise<NotificationBus> | NotificationBus {
+  return stores?.bus ?? (hub === undefined ? new MemoryNotificationBus() : RedisNotificationBus.create(hub));
+}
+
 /** Every provider of the server's state. */
 export const STORE_PROVIDERS: Provider[] = [
-  {
-    provide: MCP_REDIS_HUB,
-    useFactory: async (options: ResolvedMcpOptions): Promise<Hub> => {
-      if (options.redis === undefined) {
-        return undefined;
-      }
-      if (options.requestState.secret === undefined) {
-        new Logger('McpModule').warn(
-          'redis is set but requestState.secret is not: each instance seals requestState with a key of its own, ' +
-            'so a multi round-trip retry that reaches another instance is refused. Set the same secret on every instance.',
-        );
-      }
-      return RedisHub.connect(options.redis);
-    },
-    inject: [MCP_RESOLVED_OPTIONS],
-  },
+  { provide: MCP_REDIS_HUB, useFactory: connectHub, inject: [MCP_REDIS_SETTINGS, MCP_SERVER_SETTINGS] },
   {
     provide: MCP_CLUSTER_LINK,
     useFactory: (hub: Hub): Promise<ClusterLink> | ClusterLink =>
       hub === undefined ? new MemoryClusterLink() : RedisClusterLink.create(hub),
     inject: [MCP_REDIS_HUB],
   },
-  {
-    provide: MCP_NOTIFICATION_BUS,
-    useFactory: (hub: Hub): Promise<NotificationBus> | NotificationBus =>
-      hub === undefined ? new MemoryNotificationBus() : RedisNotificationBus.create(hub),
-    inject: [MCP_REDIS_HUB],
-  },
+  { provide: MCP_NOTIFICATION_BUS, useFactory: notificationBus, inject: [MCP_STORE_SETTINGS, MCP_REDIS_HUB] },
   {
     provide: MCP_SESSION_STORE,
-    useFactory: (options: ResolvedMcpOptions, hub: Hub) =>
-      hub === undefined
-        ? new MemorySessionStore()
-        : new RedisSessionStore(hub, { idleTimeoutMs: options.sessions.idleTimeoutMs }),
-    inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS_HUB],
+    useFactory: sessionStore,
+    inject: [MCP_STORE_SETTINGS, MCP_REDIS_HUB, MCP_SESSION_SETTINGS],
   },
   {
     provide: MCP_REPLAY_STORE,
-    useFactory: (options: ResolvedMcpOptions, hub: Hub) =>
-      hub === undefined
-        ? new MemoryReplayStore(options.http.replayBufferSize)
-        : // As long as a session's own keys: the buffer ends with its session, the TTL is a backstop.
-          new RedisReplayStore(
-            hub,
-            options.http.replayBufferSize,
-            options.sessions.idleTimeoutMs + Math.max(options.sessions.idleTimeoutMs, 60_000),
-          ),
-    inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS_HUB],
+    useFactory: replayStore,
+    inject: [MCP_STORE_SETTINGS, MCP_REDIS_HUB, MCP_HTTP_SETTINGS, MCP_SESSION_SETTINGS],
   },
-  {
-    provide: MCP_TASK_STORE,
-    useFactory: (hub: Hub) => (hub === undefined ? new MemoryTaskStore() : new RedisTaskStore(hub, {})),
-    inject: [MCP_REDIS_HUB],
-  },
+  { provide: MCP_TASK_STORE, useFactory: taskStore, inject: [MCP_STORE_SETTINGS, MCP_REDIS_HUB] },
   McpStoresLifecycle,
 ];

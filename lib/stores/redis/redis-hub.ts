@@ -3,7 +3,7 @@ import type * as IoRedis from 'ioredis';
 import type { Redis, RedisOptions } from 'ioredis';
 import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
-import type { ResolvedRedisOptions } from '../../mcp-options.factory';
+import type { ResolvedRedisOptions } from './redis-settings';
 
 /** A Lua script, run by its SHA1 once Redis knows it. */
 export interface RedisScript {

@@ -1,0 +1,70 @@
+/**
+ * HTTP transport limits and checks.
+ *
+ * @publicApi
+ */
+export interface McpHttpOptions {
+  /**
+   * The largest request body accepted, in bytes (HTTP 413 beyond). When the platform's body
+   * parser reads the body first, its own limit applies as well: raise it with
+   * `app.useBodyParser('json', { limit })`.
+   * @default 4194304 (4 MiB)
+   */
+  maxBodyBytes?: number;
+  /**
+   * The deepest JSON nesting accepted in a request body (at most 1000).
+   * @default 64
+   */
+  maxJsonDepth?: number;
+  /**
+   * Host header values accepted (name, or name:port). Requests arriving on a loopback address
+   * accept only loopback names unless this is set; `['*']` accepts any host.
+   * @default loopback names (`localhost`, `127.0.0.1`, `[::1]`) on loopback connections
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
+   */
+  allowedHosts?: string[];
+  /**
+   * Origin header values accepted (`scheme://host[:port]`). A request without Origin is
+   * accepted. `['*']` accepts any origin.
+   * @default loopback origins on loopback connections, the request's own origin otherwise
+   */
+  allowedOrigins?: string[];
+  /**
+   * Interval of keep-alive comments on held SSE streams, in ms.
+   * @default 15000
+   */
+  keepAliveMs?: number;
+  /**
+   * How many events of a legacy session's SSE streams (request answers and the GET stream) are
+   * kept for clients that reconnect with `Last-Event-ID` (at most 100000). A client asking for
+   * an event no longer kept first gets `notifications/replay_truncated`. The buffer ends with
+   * its session.
+   * @default 256
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery
+   */
+  replayBufferSize?: number;
+  /**
+   * The reconnection delay, in ms, sent as the SSE `retry` field with the priming event of
+   * legacy streams of revision 2025-11-25: how long a client waits before it polls a stream
+   * whose connection the server closed (`ctx.closeStream()`). 0 sends no `retry` field.
+   * @default 1000
+   * @example { http: { retryMs: 5000 } } // long-running tools: poll every 5 s
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
+   */
+  retryMs?: number;
+  /**
+   * Deadline of a call on the simple POST-only endpoint (`simpleHttpPath`), in ms: its answer
+   * is held in one HTTP response, so it gets a bound of its own; 0 disables it.
+   * @default `callTimeoutMs`
+   */
+  simpleCallTimeoutMs?: number;
+  /**
+   * Answer CORS for the origins that pass the Origin check: preflight (`OPTIONS`) with the
+   * methods and the `Mcp-*` request headers allowed, and `Access-Control-Allow-Origin` (the
+   * request's origin, never `*`) with the `Mcp-Session-Id`, `MCP-Protocol-Version` and
+   * `WWW-Authenticate` headers exposed on every answer. Headers already set by the application
+   * (`app.enableCors()`) are left as they are.
+   * @default true
+   */
+  cors?: boolean;
+}

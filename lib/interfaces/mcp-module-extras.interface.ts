@@ -1,0 +1,45 @@
+/**
+ * Options that shape the module graph, known synchronously in `forRoot` and `forRootAsync`.
+ *
+ * @publicApi
+ */
+export interface McpModuleExtras {
+  /**
+   * Register the module globally, so `McpRegistry` and the services can be injected anywhere.
+   * @default true
+   */
+  isGlobal?: boolean;
+  /**
+   * The path of the Streamable HTTP endpoint (global prefix and versioning apply).
+   * @default 'mcp'
+   */
+  path?: string;
+  /**
+   * Serves the simple POST-only endpoint at this path (global prefix and versioning apply): JSON
+   * in, JSON out, no sessions, no streams, both eras. Off unless set.
+   * @example 'rpc'
+   */
+  simpleHttpPath?: string;
+  /**
+   * Serves the 2024-11-05 HTTP+SSE pair: `GET <ssePath>` opens a session and its event stream,
+   * whose `endpoint` event names `<sseMessagesPath>?sessionId=...` for the client's POSTs. Off
+   * unless both paths are set.
+   * @example 'sse'
+   */
+  ssePath?: string;
+  /**
+   * The POST path of the 2024-11-05 HTTP+SSE pair (see `ssePath`).
+   * @example 'messages'
+   */
+  sseMessagesPath?: string;
+  /**
+   * Class decorators applied to every endpoint controller the module mounts, for applications
+   * whose global guards need a mark on a route: a global `APP_GUARD` that refuses unless a
+   * handler is `@Public()` lets the endpoints through with `[Public()]`, and the module's own
+   * authentication (`auth`) then decides. `SetMetadata(...)`, `UseGuards(...)`,
+   * `SkipThrottle()` and your own decorators made with them all work here; tool calls keep
+   * their own guards. See also `isMcpEndpoint(context)`.
+   * @example endpointDecorators: [Public()]
+   */
+  endpointDecorators?: ClassDecorator[];
+}

@@ -1,0 +1,175 @@
+/**
+ * The composition root: every provider of one MCP server, built by named factories. The module
+ * lists these; nothing else decides how the parts are wired together.
+ */
+import { Logger, type Provider } from '@nestjs/common';
+import { MODULE_OPTIONS_TOKEN } from './mcp.module-definition';
+import {
+  MCP_AUTH_SETTINGS,
+  MCP_CLUSTER_LINK,
+  MCP_HTTP_SETTINGS,
+  MCP_REDIS_SETTINGS,
+  MCP_RESOLVED_OPTIONS,
+  MCP_SERVER_SETTINGS,
+  MCP_SESSION_SETTINGS,
+  MCP_STDIO_SETTINGS,
+  MCP_STORE_SETTINGS,
+  MCP_TASK_SETTINGS,
+} from './mcp.constants';
+import { resolveMcpOptions, serverSettingsOf, type ResolvedMcpOptions } from './mcp-options.factory';
+import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import type { McpServerSettings } from './server-settings';
+import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
+import { McpRegistry } from './registry/mcp-registry.service';
+import { McpEngine, type EngineHooks, type EngineOptions } from './protocol/engine';
+import { hasFeature } from './protocol/revisions';
+import { McpExplorer } from './discovery/mcp.explorer';
+import { McpSessionService } from './sessions/mcp-session.service';
+import { SessionChannels } from './sessions/session-channels';
+import { STORE_PROVIDERS, STORE_TOKENS } from './stores/store.providers';
+import type { ClusterLink } from './cluster/cluster-link.interface';
+import { bindEngineToCluster } from './cluster/engine-cluster';
+import { McpTaskService } from './tasks/mcp-task.service';
+import { McpNotifier } from './notifications/mcp-notifier.service';
+import { StreamableHttpService } from './transports/http/streamable-http.service';
+import { ResumableStreams } from './transports/http/resumable-streams.service';
+import { HttpGate } from './transports/http/http-gate.service';
+import { HttpPlatform } from './transports/http/http-platform.service';
+import { EndpointBanner } from './transports/http/endpoint-banner.service';
+import { SimpleHttpService } from './transports/http/simple-http.service';
+import { LegacySseService } from './transports/http/legacy-sse.service';
+import { McpStdioServer } from './transports/stdio/mcp-stdio.server';
+import { McpAuthService } from './auth/mcp-auth.service';
+import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
+import { McpHealthIndicator } from './health/mcp.health';
+import { HttpDrain } from './shutdown/http-drain';
+import { McpShutdown } from './shutdown/mcp-shutdown.service';
+
+/**
+ * The resolved options, then one provider per section of them, so that services inject only
+ * theirs. Resolving is the first thing the module does: a bad option fails the startup.
+ */
+export const SETTINGS_PROVIDERS: Provider[] = [
+  {
+    provide: MCP_RESOLVED_OPTIONS,
+    useFactory: (options: McpModuleOptions) => resolveMcpOptions(options),
+    inject: [MODULE_OPTIONS_TOKEN],
+  },
+  ...(
+    [
+      [MCP_SERVER_SETTINGS, serverSettingsOf],
+      [MCP_HTTP_SETTINGS, (options) => options.http],
+      [MCP_STDIO_SETTINGS, (options) => options.stdio],
+      [MCP_SESSION_SETTINGS, (options) => options.sessions],
+      [MCP_AUTH_SETTINGS, (options) => options.auth],
+      [MCP_TASK_SETTINGS, (options) => options.tasks],
+      [MCP_REDIS_SETTINGS, (options) => options.redis],
+      [MCP_STORE_SETTINGS, (options) => options.stores],
+    ] as const satisfies readonly (readonly [symbol, (options: ResolvedMcpOptions) => unknown])[]
+  ).map(([provide, pick]) => ({ provide, useFactory: pick, inject: [MCP_RESOLVED_OPTIONS] })),
+];
+
+/** The registry, with the checks the served revisions call for. */
+export function createMcpRegistry(compiler: McpSchemaCompiler, settings: McpServerSettings): McpRegistry {
+  return new McpRegistry(compiler, {
+    outputSchemaAnyRoot: settings.revisions.some((revision) => hasFeature(revision, 'outputSchemaAnyRoot')),
+  });
+}
+
+/**
+ * The engine of the server: its protocol settings, its catalog (the registry), and the hooks
+ * into the Nest side (tasks, the session channels, the cluster link).
+ */
+export function createMcpEngine(
+  settings: McpServerSettings,
+  registry: McpRegistry,
+  sessions: McpSessionService,
+  tasks: McpTaskService,
+  channels: SessionChannels,
+  link: ClusterLink,
+): McpEngine {
+  const logger = new Logger('McpEngine');
+  const cluster = bindEngineToCluster(link, (what, error) => logger.warn(`Could not ${what}: ${String(error)}`));
+  const options: EngineOptions = {
+    serverInfo: settings.serverInfo,
+    instructions: settings.instructions,
+    revisions: settings.revisions,
+    pageSize: settings.pageSize,
+    cacheHints: settings.cacheHints,
+    discoverCacheHints: settings.discoverCacheHints,
+    callTimeoutMs: settings.callTimeoutMs,
+    defaultLogLevel: settings.defaultLogLevel,
+    clientRequestTimeoutMs: settings.clientRequestTimeoutMs,
+    requestState: settings.requestState,
+    logger: {
+      error: (message, trace) => logger.error(message, trace),
+      warn: (message) => logger.warn(message),
+      debug: (message) => logger.debug(message),
+    },
+  };
+  const hooks: EngineHooks = {
+    tasks,
+    sendToSession: (sessionId, message) => channels.route(sessionId, message),
+    cluster: cluster.hooks,
+  };
+  const engine = new McpEngine(options, registry, hooks);
+  cluster.listen(engine);
+  // Calls and tasks of an ended session stop with it: no one can reach them any more.
+  sessions.onEnd((sessionId, _reason, here) => {
+    engine.abortScope(sessionId);
+    if (!here) {
+      // The instance that ended the session cancels its tasks.
+      return;
+    }
+    void tasks.cancelOwned(`session:${sessionId}`, 'Session ended').catch((error: unknown) => {
+      logger.error(`Could not cancel the tasks of session ${sessionId}: ${String(error)}`);
+    });
+  });
+  return engine;
+}
+
+/** Every provider of one MCP server. */
+export const MCP_PROVIDERS: Provider[] = [
+  ...SETTINGS_PROVIDERS,
+  McpSchemaCompiler,
+  { provide: McpRegistry, useFactory: createMcpRegistry, inject: [McpSchemaCompiler, MCP_SERVER_SETTINGS] },
+  ...STORE_PROVIDERS,
+  McpTaskService,
+  SessionChannels,
+  McpSessionService,
+  {
+    provide: McpEngine,
+    useFactory: createMcpEngine,
+    inject: [MCP_SERVER_SETTINGS, McpRegistry, McpSessionService, McpTaskService, SessionChannels, MCP_CLUSTER_LINK],
+  },
+  McpExplorer,
+  McpNotifier,
+  ResumableStreams,
+  HttpGate,
+  HttpPlatform,
+  EndpointBanner,
+  StreamableHttpService,
+  SimpleHttpService,
+  LegacySseService,
+  McpStdioServer,
+  McpAuthService,
+  ProtectedResourceRoutes,
+  McpHealthIndicator,
+  HttpDrain,
+  McpShutdown,
+];
+
+/**
+ * What the module exports: the public services and the stores (see the token getters). The
+ * engine, the options and the transports stay inside.
+ */
+export const MCP_EXPORTS = [
+  McpRegistry,
+  McpSessionService,
+  McpTaskService,
+  McpNotifier,
+  McpStdioServer,
+  McpAuthService,
+  McpHealthIndicator,
+  ...STORE_TOKENS,
+];

@@ -1,0 +1,33 @@
+/** The registry's change tracking: a version for list caches, and listeners of each change. */
+
+/** The lists a change touches; each maps to one `list_changed` notification. */
+export type RegistryChangeKind = 'tools' | 'resources' | 'prompts';
+
+/** Listener of registry changes. */
+export type RegistryListener = (kind: RegistryChangeKind) => void;
+
+/** Counts the changes and tells the listeners of each one. */
+export class RegistryChanges {
+  private revision = 0;
+  private readonly listeners = new Set<RegistryListener>();
+
+  /** Increases on every change. */
+  get version(): number {
+    return this.revision;
+  }
+
+  /** @returns a function that removes the listener. */
+  listen(listener: RegistryListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Records a change of `kind`; `true`, so that a removal can answer with it. */
+  changed(kind: RegistryChangeKind): true {
+    this.revision += 1;
+    for (const listener of this.listeners) {
+      listener(kind);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,39 @@
+/** The `http` section of the module options, resolved (`MCP_HTTP_SETTINGS`). */
+import type { McpHttpOptions } from '../../interfaces/mcp-http-options.interface';
+import { fail, integer, section, stringList } from '../../option-checks';
+
+/** The HTTP transports' limits and checks, with every default applied. */
+export interface HttpSettings {
+  maxBodyBytes: number;
+  maxJsonDepth: number;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  keepAliveMs: number;
+  replayBufferSize: number;
+  retryMs: number;
+  simpleCallTimeoutMs: number;
+  cors: boolean;
+}
+
+/**
+ * Validates `http` and applies its defaults.
+ * @param callTimeoutMs the server's call deadline, the default of `simpleCallTimeoutMs`.
+ */
+export function resolveHttpSettings(options: McpHttpOptions | undefined, callTimeoutMs: number): HttpSettings {
+  const http = section(options, 'http');
+  if (http.cors !== undefined && typeof http.cors !== 'boolean') {
+    fail('http.cors', 'must be a boolean');
+  }
+  return {
+    maxBodyBytes: integer(http.maxBodyBytes, 'http.maxBodyBytes', 4 * 1024 * 1024, 1024),
+    // The depth check recurses once per level: a bound keeps it far from the stack's limit.
+    maxJsonDepth: integer(http.maxJsonDepth, 'http.maxJsonDepth', 64, 2, 1_000),
+    allowedHosts: stringList(http.allowedHosts, 'http.allowedHosts'),
+    allowedOrigins: stringList(http.allowedOrigins, 'http.allowedOrigins'),
+    keepAliveMs: integer(http.keepAliveMs, 'http.keepAliveMs', 15_000, 1_000),
+    replayBufferSize: integer(http.replayBufferSize, 'http.replayBufferSize', 256, 1, 100_000),
+    retryMs: integer(http.retryMs, 'http.retryMs', 1_000, 0, 3_600_000),
+    simpleCallTimeoutMs: integer(http.simpleCallTimeoutMs, 'http.simpleCallTimeoutMs', callTimeoutMs, 0),
+    cors: http.cors ?? true,
+  };
+}
