@@ -20,6 +20,7 @@ export async function listResult(
     rendered,
     () => engine.createCallContext(request, undefined),
     (error) => engine.logFailure(request, error),
+    request.facts.native,
   );
   const page = paginate(visible ?? rendered, keyOf, request.params.cursor, engine.options.pageSize);
   const result: JsonObject = { [field]: page.items };

@@ -39,7 +39,7 @@ export async function handlePromptsGet(engine: McpEngine, request: ResolvedReque
   const call = engine.createCallContext(request, prompt.name);
   let value: unknown;
   try {
-    value = await prompt.get(args as Record<string, string>, call);
+    value = await prompt.get(args as Record<string, string>, call, request.facts.native);
   } catch (error) {
     if (error instanceof McpError || request.scope.aborted) {
       throw error;

@@ -63,7 +63,7 @@ export async function handleResourcesRead(engine: McpEngine, request: ResolvedRe
       restricted = resource.access !== undefined;
       mimeType = resource.mimeType;
       cacheTtlMs = resource.cacheTtlMs;
-      value = await resource.read(call);
+      value = await resource.read(call, request.facts.native);
     } else {
       const match = findTemplate(engine, uri);
       if (match === undefined) {
@@ -73,7 +73,7 @@ export async function handleResourcesRead(engine: McpEngine, request: ResolvedRe
       restricted = match.template.access !== undefined;
       mimeType = match.template.mimeType;
       cacheTtlMs = match.template.cacheTtlMs;
-      value = await match.template.read(uri, match.variables, call);
+      value = await match.template.read(uri, match.variables, call, request.facts.native);
     }
   } catch (error) {
     if (error instanceof McpError || request.scope.aborted) {
