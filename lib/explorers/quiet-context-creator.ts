@@ -2,37 +2,22 @@
  * The pipeline around MCP handlers without Nest's fallback error log. Nest's external exception
  * handler logs every error no filter handled (logger "ExceptionsHandler") and rethrows it; the
  * engine then logs it again, with what the operator needs (the tool, the request id, the
- * caller). So the handlers run on a context creator of their own whose exception handlers
- * rethrow without logging: the failure is logged once, by the engine.
+ * caller), and answers McpError and McpToolError (the handler's chosen answers) without any log.
+ * So the handlers run on a context creator of their own whose exception handlers rethrow without
+ * logging: a failure is logged once, by the engine, and a chosen answer not at all.
  *
- * This reads two fields Nest does not document: `container` on the application's
- * `ExternalContextCreator` (set by its `fromContainer`, Nest 8 to 12) and
- * `filtersContextCreator` on the new one. Without them the shared creator is used as it is and
- * the only cost is the second log line.
+ * The fork reads private fields of Nest (see nest-internals.ts). Without them the shared
+ * creator is used as it is and the only cost is Nest's log line.
  */
-import { ExternalContextCreator } from '@nestjs/core';
-
-interface ExceptionsHandlerLike {
-  next(exception: unknown, host: unknown): unknown;
-  invokeCustomFilters?(exception: unknown, host: unknown): unknown;
-}
-
-interface FiltersContextLike {
-  create(...args: unknown[]): ExceptionsHandlerLike;
-}
+import type { ExternalContextCreator } from '@nestjs/core';
+import { forkContextCreator } from './nest-internals';
 
 export function createQuietContextCreator(shared: ExternalContextCreator): ExternalContextCreator {
-  const container = (shared as unknown as { container?: unknown }).container;
-  if (container === undefined) {
+  const fork = forkContextCreator(shared);
+  if (fork === undefined) {
     return shared;
   }
-  const creator = ExternalContextCreator.fromContainer(
-    container as Parameters<typeof ExternalContextCreator.fromContainer>[0],
-  );
-  const filters = (creator as unknown as { filtersContextCreator?: FiltersContextLike }).filtersContextCreator;
-  if (typeof filters?.create !== 'function') {
-    return shared;
-  }
+  const { creator, filters } = fork;
   const create = filters.create.bind(filters);
   filters.create = (...args: unknown[]) => {
     const handler = create(...args);
