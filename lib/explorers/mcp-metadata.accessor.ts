@@ -48,7 +48,7 @@ export interface McpParamsLayout {
   readonly params: readonly McpParamMetadata[];
 }
 
-type Method = (...args: unknown[]) => unknown;
+type Method = (...args: never[]) => unknown;
 
 /**
  * Reads what the package's decorators and Nest's enhancer decorators recorded on handlers. The
