@@ -29,6 +29,9 @@ export interface McpHandlerTarget {
 
 type Method = (...args: unknown[]) => unknown;
 
+/** How one call runs, before its result is settled and its HTTP exceptions are translated. */
+type Run = (args: unknown, call: McpCallContext, native: NativeExchange | undefined) => unknown;
+
 const PIPELINE = { guards: true, interceptors: true, filters: true };
 
 /**
@@ -80,10 +83,10 @@ export class McpHandlerFactory {
   }
 
   /** The method bound to its instance, its parameters filled by the params factory. */
-  private directCall(instance: object, method: Method, layout: McpParamsLayout): McpInvoker {
+  private directCall(instance: object, method: Method, layout: McpParamsLayout): Run {
     const { params } = layout;
     const length = params.reduce((max, param) => Math.max(max, param.index + 1), 0);
-    return async (args, call, native) => {
+    return (args, call, native) => {
       const handlerArgs = mcpHandlerArgs(args, call, native);
       const values: unknown[] = new Array(length);
       for (const param of params) {
@@ -94,7 +97,7 @@ export class McpHandlerFactory {
   }
 
   /** A static provider's handler, wrapped in the pipeline once, here. */
-  private async staticCall(target: McpHandlerTarget, layout: McpParamsLayout | undefined): Promise<McpInvoker> {
+  private async staticCall(target: McpHandlerTarget, layout: McpParamsLayout | undefined): Promise<Run> {
     const run = this.wrap(target, await this.hostOf(target, target.instance, layout), layout);
     return (args, call, native) => run(...mcpHandlerArgs(args, call, native));
   }
@@ -103,7 +106,7 @@ export class McpHandlerFactory {
    * A request-scoped (or transient) provider's handler: a fresh instance per call, resolved for a
    * context whose `REQUEST` is the transport request, and wrapped for that context.
    */
-  private scopedCall(target: McpHandlerTarget, layout: McpParamsLayout | undefined): McpInvoker {
+  private scopedCall(target: McpHandlerTarget, layout: McpParamsLayout | undefined): Run {
     return async (args, call, native) => {
       // Without an HTTP request (stdio) the call gets a request object of its own, so that
       // every call still has its own DI context.
