@@ -56,7 +56,7 @@ export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.deco
 export { McpPrompt } from './decorators/mcp-prompt.decorator';
 export { ToolArgs, McpRequest } from './decorators/mcp-params.decorator';
 export { McpCtx } from './decorators/mcp-ctx.decorator';
-export { McpExecutionContext } from './discovery/mcp-execution-context';
+export { McpExecutionContext } from './context/mcp-execution-context';
 export { isMcpEndpoint } from './transports/http/endpoint.controller';
 export { McpScopes, McpVisibilityGuard } from './decorators/mcp-scopes.decorator';
 

@@ -6,6 +6,8 @@ export const MCP_TOOL_METADATA = 'nest-mcp:tool';
 export const MCP_RESOURCE_METADATA = 'nest-mcp:resource';
 export const MCP_RESOURCE_TEMPLATE_METADATA = 'nest-mcp:resource-template';
 export const MCP_PROMPT_METADATA = 'nest-mcp:prompt';
+/** The `(args, ctx)` parameter layout the handler decorators record on a method without parameter decorators. */
+export const MCP_DEFAULT_PARAMS_METADATA = 'nest-mcp:default-params';
 
 /** The execution context type guards and interceptors see for MCP calls. */
 export const MCP_CONTEXT_TYPE = 'mcp';

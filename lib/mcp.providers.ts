@@ -23,7 +23,7 @@ import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
 import { McpRegistry } from './registry/mcp-registry.service';
 import { McpEngine, type EngineHooks, type EngineOptions } from './protocol/engine';
 import { hasFeature } from './protocol/revisions';
-import { McpExplorer } from './discovery/mcp.explorer';
+import { McpExplorer } from './explorers/mcp.explorer';
 import { McpSessionService } from './sessions/mcp-session.service';
 import { SessionChannels } from './sessions/session-channels';
 import { STORE_PROVIDERS, STORE_TOKENS } from './stores/store.providers';

@@ -7,7 +7,7 @@
  *
  * What the clients get: a guard's HttpException on a tool is a tool execution error, i.e. an
  * ordinary result `{ content: [{ type: 'text', text: <the exception's message> }], isError: true }`
- * with HTTP 200, in both eras (lib/discovery/http-exception.translator.ts). A global guard also
+ * with HTTP 200, in both eras (lib/explorers/http-exception.translator.ts). A global guard also
  * guards the MCP endpoint route itself (an ordinary Nest controller), so there every HTTP request
  * counts and the refusal is Nest's own HTTP 429.
  *

@@ -1,6 +1,6 @@
 import type { PipeTransform, Type } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
-import { McpParamType } from '../mcp.constants';
+import { ROUTE_ARGS_METADATA } from '../explorers/nest-internals';
+import { MCP_DEFAULT_PARAMS_METADATA, McpParamType } from '../mcp.constants';
 
 type PipeLike = Type<PipeTransform> | PipeTransform;
 
@@ -49,4 +49,27 @@ export function ToolArgs(property?: string | PipeLike, ...pipes: PipeLike[]): Pa
  */
 export function McpRequest(): ParameterDecorator {
   return (target, key, index) => assignMcpParam(target, key!, index, McpParamType.REQUEST);
+}
+
+/** The parameters of a handler without parameter decorators: `(args, ctx)`. */
+const DEFAULT_PARAMS = Object.freeze({
+  [`${McpParamType.ARGS}:0`]: Object.freeze({ index: 0, data: undefined, pipes: [] }),
+  [`${McpParamType.CONTEXT}:1`]: Object.freeze({ index: 1, data: undefined, pipes: [] }),
+});
+
+/**
+ * Part of every handler decorator (`@McpTool()`...): on a method without parameter decorators
+ * (they are applied before method decorators), records the `(args, ctx)` layout in Nest's
+ * route-argument format, so that pipes (a global `ValidationPipe`) see the arguments with their
+ * declared type. It goes under a key of its own: Nest's route arguments stay what the method's
+ * own parameter decorators wrote.
+ *
+ * @internal
+ */
+export function McpDefaultParams(): MethodDecorator {
+  return (target, key) => {
+    if (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) === undefined) {
+      Reflect.defineMetadata(MCP_DEFAULT_PARAMS_METADATA, DEFAULT_PARAMS, target.constructor, key);
+    }
+  };
 }

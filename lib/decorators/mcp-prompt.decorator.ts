@@ -1,6 +1,11 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { MCP_PROMPT_METADATA } from '../mcp.constants';
 import type { McpPromptOptions } from '../interfaces/mcp-definitions.interface';
+import { McpDefaultParams } from './mcp-params.decorator';
+
+/** The metadata of `@McpPrompt()`, typed for `Reflector.get`. @internal */
+export const McpPromptMetadata = Reflector.createDecorator<McpPromptOptions>({ key: MCP_PROMPT_METADATA });
 
 /**
  * Makes a method an MCP prompt. Without parameter decorators the method receives
@@ -9,4 +14,5 @@ import type { McpPromptOptions } from '../interfaces/mcp-definitions.interface';
  *
  * @publicApi
  */
-export const McpPrompt = (options: McpPromptOptions = {}): MethodDecorator => SetMetadata(MCP_PROMPT_METADATA, options);
+export const McpPrompt = (options: McpPromptOptions = {}): MethodDecorator =>
+  applyDecorators(McpPromptMetadata(options), McpDefaultParams());

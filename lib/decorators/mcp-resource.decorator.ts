@@ -1,6 +1,16 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA } from '../mcp.constants';
 import type { McpResourceOptions, McpResourceTemplateOptions } from '../interfaces/mcp-definitions.interface';
+import { McpDefaultParams } from './mcp-params.decorator';
+
+/** The metadata of `@McpResource()`, typed for `Reflector.get`. @internal */
+export const McpResourceMetadata = Reflector.createDecorator<McpResourceOptions>({ key: MCP_RESOURCE_METADATA });
+
+/** The metadata of `@McpResourceTemplate()`, typed for `Reflector.get`. @internal */
+export const McpResourceTemplateMetadata = Reflector.createDecorator<McpResourceTemplateOptions>({
+  key: MCP_RESOURCE_TEMPLATE_METADATA,
+});
 
 /**
  * Makes a method the reader of an MCP resource with a fixed URI. Without parameter decorators
@@ -15,7 +25,7 @@ import type { McpResourceOptions, McpResourceTemplateOptions } from '../interfac
  * @publicApi
  */
 export const McpResource = (options: McpResourceOptions): MethodDecorator =>
-  SetMetadata(MCP_RESOURCE_METADATA, options);
+  applyDecorators(McpResourceMetadata(options), McpDefaultParams());
 
 /**
  * Makes a method the reader of the resources an RFC 6570 URI template describes. Without
@@ -29,4 +39,4 @@ export const McpResource = (options: McpResourceOptions): MethodDecorator =>
  * @publicApi
  */
 export const McpResourceTemplate = (options: McpResourceTemplateOptions): MethodDecorator =>
-  SetMetadata(MCP_RESOURCE_TEMPLATE_METADATA, options);
+  applyDecorators(McpResourceTemplateMetadata(options), McpDefaultParams());

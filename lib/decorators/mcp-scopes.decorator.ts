@@ -1,5 +1,11 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { MCP_SCOPES_METADATA, MCP_VISIBILITY_GUARD_METADATA } from '../mcp.constants';
+
+/** The metadata of `@McpScopes()`, typed for `Reflector.get`. @internal */
+export const McpScopesMetadata = Reflector.createDecorator<string[]>({ key: MCP_SCOPES_METADATA });
+
+/** The metadata of `@McpVisibilityGuard()`, typed for `Reflector.get`. @internal */
+export const McpVisibilityGuardMetadata = Reflector.createDecorator<boolean>({ key: MCP_VISIBILITY_GUARD_METADATA });
 
 /**
  * The scopes a caller must all hold to call a tool, read a resource or template, or get a prompt
@@ -18,8 +24,7 @@ import { MCP_SCOPES_METADATA, MCP_VISIBILITY_GUARD_METADATA } from '../mcp.const
  * ```
  * @publicApi
  */
-export const McpScopes = (...scopes: string[]): MethodDecorator & ClassDecorator =>
-  applyDecorators(SetMetadata(MCP_SCOPES_METADATA, scopes));
+export const McpScopes = (...scopes: string[]): MethodDecorator & ClassDecorator => McpScopesMetadata(scopes);
 
 /**
  * Marks a guard as deciding visibility: besides guarding calls, it runs for `tools/list`,
@@ -39,4 +44,4 @@ export const McpScopes = (...scopes: string[]): MethodDecorator & ClassDecorator
  * ```
  * @publicApi
  */
-export const McpVisibilityGuard = (): ClassDecorator => SetMetadata(MCP_VISIBILITY_GUARD_METADATA, true);
+export const McpVisibilityGuard = (): ClassDecorator => McpVisibilityGuardMetadata(true);

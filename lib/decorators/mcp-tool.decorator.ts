@@ -1,6 +1,11 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { MCP_TOOL_METADATA } from '../mcp.constants';
 import type { McpToolOptions } from '../interfaces/mcp-definitions.interface';
+import { McpDefaultParams } from './mcp-params.decorator';
+
+/** The metadata of `@McpTool()`, typed for `Reflector.get`. @internal */
+export const McpToolMetadata = Reflector.createDecorator<McpToolOptions>({ key: MCP_TOOL_METADATA });
 
 /**
  * Makes a provider or controller method an MCP tool. The method runs through the Nest pipeline
@@ -17,4 +22,5 @@ import type { McpToolOptions } from '../interfaces/mcp-definitions.interface';
  * ```
  * @publicApi
  */
-export const McpTool = (options: McpToolOptions = {}): MethodDecorator => SetMetadata(MCP_TOOL_METADATA, options);
+export const McpTool = (options: McpToolOptions = {}): MethodDecorator =>
+  applyDecorators(McpToolMetadata(options), McpDefaultParams());

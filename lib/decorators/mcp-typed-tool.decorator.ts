@@ -1,4 +1,4 @@
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { ROUTE_ARGS_METADATA, routeArgType } from '../explorers/nest-internals';
 import { McpParamType } from '../mcp.constants';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpToolOptions } from '../interfaces/mcp-definitions.interface';
@@ -62,7 +62,7 @@ function placeArgumentsAndContext(target: object, key: string | symbol): void {
   const at = (index: number) =>
     Object.entries(params)
       .filter(([, param]) => param.index === index)
-      .map(([entry, param]) => ({ type: Number(entry.split(':')[0]), data: param.data }));
+      .map(([entry, param]) => ({ type: routeArgType(entry), data: param.data }));
   const first = at(0);
   const second = at(1);
   if (

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MCP_REDIS_HUB, MCP_SESSION_STORE } from '../mcp.constants';
 import { HEALTH_DISCOVERY_PENDING, HEALTH_STORE_TIMEOUT } from '../mcp.messages';
-import { McpExplorer } from '../discovery/mcp.explorer';
+import { McpExplorer } from '../explorers/mcp.explorer';
 import { McpRegistry } from '../registry/mcp-registry.service';
 import type { SessionStore } from '../sessions/session-store.interface';
 import type { RedisHub } from '../stores/redis/redis-hub';

@@ -1,8 +1,12 @@
 /**
  * What describes a tool, resource, resource template or prompt, for the decorators and for
  * registration at runtime through `McpRegistry`.
+ *
+ * Every handler (and `visible`) gets the transport's objects as its last argument: the request
+ * and response over HTTP, `undefined` on stdio. Most handlers leave that parameter out.
  */
 import type { McpCallContext } from '../protocol/call-context';
+import type { NativeExchange } from '../protocol/native-exchange';
 import type { CompletionHandler, TaskSupport } from '../protocol/catalog';
 import type { McpIcon, PromptArgument, ResourceAnnotations, ToolAnnotations } from '../protocol/mcp-types';
 import type { McpSchema, McpValidatorOptions } from './mcp-schema.interface';
@@ -106,19 +110,19 @@ export interface McpAccessDefinition {
   /** Scopes the caller must all hold to call it and to see it listed. */
   scopes?: string[];
   /** Whether the caller sees it in lists (after the scopes); it is called with the list request's context. */
-  visible?: (context: McpCallContext) => boolean | Promise<boolean>;
+  visible?: (context: McpCallContext, native: NativeExchange | undefined) => boolean | Promise<boolean>;
 }
 
 /** A tool registered at runtime. @publicApi */
 export interface McpToolDefinition extends McpToolOptions, McpAccessDefinition {
   name: string;
-  handler: (args: any, context: McpCallContext) => unknown;
+  handler: (args: any, context: McpCallContext, native: NativeExchange | undefined) => unknown;
 }
 
 /** A resource registered at runtime. @publicApi */
 export interface McpResourceDefinition extends McpResourceOptions, McpAccessDefinition {
   name: string;
-  handler: (context: McpCallContext) => unknown;
+  handler: (context: McpCallContext, native: NativeExchange | undefined) => unknown;
 }
 
 /** A resource template registered at runtime. @publicApi */
@@ -127,12 +131,17 @@ export interface McpResourceTemplateDefinition
   name: string;
   complete?: Record<string, CompletionHandler>;
   /** Reads one resource; `variables` are the values the URI gave the template's variables. */
-  handler: (uri: string, variables: Record<string, string>, context: McpCallContext) => unknown;
+  handler: (
+    uri: string,
+    variables: Record<string, string>,
+    context: McpCallContext,
+    native: NativeExchange | undefined,
+  ) => unknown;
 }
 
 /** A prompt registered at runtime. @publicApi */
 export interface McpPromptDefinition extends Omit<McpPromptOptions, 'arguments'>, McpAccessDefinition {
   name: string;
   arguments?: Array<PromptArgument & { complete?: CompletionHandler }>;
-  handler: (args: Record<string, string>, context: McpCallContext) => unknown;
+  handler: (args: Record<string, string>, context: McpCallContext, native: NativeExchange | undefined) => unknown;
 }

@@ -94,13 +94,13 @@ describe('visibleEntries', () => {
     ]);
     const call = jest.fn(() => contextOf(NOBODY));
     const onFailure = jest.fn();
-    await expect(visibleEntries(entries, rendered, call, onFailure)).resolves.toBeUndefined();
+    await expect(visibleEntries(entries, rendered, call, onFailure, undefined)).resolves.toBeUndefined();
     expect(call).not.toHaveBeenCalled();
     expect(onFailure).not.toHaveBeenCalled();
   });
 
   it('returns undefined for an empty list', async () => {
-    await expect(visibleEntries([], [], () => contextOf(NOBODY), jest.fn())).resolves.toBeUndefined();
+    await expect(visibleEntries([], [], () => contextOf(NOBODY), jest.fn(), undefined)).resolves.toBeUndefined();
   });
 
   it('keeps entries without rules and those whose scopes the principal holds, in their order', async () => {
@@ -111,9 +111,9 @@ describe('visibleEntries', () => {
       ['open-2', undefined],
       ['both', { scopes: ['notes:read', 'notes:write'] }],
     ]);
-    const reader = await visibleEntries(entries, rendered, () => contextOf(READER), jest.fn());
+    const reader = await visibleEntries(entries, rendered, () => contextOf(READER), jest.fn(), undefined);
     expect(namesOf(reader)).toEqual(['open-1', 'read', 'open-2']);
-    const writer = await visibleEntries(entries, rendered, () => contextOf(WRITER), jest.fn());
+    const writer = await visibleEntries(entries, rendered, () => contextOf(WRITER), jest.fn(), undefined);
     expect(namesOf(writer)).toEqual(['open-1', 'write', 'read', 'open-2', 'both']);
   });
 
@@ -122,7 +122,7 @@ describe('visibleEntries', () => {
       ['a', { scopes: ['notes:read'] }],
       ['b', undefined],
     ]);
-    const visible = await visibleEntries(entries, rendered, () => contextOf(READER), jest.fn());
+    const visible = await visibleEntries(entries, rendered, () => contextOf(READER), jest.fn(), undefined);
     expect(visible).toHaveLength(2);
     expect(visible![0]).toBe(rendered[0]);
     expect(visible![1]).toBe(rendered[1]);
@@ -135,7 +135,7 @@ describe('visibleEntries', () => {
       ['c', { scopes: ['notes:write'] }],
     ]);
     const call = jest.fn(() => contextOf(READER));
-    await visibleEntries(entries, rendered, call, jest.fn());
+    await visibleEntries(entries, rendered, call, jest.fn(), undefined);
     expect(call).toHaveBeenCalledTimes(1);
   });
 
@@ -149,9 +149,18 @@ describe('visibleEntries', () => {
       ['async-false', { scopes: [], visible: async () => false }],
       ['truthy', { scopes: [], visible: (() => 'yes') as unknown as () => boolean }],
     ]);
-    const visible = await visibleEntries(entries, rendered, () => context, jest.fn());
+    const visible = await visibleEntries(entries, rendered, () => context, jest.fn(), undefined);
     expect(namesOf(visible)).toEqual(['sync-true', 'async-true']);
     expect(seen).toEqual([context]);
+  });
+
+  it("hands `visible` the list request's transport objects", async () => {
+    const native = { request: { url: '/mcp' }, response: {} };
+    const visible = jest.fn(() => true);
+    const { entries, rendered } = entriesOf([['a', { scopes: [], visible }]]);
+    const context = contextOf(READER);
+    await visibleEntries(entries, rendered, () => context, jest.fn(), native);
+    expect(visible).toHaveBeenCalledWith(context, native);
   });
 
   it('hides an entry whose `visible` throws or rejects, reports the failure, and keeps the others', async () => {
@@ -172,7 +181,7 @@ describe('visibleEntries', () => {
       ['after', undefined],
     ]);
     const onFailure = jest.fn();
-    const visible = await visibleEntries(entries, rendered, () => contextOf(WRITER), onFailure);
+    const visible = await visibleEntries(entries, rendered, () => contextOf(WRITER), onFailure, undefined);
     expect(namesOf(visible)).toEqual(['before', 'after']);
     expect(onFailure).toHaveBeenCalledTimes(2);
     expect(onFailure).toHaveBeenCalledWith(thrown);
@@ -183,7 +192,7 @@ describe('visibleEntries', () => {
     const visible = jest.fn(() => true);
     const { entries, rendered } = entriesOf([['guarded', { scopes: ['admin'], visible }]]);
     const onFailure = jest.fn();
-    const hidden = await visibleEntries(entries, rendered, () => contextOf(READER), onFailure);
+    const hidden = await visibleEntries(entries, rendered, () => contextOf(READER), onFailure, undefined);
     expect(hidden).toEqual([]);
     expect(visible).not.toHaveBeenCalled();
     expect(onFailure).not.toHaveBeenCalled();
@@ -192,6 +201,7 @@ describe('visibleEntries', () => {
       rendered,
       () => contextOf({ id: 'root', scopes: ['admin'] }),
       onFailure,
+      undefined,
     );
     expect(namesOf(shown)).toEqual(['guarded']);
     expect(visible).toHaveBeenCalledTimes(1);
@@ -202,6 +212,6 @@ describe('visibleEntries', () => {
       ['a', { scopes: ['x'] }],
       ['b', { scopes: [], visible: () => false }],
     ]);
-    await expect(visibleEntries(entries, rendered, () => contextOf(NOBODY), jest.fn())).resolves.toEqual([]);
+    await expect(visibleEntries(entries, rendered, () => contextOf(NOBODY), jest.fn(), undefined)).resolves.toEqual([]);
   });
 });

@@ -7,6 +7,7 @@
 import { ErrorCode, type JsonObject } from './json-rpc';
 import { McpError } from './mcp-error';
 import type { McpCallContext, McpPrincipal } from './call-context';
+import type { NativeExchange } from './native-exchange';
 
 /** The access rules of one entry; entries without any leave it undefined. */
 export interface EntryAccess {
@@ -14,9 +15,9 @@ export interface EntryAccess {
   readonly scopes: readonly string[];
   /**
    * Whether the caller may see the entry in lists; run with the list request's context. A
-   * failure hides the entry.
+   * failure hides the entry. `native` is the list request's transport objects.
    */
-  readonly visible?: (call: McpCallContext) => boolean | Promise<boolean>;
+  readonly visible?: (call: McpCallContext, native: NativeExchange | undefined) => boolean | Promise<boolean>;
 }
 
 /** The scopes of `required` that `principal` does not hold. */
@@ -39,12 +40,14 @@ export function requireScopes(access: EntryAccess | undefined, principal: McpPri
 /**
  * The rendered entries `call.principal` may see: `rendered[i]` is the rendering of `entries[i]`.
  * Returns `undefined` when no entry has access rules (the list is the same for everyone).
+ * `native` (the list request's transport objects) is handed to each visibility check.
  */
 export async function visibleEntries(
   entries: ReadonlyArray<{ readonly access?: EntryAccess }>,
   rendered: readonly JsonObject[],
   call: () => McpCallContext,
   onFailure: (error: unknown) => void,
+  native: NativeExchange | undefined,
 ): Promise<JsonObject[] | undefined> {
   if (!entries.some((entry) => entry.access !== undefined)) {
     return undefined;
@@ -63,7 +66,7 @@ export async function visibleEntries(
         return true;
       }
       try {
-        return (await access.visible(context)) === true;
+        return (await access.visible(context, native)) === true;
       } catch (error) {
         onFailure(error);
         return false;

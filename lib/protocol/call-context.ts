@@ -23,7 +23,7 @@ import {
   type ListRootsResult,
 } from './client-requests';
 import type { McpPrincipal } from './principal';
-import type { NativeExchange, TransportKind } from './transport-contract';
+import type { TransportKind } from './transport-contract';
 import type { EngineLogger } from './engine-options';
 import type { InputRound } from './input-round';
 import type { McpCallContext } from './call-context.interface';
@@ -32,9 +32,6 @@ import type { ResolvedRequest } from './resolved-request';
 export { ANONYMOUS_PRINCIPAL, type McpPrincipal } from './principal';
 export type { TransportKind } from './transport-contract';
 export type { McpCallContext } from './call-context.interface';
-
-/** Property under which the call context keeps the transport objects for pipeline wrappers. */
-export const NATIVE_EXCHANGE = Symbol('nest-mcp:native-exchange');
 
 /** What a call context needs of the engine: the rounds of modern requests and the way to a legacy client. */
 export interface CallContextHost {
@@ -59,7 +56,6 @@ export class RequestCallContext implements McpCallContext {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly meta: Readonly<JsonObject>;
-  readonly [NATIVE_EXCHANGE]: NativeExchange | undefined;
   private lastProgress = -Infinity;
   private localState: JsonObject | undefined;
 
@@ -77,7 +73,6 @@ export class RequestCallContext implements McpCallContext {
     this.clientCapabilities = request.clientCapabilities;
     this.clientInfo = request.clientInfo;
     this.meta = metaOf(request.params);
-    this[NATIVE_EXCHANGE] = request.facts.native;
   }
 
   get signal(): AbortSignal {

@@ -2,11 +2,16 @@
  * What the engine needs from the registry: the tools, resources, templates and prompts, each
  * with a ready-to-run handler. The registry implements it; the engine never sees how handlers
  * were built (Nest pipeline, plain function, ...).
+ *
+ * Every handler takes the transport's objects (`native`, `undefined` on stdio) as its last
+ * argument: the engine passes them through untouched, so a handler that runs in a framework
+ * pipeline gets the request without reading it back from the call context.
  */
 import type { JsonObject } from './json-rpc';
 import type { McpCallContext } from './call-context';
 import type { ParamHeaderBinding } from './request-headers';
 import type { EntryAccess } from './access';
+import type { NativeExchange } from './native-exchange';
 import type { CompletionResult, McpIcon, PromptArgument, ResourceAnnotations, ToolAnnotations } from './mcp-types';
 
 /** The outcome of validating a value against a schema. */
@@ -45,7 +50,7 @@ export interface ToolEntry {
   /** Who may call and see it; `undefined` when anyone may. */
   readonly access?: EntryAccess;
   /** Runs the tool with validated arguments; may return a promise. */
-  invoke(args: unknown, call: McpCallContext): unknown;
+  invoke(args: unknown, call: McpCallContext, native: NativeExchange | undefined): unknown;
 }
 
 /** A registered resource with a fixed URI. */
@@ -64,7 +69,7 @@ export interface ResourceEntry {
   /** Who may call and see it; `undefined` when anyone may. */
   readonly access?: EntryAccess;
   /** Reads the resource; may return a promise. */
-  read(call: McpCallContext): unknown;
+  read(call: McpCallContext, native: NativeExchange | undefined): unknown;
 }
 
 /** A registered resource template (RFC 6570). */
@@ -84,7 +89,12 @@ export interface TemplateEntry {
   /** The variables of `uri` when it matches the template, else `undefined`. */
   match(uri: string): Record<string, string> | undefined;
   /** Reads one resource of the template; may return a promise. */
-  read(uri: string, variables: Record<string, string>, call: McpCallContext): unknown;
+  read(
+    uri: string,
+    variables: Record<string, string>,
+    call: McpCallContext,
+    native: NativeExchange | undefined,
+  ): unknown;
 }
 
 /** A registered prompt. */
@@ -99,7 +109,7 @@ export interface PromptEntry {
   /** Who may call and see it; `undefined` when anyone may. */
   readonly access?: EntryAccess;
   /** Renders the prompt; may return a promise. */
-  get(args: Record<string, string>, call: McpCallContext): unknown;
+  get(args: Record<string, string>, call: McpCallContext, native: NativeExchange | undefined): unknown;
 }
 
 /** The read side of the registry, as the engine uses it. Lists are sorted by their key. */

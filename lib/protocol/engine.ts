@@ -50,7 +50,6 @@ export type {
 } from './transport-contract';
 export type { CacheHint, EngineLogger, EngineOptions } from './engine-options';
 export type { ResolvedRequest } from './resolved-request';
-export { NATIVE_EXCHANGE } from './call-context';
 
 const NOTHING_TO_SEND: Promise<EngineOutcome> = Promise.resolve(NO_OUTCOME);
 

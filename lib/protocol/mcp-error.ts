@@ -2,6 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { ErrorCode, type JsonRpcErrorObject } from './json-rpc';
 
 /**
+ * The brands of the error classes: well-known symbols, so that an error made by another loaded
+ * copy of the package (two bundles, a CommonJS and an ESM build) is still recognised, where
+ * `instanceof` would say no. Test with `isMcpError` and `isMcpToolError`.
+ */
+const MCP_ERROR_BRAND = Symbol.for('nest-mcp.McpError');
+const MCP_TOOL_ERROR_BRAND = Symbol.for('nest-mcp.McpToolError');
+
+function hasBrand(value: unknown, brand: symbol): boolean {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+}
+
+/**
  * A JSON-RPC error with an MCP error code. Throw it from a tool, resource, prompt or completion
  * handler to answer the request with exactly this error (message and data included), instead of
  * the generic error an unexpected exception produces.
@@ -21,6 +33,11 @@ export class McpError extends Error {
   ) {
     super(message);
     this.name = 'McpError';
+  }
+
+  /** Marks McpErrors (and subclasses) of every loaded copy of the package. @internal */
+  get [MCP_ERROR_BRAND](): true {
+    return true;
   }
 
   /** The JSON-RPC error object this error is sent as. */
@@ -43,6 +60,21 @@ export class McpToolError extends Error {
     super(message);
     this.name = 'McpToolError';
   }
+
+  /** Marks McpToolErrors of every loaded copy of the package. @internal */
+  get [MCP_TOOL_ERROR_BRAND](): true {
+    return true;
+  }
+}
+
+/** Whether `value` is an `McpError` (or a subclass), from this or any other loaded copy of the package. */
+export function isMcpError(value: unknown): value is McpError {
+  return hasBrand(value, MCP_ERROR_BRAND);
+}
+
+/** Whether `value` is an `McpToolError`, from this or any other loaded copy of the package. */
+export function isMcpToolError(value: unknown): value is McpToolError {
+  return hasBrand(value, MCP_TOOL_ERROR_BRAND);
 }
 
 /** A fresh `elicitationId` for a URL-mode elicitation: 18 random bytes, 24 base64url characters. */

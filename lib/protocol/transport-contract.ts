@@ -10,8 +10,11 @@ import type { SessionHandle } from './session-handle';
 import type { HeaderBag } from './request-headers';
 import type { CancellationSource } from './call-scope';
 import type { TaskPort } from './tasks/task-port';
+import type { NativeExchange } from './native-exchange';
 
 /** The MCP transports. */
+export type { NativeExchange } from './native-exchange';
+
 export type TransportKind = 'streamable-http' | 'simple-http' | 'sse' | 'stdio';
 
 /** Where the notifications related to one request go (its SSE stream, stdio...). */
@@ -34,12 +37,6 @@ export interface RequestChannel {
    * to resume with `Last-Event-ID`. Absent where streams cannot be resumed.
    */
   closeStream?(): void;
-}
-
-/** The transport objects of a request, for handlers that run in a framework pipeline. */
-export interface NativeExchange {
-  readonly request?: unknown;
-  readonly response?: unknown;
 }
 
 /** What a transport knows about one incoming message. */

@@ -59,7 +59,7 @@ describe('McpRegistry', () => {
       expect(entry.input.jsonSchema).toMatchObject({ required: ['q'] });
       expect(entry.output?.jsonSchema).toMatchObject({ properties: { hits: { type: 'integer' } } });
       expect(await entry.input.validate({ q: 1 })).toMatchObject({ ok: false });
-      expect(await entry.invoke({ q: 'mcp' }, noCall)).toBe('found mcp');
+      expect(await entry.invoke({ q: 'mcp' }, noCall, undefined)).toBe('found mcp');
     });
 
     it('defaults the input schema to any object', () => {
@@ -94,7 +94,7 @@ describe('McpRegistry', () => {
         () => registry.addTool(toolDef('dup', { handler: () => 'second' })),
         'Duplicate MCP tool "dup"',
       );
-      expect(await registry.getTool('dup')!.invoke({}, noCall)).toBe('first');
+      expect(await registry.getTool('dup')!.invoke({}, noCall, undefined)).toBe('first');
       expect(registry.listTools()).toHaveLength(1);
     });
 
@@ -242,7 +242,7 @@ describe('McpRegistry', () => {
       const registry = newRegistry();
       registry.addResource({ uri: 'test://a', name: 'a', mimeType: 'text/plain', cacheTtlMs: 10, handler: () => 'A' });
       expect(registry.getResource('test://a')).toMatchObject({ uri: 'test://a', name: 'a', cacheTtlMs: 10 });
-      expect(await registry.getResource('test://a')!.read(noCall)).toBe('A');
+      expect(await registry.getResource('test://a')!.read(noCall, undefined)).toBe('A');
     });
 
     it.each([
@@ -271,7 +271,7 @@ describe('McpRegistry', () => {
       const template = registry.getTemplate('test://items/{id}')!;
       expect(template.match('test://items/7')).toEqual({ id: '7' });
       expect(template.match('test://other/7')).toBeUndefined();
-      expect(await template.read('test://items/7', { id: '7' }, noCall)).toBe('test://items/7 → 7');
+      expect(await template.read('test://items/7', { id: '7' }, noCall, undefined)).toBe('test://items/7 → 7');
     });
 
     it.each([['test://{'], ['test://{}'], ['test://{a}/{a}'], ['test://}']])(
@@ -335,7 +335,7 @@ describe('McpRegistry', () => {
       expect(prompt.arguments).toEqual([{ name: 'who', required: true }, { name: 'tone' }]);
       expect(prompt.completions).toEqual({ who: complete });
       expect(registry.hasCompletions()).toBe(true);
-      expect(await prompt.get({ who: 'Ada' }, noCall)).toBe('Hello Ada');
+      expect(await prompt.get({ who: 'Ada' }, noCall, undefined)).toBe('Hello Ada');
     });
 
     it.each([

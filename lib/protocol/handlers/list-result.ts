@@ -21,6 +21,7 @@ export async function listResult(
     rendered,
     () => context.createCallContext(request, undefined),
     (error) => context.logFailure(request, error),
+    request.facts.native,
   );
   const page = paginate(visible ?? rendered, keyOf, request.params.cursor, context.options.pageSize);
   const result: JsonObject = { [field]: page.items };

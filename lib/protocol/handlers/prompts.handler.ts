@@ -40,7 +40,7 @@ export async function handlePromptsGet(context: HandlerContext, request: Resolve
   const call = context.createCallContext(request, prompt.name);
   let value: unknown;
   try {
-    value = await prompt.get(args as Record<string, string>, call);
+    value = await prompt.get(args as Record<string, string>, call, request.facts.native);
   } catch (error) {
     if (error instanceof McpError || request.scope.aborted) {
       throw error;

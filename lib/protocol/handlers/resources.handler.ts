@@ -64,7 +64,7 @@ export async function handleResourcesRead(context: HandlerContext, request: Reso
       restricted = resource.access !== undefined;
       mimeType = resource.mimeType;
       cacheTtlMs = resource.cacheTtlMs;
-      value = await resource.read(call);
+      value = await resource.read(call, request.facts.native);
     } else {
       const match = findTemplate(context, uri);
       if (match === undefined) {
@@ -74,7 +74,7 @@ export async function handleResourcesRead(context: HandlerContext, request: Reso
       restricted = match.template.access !== undefined;
       mimeType = match.template.mimeType;
       cacheTtlMs = match.template.cacheTtlMs;
-      value = await match.template.read(uri, match.variables, call);
+      value = await match.template.read(uri, match.variables, call, request.facts.native);
     }
   } catch (error) {
     if (error instanceof McpError || request.scope.aborted) {

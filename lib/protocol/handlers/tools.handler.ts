@@ -92,7 +92,7 @@ async function runTool(
   const call = context.createCallContext(request, tool.name);
   let result: CallToolResult;
   try {
-    result = toCallToolResult(await tool.invoke(input.value, call), tool.output !== undefined);
+    result = toCallToolResult(await tool.invoke(input.value, call, request.facts.native), tool.output !== undefined);
   } catch (error) {
     if (error instanceof McpToolError) {
       result = toolErrorResult(error.message);

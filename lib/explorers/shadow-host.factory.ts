@@ -10,20 +10,8 @@
  * instance. Instances need no lookup, so every enhancer runs, exactly once.
  */
 import type { Type } from '@nestjs/common';
-import {
-  EXCEPTION_FILTERS_METADATA,
-  GUARDS_METADATA,
-  INTERCEPTORS_METADATA,
-  PIPES_METADATA,
-  ROUTE_ARGS_METADATA,
-} from '@nestjs/common/constants';
-
-/** The metadata keys of @UseGuards, @UseInterceptors, @UsePipes and @UseFilters. */
-export const ENHANCER_KEYS = [GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA, EXCEPTION_FILTERS_METADATA];
-const PARAMTYPES = 'design:paramtypes';
-
-/** Resolves an enhancer class to an instance. */
-export type EnhancerResolver = (enhancer: Type) => Promise<object>;
+import type { EnhancerResolver } from './enhancer-resolver';
+import { ENHANCER_KEYS, PARAMTYPES_METADATA } from './nest-internals';
 
 function isClass(value: unknown): value is Type {
   return typeof value === 'function';
@@ -53,11 +41,13 @@ function copyMetadata(source: object, target: object, key?: string): void {
 /**
  * Builds the shadow host of `instance[methodName]`: an object whose class carries the real class's
  * metadata and whose method calls the real method on the real instance, with every enhancer
- * class resolved to an instance.
+ * class resolved to an instance. `paramsKey` is where the method's parameters are described
+ * (see `McpMetadataAccessor.getParams`); their pipes are resolved too.
  */
 export async function createShadowHost(
   instance: Record<string, unknown>,
   methodName: string,
+  paramsKey: string | undefined,
   resolve: EnhancerResolver,
 ): Promise<Record<string, unknown>> {
   const realClass = instance.constructor as Type;
@@ -73,18 +63,20 @@ export async function createShadowHost(
     }
   }
 
-  const routeArgs = Reflect.getMetadata(ROUTE_ARGS_METADATA, realClass, methodName) as
-    Record<string, { pipes?: unknown[] }> | undefined;
-  if (routeArgs !== undefined) {
+  const routeArgs =
+    paramsKey === undefined
+      ? undefined
+      : (Reflect.getMetadata(paramsKey, realClass, methodName) as Record<string, { pipes?: unknown[] }> | undefined);
+  if (paramsKey !== undefined && routeArgs !== undefined) {
     const copy: Record<string, unknown> = {};
     for (const [param, metadata] of Object.entries(routeArgs)) {
       copy[param] = { ...metadata, pipes: (await resolveList(metadata.pipes, resolve)) ?? [] };
     }
-    Reflect.defineMetadata(ROUTE_ARGS_METADATA, copy, shadowClass, methodName);
+    Reflect.defineMetadata(paramsKey, copy, shadowClass, methodName);
   }
-  const paramtypes = Reflect.getMetadata(PARAMTYPES, realClass.prototype as object, methodName) as unknown;
+  const paramtypes = Reflect.getMetadata(PARAMTYPES_METADATA, realClass.prototype as object, methodName) as unknown;
   if (paramtypes !== undefined) {
-    Reflect.defineMetadata(PARAMTYPES, paramtypes, shadowClass.prototype, methodName);
+    Reflect.defineMetadata(PARAMTYPES_METADATA, paramtypes, shadowClass.prototype, methodName);
   }
 
   const substitute = function (this: unknown, ...args: unknown[]): unknown {

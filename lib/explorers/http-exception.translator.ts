@@ -5,20 +5,10 @@
  */
 import type { Era } from '../protocol/revisions';
 import { ErrorCode } from '../protocol/json-rpc';
-import { IntrinsicException } from '@nestjs/common';
-import { McpError, McpToolError } from '../protocol/mcp-error';
+import { isMcpError, isMcpToolError, McpError, McpToolError } from '../protocol/mcp-error';
+import type { McpHandlerKind } from './mcp-metadata.accessor';
 
-// McpError and McpToolError are answers a handler chose, not failures: Nest's exception handler
-// must not log them with a stack trace. Nest leaves IntrinsicException subclasses unlogged; the
-// engine's error classes cannot extend a Nest class (the engine has no Nest import), so they join
-// that hierarchy here, where Nest is present.
-for (const errorClass of [McpError, McpToolError]) {
-  if (!(errorClass.prototype instanceof IntrinsicException)) {
-    Object.setPrototypeOf(errorClass.prototype, IntrinsicException.prototype);
-  }
-}
-
-export type HandlerKind = 'tool' | 'resource' | 'resource template' | 'prompt';
+type HandlerKind = McpHandlerKind;
 
 interface HttpExceptionLike {
   getStatus(): number;
@@ -74,7 +64,8 @@ export function codeForHttpStatus(status: number, kind: HandlerKind, era: Era): 
  * error is passed on, for the engine to log and answer with a generic message.
  */
 export function translateHttpException(error: unknown, kind: HandlerKind, era: Era): unknown {
-  if (!isHttpException(error)) {
+  // The handler's chosen answers, by brand: they pass as they are, whatever else they look like.
+  if (isMcpError(error) || isMcpToolError(error) || !isHttpException(error)) {
     return error;
   }
   const status = error.getStatus();

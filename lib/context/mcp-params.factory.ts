@@ -1,0 +1,44 @@
+import { McpParamType } from '../mcp.constants';
+import type { McpCallContext } from '../protocol/call-context';
+import type { NativeExchange } from '../protocol/native-exchange';
+
+/**
+ * The arguments every MCP handler runs with, in the order its `ExecutionContext` exposes them:
+ * the transport request and response (so that `switchToHttp()` guards such as ThrottlerGuard work
+ * unchanged; both `undefined` on stdio), the call's arguments, the call context.
+ */
+export type McpHandlerArgs = [request: unknown, response: unknown, args: unknown, call: McpCallContext];
+
+/** The handler arguments of one call. */
+export function mcpHandlerArgs(
+  args: unknown,
+  call: McpCallContext,
+  native: NativeExchange | undefined,
+): McpHandlerArgs {
+  return [native?.request, native?.response, args, call];
+}
+
+/**
+ * The one mapping from the parameter types of `@ToolArgs()`, `@McpCtx()` and `@McpRequest()` to
+ * values, used by Nest's pipeline (as its params factory) and by the direct call alike.
+ */
+export class McpParamsFactory {
+  exchangeKeyForValue(type: number, data: unknown, args: unknown[]): unknown {
+    switch (type) {
+      case McpParamType.ARGS:
+        return typeof data === 'string' ? propertyOf(args[2], data) : args[2];
+      case McpParamType.CONTEXT:
+        return args[3];
+      case McpParamType.REQUEST:
+        return args[0];
+      default:
+        // Nest's HTTP parameter decorators (@Body, @Query...) have no meaning on an MCP call.
+        return undefined;
+    }
+  }
+}
+
+/** One property of the call's arguments (`@ToolArgs('name')`). */
+function propertyOf(args: unknown, name: string): unknown {
+  return typeof args === 'object' && args !== null ? (args as Record<string, unknown>)[name] : args;
+}

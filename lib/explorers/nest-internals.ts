@@ -1,0 +1,153 @@
+/**
+ * Every part of Nest this package uses that Nest does not document as public: deep imports,
+ * metadata keys of its decorators, and fields it keeps private. They live here, and only here,
+ * so that a Nest release that moves one breaks one file, and `nest-internals.spec.ts` pins each
+ * shape on the Nest versions of the peer range (11 and 12).
+ */
+import type { ExecutionContext, Type } from '@nestjs/common';
+import {
+  CUSTOM_ROUTE_ARGS_METADATA,
+  EXCEPTION_FILTERS_METADATA,
+  GUARDS_METADATA,
+  INTERCEPTORS_METADATA,
+  PARAMTYPES_METADATA,
+  PIPES_METADATA,
+  ROUTE_ARGS_METADATA,
+} from '@nestjs/common/constants';
+import { type DiscoveryService, type ExternalContextCreator, ModuleRef } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+
+export { CUSTOM_ROUTE_ARGS_METADATA, PARAMTYPES_METADATA, ROUTE_ARGS_METADATA };
+
+/** The metadata keys of `@UseGuards`, `@UseInterceptors`, `@UsePipes` and `@UseFilters`. */
+export const ENHANCER_KEYS: readonly string[] = [
+  GUARDS_METADATA,
+  INTERCEPTORS_METADATA,
+  PIPES_METADATA,
+  EXCEPTION_FILTERS_METADATA,
+];
+
+/** The metadata key of `@UseGuards`. */
+export const GUARDS_KEY: string = GUARDS_METADATA;
+
+/** One entry of Nest's route-argument metadata (`${type}:${index}` → entry). */
+export interface RouteArgEntry {
+  readonly index: number;
+  readonly data?: unknown;
+  readonly pipes?: unknown[];
+  /** Set by `createParamDecorator`: the decorator's value factory. */
+  readonly factory?: unknown;
+}
+
+/** Whether a route-argument key belongs to a custom parameter decorator (`createParamDecorator`). */
+export function isCustomRouteArg(key: string): boolean {
+  return key.includes(CUSTOM_ROUTE_ARGS_METADATA);
+}
+
+/** The parameter type of a route-argument key (`'3:0'` → 3); `NaN` for a custom decorator. */
+export function routeArgType(key: string): number {
+  return Number(key.split(':')[0]);
+}
+
+/**
+ * An execution context for guards run outside Nest's pipeline (visibility checks of list
+ * requests), the same class Nest builds its own contexts with.
+ */
+export function createExecutionContext(
+  args: unknown[],
+  hostClass: Type,
+  handler: (...args: unknown[]) => unknown,
+  type: string,
+): ExecutionContext {
+  const context = new ExecutionContextHost(args, hostClass, handler);
+  context.setType(type);
+  return context;
+}
+
+/** The part of Nest's `ApplicationConfig` that says which enhancers apply to every handler. */
+export interface GlobalEnhancers {
+  getGlobalGuards(): unknown[];
+  getGlobalInterceptors(): unknown[];
+  getGlobalPipes(): unknown[];
+  getGlobalFilters(): unknown[];
+  getGlobalRequestGuards(): unknown[];
+  getGlobalRequestInterceptors(): unknown[];
+  getGlobalRequestPipes(): unknown[];
+  getGlobalRequestFilters(): unknown[];
+}
+
+/** The `NestContainer` of the application, kept by `ExternalContextCreator.fromContainer` (Nest 8 to 12). */
+export function containerOf(creator: ExternalContextCreator): object | undefined {
+  const container = (creator as unknown as { container?: unknown }).container;
+  return typeof container === 'object' && container !== null ? container : undefined;
+}
+
+/** The application's global enhancers, as the pipeline itself reads them; `undefined` if out of reach. */
+export function globalEnhancersOf(creator: ExternalContextCreator): GlobalEnhancers | undefined {
+  return (containerOf(creator) as { applicationConfig?: GlobalEnhancers } | undefined)?.applicationConfig;
+}
+
+/** Whether any global guard, interceptor, pipe or filter is registered (static or request-scoped). */
+export function hasGlobalEnhancers(config: GlobalEnhancers): boolean {
+  return [
+    config.getGlobalGuards(),
+    config.getGlobalInterceptors(),
+    config.getGlobalPipes(),
+    config.getGlobalFilters(),
+    config.getGlobalRequestGuards(),
+    config.getGlobalRequestInterceptors(),
+    config.getGlobalRequestPipes(),
+    config.getGlobalRequestFilters(),
+  ].some((list) => Array.isArray(list) && list.length > 0);
+}
+
+/** What an exception handler of the pipeline does with an error (`ExternalExceptionsHandler`). */
+export interface ExceptionsHandlerLike {
+  next(exception: unknown, host: unknown): unknown;
+  invokeCustomFilters?(exception: unknown, host: unknown): unknown;
+}
+
+/** The pipeline's factory of exception handlers (`ExternalExceptionFilterContext`). */
+export interface FiltersContextLike {
+  create(...args: unknown[]): ExceptionsHandlerLike;
+}
+
+/**
+ * A new `ExternalContextCreator` on the same container as `shared`, built by the class of
+ * `shared` (so by the Nest copy that made it), with its private exception-handler factory
+ * exposed; `undefined` when either is out of reach.
+ */
+export function forkContextCreator(
+  shared: ExternalContextCreator,
+): { creator: ExternalContextCreator; filters: FiltersContextLike } | undefined {
+  const container = containerOf(shared);
+  const factory = shared.constructor as Partial<typeof ExternalContextCreator>;
+  if (container === undefined || typeof factory.fromContainer !== 'function') {
+    return undefined;
+  }
+  const creator = factory.fromContainer(container as Parameters<typeof ExternalContextCreator.fromContainer>[0]);
+  const filters = (creator as unknown as { filtersContextCreator?: FiltersContextLike }).filtersContextCreator;
+  return typeof filters?.create === 'function' ? { creator, filters } : undefined;
+}
+
+/** A provider or controller as `DiscoveryService` gives it (Nest's `InstanceWrapper`). */
+export type HostWrapper = ReturnType<DiscoveryService['getProviders']>[number];
+
+/** The `ModuleRef` of the module that provides `wrapper`, if any. */
+export function moduleRefOf(wrapper: HostWrapper): ModuleRef | undefined {
+  return wrapper.host?.providers.get(ModuleRef)?.instance as ModuleRef | undefined;
+}
+
+/**
+ * The enhancer `enhancer` as the module providing `wrapper` registered it (Nest registers the
+ * enhancers of a class provider's `@UseGuards(...)` among its module's injectables).
+ */
+export function registeredEnhancerOf(
+  wrapper: HostWrapper,
+  enhancer: Type,
+): { instance: unknown; isStatic: boolean } | undefined {
+  const injectable = wrapper.host?.injectables.get(enhancer);
+  return injectable === undefined
+    ? undefined
+    : { instance: injectable.instance, isStatic: injectable.isDependencyTreeStatic() };
+}
