@@ -4,17 +4,12 @@
  */
 import { McpConfigurationError } from './errors/mcp-configuration.error';
 import { INVALID_OPTION } from './mcp.messages';
-import type {
-  McpModuleOptions,
-  McpRedisClient,
-  McpRedisOptions,
-  McpTaskOptions,
-} from './interfaces/mcp-module-options.interface';
+import type { McpModuleOptions, McpRedisClient, McpRedisOptions } from './interfaces/mcp-module-options.interface';
 import { isRevision, newestFirst, REVISIONS, type Revision } from './protocol/revisions';
 import { isLogLevel, type LogLevel } from './protocol/log-levels';
 import type { CacheScope, Implementation } from './protocol/mcp-types';
 import { resolveAuthOptions, type ResolvedAuthOptions } from './auth/auth-options';
-import type { TaskSettings } from './tasks/mcp-task.service';
+import { resolveTaskOptions, type TaskSettings } from './tasks/task-settings';
 import type { McpValidatorOptions } from './interfaces/mcp-schema.interface';
 
 /** The Redis settings, resolved from the module options (`redis`). */
@@ -284,19 +279,5 @@ function resolveRedisOptions(redis: Partial<McpRedisOptions>): ResolvedRedisOpti
     client,
     keyPrefix,
     commandTimeoutMs: integer(redis.commandTimeoutMs, 'redis.commandTimeoutMs', 5_000, 100, 600_000),
-  };
-}
-
-function resolveTaskOptions(tasks: Partial<McpTaskOptions>): TaskSettings {
-  const maxTtlMs = integer(tasks.maxTtlMs, 'tasks.maxTtlMs', 24 * 3_600_000, 1_000);
-  return {
-    inlineMs: integer(tasks.inlineMs, 'tasks.inlineMs', 100, 0, 3_600_000),
-    defaultTtlMs: integer(tasks.defaultTtlMs, 'tasks.defaultTtlMs', Math.min(3_600_000, maxTtlMs), 1_000, maxTtlMs),
-    maxTtlMs,
-    pollIntervalMs: integer(tasks.pollIntervalMs, 'tasks.pollIntervalMs', 1_000, 1, 3_600_000),
-    maxLivePerOwner: integer(tasks.maxLivePerOwner, 'tasks.maxLivePerOwner', 100, 1),
-    resultTimeoutMs: integer(tasks.resultTimeoutMs, 'tasks.resultTimeoutMs', 300_000, 1),
-    sweepIntervalMs: integer(tasks.sweepIntervalMs, 'tasks.sweepIntervalMs', 60_000, 10),
-    expiredGraceMs: 60_000,
   };
 }
