@@ -28,7 +28,7 @@ import { bindEngineToCluster } from './cluster/engine-cluster';
 import { McpTaskService } from './tasks/mcp-task.service';
 import { McpNotifier } from './notifications/mcp-notifier.service';
 import { StreamableHttpService } from './transports/http/streamable-http.service';
-import { ResumableStreams } from './transports/http/resumable-streams.service';
+import { ResumableStreams } from './transports/http/sse/resumable-streams.service';
 import { HttpGate } from './transports/http/http-gate.service';
 import { HttpPlatform } from './transports/http/http-platform.service';
 import { EndpointBanner } from './transports/http/endpoint-banner.service';
