@@ -5,8 +5,7 @@
  */
 import { McpConfigurationError } from './errors/mcp-configuration.error';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import type { McpTaskOptions } from './interfaces/mcp-task-options.interface';
-import { integer, section } from './option-checks';
+import { section } from './option-checks';
 import { resolveServerSettings, type McpServerSettings } from './server-settings';
 import { resolveAuthOptions, type ResolvedAuthOptions } from './auth/auth-options';
 import { resolveHttpSettings, type HttpSettings } from './transports/http/http-settings';
@@ -14,7 +13,7 @@ import { resolveStdioSettings, type StdioSettings } from './transports/stdio/std
 import { resolveSessionSettings, type SessionSettings } from './sessions/session-settings';
 import { resolveRedisSettings, type ResolvedRedisOptions } from './stores/redis/redis-settings';
 import { resolveStoreSettings, type ResolvedStoreOptions } from './stores/store-settings';
-import type { TaskSettings } from './tasks/mcp-task.service';
+import { resolveTaskOptions, type TaskSettings } from './tasks/task-settings';
 
 export type { ResolvedRedisOptions } from './stores/redis/redis-settings';
 
@@ -54,18 +53,4 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
 export function serverSettingsOf(options: ResolvedMcpOptions): McpServerSettings {
   const { sessions: _s, http: _h, stdio: _io, auth: _a, tasks: _t, redis: _r, stores: _st, ...server } = options;
   return server;
-}
-
-function resolveTaskOptions(tasks: Partial<McpTaskOptions>): TaskSettings {
-  const maxTtlMs = integer(tasks.maxTtlMs, 'tasks.maxTtlMs', 24 * 3_600_000, 1_000);
-  return {
-    inlineMs: integer(tasks.inlineMs, 'tasks.inlineMs', 100, 0, 3_600_000),
-    defaultTtlMs: integer(tasks.defaultTtlMs, 'tasks.defaultTtlMs', Math.min(3_600_000, maxTtlMs), 1_000, maxTtlMs),
-    maxTtlMs,
-    pollIntervalMs: integer(tasks.pollIntervalMs, 'tasks.pollIntervalMs', 1_000, 1, 3_600_000),
-    maxLivePerOwner: integer(tasks.maxLivePerOwner, 'tasks.maxLivePerOwner', 100, 1),
-    resultTimeoutMs: integer(tasks.resultTimeoutMs, 'tasks.resultTimeoutMs', 300_000, 1),
-    sweepIntervalMs: integer(tasks.sweepIntervalMs, 'tasks.sweepIntervalMs', 60_000, 10),
-    expiredGraceMs: 60_000,
-  };
 }

@@ -32,7 +32,7 @@ import { bindEngineToCluster } from './cluster/engine-cluster';
 import { McpTaskService } from './tasks/mcp-task.service';
 import { McpNotifier } from './notifications/mcp-notifier.service';
 import { StreamableHttpService } from './transports/http/streamable-http.service';
-import { ResumableStreams } from './transports/http/resumable-streams.service';
+import { ResumableStreams } from './transports/http/sse/resumable-streams.service';
 import { HttpGate } from './transports/http/http-gate.service';
 import { HttpPlatform } from './transports/http/http-platform.service';
 import { EndpointBanner } from './transports/http/endpoint-banner.service';
@@ -108,23 +108,15 @@ export function createMcpEngine(
     },
   };
   const hooks: EngineHooks = {
-    tasks,
+    tasks: tasks.manager,
     sendToSession: (sessionId, message) => channels.route(sessionId, message),
     cluster: cluster.hooks,
   };
   const engine = new McpEngine(options, registry, hooks);
   cluster.listen(engine);
-  // Calls and tasks of an ended session stop with it: no one can reach them any more.
-  sessions.onEnd((sessionId, _reason, here) => {
-    engine.abortScope(sessionId);
-    if (!here) {
-      // The instance that ended the session cancels its tasks.
-      return;
-    }
-    void tasks.cancelOwned(`session:${sessionId}`, 'Session ended').catch((error: unknown) => {
-      logger.error(`Could not cancel the tasks of session ${sessionId}: ${String(error)}`);
-    });
-  });
+  // Calls of an ended session stop with it: no one can reach them any more (McpTaskService
+  // cancels its tasks).
+  sessions.onEnd((sessionId) => engine.abortScope(sessionId));
   return engine;
 }
 

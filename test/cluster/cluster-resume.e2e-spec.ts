@@ -4,7 +4,7 @@
  * instance gets the buffered events, then the live ones, then the answer, from there.
  */
 import { MCP_REPLAY_STORE } from '../../lib/mcp.constants';
-import { ResumableStreams } from '../../lib/transports/http/resumable-streams.service';
+import { ResumableStreams } from '../../lib/transports/http/sse/resumable-streams.service';
 import type { ReplayStore } from '../../lib/sessions/replay-store.interface';
 import { startHttpApp, type HttpApp } from '../fixtures/http-app';
 import { ResumeFixtureModule, ResumeGate } from '../fixtures/resume-fixture.module';
@@ -64,7 +64,8 @@ describe('Resumable streams across instances', () => {
   /** Waits until A sends the events of `count` of its streams to clients on other instances. */
   async function following(count: number): Promise<void> {
     // Internal state, read because nothing on the wire tells when A has started to follow.
-    const sinks = Reflect.get(a.app.get(ResumableStreams), 'remoteSinks') as Map<string, unknown>;
+    const follows: unknown = Reflect.get(a.app.get(ResumableStreams), 'follows');
+    const sinks = Reflect.get(follows as object, 'remoteSinks') as Map<string, unknown>;
     const deadline = Date.now() + 5000;
     while (sinks.size !== count) {
       if (Date.now() > deadline) {

@@ -39,7 +39,7 @@ import { accepts, acceptsPost } from './content-negotiation';
 import { batchRefusedByHeader, planBatch, runBatch } from '../../protocol/batch';
 import { HttpGate } from './http-gate.service';
 import { endpointMarker } from './endpoint.controller';
-import { ResumableStream, ResumableStreams } from './resumable-streams.service';
+import { ResumableStream, ResumableStreams } from './sse/resumable-streams.service';
 
 const SESSION_HEADER = 'mcp-session-id';
 

@@ -1,7 +1,7 @@
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
-import type { ReplayEvent } from '../../sessions/replay-store.interface';
-import type { SseStream } from './http-exchange';
-import { formatEventId, parseEventId, ResumableStream } from './resumable-streams.service';
+import type { JsonRpcMessage } from '../../../protocol/json-rpc';
+import type { ReplayEvent } from '../../../sessions/replay-store.interface';
+import type { SseStream } from '../http-exchange';
+import { ResumableStream } from './resumable-stream';
 
 /** What a connection was asked to write, in order. */
 interface Written {
@@ -40,22 +40,6 @@ function host() {
 }
 
 const note = (n: number): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { n } });
-
-describe('event ids', () => {
-  it('round-trips `<streamId>:<seq>`', () => {
-    const id = formatEventId('0123456789abcdef', 42);
-    expect(id).toBe('0123456789abcdef:42');
-    expect(parseEventId(id)).toEqual({ streamId: '0123456789abcdef', seq: 42 });
-    expect(parseEventId(` ${id} `)).toEqual({ streamId: '0123456789abcdef', seq: 42 });
-  });
-
-  it.each(['', 'abc', '0123456789abcdef', '0123456789abcdef:', '0123456789abcdef:-1', '0123456789abcdef:01', 'XYZ:1'])(
-    'rejects %p',
-    (id) => {
-      expect(parseEventId(id)).toBeUndefined();
-    },
-  );
-});
 
 describe('ResumableStream', () => {
   it('numbers its events, buffers each one and writes it to the attached connection', () => {
