@@ -22,6 +22,7 @@ import { hasFeature } from './protocol/revisions';
 import { McpExplorer } from './discovery/mcp.explorer';
 import { McpSessionService } from './sessions/mcp-session.service';
 import { SessionChannels } from './sessions/session-channels';
+import { LegacySessionResolver } from './sessions/legacy-session.resolver';
 import { STORE_PROVIDERS } from './stores/store.providers';
 import type { ClusterLink } from './cluster/cluster-link.interface';
 import { bindEngineToCluster } from './cluster/engine-cluster';
@@ -89,6 +90,7 @@ const SETTINGS_PROVIDERS = (
     McpTaskService,
     SessionChannels,
     McpSessionService,
+    LegacySessionResolver,
     {
       provide: McpEngine,
       useFactory: (
