@@ -1,18 +1,12 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { MCP_HTTP_PATHS, MCP_HTTP_SETTINGS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
-import { McpEngine, type RequestChannel } from '../../protocol/engine';
-import {
-  ErrorCode,
-  failure,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-} from '../../protocol/json-rpc';
+import { McpEngine } from '../../protocol/engine';
+import { ErrorCode, failure } from '../../protocol/json-rpc';
 import { InboundDispatcher } from '../../protocol/inbound';
 import { McpSessionService } from '../../sessions/mcp-session.service';
 import { LegacySessionResolver, SESSION_NOT_FOUND } from '../../sessions/legacy-session.resolver';
-import { SessionChannels, type SessionChannel } from '../../sessions/session-channels';
+import { SessionChannels } from '../../sessions/session-channels';
 import { DETACHED_RESPONSE, firstHeader, sendJson, SseStream, type HttpExchange } from './http-exchange';
 import { accepts, acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
@@ -21,61 +15,11 @@ import { endpointMarker } from './endpoint.controller';
 import { normalizePath, type McpHttpPaths } from './http-paths';
 import { refusalReply, writeReply } from './http-reply';
 import { ACCEPTED, pairReply } from './legacy-sse.status-table';
+import { PairStream, RemotePair, type PairChannel } from './legacy-sse.pair';
 
 /** The verbs of the events path, and of the messages path. */
 const EVENTS_ALLOW = endpointMarker('sse-events').allow;
 const MESSAGES_ALLOW = endpointMarker('sse-messages').allow;
-
-/** Where the answers and messages of an SSE pair's session go. */
-interface PairChannel extends RequestChannel {
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean;
-}
-
-/** One open SSE pair: the session's event stream, which carries every answer and message of the session. */
-class PairStream implements SessionChannel, PairChannel {
-  constructor(private readonly stream: SseStream) {}
-
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
-    return this.stream.send(message);
-  }
-
-  notify(message: JsonRpcNotification): void {
-    this.stream.send(message);
-  }
-
-  request(message: JsonRpcRequest): boolean {
-    return this.stream.send(message);
-  }
-
-  close(): void {
-    this.stream.end();
-  }
-}
-
-/**
- * The event stream of a pair open on another instance: messages are sent there, in order, and
- * written by the instance that holds the stream. A batch's answers go one by one.
- */
-class RemotePair implements PairChannel {
-  constructor(private readonly forward: (message: JsonRpcMessage) => Promise<void>) {}
-
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
-    const messages: readonly JsonRpcMessage[] = Array.isArray(message) ? message : [message as JsonRpcMessage];
-    for (const each of messages) {
-      // The holder's stream may be gone (the session then ends everywhere): nothing to tell.
-      this.forward(each).catch(() => undefined);
-    }
-    return true;
-  }
-
-  notify(message: JsonRpcNotification): void {
-    this.send(message);
-  }
-
-  request(message: JsonRpcRequest): boolean {
-    return this.send(message);
-  }
-}
 
 /**
  * The HTTP+SSE transport of 2024-11-05, kept for the clients that still speak it. `GET` on the
