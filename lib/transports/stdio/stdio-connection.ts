@@ -73,7 +73,7 @@ export class StdioConnection {
   constructor(
     private readonly input: Readable,
     output: Writable,
-    private readonly principal: McpPrincipal,
+    principal: McpPrincipal,
     private readonly limits: StdioLimits,
     private readonly deps: StdioConnectionDeps,
   ) {
