@@ -26,6 +26,7 @@ import { hasFeature } from './protocol/revisions';
 import { McpExplorer } from './explorers/mcp.explorer';
 import { McpSessionService } from './sessions/mcp-session.service';
 import { SessionChannels } from './sessions/session-channels';
+import { LegacySessionResolver } from './sessions/legacy-session.resolver';
 import { STORE_PROVIDERS, STORE_TOKENS } from './stores/store.providers';
 import type { ClusterLink } from './cluster/cluster-link.interface';
 import { bindEngineToCluster } from './cluster/engine-cluster';
@@ -129,6 +130,7 @@ export const MCP_PROVIDERS: Provider[] = [
   McpTaskService,
   SessionChannels,
   McpSessionService,
+  LegacySessionResolver,
   {
     provide: McpEngine,
     useFactory: createMcpEngine,

@@ -1,81 +1,25 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { MCP_HTTP_PATHS, MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import { MCP_HTTP_PATHS, MCP_HTTP_SETTINGS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
-import { McpEngine, type RequestChannel, type RequestFacts } from '../../protocol/engine';
-import {
-  classifyMessage,
-  ErrorCode,
-  failure,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-} from '../../protocol/json-rpc';
-import { planBatch, runBatch } from '../../protocol/batch';
-import type { McpPrincipal } from '../../protocol/call-context';
-import { McpSessionService, SessionLimitError } from '../../sessions/mcp-session.service';
-import { SessionChannels, type SessionChannel } from '../../sessions/session-channels';
-import type { SessionRecord } from '../../sessions/session-store.interface';
-import { DETACHED_RESPONSE, firstHeader, sendEmpty, sendJson, SseStream, type HttpExchange } from './http-exchange';
+import { McpEngine } from '../../protocol/engine';
+import { ErrorCode, failure } from '../../protocol/json-rpc';
+import { InboundDispatcher } from '../../protocol/inbound';
+import { McpSessionService } from '../../sessions/mcp-session.service';
+import { LegacySessionResolver, SESSION_NOT_FOUND } from '../../sessions/legacy-session.resolver';
+import { SessionChannels } from '../../sessions/session-channels';
+import { DETACHED_RESPONSE, firstHeader, sendJson, SseStream, type HttpExchange } from './http-exchange';
 import { accepts, acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
 import { HttpGate } from './http-gate.service';
 import { endpointMarker } from './endpoint.controller';
 import { normalizePath, type McpHttpPaths } from './http-paths';
+import { refusalReply, writeReply } from './http-reply';
+import { ACCEPTED, pairReply } from './legacy-sse.status-table';
+import { PairStream, RemotePair, type PairChannel } from './legacy-sse.pair';
 
 /** The verbs of the events path, and of the messages path. */
 const EVENTS_ALLOW = endpointMarker('sse-events').allow;
 const MESSAGES_ALLOW = endpointMarker('sse-messages').allow;
-
-/** Where the answers and messages of an SSE pair's session go. */
-interface PairChannel extends RequestChannel {
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean;
-}
-
-/** One open SSE pair: the session's event stream, which carries every answer and message of the session. */
-class PairStream implements SessionChannel, PairChannel {
-  constructor(private readonly stream: SseStream) {}
-
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
-    return this.stream.send(message);
-  }
-
-  notify(message: JsonRpcNotification): void {
-    this.stream.send(message);
-  }
-
-  request(message: JsonRpcRequest): boolean {
-    return this.stream.send(message);
-  }
-
-  close(): void {
-    this.stream.end();
-  }
-}
-
-/**
- * The event stream of a pair open on another instance: messages are sent there, in order, and
- * written by the instance that holds the stream. A batch's answers go one by one.
- */
-class RemotePair implements PairChannel {
-  constructor(private readonly forward: (message: JsonRpcMessage) => Promise<void>) {}
-
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
-    const messages: readonly JsonRpcMessage[] = Array.isArray(message) ? message : [message as JsonRpcMessage];
-    for (const each of messages) {
-      // The holder's stream may be gone (the session then ends everywhere): nothing to tell.
-      this.forward(each).catch(() => undefined);
-    }
-    return true;
-  }
-
-  notify(message: JsonRpcNotification): void {
-    this.send(message);
-  }
-
-  request(message: JsonRpcRequest): boolean {
-    return this.send(message);
-  }
-}
 
 /**
  * The HTTP+SSE transport of 2024-11-05, kept for the clients that still speak it. `GET` on the
@@ -91,14 +35,19 @@ export class LegacySseService implements OnModuleDestroy {
   /** The pairs open on this instance, by session id. */
   private readonly pairs = new Map<string, PairStream>();
 
+  private readonly dispatcher: InboundDispatcher;
+
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
     @Inject(MCP_HTTP_PATHS) private readonly paths: McpHttpPaths,
     private readonly gate: HttpGate,
-    private readonly engine: McpEngine,
+    engine: McpEngine,
     private readonly sessions: McpSessionService,
+    private readonly resolver: LegacySessionResolver,
     private readonly channels: SessionChannels,
-  ) {}
+  ) {
+    this.dispatcher = new InboundDispatcher(engine);
+  }
 
   /** Ends every open pair: their clients see the stream end and may reconnect. */
   onModuleDestroy(): void {
@@ -145,17 +94,12 @@ export class LegacySseService implements OnModuleDestroy {
       );
       return;
     }
-    let record: SessionRecord;
-    try {
-      record = await this.sessions.open(this.gate.principalOf(exchange.request));
-    } catch (error) {
-      if (error instanceof SessionLimitError) {
-        sendJson(res, 503, failure(null, ErrorCode.InternalError, error.message), { 'retry-after': '5' });
-        return;
-      }
-      throw error;
+    const opened = await this.resolver.open(this.gate.principalOf(exchange.request));
+    if (!opened.ok) {
+      writeReply(res, refusalReply(opened.reason, failure(null, ErrorCode.InternalError, opened.message)));
+      return;
     }
-    const sessionId = record.id;
+    const sessionId = opened.record.id;
     if (res.destroyed) {
       // The client left while the session was being opened.
       await this.sessions.close(sessionId);
@@ -178,7 +122,7 @@ export class LegacySseService implements OnModuleDestroy {
       });
     });
     // Keep-alive comments also keep the session from idling out on every instance.
-    stream.keepAliveEvery(this.options.http.keepAliveMs, () => {
+    stream.keepAliveEvery(this.http.keepAliveMs, () => {
       this.sessions.touch(sessionId).catch(() => undefined);
     });
     stream.event('endpoint', `${this.messagesUrl(exchange)}?sessionId=${sessionId}`);
@@ -217,63 +161,34 @@ export class LegacySseService implements OnModuleDestroy {
     }
     const principal = this.gate.principalOf(exchange.request);
     const pair = await this.pairOf(sessionId);
-    const record = pair === undefined ? undefined : await this.sessions.find(sessionId, principal);
-    if (pair === undefined || record === undefined) {
+    const found = pair === undefined ? undefined : await this.resolver.find(sessionId, principal);
+    if (pair === undefined || found?.ok !== true) {
       // Unknown, ended, another principal's, or not an SSE pair: all alike to the sender.
-      sendJson(res, 404, failure(null, ErrorCode.InvalidRequest, 'Session not found'));
+      writeReply(res, refusalReply('unknown-session', failure(null, ErrorCode.InvalidRequest, SESSION_NOT_FOUND)));
       return;
     }
-    const { maxBodyBytes, maxJsonDepth } = this.options.http;
+    const { maxBodyBytes, maxJsonDepth } = this.http;
     const body = await readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
     if (!body.ok) {
       this.gate.refuseBody(exchange, body);
       return;
     }
-    const refreshing = this.sessions.refresh(record);
-    if (refreshing !== undefined) {
-      await refreshing;
-    }
-    const facts = this.facts(exchange, principal, record, pair);
-    if (Array.isArray(body.value)) {
-      const plan = planBatch(body.value, facts.revision);
-      if (plan.type === 'reject') {
-        sendJson(res, 400, plan.error);
-        return;
-      }
-      if (plan.type === 'run' && this.gate.refusesWork(exchange, plan.items)) {
-        return;
-      }
-      sendEmpty(res, 202);
-      if (plan.type === 'responses') {
-        plan.responses.forEach((answer) => this.engine.deliverResponse(sessionId, answer));
-        return;
-      }
-      const answers = await runBatch(this.engine, facts, plan.items);
-      if (answers.length > 0) {
-        pair.send(answers);
-      }
-      return;
-    }
-    const message = classifyMessage(body.value);
-    if (this.gate.refusesWork(exchange, message)) {
-      return;
-    }
-    if (message.kind === 'invalid') {
-      if (message.isNotification) {
-        sendEmpty(res, 202);
-      } else {
-        sendJson(res, 400, failure(message.id, ErrorCode.InvalidRequest, message.reason));
-      }
-      return;
-    }
-    sendEmpty(res, 202);
-    if (message.kind === 'response') {
-      this.engine.deliverResponse(sessionId, message.message);
-      return;
-    }
-    const outcome = await this.engine.handle(facts, message.message);
-    if (outcome.type === 'response') {
-      pair.send(outcome.response);
+    await this.resolver.refresh(found.record);
+    const result = await this.dispatcher.dispatch(body.value, {
+      transport: 'sse',
+      era: 'legacy',
+      principal,
+      // The POST was answered 202 before the call runs: the call's answer goes on the stream.
+      native: { request: exchange.request, response: DETACHED_RESPONSE },
+      sessions: this.resolver.of(found.record),
+      admits: (messages) => !this.gate.refusesWork(exchange, messages),
+      beforeHandle: () => writeReply(res, ACCEPTED),
+      channel: () => ({ channel: pair }),
+    });
+    const { reply, stream } = pairReply(result);
+    writeReply(res, reply);
+    if (stream !== undefined) {
+      pair.send(stream);
     }
   }
 
@@ -291,24 +206,5 @@ export class LegacySseService implements OnModuleDestroy {
       return undefined;
     }
     return new RemotePair((message) => this.channels.sendVia(holder.instanceId, sessionId, message));
-  }
-
-  private facts(
-    exchange: HttpExchange,
-    principal: McpPrincipal,
-    record: SessionRecord,
-    pair: PairChannel,
-  ): RequestFacts {
-    return {
-      era: 'legacy',
-      transport: 'sse',
-      principal,
-      revision: record.state.protocolVersion,
-      session: this.sessions.handle(record),
-      channel: pair,
-      cancelScope: record.id,
-      // The POST was answered 202 before the call runs: the call's answer goes on the stream.
-      native: { request: exchange.request, response: DETACHED_RESPONSE },
-    };
   }
 }

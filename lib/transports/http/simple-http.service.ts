@@ -1,27 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import { MCP_HTTP_SETTINGS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
-import { McpEngine, type RequestChannel, type RequestFacts } from '../../protocol/engine';
-import {
-  classifyMessage,
-  ErrorCode,
-  failure,
-  type JsonRpcId,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-} from '../../protocol/json-rpc';
-import { decideEra } from '../../protocol/request-meta';
+import { McpEngine } from '../../protocol/engine';
 import { headerValue } from '../../protocol/request-headers';
-import { DEFAULT_LEGACY_HEADER_REVISION, legacyHeaderRevision } from '../../protocol/revisions';
-import { batchRefusedByHeader, planBatch, runBatch } from '../../protocol/batch';
-import { abandonment, sendEmpty, sendJson, type HttpExchange } from './http-exchange';
+import { DEFAULT_LEGACY_HEADER_REVISION } from '../../protocol/revisions';
+import { InboundDispatcher, SESSIONLESS, type InboundBinding, type OpenedChannel } from '../../protocol/inbound';
+import { abandonment, type HttpExchange } from './http-exchange';
 import { acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
 import { HttpGate } from './http-gate.service';
 import { endpointMarker } from './endpoint.controller';
+import { writeReply } from './http-reply';
+import { simpleReply } from './simple-http.status-table';
 
 /** Nothing rides along with a simple answer: progress and log messages have no stream and are dropped. */
-const NO_STREAM: RequestChannel = { notify: () => undefined };
+const NO_STREAM: OpenedChannel = Object.freeze({ channel: { notify: () => undefined } });
 
 const ALLOW = endpointMarker('simple').allow;
 
@@ -34,11 +27,15 @@ const ALLOW = endpointMarker('simple').allow;
  */
 @Injectable()
 export class SimpleHttpService {
+  private readonly dispatcher: InboundDispatcher;
+
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
     private readonly gate: HttpGate,
-    private readonly engine: McpEngine,
-  ) {}
+    engine: McpEngine,
+  ) {
+    this.dispatcher = new InboundDispatcher(engine);
+  }
 
   /** Every request to the endpoint: POST; other methods are refused. */
   handle(request: unknown, response: unknown): Promise<void> {
@@ -51,128 +48,36 @@ export class SimpleHttpService {
     if (!(await this.gate.enter(exchange)) || !acceptsPost(exchange, 'json')) {
       return;
     }
-    const { res, headers } = exchange;
-    const { maxBodyBytes, maxJsonDepth } = this.options.http;
+    const { maxBodyBytes, maxJsonDepth } = this.http;
     const body = await readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
     if (!body.ok) {
       this.gate.refuseBody(exchange, body);
       return;
     }
-    const headerVersion = headerValue(headers, 'mcp-protocol-version');
-    if (Array.isArray(body.value)) {
-      await this.serveBatch(exchange, body.value, headerVersion);
-      return;
-    }
-    const message = classifyMessage(body.value);
-    if (this.gate.refusesWork(exchange, message)) {
-      return;
-    }
-    switch (message.kind) {
-      case 'invalid':
-        if (message.isNotification) {
-          sendEmpty(res, 204);
-        } else {
-          sendJson(res, 400, failure(message.id, ErrorCode.InvalidRequest, message.reason));
-        }
-        return;
-      case 'response':
-        // No session, so no request of this server waits for it.
-        sendEmpty(res, 202);
-        return;
-      default:
-        await this.serveMessage(exchange, message.message, headerVersion);
-    }
-  }
-
-  private async serveMessage(
-    exchange: HttpExchange,
-    message: JsonRpcRequest | JsonRpcNotification,
-    headerVersion: string | undefined,
-  ): Promise<void> {
-    const { res } = exchange;
-    const era = decideEra(message.params, headerVersion);
-    const facts = this.facts(exchange, era, headerVersion, 'id' in message ? message.id : null);
-    if (facts === undefined) {
-      return;
-    }
-    const outcome = await this.engine.handle(facts, message);
-    if (!('id' in message)) {
-      sendEmpty(res, 204);
-      return;
-    }
-    if (outcome.type === 'none') {
-      // Cancelled: the client went away, or the server is shutting the call down.
-      if (!res.destroyed) {
-        sendEmpty(res, 204);
-      }
-      return;
-    }
-    const { status, headers } = this.gate.statusOf(outcome.response, era);
-    sendJson(res, status, outcome.response, headers);
-  }
-
-  /** The facts of a request; answers 400 and returns `undefined` for a bad legacy version header. */
-  private facts(
-    exchange: HttpExchange,
-    era: 'legacy' | 'modern',
-    headerVersion: string | undefined,
-    id: JsonRpcId | null,
-  ): RequestFacts | undefined {
-    const base = {
-      transport: 'simple-http' as const,
-      principal: this.gate.principalOf(exchange.request),
-      cancellation: abandonment(exchange.res),
-      channel: NO_STREAM,
-      timeoutMs: this.options.http.simpleCallTimeoutMs,
-      native: exchange,
-    };
-    if (era === 'modern') {
-      return { ...base, era, headers: exchange.headers };
-    }
-    const read = legacyHeaderRevision(headerVersion, this.engine.revisionsOf('legacy'));
-    if ('error' in read) {
-      sendJson(exchange.res, 400, failure(id, ErrorCode.InvalidRequest, read.error));
-      return undefined;
-    }
-    return { ...base, era, revision: read.revision };
+    const result = await this.dispatcher.dispatch(body.value, this.binding(exchange));
+    writeReply(
+      exchange.res,
+      simpleReply(result, (response, era) => this.gate.statusOf(response, era)),
+    );
   }
 
   /**
-   * A batch, for the revisions that have them: the `MCP-Protocol-Version` header names the
-   * revision, 2025-03-26 when absent (there is no session to remember one).
+   * What this transport knows about one POST. Without a session, a legacy message's revision is
+   * the one its `MCP-Protocol-Version` header names; a batch's is 2025-03-26 when there is none.
    */
-  private async serveBatch(
-    exchange: HttpExchange,
-    elements: unknown[],
-    headerVersion: string | undefined,
-  ): Promise<void> {
-    const { res } = exchange;
-    const refused = batchRefusedByHeader(headerVersion);
-    if (refused !== undefined) {
-      sendJson(res, 400, refused);
-      return;
-    }
-    const facts = this.facts(exchange, 'legacy', headerVersion, null);
-    if (facts === undefined) {
-      return;
-    }
-    const plan = planBatch(elements, facts.revision ?? DEFAULT_LEGACY_HEADER_REVISION);
-    if (plan.type === 'reject') {
-      sendJson(res, 400, plan.error);
-      return;
-    }
-    if (plan.type === 'responses') {
-      sendEmpty(res, 202);
-      return;
-    }
-    if (this.gate.refusesWork(exchange, plan.items)) {
-      return;
-    }
-    const responses = await runBatch(this.engine, facts, plan.items);
-    if (responses.length === 0) {
-      sendEmpty(res, 204);
-    } else {
-      sendJson(res, 200, responses);
-    }
+  private binding(exchange: HttpExchange): InboundBinding {
+    return {
+      transport: 'simple-http',
+      principal: this.gate.principalOf(exchange.request),
+      headers: exchange.headers,
+      versionHeader: headerValue(exchange.headers, 'mcp-protocol-version'),
+      batchRevision: DEFAULT_LEGACY_HEADER_REVISION,
+      cancellation: abandonment(exchange.res),
+      timeoutMs: this.http.simpleCallTimeoutMs,
+      native: exchange,
+      sessions: SESSIONLESS,
+      admits: (messages) => !this.gate.refusesWork(exchange, messages),
+      channel: () => NO_STREAM,
+    };
   }
 }

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Readable, Writable } from 'node:stream';
 import { format } from 'node:util';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import { MCP_HTTP_SETTINGS, MCP_STDIO_SETTINGS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpEngine } from '../../protocol/engine';
 import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
-import { McpSessionService } from '../../sessions/mcp-session.service';
+import { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import { SessionChannels } from '../../sessions/session-channels';
 import { StdioConnection } from './stdio-connection';
 
@@ -67,9 +67,10 @@ export class McpStdioServer implements OnApplicationShutdown {
   private closing = false;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_STDIO_SETTINGS) private readonly stdio: ResolvedMcpOptions['stdio'],
+    @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
     private readonly engine: McpEngine,
-    private readonly sessions: McpSessionService,
+    private readonly resolver: LegacySessionResolver,
     private readonly channels: SessionChannels,
   ) {}
 
@@ -85,7 +86,7 @@ export class McpStdioServer implements OnApplicationShutdown {
   async listen(options: McpStdioListenOptions = {}): Promise<void> {
     const input = options.input ?? process.stdin;
     const output = options.output ?? process.stdout;
-    const stdio = this.options.stdio;
+    const { stdio } = this;
     const connection = new StdioConnection(
       input,
       output,
@@ -96,10 +97,10 @@ export class McpStdioServer implements OnApplicationShutdown {
         maxQueue: stdio.maxQueue,
         maxSubscriptions: stdio.maxSubscriptions,
         maxPendingNotifications: stdio.maxPendingNotifications,
-        maxJsonDepth: this.options.http.maxJsonDepth,
+        maxJsonDepth: this.http.maxJsonDepth,
         flushTimeoutMs: FLUSH_TIMEOUT_MS,
       },
-      { engine: this.engine, sessions: this.sessions, channels: this.channels, logger: this.logger },
+      { engine: this.engine, resolver: this.resolver, channels: this.channels, logger: this.logger },
     );
     const restoreConsole =
       (options.redirectConsole ?? output === process.stdout) ? redirectConsoleToStderr() : () => undefined;

@@ -1,0 +1,205 @@
+/**
+ * The inbound sequence, once for every transport: classify the body; hand responses to the
+ * questions waiting for them; plan a batch where the revision has batches; decide the era of a
+ * message; resolve its legacy session (found, opened, or refused); build its facts; run it
+ * through the engine. The outcome is a closed `InboundResult` the transport maps to its wire.
+ *
+ * The transport keeps what only it knows: framing, the channel of an answer, its admission of
+ * work (shutdown), and its own status table.
+ */
+import { batchRefusedByHeader, planBatch, runBatch } from './batch';
+import type { EngineLogger, McpEngine, RequestChannel } from './engine';
+import { inboundFacts, type LegacyFacts } from './inbound-facts';
+import type {
+  InboundBinding,
+  InboundResult,
+  LegacyResolution,
+  LegacySessionPort,
+  LegacyTarget,
+  RefusalReason,
+} from './inbound-types';
+import {
+  classifyMessage,
+  ErrorCode,
+  failure,
+  type JsonRpcFailure,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from './json-rpc';
+import { decideEra } from './request-meta';
+import { hasFeature, legacyHeaderRevision } from './revisions';
+import type { SessionHandle } from './session-handle';
+
+export * from './inbound-types';
+export { inboundFacts, sessionRevision, type LegacyFacts } from './inbound-facts';
+
+const NOT_ADMITTED = Object.freeze({ kind: 'refused', reason: 'not-admitted' } as const);
+const WITHDRAWN = Object.freeze({ kind: 'refused', reason: 'withdrawn' } as const);
+
+/**
+ * The session port of a transport without sessions (simple HTTP): a legacy message is served
+ * with the revision its version header names, and answers reach no question.
+ */
+export const SESSIONLESS: LegacySessionPort = Object.freeze({
+  resolve(target: LegacyTarget): LegacyResolution {
+    const read = legacyHeaderRevision(target.versionHeader, target.supported);
+    return 'error' in read ? { ok: false, reason: 'bad-version', message: read.error } : { ok: true, ...read };
+  },
+  current: () => undefined,
+  discard: () => Promise.resolve(),
+});
+
+/** The JSON-RPC error of a refusal: a full session store is the server's failure, the rest the client's. */
+function refusal(reason: RefusalReason, id: JsonRpcId | null, message: string): InboundResult<never> {
+  const code = reason === 'session-limit' ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
+  return { kind: 'refused', reason, error: failure(id, code, message) };
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
+}
+
+/** Runs inbound bodies through one engine; see the file's header for the sequence. */
+export class InboundDispatcher {
+  constructor(
+    private readonly engine: McpEngine,
+    private readonly logger?: Pick<EngineLogger, 'debug'>,
+  ) {}
+
+  /** One parsed body (a message or a batch), start to end. */
+  dispatch<C extends RequestChannel>(body: unknown, binding: InboundBinding<C>): Promise<InboundResult<C>> {
+    if (Array.isArray(body)) {
+      return this.dispatchBatch(body, binding);
+    }
+    const message = classifyMessage(body);
+    if (binding.admits?.(message) === false) {
+      return Promise.resolve(NOT_ADMITTED);
+    }
+    switch (message.kind) {
+      case 'invalid':
+        return Promise.resolve({
+          kind: 'invalid',
+          error: failure(message.id, ErrorCode.InvalidRequest, message.reason),
+          notification: message.isNotification,
+        });
+      case 'response':
+        binding.beforeHandle?.();
+        return this.deliver([message.message], binding.sessions);
+      default:
+        return this.serve(message.message, binding);
+    }
+  }
+
+  /**
+   * Hands client answers to this server's questions in the port's current session; answers for
+   * no known question are dropped without a word to the sender. Synchronous when the session is.
+   */
+  deliver(responses: readonly JsonRpcResponse[], sessions: LegacySessionPort): Promise<InboundResult<never>> {
+    const current = sessions.current();
+    return isPromise(current)
+      ? current.then((session) => this.deliverTo(session, responses))
+      : Promise.resolve(this.deliverTo(current, responses));
+  }
+
+  private deliverTo(session: SessionHandle | undefined, responses: readonly JsonRpcResponse[]): InboundResult<never> {
+    for (const response of responses) {
+      if (session === undefined || !this.engine.deliverResponse(session.id, response)) {
+        this.logger?.debug(`Dropped a client response for unknown request ${String(response.id)}`);
+      }
+    }
+    return { kind: 'delivered', session };
+  }
+
+  /** One request or notification: its era, its legacy session, its facts, the engine. */
+  async serve<C extends RequestChannel>(
+    message: JsonRpcRequest | JsonRpcNotification,
+    binding: InboundBinding<C>,
+  ): Promise<InboundResult<C>> {
+    const id = 'id' in message ? message.id : null;
+    const era = binding.era ?? decideEra(message.params, binding.versionHeader);
+    let legacy: (LegacyFacts & { readonly opened?: boolean }) | undefined;
+    if (era === 'legacy') {
+      const resolved = await binding.sessions.resolve(this.target(id, message.method, binding));
+      if (!resolved.ok) {
+        return refusal(resolved.reason, id, resolved.message);
+      }
+      legacy = resolved;
+    }
+    if (binding.beforeHandle?.() === false) {
+      return WITHDRAWN;
+    }
+    const opened = binding.channel({ era, session: legacy?.session, revision: legacy?.revision });
+    const facts = inboundFacts(binding, era, opened, legacy);
+    const pending = this.engine.handle(facts, message);
+    binding.onHanded?.(facts.cancelScope);
+    const outcome = await pending;
+    let session = legacy?.session;
+    if (id === null) {
+      return { kind: 'accepted', era, session };
+    }
+    if (
+      legacy?.opened === true &&
+      session !== undefined &&
+      outcome.type === 'response' &&
+      'error' in outcome.response
+    ) {
+      // A failed handshake leaves no session behind.
+      await binding.sessions.discard(session);
+      session = undefined;
+    }
+    return { kind: 'answered', era, outcome, channel: opened.channel, session };
+  }
+
+  /**
+   * A JSON-RPC batch (2024-11-05 and 2025-03-26 only): served within the session the port
+   * names, never opening one; answered as one array.
+   */
+  private async dispatchBatch<C extends RequestChannel>(
+    elements: readonly unknown[],
+    binding: InboundBinding<C>,
+  ): Promise<InboundResult<C>> {
+    const byHeader = batchRefusedByHeader(binding.versionHeader);
+    if (byHeader !== undefined) {
+      return { kind: 'refused', reason: 'batch-not-supported', error: byHeader };
+    }
+    const resolved = await binding.sessions.resolve(this.target(null, undefined, binding));
+    if (!resolved.ok) {
+      return refusal(resolved.reason, null, resolved.message);
+    }
+    const { session } = resolved;
+    const revision = resolved.revision ?? binding.batchRevision;
+    const plan = planBatch(elements, revision);
+    if (plan.type === 'reject') {
+      return this.rejected(plan.error, hasFeature(revision, 'batch'), session);
+    }
+    if (plan.type === 'responses') {
+      binding.beforeHandle?.();
+      return this.deliverTo(session, plan.responses);
+    }
+    if (binding.admits?.(plan.items) === false) {
+      return NOT_ADMITTED;
+    }
+    binding.beforeHandle?.();
+    const target = { era: 'legacy', session, revision } as const;
+    const channel = binding.batchChannel?.(target) ?? binding.channel(target).channel;
+    const facts = inboundFacts(binding, 'legacy', { channel }, resolved);
+    const answers = await runBatch(this.engine, facts, plan.items);
+    return { kind: 'batch', answers, session };
+  }
+
+  private rejected(error: JsonRpcFailure, batches: boolean, session: SessionHandle | undefined): InboundResult<never> {
+    return batches
+      ? { kind: 'invalid', error, notification: false, session }
+      : { kind: 'refused', reason: 'batch-not-supported', error, session };
+  }
+
+  private target(
+    id: JsonRpcId | null,
+    method: string | undefined,
+    binding: InboundBinding<RequestChannel>,
+  ): LegacyTarget {
+    return { id, method, versionHeader: binding.versionHeader, supported: this.engine.revisionsOf('legacy') };
+  }
+}

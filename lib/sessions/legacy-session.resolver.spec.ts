@@ -1,0 +1,174 @@
+import type { McpPrincipal } from '../protocol/call-context';
+import type { LegacyTarget } from '../protocol/inbound';
+import type { Revision } from '../protocol/revisions';
+import type { SessionHandle } from '../protocol/session-handle';
+import { LegacySessionResolver, SESSION_NOT_FOUND, SESSION_REQUIRED } from './legacy-session.resolver';
+import { SessionLimitError, type McpSessionService } from './mcp-session.service';
+import type { SessionRecord } from './session-store.interface';
+
+const alice: McpPrincipal = { id: 'alice' } as McpPrincipal;
+const SUPPORTED: Revision[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+
+function record(id: string, protocolVersion?: Revision): SessionRecord {
+  return {
+    id,
+    principalId: 'alice',
+    createdAt: 0,
+    lastActivity: 0,
+    state: { protocolVersion, clientCapabilities: {}, logLevel: 'info', initialized: protocolVersion !== undefined },
+  };
+}
+
+/** A session service over a map: `limit` sessions at most; records what was closed and refreshed. */
+function fakeSessions(limit = 10) {
+  const records = new Map<string, SessionRecord>([['mcp_known', record('mcp_known', '2024-11-05')]]);
+  const closed: string[] = [];
+  const refreshed: string[] = [];
+  let next = 0;
+  const service = {
+    open: (principal: McpPrincipal) => {
+      if (records.size >= limit) {
+        return Promise.reject(new SessionLimitError(limit));
+      }
+      const opened = { ...record(`mcp_new${(next += 1)}`), principalId: principal.id };
+      records.set(opened.id, opened);
+      return Promise.resolve(opened);
+    },
+    find: (id: string, principal: McpPrincipal) => {
+      const found = records.get(id);
+      return Promise.resolve(found?.principalId === principal.id ? found : undefined);
+    },
+    refresh: (found: SessionRecord) => {
+      refreshed.push(found.id);
+      return undefined;
+    },
+    close: (id: string) => {
+      closed.push(id);
+      return Promise.resolve(records.delete(id));
+    },
+    handle: (found: SessionRecord) => ({ id: found.id, state: found.state }) as SessionHandle,
+  };
+  return { service: service as unknown as McpSessionService, closed, refreshed };
+}
+
+const target = (method: string | undefined, id: number | null = 1, versionHeader?: string): LegacyTarget => ({
+  id,
+  method,
+  versionHeader,
+  supported: SUPPORTED,
+});
+
+describe('LegacySessionResolver.byHeader', () => {
+  it.each<[string, string | undefined, LegacyTarget, Record<string, unknown>]>([
+    [
+      'initialize without a session opens one',
+      undefined,
+      target('initialize'),
+      { ok: true, opened: true, revision: undefined },
+    ],
+    [
+      'an initialize notification opens none',
+      undefined,
+      target('initialize', null),
+      { ok: false, reason: 'session-required', message: SESSION_REQUIRED },
+    ],
+    [
+      'a request without a session is refused',
+      undefined,
+      target('tools/list'),
+      { ok: false, reason: 'session-required' },
+    ],
+    [
+      'server/discover needs no session',
+      undefined,
+      target('server/discover'),
+      { ok: true, session: undefined, opened: false },
+    ],
+    [
+      'a batch without a session is refused',
+      undefined,
+      target(undefined, null),
+      { ok: false, reason: 'session-required' },
+    ],
+    [
+      'an unknown session is refused',
+      'mcp_nope',
+      target('tools/list'),
+      { ok: false, reason: 'unknown-session', message: SESSION_NOT_FOUND },
+    ],
+    [
+      'a known session serves at its revision',
+      'mcp_known',
+      target('tools/list'),
+      { ok: true, revision: '2024-11-05', opened: false },
+    ],
+    [
+      'the version header wins',
+      'mcp_known',
+      target('tools/list', 1, '2025-06-18'),
+      { ok: true, revision: '2025-06-18' },
+    ],
+    [
+      'a bad version header is refused',
+      'mcp_known',
+      target('tools/list', 1, '2026-07-28'),
+      { ok: false, reason: 'bad-version' },
+    ],
+  ])('%s', async (_name, sessionId, message, expected) => {
+    const { service } = fakeSessions();
+    const resolved = await new LegacySessionResolver(service).byHeader(sessionId, alice).resolve(message);
+    expect(resolved).toMatchObject(expected);
+  });
+
+  it('answers the session limit when initialize cannot open a session', async () => {
+    const { service } = fakeSessions(1);
+    const resolved = await new LegacySessionResolver(service).byHeader(undefined, alice).resolve(target('initialize'));
+    expect(resolved).toEqual({
+      ok: false,
+      reason: 'session-limit',
+      message: 'Too many sessions: the server holds at most 1',
+    });
+  });
+
+  it('refreshes a session it found, not one it opened', async () => {
+    const { service, refreshed } = fakeSessions();
+    const resolver = new LegacySessionResolver(service);
+    await resolver.byHeader('mcp_known', alice).resolve(target('ping'));
+    await resolver.byHeader(undefined, alice).resolve(target('initialize'));
+    expect(refreshed).toEqual(['mcp_known']);
+  });
+
+  it("finds answers' session without opening one, and discards a session by closing it", async () => {
+    const { service, closed } = fakeSessions();
+    const resolver = new LegacySessionResolver(service);
+    expect(await resolver.byHeader(undefined, alice).current()).toBeUndefined();
+    expect(await resolver.byHeader('mcp_nope', alice).current()).toBeUndefined();
+    const known = await resolver.byHeader('mcp_known', alice).current();
+    expect(known?.id).toBe('mcp_known');
+    await resolver.byHeader('mcp_known', alice).discard(known!);
+    expect(closed).toEqual(['mcp_known']);
+  });
+
+  it("reports another principal's session like an unknown one", async () => {
+    const { service } = fakeSessions();
+    const bob = { id: 'bob' } as McpPrincipal;
+    expect(await new LegacySessionResolver(service).find('mcp_known', bob)).toEqual({
+      ok: false,
+      reason: 'unknown-session',
+      message: SESSION_NOT_FOUND,
+    });
+  });
+});
+
+describe('LegacySessionResolver.of', () => {
+  it('serves every message within the session found, at its revision', async () => {
+    const { service } = fakeSessions();
+    const port = new LegacySessionResolver(service).of(record('mcp_pair', '2024-11-05'));
+    expect(await port.resolve(target('tools/list'))).toMatchObject({
+      ok: true,
+      session: { id: 'mcp_pair' },
+      revision: '2024-11-05',
+    });
+    expect(await port.current()).toMatchObject({ id: 'mcp_pair' });
+  });
+});

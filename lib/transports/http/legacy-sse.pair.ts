@@ -1,0 +1,59 @@
+/**
+ * The event stream of an SSE pair's session, where every answer and message of the session
+ * goes: open on this instance (`PairStream`), or on another one (`RemotePair`).
+ */
+import type { RequestChannel } from '../../protocol/engine';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../protocol/json-rpc';
+import type { SessionChannel } from '../../sessions/session-channels';
+import type { SseStream } from './http-exchange';
+
+/** Where the answers and messages of an SSE pair's session go. */
+export interface PairChannel extends RequestChannel {
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean;
+}
+
+/** One open SSE pair: the session's event stream, which carries every answer and message of the session. */
+export class PairStream implements SessionChannel, PairChannel {
+  constructor(private readonly stream: SseStream) {}
+
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
+    return this.stream.send(message);
+  }
+
+  notify(message: JsonRpcNotification): void {
+    this.stream.send(message);
+  }
+
+  request(message: JsonRpcRequest): boolean {
+    return this.stream.send(message);
+  }
+
+  close(): void {
+    this.stream.end();
+  }
+}
+
+/**
+ * The event stream of a pair open on another instance: messages are sent there, in order, and
+ * written by the instance that holds the stream. A batch's answers go one by one.
+ */
+export class RemotePair implements PairChannel {
+  constructor(private readonly forward: (message: JsonRpcMessage) => Promise<void>) {}
+
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
+    const messages: readonly JsonRpcMessage[] = Array.isArray(message) ? message : [message as JsonRpcMessage];
+    for (const each of messages) {
+      // The holder's stream may be gone (the session then ends everywhere): nothing to tell.
+      this.forward(each).catch(() => undefined);
+    }
+    return true;
+  }
+
+  notify(message: JsonRpcNotification): void {
+    this.send(message);
+  }
+
+  request(message: JsonRpcRequest): boolean {
+    return this.send(message);
+  }
+}

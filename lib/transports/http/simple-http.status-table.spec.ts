@@ -1,0 +1,50 @@
+import type { RequestChannel } from '../../protocol/engine';
+import type { InboundResult } from '../../protocol/inbound';
+import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/json-rpc';
+import type { AnswerStatus } from './http-reply';
+import { simpleReply } from './simple-http.status-table';
+
+const channel: RequestChannel = { notify: () => undefined };
+const error = failure(1, ErrorCode.InvalidRequest, 'no');
+const ok: JsonRpcResponse = { jsonrpc: '2.0', id: 1, result: {} };
+const statusOf: AnswerStatus = (response) =>
+  'error' in response ? { status: 403, headers: { 'www-authenticate': 'Bearer' } } : { status: 200 };
+
+describe('simpleReply', () => {
+  it.each<[string, InboundResult, unknown]>([
+    ['invalid request', { kind: 'invalid', error, notification: false }, { type: 'json', status: 400, body: error }],
+    ['invalid notification', { kind: 'invalid', error, notification: true }, { type: 'empty', status: 204 }],
+    ['delivered', { kind: 'delivered', session: undefined }, { type: 'empty', status: 202 }],
+    ['accepted', { kind: 'accepted', era: 'legacy', session: undefined }, { type: 'empty', status: 204 }],
+    [
+      'answered',
+      { kind: 'answered', era: 'modern', outcome: { type: 'response', response: ok }, channel, session: undefined },
+      { type: 'json', status: 200, body: ok },
+    ],
+    [
+      'answered with an error',
+      { kind: 'answered', era: 'modern', outcome: { type: 'response', response: error }, channel, session: undefined },
+      { type: 'json', status: 403, body: error, headers: { 'www-authenticate': 'Bearer' } },
+    ],
+    [
+      'cancelled',
+      { kind: 'answered', era: 'legacy', outcome: { type: 'none' }, channel, session: undefined },
+      { type: 'empty', status: 204 },
+    ],
+    ['an empty batch answer', { kind: 'batch', answers: [], session: undefined }, { type: 'empty', status: 204 }],
+    ['a batch', { kind: 'batch', answers: [ok], session: undefined }, { type: 'json', status: 200, body: [ok] }],
+    [
+      'bad version',
+      { kind: 'refused', reason: 'bad-version', error },
+      { type: 'json', status: 400, body: error, headers: {} },
+    ],
+    [
+      'batch not supported',
+      { kind: 'refused', reason: 'batch-not-supported', error },
+      { type: 'json', status: 400, body: error, headers: {} },
+    ],
+    ['not admitted', { kind: 'refused', reason: 'not-admitted' }, { type: 'none' }],
+  ])('%s', (_name, result, reply) => {
+    expect(simpleReply(result, statusOf)).toEqual(reply);
+  });
+});
