@@ -29,7 +29,9 @@ import { McpTaskService } from './tasks/mcp-task.service';
 import { McpNotifier } from './notifications/mcp-notifier.service';
 import { StreamableHttpService } from './transports/http/streamable-http.service';
 import { ResumableStreams } from './transports/http/resumable-streams.service';
-import { HttpGate } from './transports/http/http-gate.service';
+import { HttpAdmission } from './transports/http/http-admission.service';
+import { HttpExchanges } from './transports/http/http-exchanges.service';
+import { HttpRefusals } from './transports/http/http-refusals.service';
 import { HttpPlatform } from './transports/http/http-platform.service';
 import { EndpointBanner } from './transports/http/endpoint-banner.service';
 import { assertSingleImport } from './mcp-single-import';
@@ -145,7 +147,9 @@ const SETTINGS_PROVIDERS = (
     McpExplorer,
     McpNotifier,
     ResumableStreams,
-    HttpGate,
+    HttpExchanges,
+    HttpRefusals,
+    HttpAdmission,
     HttpPlatform,
     EndpointBanner,
     StreamableHttpService,

@@ -18,13 +18,10 @@ import type { SessionRecord } from '../../sessions/session-store.interface';
 import { DETACHED_RESPONSE, firstHeader, sendEmpty, sendJson, SseStream, type HttpExchange } from './http-exchange';
 import { accepts, acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
-import { HttpGate } from './http-gate.service';
-import { endpointMarker } from './endpoint.controller';
+import { HttpDrain } from '../../shutdown/http-drain';
+import { HttpRefusals } from './http-refusals.service';
+import { principalOf } from './mcp-http.guard';
 import { normalizePath, type McpHttpPaths } from './http-paths';
-
-/** The verbs of the events path, and of the messages path. */
-const EVENTS_ALLOW = endpointMarker('sse-events').allow;
-const MESSAGES_ALLOW = endpointMarker('sse-messages').allow;
 
 /** Where the answers and messages of an SSE pair's session go. */
 interface PairChannel extends RequestChannel {
@@ -94,7 +91,8 @@ export class LegacySseService implements OnModuleDestroy {
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     @Inject(MCP_HTTP_PATHS) private readonly paths: McpHttpPaths,
-    private readonly gate: HttpGate,
+    private readonly refusals: HttpRefusals,
+    private readonly drain: HttpDrain,
     private readonly engine: McpEngine,
     private readonly sessions: McpSessionService,
     private readonly channels: SessionChannels,
@@ -125,17 +123,8 @@ export class LegacySseService implements OnModuleDestroy {
     return this.pairs.size;
   }
 
-  /** Every request to the events path: GET opens a pair; other methods are refused. */
-  handleEvents(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) =>
-      exchange.req.method === 'GET' ? this.serveOpen(exchange) : this.gate.other(exchange, EVENTS_ALLOW),
-    );
-  }
-
-  private async serveOpen(exchange: HttpExchange): Promise<void> {
-    if (!(await this.gate.enter(exchange))) {
-      return;
-    }
+  /** GET on the events path: opens a pair (a session and its stream). `McpHttpGuard` has admitted it. */
+  async events(exchange: HttpExchange): Promise<void> {
     const { res } = exchange;
     if (!accepts(firstHeader(exchange.headers, 'accept'), 'text/event-stream')) {
       sendJson(
@@ -147,7 +136,7 @@ export class LegacySseService implements OnModuleDestroy {
     }
     let record: SessionRecord;
     try {
-      record = await this.sessions.open(this.gate.principalOf(exchange.request));
+      record = await this.sessions.open(principalOf(exchange.request));
     } catch (error) {
       if (error instanceof SessionLimitError) {
         sendJson(res, 503, failure(null, ErrorCode.InternalError, error.message), { 'retry-after': '5' });
@@ -198,15 +187,9 @@ export class LegacySseService implements OnModuleDestroy {
     return `${base}${normalizePath(this.paths.sse!.messages)}`;
   }
 
-  /** Every request to the messages path: POST delivers a message; other methods are refused. */
-  handleMessages(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) =>
-      exchange.req.method === 'POST' ? this.serveMessage(exchange) : this.gate.other(exchange, MESSAGES_ALLOW),
-    );
-  }
-
-  private async serveMessage(exchange: HttpExchange): Promise<void> {
-    if (!(await this.gate.enter(exchange)) || !acceptsPost(exchange, 'status')) {
+  /** POST on the messages path: delivers a message, answered on the pair's stream. `McpHttpGuard` has admitted it. */
+  async messages(exchange: HttpExchange): Promise<void> {
+    if (!acceptsPost(exchange, 'status')) {
       return;
     }
     const { res } = exchange;
@@ -215,7 +198,7 @@ export class LegacySseService implements OnModuleDestroy {
       sendJson(res, 400, failure(null, ErrorCode.InvalidRequest, 'Bad Request: sessionId query parameter required'));
       return;
     }
-    const principal = this.gate.principalOf(exchange.request);
+    const principal = principalOf(exchange.request);
     const pair = await this.pairOf(sessionId);
     const record = pair === undefined ? undefined : await this.sessions.find(sessionId, principal);
     if (pair === undefined || record === undefined) {
@@ -226,7 +209,7 @@ export class LegacySseService implements OnModuleDestroy {
     const { maxBodyBytes, maxJsonDepth } = this.options.http;
     const body = await readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
     if (!body.ok) {
-      this.gate.refuseBody(exchange, body);
+      this.refusals.refuseBody(exchange, body);
       return;
     }
     const refreshing = this.sessions.refresh(record);
@@ -240,7 +223,7 @@ export class LegacySseService implements OnModuleDestroy {
         sendJson(res, 400, plan.error);
         return;
       }
-      if (plan.type === 'run' && this.gate.refusesWork(exchange, plan.items)) {
+      if (plan.type === 'run' && this.drain.refusesWork(exchange, plan.items)) {
         return;
       }
       sendEmpty(res, 202);
@@ -255,7 +238,7 @@ export class LegacySseService implements OnModuleDestroy {
       return;
     }
     const message = classifyMessage(body.value);
-    if (this.gate.refusesWork(exchange, message)) {
+    if (this.drain.refusesWork(exchange, message)) {
       return;
     }
     if (message.kind === 'invalid') {

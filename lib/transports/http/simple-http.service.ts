@@ -17,13 +17,12 @@ import { batchRefusedByHeader, planBatch, runBatch } from '../../protocol/batch'
 import { abandonment, sendEmpty, sendJson, type HttpExchange } from './http-exchange';
 import { acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
-import { HttpGate } from './http-gate.service';
-import { endpointMarker } from './endpoint.controller';
+import { HttpDrain } from '../../shutdown/http-drain';
+import { HttpRefusals } from './http-refusals.service';
+import { principalOf } from './mcp-http.guard';
 
 /** Nothing rides along with a simple answer: progress and log messages have no stream and are dropped. */
 const NO_STREAM: RequestChannel = { notify: () => undefined };
-
-const ALLOW = endpointMarker('simple').allow;
 
 /**
  * The simple HTTP endpoint: one JSON-RPC message (or a batch) POSTed, one JSON answer, for both
@@ -36,26 +35,21 @@ const ALLOW = endpointMarker('simple').allow;
 export class SimpleHttpService {
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
-    private readonly gate: HttpGate,
+    private readonly refusals: HttpRefusals,
+    private readonly drain: HttpDrain,
     private readonly engine: McpEngine,
   ) {}
 
-  /** Every request to the endpoint: POST; other methods are refused. */
-  handle(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) =>
-      exchange.req.method === 'POST' ? this.serve(exchange) : this.gate.other(exchange, ALLOW),
-    );
-  }
-
-  private async serve(exchange: HttpExchange): Promise<void> {
-    if (!(await this.gate.enter(exchange)) || !acceptsPost(exchange, 'json')) {
+  /** POST: one JSON-RPC message (or a batch), one JSON answer. `McpHttpGuard` has admitted it. */
+  async post(exchange: HttpExchange): Promise<void> {
+    if (!acceptsPost(exchange, 'json')) {
       return;
     }
     const { res, headers } = exchange;
     const { maxBodyBytes, maxJsonDepth } = this.options.http;
     const body = await readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
     if (!body.ok) {
-      this.gate.refuseBody(exchange, body);
+      this.refusals.refuseBody(exchange, body);
       return;
     }
     const headerVersion = headerValue(headers, 'mcp-protocol-version');
@@ -64,7 +58,7 @@ export class SimpleHttpService {
       return;
     }
     const message = classifyMessage(body.value);
-    if (this.gate.refusesWork(exchange, message)) {
+    if (this.drain.refusesWork(exchange, message)) {
       return;
     }
     switch (message.kind) {
@@ -107,7 +101,7 @@ export class SimpleHttpService {
       }
       return;
     }
-    const { status, headers } = this.gate.statusOf(outcome.response, era);
+    const { status, headers } = this.refusals.statusOf(outcome.response, era);
     sendJson(res, status, outcome.response, headers);
   }
 
@@ -120,7 +114,7 @@ export class SimpleHttpService {
   ): RequestFacts | undefined {
     const base = {
       transport: 'simple-http' as const,
-      principal: this.gate.principalOf(exchange.request),
+      principal: principalOf(exchange.request),
       cancellation: abandonment(exchange.res),
       channel: NO_STREAM,
       timeoutMs: this.options.http.simpleCallTimeoutMs,
@@ -165,7 +159,7 @@ export class SimpleHttpService {
       sendEmpty(res, 202);
       return;
     }
-    if (this.gate.refusesWork(exchange, plan.items)) {
+    if (this.drain.refusesWork(exchange, plan.items)) {
       return;
     }
     const responses = await runBatch(this.engine, facts, plan.items);

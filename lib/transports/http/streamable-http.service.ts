@@ -37,14 +37,12 @@ import type { CancellationSource } from '../../protocol/call-scope';
 import { readJsonBody } from './request-body';
 import { accepts, acceptsPost } from './content-negotiation';
 import { batchRefusedByHeader, planBatch, runBatch } from '../../protocol/batch';
-import { HttpGate } from './http-gate.service';
-import { endpointMarker } from './endpoint.controller';
+import { HttpDrain } from '../../shutdown/http-drain';
+import { HttpRefusals } from './http-refusals.service';
+import { principalOf } from './mcp-http.guard';
 import { ResumableStream, ResumableStreams } from './resumable-streams.service';
 
 const SESSION_HEADER = 'mcp-session-id';
-
-/** The verbs of the endpoint. */
-const ALLOW = endpointMarker('streamable').allow;
 
 /** The extra headers of answers that have none (never written to). */
 const NO_HEADERS: Record<string, string> = Object.freeze({});
@@ -191,34 +189,17 @@ export class StreamableHttpService {
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
-    private readonly gate: HttpGate,
+    private readonly refusals: HttpRefusals,
+    private readonly drain: HttpDrain,
     private readonly engine: McpEngine,
     private readonly sessions: McpSessionService,
     private readonly streams: ResumableStreams,
     private readonly channels: SessionChannels,
   ) {}
 
-  /** Every request to the endpoint: POST, GET (the session's stream) and DELETE; other methods are refused. */
-  handle(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) => {
-      switch (exchange.req.method) {
-        case 'POST':
-          return this.servePost(exchange);
-        case 'GET':
-          return this.serveGet(exchange);
-        case 'DELETE':
-          return this.serveDelete(exchange);
-        default:
-          return this.gate.other(exchange, ALLOW);
-      }
-    });
-  }
-
-  private async servePost(exchange: HttpExchange): Promise<void> {
+  /** POST: one JSON-RPC message (or a batch), answered with JSON or an SSE stream. `McpHttpGuard` has admitted it. */
+  async post(exchange: HttpExchange): Promise<void> {
     const { request } = exchange;
-    if (!(await this.gate.enter(exchange))) {
-      return;
-    }
     const { headers, res } = exchange;
     if (!acceptsPost(exchange, 'json-and-sse')) {
       return;
@@ -230,7 +211,7 @@ export class StreamableHttpService {
       this.options.http.maxJsonDepth,
     );
     if (!body.ok) {
-      this.gate.refuseBody(exchange, body);
+      this.refusals.refuseBody(exchange, body);
       return;
     }
     if (Array.isArray(body.value)) {
@@ -238,7 +219,7 @@ export class StreamableHttpService {
       return;
     }
     const message = classifyMessage(body.value);
-    if (this.gate.refusesWork(exchange, message)) {
+    if (this.drain.refusesWork(exchange, message)) {
       return;
     }
     switch (message.kind) {
@@ -269,9 +250,7 @@ export class StreamableHttpService {
   private async deliverResponses(exchange: HttpExchange, responses: JsonRpcResponse[]): Promise<void> {
     const sessionId = firstHeader(exchange.headers, SESSION_HEADER);
     const record =
-      sessionId === undefined
-        ? undefined
-        : await this.sessions.find(sessionId, this.gate.principalOf(exchange.request));
+      sessionId === undefined ? undefined : await this.sessions.find(sessionId, principalOf(exchange.request));
     if (record !== undefined) {
       this.deliverTo(record.id, responses);
     }
@@ -292,7 +271,7 @@ export class StreamableHttpService {
     const facts: RequestFacts = {
       era: 'modern',
       transport: 'streamable-http',
-      principal: this.gate.principalOf(exchange.request),
+      principal: principalOf(exchange.request),
       headers: exchange.headers,
       cancellation: channel,
       channel,
@@ -317,7 +296,7 @@ export class StreamableHttpService {
     headerVersion: string | undefined,
   ): Promise<LegacySession | undefined> {
     const { res } = exchange;
-    const principal = this.gate.principalOf(exchange.request);
+    const principal = principalOf(exchange.request);
     const sessionId = firstHeader(exchange.headers, SESSION_HEADER);
     let record: SessionRecord | undefined;
     let minted = false;
@@ -452,7 +431,7 @@ export class StreamableHttpService {
       sendEmpty(res, 202, headers);
       return;
     }
-    if (this.gate.refusesWork(exchange, plan.items)) {
+    if (this.drain.refusesWork(exchange, plan.items)) {
       return;
     }
     // The batch is answered in one JSON array: its calls' progress and logs have no stream to
@@ -480,14 +459,12 @@ export class StreamableHttpService {
       channel.end();
       return;
     }
-    const { status, headers } = this.gate.statusOf(outcome.response, era);
+    const { status, headers } = this.refusals.statusOf(outcome.response, era);
     channel.respond(status, outcome.response, headers);
   }
 
-  private async serveGet(exchange: HttpExchange): Promise<void> {
-    if (!(await this.gate.enter(exchange))) {
-      return;
-    }
+  /** GET: a legacy session's stream (or its resumption). `McpHttpGuard` has admitted it. */
+  async get(exchange: HttpExchange): Promise<void> {
     const { headers, res } = exchange;
     const headerVersion = headerValue(headers, 'mcp-protocol-version');
     if (eraOf(headerVersion) === 'modern') {
@@ -519,10 +496,8 @@ export class StreamableHttpService {
     );
   }
 
-  private async serveDelete(exchange: HttpExchange): Promise<void> {
-    if (!(await this.gate.enter(exchange))) {
-      return;
-    }
+  /** DELETE: ends a legacy session. `McpHttpGuard` has admitted it. */
+  async delete(exchange: HttpExchange): Promise<void> {
     if (eraOf(headerValue(exchange.headers, 'mcp-protocol-version')) === 'modern') {
       sendJson(exchange.res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow: 'POST' });
       return;
@@ -546,7 +521,7 @@ export class StreamableHttpService {
       );
       return undefined;
     }
-    const record = await this.sessions.find(sessionId, this.gate.principalOf(exchange.request));
+    const record = await this.sessions.find(sessionId, principalOf(exchange.request));
     if (record === undefined) {
       sendJson(exchange.res, 404, failure(null, ErrorCode.InvalidRequest, 'Session not found'));
     }
