@@ -1,4 +1,4 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_PRINCIPAL_PROPERTY } from '../../mcp.constants';
 import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
@@ -8,7 +8,7 @@ import { HttpAdmission } from './http-admission.service';
 import { HttpExchanges } from './http-exchanges.service';
 import { HttpRefusals } from './http-refusals.service';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
-import { markerOf, servesVerb } from './endpoint-marker';
+import { markerOf, servesVerb, type McpEndpointMarker } from './endpoint-marker';
 
 /** The principal `McpHttpGuard` left on the request; anonymous without authentication. */
 export function principalOf(request: unknown): McpPrincipal {
@@ -36,6 +36,8 @@ export function principalOf(request: unknown): McpPrincipal {
  */
 @Injectable()
 export class McpHttpGuard implements CanActivate {
+  private readonly markers = new WeakMap<Type<unknown>, McpEndpointMarker | undefined>();
+
   constructor(
     private readonly exchanges: HttpExchanges,
     private readonly admission: HttpAdmission,
@@ -56,7 +58,7 @@ export class McpHttpGuard implements CanActivate {
     if (!served) {
       throw this.drainRefusal();
     }
-    const marker = markerOf(context.getClass());
+    const marker = this.markerOf(context.getClass());
     if (marker !== undefined && !servesVerb(marker, raw.req.method)) {
       throw McpHttpRefusal.methodNotAllowed(marker.allow);
     }
@@ -64,6 +66,14 @@ export class McpHttpGuard implements CanActivate {
       return true;
     }
     return this.authenticate(request, raw);
+  }
+
+  /** The marker of a controller, read once per controller: this runs on every request. */
+  private markerOf(controller: Type<unknown>): McpEndpointMarker | undefined {
+    if (!this.markers.has(controller)) {
+      this.markers.set(controller, markerOf(controller));
+    }
+    return this.markers.get(controller);
   }
 
   private async authenticate(
