@@ -58,6 +58,7 @@ export { ToolArgs, McpRequest } from './decorators/mcp-params.decorator';
 export { McpCtx } from './decorators/mcp-ctx.decorator';
 export { McpExecutionContext } from './context/mcp-execution-context';
 export { isMcpEndpoint } from './transports/http/endpoint.controller';
+export { McpHttpGuard } from './transports/http/mcp-http.guard';
 export { McpScopes, McpVisibilityGuard } from './decorators/mcp-scopes.decorator';
 
 export { McpAuthService } from './auth/mcp-auth.service';

@@ -34,7 +34,9 @@ import { McpTaskService } from './tasks/mcp-task.service';
 import { McpNotifier } from './notifications/mcp-notifier.service';
 import { StreamableHttpService } from './transports/http/streamable-http.service';
 import { ResumableStreams } from './transports/http/sse/resumable-streams.service';
-import { HttpGate } from './transports/http/http-gate.service';
+import { HttpAdmission } from './transports/http/http-admission.service';
+import { HttpExchanges } from './transports/http/http-exchanges.service';
+import { HttpRefusals } from './transports/http/http-refusals.service';
 import { HttpPlatform } from './transports/http/http-platform.service';
 import { EndpointBanner } from './transports/http/endpoint-banner.service';
 import { SimpleHttpService } from './transports/http/simple-http.service';
@@ -109,6 +111,7 @@ export function createMcpEngine(
     },
   };
   const hooks: EngineHooks = {
+    // The framework-free manager itself: the engine has no use for the Nest facade around it.
     tasks: tasks.manager,
     sendToSession: (sessionId, message) => channels.route(sessionId, message),
     cluster: cluster.hooks,
@@ -139,7 +142,9 @@ export const MCP_PROVIDERS: Provider[] = [
   McpExplorer,
   McpNotifier,
   ResumableStreams,
-  HttpGate,
+  HttpExchanges,
+  HttpRefusals,
+  HttpAdmission,
   HttpPlatform,
   EndpointBanner,
   StreamableHttpService,

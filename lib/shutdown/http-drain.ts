@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ErrorCode, failure, type ClassifiedMessage, type JsonRpcId } from '../protocol/json-rpc';
+import { ErrorCode, failure, type ClassifiedMessage, type JsonRpcFailure, type JsonRpcId } from '../protocol/json-rpc';
 import { SHUTTING_DOWN } from '../mcp.messages';
 import { sendJson, type HttpExchange } from '../transports/http/http-exchange';
 
@@ -29,31 +29,62 @@ export class HttpDrain {
     this.active = true;
   }
 
+  /** Whether the server is draining. */
+  get draining(): boolean {
+    return this.active;
+  }
+
   /**
-   * What every MCP HTTP request passes first. While draining, its answer closes the connection
-   * and a GET is not served (the caller answers it with `refuse()`, after the Host/Origin check
-   * every refusal passes first). Returns whether the request goes on; if it does, it counts as
-   * being served until `done()`.
+   * What every MCP HTTP request passes first, without being counted. While draining, its answer
+   * closes the connection and a GET is not served (the caller refuses it with `refusal()`, after
+   * the Host/Origin check every refusal passes first). Returns whether the request goes on.
    */
-  admit(exchange: HttpExchange): boolean {
-    if (this.active) {
-      if (exchange.req.httpVersionMajor < 2) {
-        // HTTP/2 has no such header (and refuses it): its streams are not kept-alive connections.
-        exchange.res.setHeader('connection', 'close');
-      }
-      if (exchange.req.method === 'GET') {
-        return false;
-      }
+  passes(exchange: Pick<HttpExchange, 'req' | 'res'>): boolean {
+    if (!this.active) {
+      return true;
+    }
+    if (exchange.req.httpVersionMajor < 2) {
+      // HTTP/2 has no such header (and refuses it): its streams are not kept-alive connections.
+      exchange.res.setHeader('connection', 'close');
+    }
+    return exchange.req.method !== 'GET';
+  }
+
+  /**
+   * `passes()`, and a request that goes on counts as being served until `done()`. Returns
+   * whether it goes on.
+   */
+  admit(exchange: Pick<HttpExchange, 'req' | 'res'>): boolean {
+    if (!this.passes(exchange)) {
+      return false;
     }
     this.serving += 1;
     return true;
   }
 
+  /** Serves a request that passed: counted as being served until `serve` settles. */
+  async track<T>(serve: () => Promise<T>): Promise<T> {
+    this.serving += 1;
+    try {
+      return await serve();
+    } finally {
+      this.done();
+    }
+  }
+
+  /** The answer to a request the drain does not serve: 503, `Retry-After` and a JSON-RPC error. */
+  refusal(id: JsonRpcId | null = null): { status: 503; body: JsonRpcFailure; headers: Record<string, string> } {
+    return {
+      status: 503,
+      body: failure(id, ErrorCode.InternalError, SHUTTING_DOWN),
+      headers: { 'retry-after': RETRY_AFTER_S },
+    };
+  }
+
   /** Answers a request the drain does not serve: 503 with `Retry-After`. */
-  refuse(exchange: HttpExchange, id: JsonRpcId | null = null): void {
-    sendJson(exchange.res, 503, failure(id, ErrorCode.InternalError, SHUTTING_DOWN), {
-      'retry-after': RETRY_AFTER_S,
-    });
+  refuse(exchange: Pick<HttpExchange, 'res'>, id: JsonRpcId | null = null): void {
+    const { status, body, headers } = this.refusal(id);
+    sendJson(exchange.res, status, body, headers);
   }
 
   /** The handler of an admitted request returned. */

@@ -66,7 +66,8 @@ function expectEngineError(response: RawResponse, id: string | number): void {
  * it is called as before).
  */
 function settledTasks(app: TasksApp): Set<string> {
-  const tasks = app.app.get(McpTaskService);
+  // The engine drives the task manager under the service, so that is where the work settles.
+  const tasks = app.app.get(McpTaskService).manager;
   const settle = tasks.settle.bind(tasks);
   const ids = new Set<string>();
   jest.spyOn(tasks, 'settle').mockImplementation(async (id, outcome) => {

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants';
+import { MCP_SERVER_SETTINGS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpRegistry } from '../../registry/mcp-registry.service';
 import { HttpPlatform } from './http-platform.service';
-import type { McpEndpointKind } from './endpoint.controller';
+import type { McpEndpointKind } from './endpoint-marker';
 import { eraOf } from '../../protocol/revisions';
 
 /** Each endpoint (the SSE pair is one, at two paths), in the words of the README, and the eras it serves. */
@@ -33,7 +33,7 @@ export class EndpointBanner implements OnApplicationBootstrap {
   private readonly logger = new Logger('McpModule');
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_SERVER_SETTINGS) private readonly options: Pick<ResolvedMcpOptions, 'serverInfo' | 'revisions'>,
     private readonly platform: HttpPlatform,
     private readonly registry: McpRegistry,
   ) {}

@@ -1,118 +1,66 @@
-import {
-  applyDecorators,
-  Controller,
-  Delete,
-  type ExecutionContext,
-  Get,
-  Inject,
-  Options,
-  Post,
-  Req,
-  Res,
-  SetMetadata,
-  type Type,
-} from '@nestjs/common';
+import { applyDecorators, type ExecutionContext, Inject, SetMetadata, UseFilters, UseGuards } from '@nestjs/common';
 import { MCP_ENDPOINT_METADATA } from '../../mcp.constants';
-
-/** Serves every request to one endpoint; it dispatches on the HTTP method itself. */
-export type EndpointHandler = (request: unknown, response: unknown) => Promise<void>;
-
-/** The HTTP endpoints of a server. */
-export type McpEndpointKind = 'streamable' | 'simple' | 'sse-events' | 'sse-messages';
+import { HttpDrain } from '../../shutdown/http-drain';
+import { sendEmpty, type HttpExchange } from './http-exchange';
+import { HttpAdmission } from './http-admission.service';
+import { HttpExchanges } from './http-exchanges.service';
+import { McpHttpGuard } from './mcp-http.guard';
+import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
+import { markerOf, type McpEndpointMarker } from './endpoint-marker';
 
 /**
- * What the generated controllers and their route handlers carry under `MCP_ENDPOINT_METADATA`:
- * the platform hooks find the module's routes by it (own body reading, the answers to verbs the
- * endpoint does not serve), and `isMcpEndpoint()` tells guards about them.
+ * Marks a class as one of the module's endpoint controllers: the application's decorators for
+ * it first (the `endpointDecorators` extra, such as an application's `@Public()`), then the
+ * marker, `McpHttpGuard` and `McpHttpExceptionFilter`. So a guard the application adds there
+ * runs where the application's global guards do, before the module's own checks.
  */
-export interface McpEndpointMarker {
-  readonly kind: McpEndpointKind;
-  /** The methods the endpoint serves, as the `Allow` header lists them. */
-  readonly allow: string;
-}
-
-type Verb = 'POST' | 'GET' | 'DELETE' | 'OPTIONS';
-
-const VERB_DECORATORS: Readonly<Record<Verb, () => MethodDecorator>> = {
-  POST: Post,
-  GET: Get,
-  DELETE: Delete,
-  OPTIONS: Options,
-};
-
-/** The verbs each endpoint serves; other verbs are answered 405 by the platform hooks, without a route. */
-const SERVED: Readonly<Record<McpEndpointKind, readonly Verb[]>> = {
-  streamable: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-  simple: ['POST', 'OPTIONS'],
-  'sse-events': ['GET', 'OPTIONS'],
-  'sse-messages': ['POST', 'OPTIONS'],
-};
-
-/** The marker of an endpoint kind. */
-export function endpointMarker(kind: McpEndpointKind): McpEndpointMarker {
-  return { kind, allow: SERVED[kind].join(', ') };
-}
-
-/** The marker a class or a route handler carries, if it is one of the module's endpoints. */
-export function markerOf(target: unknown): McpEndpointMarker | undefined {
-  return typeof target === 'function'
-    ? (Reflect.getMetadata(MCP_ENDPOINT_METADATA, target) as McpEndpointMarker | undefined)
-    : undefined;
+export function McpEndpoint(marker: McpEndpointMarker, decorators: readonly ClassDecorator[] = []): ClassDecorator {
+  return applyDecorators(
+    ...decorators,
+    SetMetadata(MCP_ENDPOINT_METADATA, marker),
+    UseGuards(McpHttpGuard),
+    UseFilters(McpHttpExceptionFilter),
+  );
 }
 
 /**
- * Creates the controller of an MCP endpoint at `path`, whose requests go to the handler that
- * `handlerOf` picks on the transport service. It is an ordinary Nest route: the global prefix,
- * versioning, middleware and guards of the application apply to it; `decorators` (the
- * `endpointDecorators` extra, such as an application's `@Public()`) are applied to the class.
- *
- * Only the verbs the endpoint serves are routes (one route line each in Nest's log); the handler
- * answers `OPTIONS` (CORS preflight) itself.
+ * A route of an endpoint: the verb's decorator (`Post`, `Get`...), and the marker, which Nest
+ * copies onto the handler it registers with the platform, where the platform hooks find it.
  */
-export function createEndpointController<T>(
-  name: string,
-  path: string,
-  kind: McpEndpointKind,
-  transport: Type<T>,
-  handlerOf: (transport: T) => EndpointHandler,
-  decorators: readonly ClassDecorator[] = [],
-): Type<unknown> {
-  const marker = endpointMarker(kind);
+export function McpEndpointRoute(verb: () => MethodDecorator, marker: McpEndpointMarker): MethodDecorator {
+  return applyDecorators(verb(), SetMetadata(MCP_ENDPOINT_METADATA, marker));
+}
 
-  @Controller(path)
-  class McpEndpointController {
-    readonly handle: EndpointHandler;
+/**
+ * What the verb methods of the endpoint controllers share. A controller is an ordinary Nest
+ * controller: the global prefix, versioning, middleware and guards of the application apply to
+ * its routes, then `McpHttpGuard`; its verb methods hand the request to the transport's method
+ * of that verb, which answers it.
+ */
+export abstract class McpEndpointController {
+  // Property injection keeps the subclasses' constructors to their transport.
+  @Inject(HttpExchanges) private readonly exchanges!: HttpExchanges;
+  @Inject(HttpDrain) private readonly drain!: HttpDrain;
+  @Inject(HttpAdmission) private readonly admission!: HttpAdmission;
 
-    constructor(@Inject(transport) service: T) {
-      this.handle = handlerOf(service);
-    }
+  /**
+   * Serves a request the guard let through: `serve` answers it on the raw response, and counts
+   * as being served (for the drain) until it returns. What it throws goes to the filter.
+   */
+  protected serve(
+    request: unknown,
+    response: unknown,
+    serve: (exchange: HttpExchange) => Promise<void>,
+  ): Promise<void> {
+    const exchange = this.exchanges.of(request, response);
+    return this.drain.track(() => serve(exchange));
   }
 
-  for (const verb of SERVED[kind]) {
-    const methodName = verb.toLowerCase();
-    // One method per verb, so that each route is a plain Nest route of its own.
-    const method = function (this: McpEndpointController, request: unknown, response: unknown): Promise<void> {
-      return this.handle(request, response);
-    };
-    Object.defineProperty(method, 'name', { value: methodName });
-    const descriptor: PropertyDescriptor = { value: method, writable: true, configurable: true, enumerable: false };
-    Object.defineProperty(McpEndpointController.prototype, methodName, descriptor);
-    Req()(McpEndpointController.prototype, methodName, 0);
-    Res()(McpEndpointController.prototype, methodName, 1);
-    // The marker on the method travels to the route handler Nest registers with the platform.
-    applyDecorators(VERB_DECORATORS[verb](), SetMetadata(MCP_ENDPOINT_METADATA, marker))(
-      McpEndpointController.prototype,
-      methodName,
-      descriptor,
-    );
+  /** `OPTIONS`: 204 with `Allow`, and the CORS preflight answer for an admitted origin. */
+  protected preflight(request: unknown, response: unknown, allow: string): void {
+    const { req, res } = this.exchanges.of(request, response);
+    sendEmpty(res, 204, this.admission.preflightHeaders(req, res, allow));
   }
-  SetMetadata(MCP_ENDPOINT_METADATA, marker)(McpEndpointController);
-  if (decorators.length > 0) {
-    applyDecorators(...decorators)(McpEndpointController);
-  }
-  // The name Nest shows in its route logs.
-  Object.defineProperty(McpEndpointController, 'name', { value: name });
-  return McpEndpointController;
 }
 
 /**

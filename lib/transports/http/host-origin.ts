@@ -1,6 +1,7 @@
 /**
  * DNS-rebinding protection: the Host and Origin checks every MCP HTTP request passes first.
  */
+import type { IncomingMessage } from 'node:http';
 import type { HeaderBag } from '../../protocol/request-headers';
 import { firstHeader } from './http-exchange';
 
@@ -109,4 +110,30 @@ function originAllowed(origin: string, host: string | undefined, loopback: boole
     return LOOPBACK_NAMES.has(hostName(originHost));
   }
   return host !== undefined && originHost === host.toLowerCase();
+}
+
+/**
+ * The Host/Origin verdicts of one policy, remembered per (local address, Host, Origin): clients
+ * repeat the same values on every request. Bounded, as the values come from clients.
+ */
+export class HostOriginVerdicts {
+  private readonly verdicts = new Map<string, HostOriginRefusal | 'admitted'>();
+
+  constructor(private readonly policy: HostOriginPolicy) {}
+
+  /** Which check the request fails, or `undefined` when it passes both. */
+  of(req: IncomingMessage): HostOriginRefusal | undefined {
+    const { headers } = req;
+    const localAddress = req.socket?.localAddress;
+    const key = `${localAddress}\n${String(headers.host)}\n${String(headers.origin)}`;
+    let verdict = this.verdicts.get(key);
+    if (verdict === undefined) {
+      verdict = hostOriginRefusal(headers, localAddress, this.policy) ?? 'admitted';
+      if (this.verdicts.size >= 256) {
+        this.verdicts.clear();
+      }
+      this.verdicts.set(key, verdict);
+    }
+    return verdict === 'admitted' ? undefined : verdict;
+  }
 }

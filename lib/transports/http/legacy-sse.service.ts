@@ -10,16 +10,13 @@ import { SessionChannels } from '../../sessions/session-channels';
 import { DETACHED_RESPONSE, firstHeader, sendJson, SseStream, type HttpExchange } from './http-exchange';
 import { accepts, acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
-import { HttpGate } from './http-gate.service';
-import { endpointMarker } from './endpoint.controller';
+import { HttpDrain } from '../../shutdown/http-drain';
+import { HttpRefusals } from './http-refusals.service';
+import { principalOf } from './mcp-http.guard';
 import { normalizePath, type McpHttpPaths } from './http-paths';
 import { refusalReply, writeReply } from './http-reply';
 import { ACCEPTED, pairReply } from './legacy-sse.status-table';
 import { PairStream, RemotePair, type PairChannel } from './legacy-sse.pair';
-
-/** The verbs of the events path, and of the messages path. */
-const EVENTS_ALLOW = endpointMarker('sse-events').allow;
-const MESSAGES_ALLOW = endpointMarker('sse-messages').allow;
 
 /**
  * The HTTP+SSE transport of 2024-11-05, kept for the clients that still speak it. `GET` on the
@@ -40,7 +37,8 @@ export class LegacySseService implements OnModuleDestroy {
   constructor(
     @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
     @Inject(MCP_HTTP_PATHS) private readonly paths: McpHttpPaths,
-    private readonly gate: HttpGate,
+    private readonly refusals: HttpRefusals,
+    private readonly drain: HttpDrain,
     engine: McpEngine,
     private readonly sessions: McpSessionService,
     private readonly resolver: LegacySessionResolver,
@@ -74,17 +72,8 @@ export class LegacySseService implements OnModuleDestroy {
     return this.pairs.size;
   }
 
-  /** Every request to the events path: GET opens a pair; other methods are refused. */
-  handleEvents(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) =>
-      exchange.req.method === 'GET' ? this.serveOpen(exchange) : this.gate.other(exchange, EVENTS_ALLOW),
-    );
-  }
-
-  private async serveOpen(exchange: HttpExchange): Promise<void> {
-    if (!(await this.gate.enter(exchange))) {
-      return;
-    }
+  /** GET on the events path: opens a pair (a session and its stream). `McpHttpGuard` has admitted it. */
+  async events(exchange: HttpExchange): Promise<void> {
     const { res } = exchange;
     if (!accepts(firstHeader(exchange.headers, 'accept'), 'text/event-stream')) {
       sendJson(
@@ -94,7 +83,7 @@ export class LegacySseService implements OnModuleDestroy {
       );
       return;
     }
-    const opened = await this.resolver.open(this.gate.principalOf(exchange.request));
+    const opened = await this.resolver.open(principalOf(exchange.request));
     if (!opened.ok) {
       writeReply(res, refusalReply(opened.reason, failure(null, ErrorCode.InternalError, opened.message)));
       return;
@@ -142,15 +131,9 @@ export class LegacySseService implements OnModuleDestroy {
     return `${base}${normalizePath(this.paths.sse!.messages)}`;
   }
 
-  /** Every request to the messages path: POST delivers a message; other methods are refused. */
-  handleMessages(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) =>
-      exchange.req.method === 'POST' ? this.serveMessage(exchange) : this.gate.other(exchange, MESSAGES_ALLOW),
-    );
-  }
-
-  private async serveMessage(exchange: HttpExchange): Promise<void> {
-    if (!(await this.gate.enter(exchange)) || !acceptsPost(exchange, 'status')) {
+  /** POST on the messages path: delivers a message, answered on the pair's stream. `McpHttpGuard` has admitted it. */
+  async messages(exchange: HttpExchange): Promise<void> {
+    if (!acceptsPost(exchange, 'status')) {
       return;
     }
     const { res } = exchange;
@@ -159,7 +142,7 @@ export class LegacySseService implements OnModuleDestroy {
       sendJson(res, 400, failure(null, ErrorCode.InvalidRequest, 'Bad Request: sessionId query parameter required'));
       return;
     }
-    const principal = this.gate.principalOf(exchange.request);
+    const principal = principalOf(exchange.request);
     const pair = await this.pairOf(sessionId);
     const found = pair === undefined ? undefined : await this.resolver.find(sessionId, principal);
     if (pair === undefined || found?.ok !== true) {
@@ -170,7 +153,7 @@ export class LegacySseService implements OnModuleDestroy {
     const { maxBodyBytes, maxJsonDepth } = this.http;
     const body = await readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
     if (!body.ok) {
-      this.gate.refuseBody(exchange, body);
+      this.refusals.refuseBody(exchange, body);
       return;
     }
     await this.resolver.refresh(found.record);
@@ -181,7 +164,7 @@ export class LegacySseService implements OnModuleDestroy {
       // The POST was answered 202 before the call runs: the call's answer goes on the stream.
       native: { request: exchange.request, response: DETACHED_RESPONSE },
       sessions: this.resolver.of(found.record),
-      admits: (messages) => !this.gate.refusesWork(exchange, messages),
+      admits: (messages) => !this.drain.refusesWork(exchange, messages),
       beforeHandle: () => writeReply(res, ACCEPTED),
       channel: () => ({ channel: pair }),
     });

@@ -1,13 +1,119 @@
 /**
  * The controllers of one server's HTTP endpoints, made for the paths it was mounted at: the module
- * definition knows only this function, not the transports behind it.
+ * definition knows only `createMcpControllers`, not the transports behind it. Each controller has
+ * one method per verb its endpoint serves, which hands the request to the transport's method of
+ * that verb; `McpHttpGuard` has checked it first.
  */
-import type { Type } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Options, Post, Req, Res, type Type } from '@nestjs/common';
 import type { McpHttpPaths } from './http-paths';
-import { createEndpointController } from './endpoint.controller';
+import { endpointMarker } from './endpoint-marker';
+import { McpEndpoint, McpEndpointController, McpEndpointRoute } from './endpoint.controller';
 import { StreamableHttpService } from './streamable-http.service';
 import { SimpleHttpService } from './simple-http.service';
 import { LegacySseService } from './legacy-sse.service';
+
+const STREAMABLE = endpointMarker('streamable');
+const SIMPLE = endpointMarker('simple');
+const SSE_EVENTS = endpointMarker('sse-events');
+const SSE_MESSAGES = endpointMarker('sse-messages');
+
+/** Streamable HTTP: POST a message, GET a session's stream, DELETE a session. */
+function streamableHttpController(path: string, decorators: readonly ClassDecorator[]): Type<McpEndpointController> {
+  @Controller(path)
+  @McpEndpoint(STREAMABLE, decorators)
+  class McpStreamableHttpController extends McpEndpointController {
+    constructor(@Inject(StreamableHttpService) private readonly transport: StreamableHttpService) {
+      super();
+    }
+
+    @McpEndpointRoute(Get, STREAMABLE)
+    get(@Req() request: unknown, @Res() response: unknown): Promise<void> {
+      return this.serve(request, response, (exchange) => this.transport.get(exchange));
+    }
+
+    @McpEndpointRoute(Post, STREAMABLE)
+    post(@Req() request: unknown, @Res() response: unknown): Promise<void> {
+      return this.serve(request, response, (exchange) => this.transport.post(exchange));
+    }
+
+    @McpEndpointRoute(Delete, STREAMABLE)
+    delete(@Req() request: unknown, @Res() response: unknown): Promise<void> {
+      return this.serve(request, response, (exchange) => this.transport.delete(exchange));
+    }
+
+    @McpEndpointRoute(Options, STREAMABLE)
+    options(@Req() request: unknown, @Res() response: unknown): void {
+      this.preflight(request, response, STREAMABLE.allow);
+    }
+  }
+  return McpStreamableHttpController;
+}
+
+/** The simple endpoint: POST a message, one JSON answer. */
+function simpleHttpController(path: string, decorators: readonly ClassDecorator[]): Type<McpEndpointController> {
+  @Controller(path)
+  @McpEndpoint(SIMPLE, decorators)
+  class McpSimpleHttpController extends McpEndpointController {
+    constructor(@Inject(SimpleHttpService) private readonly transport: SimpleHttpService) {
+      super();
+    }
+
+    @McpEndpointRoute(Post, SIMPLE)
+    post(@Req() request: unknown, @Res() response: unknown): Promise<void> {
+      return this.serve(request, response, (exchange) => this.transport.post(exchange));
+    }
+
+    @McpEndpointRoute(Options, SIMPLE)
+    options(@Req() request: unknown, @Res() response: unknown): void {
+      this.preflight(request, response, SIMPLE.allow);
+    }
+  }
+  return McpSimpleHttpController;
+}
+
+/** The events path of the 2024-11-05 SSE pair: GET opens a session and its stream. */
+function sseEventsController(path: string, decorators: readonly ClassDecorator[]): Type<McpEndpointController> {
+  @Controller(path)
+  @McpEndpoint(SSE_EVENTS, decorators)
+  class McpSseEventsController extends McpEndpointController {
+    constructor(@Inject(LegacySseService) private readonly transport: LegacySseService) {
+      super();
+    }
+
+    @McpEndpointRoute(Get, SSE_EVENTS)
+    get(@Req() request: unknown, @Res() response: unknown): Promise<void> {
+      return this.serve(request, response, (exchange) => this.transport.events(exchange));
+    }
+
+    @McpEndpointRoute(Options, SSE_EVENTS)
+    options(@Req() request: unknown, @Res() response: unknown): void {
+      this.preflight(request, response, SSE_EVENTS.allow);
+    }
+  }
+  return McpSseEventsController;
+}
+
+/** The messages path of the SSE pair: POST a message, answered on the pair's stream. */
+function sseMessagesController(path: string, decorators: readonly ClassDecorator[]): Type<McpEndpointController> {
+  @Controller(path)
+  @McpEndpoint(SSE_MESSAGES, decorators)
+  class McpSseMessagesController extends McpEndpointController {
+    constructor(@Inject(LegacySseService) private readonly transport: LegacySseService) {
+      super();
+    }
+
+    @McpEndpointRoute(Post, SSE_MESSAGES)
+    post(@Req() request: unknown, @Res() response: unknown): Promise<void> {
+      return this.serve(request, response, (exchange) => this.transport.messages(exchange));
+    }
+
+    @McpEndpointRoute(Options, SSE_MESSAGES)
+    options(@Req() request: unknown, @Res() response: unknown): void {
+      this.preflight(request, response, SSE_MESSAGES.allow);
+    }
+  }
+  return McpSseMessagesController;
+}
 
 /**
  * One controller per endpoint the paths name: Streamable HTTP always, simple POST and the SSE
@@ -16,46 +122,14 @@ import { LegacySseService } from './legacy-sse.service';
  * @param decorators class decorators applied to every controller (the `endpointDecorators` extra).
  */
 export function createMcpControllers(paths: McpHttpPaths, decorators: readonly ClassDecorator[]): Type<unknown>[] {
-  const controllers: Type<unknown>[] = [
-    createEndpointController(
-      'McpStreamableHttpController',
-      paths.streamable,
-      'streamable',
-      StreamableHttpService,
-      (t) => t.handle.bind(t),
-      decorators,
-    ),
-  ];
+  const controllers: Type<unknown>[] = [streamableHttpController(paths.streamable, decorators)];
   if (paths.simple !== undefined) {
-    controllers.push(
-      createEndpointController(
-        'McpSimpleHttpController',
-        paths.simple,
-        'simple',
-        SimpleHttpService,
-        (t) => t.handle.bind(t),
-        decorators,
-      ),
-    );
+    controllers.push(simpleHttpController(paths.simple, decorators));
   }
   if (paths.sse !== undefined) {
     controllers.push(
-      createEndpointController(
-        'McpSseEventsController',
-        paths.sse.events,
-        'sse-events',
-        LegacySseService,
-        (t) => t.handleEvents.bind(t),
-        decorators,
-      ),
-      createEndpointController(
-        'McpSseMessagesController',
-        paths.sse.messages,
-        'sse-messages',
-        LegacySseService,
-        (t) => t.handleMessages.bind(t),
-        decorators,
-      ),
+      sseEventsController(paths.sse.events, decorators),
+      sseMessagesController(paths.sse.messages, decorators),
     );
   }
   return controllers;

@@ -8,15 +8,14 @@ import { InboundDispatcher, SESSIONLESS, type InboundBinding, type OpenedChannel
 import { abandonment, type HttpExchange } from './http-exchange';
 import { acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
-import { HttpGate } from './http-gate.service';
-import { endpointMarker } from './endpoint.controller';
+import { HttpDrain } from '../../shutdown/http-drain';
+import { HttpRefusals } from './http-refusals.service';
+import { principalOf } from './mcp-http.guard';
 import { writeReply } from './http-reply';
 import { simpleReply } from './simple-http.status-table';
 
 /** Nothing rides along with a simple answer: progress and log messages have no stream and are dropped. */
 const NO_STREAM: OpenedChannel = Object.freeze({ channel: { notify: () => undefined } });
-
-const ALLOW = endpointMarker('simple').allow;
 
 /**
  * The simple HTTP endpoint: one JSON-RPC message (or a batch) POSTed, one JSON answer, for both
@@ -31,33 +30,28 @@ export class SimpleHttpService {
 
   constructor(
     @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
-    private readonly gate: HttpGate,
+    private readonly refusals: HttpRefusals,
+    private readonly drain: HttpDrain,
     engine: McpEngine,
   ) {
     this.dispatcher = new InboundDispatcher(engine);
   }
 
-  /** Every request to the endpoint: POST; other methods are refused. */
-  handle(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) =>
-      exchange.req.method === 'POST' ? this.serve(exchange) : this.gate.other(exchange, ALLOW),
-    );
-  }
-
-  private async serve(exchange: HttpExchange): Promise<void> {
-    if (!(await this.gate.enter(exchange)) || !acceptsPost(exchange, 'json')) {
+  /** POST: one JSON-RPC message (or a batch), one JSON answer. `McpHttpGuard` has admitted it. */
+  async post(exchange: HttpExchange): Promise<void> {
+    if (!acceptsPost(exchange, 'json')) {
       return;
     }
     const { maxBodyBytes, maxJsonDepth } = this.http;
     const body = await readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
     if (!body.ok) {
-      this.gate.refuseBody(exchange, body);
+      this.refusals.refuseBody(exchange, body);
       return;
     }
     const result = await this.dispatcher.dispatch(body.value, this.binding(exchange));
     writeReply(
       exchange.res,
-      simpleReply(result, (response, era) => this.gate.statusOf(response, era)),
+      simpleReply(result, (response, era) => this.refusals.statusOf(response, era)),
     );
   }
 
@@ -68,7 +62,7 @@ export class SimpleHttpService {
   private binding(exchange: HttpExchange): InboundBinding {
     return {
       transport: 'simple-http',
-      principal: this.gate.principalOf(exchange.request),
+      principal: principalOf(exchange.request),
       headers: exchange.headers,
       versionHeader: headerValue(exchange.headers, 'mcp-protocol-version'),
       batchRevision: DEFAULT_LEGACY_HEADER_REVISION,
@@ -76,7 +70,7 @@ export class SimpleHttpService {
       timeoutMs: this.http.simpleCallTimeoutMs,
       native: exchange,
       sessions: SESSIONLESS,
-      admits: (messages) => !this.gate.refusesWork(exchange, messages),
+      admits: (messages) => !this.drain.refusesWork(exchange, messages),
       channel: () => NO_STREAM,
     };
   }

@@ -12,15 +12,13 @@ import { SessionChannels } from '../../sessions/session-channels';
 import { firstHeader, sendEmpty, sendJson, type HttpExchange } from './http-exchange';
 import { readJsonBody } from './request-body';
 import { accepts, acceptsPost } from './content-negotiation';
-import { HttpGate } from './http-gate.service';
-import { endpointMarker } from './endpoint.controller';
+import { HttpDrain } from '../../shutdown/http-drain';
+import { HttpRefusals } from './http-refusals.service';
+import { principalOf } from './mcp-http.guard';
 import { ResumableStreams } from './sse/resumable-streams.service';
 import { answerOn, HttpRequestChannel, NO_HEADERS } from './http-request-channel';
 import { refusalReply, writeReply } from './http-reply';
 import { SESSION_HEADER, sessionHeaders, streamableReply } from './streamable-http.status-table';
-
-/** The verbs of the endpoint. */
-const ALLOW = endpointMarker('streamable').allow;
 
 /**
  * The Streamable HTTP transport (2025-03-26 and later) for both eras on one endpoint: the
@@ -32,7 +30,8 @@ export class StreamableHttpService {
 
   constructor(
     @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
-    private readonly gate: HttpGate,
+    private readonly refusals: HttpRefusals,
+    private readonly drain: HttpDrain,
     engine: McpEngine,
     private readonly resolver: LegacySessionResolver,
     private readonly streams: ResumableStreams,
@@ -41,34 +40,19 @@ export class StreamableHttpService {
     this.dispatcher = new InboundDispatcher(engine, new Logger('McpStreamableHttp'));
   }
 
-  /** Every request to the endpoint: POST, GET (the session's stream) and DELETE; other methods are refused. */
-  handle(request: unknown, response: unknown): Promise<void> {
-    return this.gate.serve(request, response, (exchange) => {
-      switch (exchange.req.method) {
-        case 'POST':
-          return this.servePost(exchange);
-        case 'GET':
-          return this.serveGet(exchange);
-        case 'DELETE':
-          return this.serveDelete(exchange);
-        default:
-          return this.gate.other(exchange, ALLOW);
-      }
-    });
-  }
-
-  private async servePost(exchange: HttpExchange): Promise<void> {
-    if (!(await this.gate.enter(exchange)) || !acceptsPost(exchange, 'json-and-sse')) {
+  /** POST: one JSON-RPC message (or a batch), answered with JSON or an SSE stream. `McpHttpGuard` has admitted it. */
+  async post(exchange: HttpExchange): Promise<void> {
+    if (!acceptsPost(exchange, 'json-and-sse')) {
       return;
     }
     const { maxBodyBytes, maxJsonDepth } = this.http;
     const body = await readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
     if (!body.ok) {
-      this.gate.refuseBody(exchange, body);
+      this.refusals.refuseBody(exchange, body);
       return;
     }
     const result = await this.dispatcher.dispatch(body.value, this.binding(exchange));
-    const reply = streamableReply(result, (response, era) => this.gate.statusOf(response, era));
+    const reply = streamableReply(result, (response, era) => this.refusals.statusOf(response, era));
     if (result.kind === 'answered') {
       answerOn(result.channel, reply, result.session === undefined);
     } else {
@@ -78,7 +62,7 @@ export class StreamableHttpService {
 
   /** What this transport knows about one POST, for the inbound dispatcher. */
   private binding(exchange: HttpExchange): InboundBinding<HttpRequestChannel> {
-    const principal = this.gate.principalOf(exchange.request);
+    const principal = principalOf(exchange.request);
     const { headers } = exchange;
     return {
       transport: 'streamable-http',
@@ -88,7 +72,7 @@ export class StreamableHttpService {
       versionHeader: headerValue(headers, 'mcp-protocol-version'),
       native: exchange,
       sessions: this.resolver.byHeader(firstHeader(headers, SESSION_HEADER), principal),
-      admits: (messages) => !this.gate.refusesWork(exchange, messages),
+      admits: (messages) => !this.drain.refusesWork(exchange, messages),
       channel: (target) => this.channelOf(exchange, target),
       // A batch is answered in one JSON array: its calls' progress and logs have no stream to
       // ride and are dropped, and their requests to the client go out on the session's GET
@@ -123,10 +107,8 @@ export class StreamableHttpService {
     return { channel };
   }
 
-  private async serveGet(exchange: HttpExchange): Promise<void> {
-    if (!(await this.gate.enter(exchange))) {
-      return;
-    }
+  /** GET: a legacy session's stream (or its resumption). `McpHttpGuard` has admitted it. */
+  async get(exchange: HttpExchange): Promise<void> {
     const { headers, res } = exchange;
     const headerVersion = headerValue(headers, 'mcp-protocol-version');
     if (eraOf(headerVersion) === 'modern') {
@@ -158,10 +140,8 @@ export class StreamableHttpService {
     );
   }
 
-  private async serveDelete(exchange: HttpExchange): Promise<void> {
-    if (!(await this.gate.enter(exchange))) {
-      return;
-    }
+  /** DELETE: ends a legacy session. `McpHttpGuard` has admitted it. */
+  async delete(exchange: HttpExchange): Promise<void> {
     if (eraOf(headerValue(exchange.headers, 'mcp-protocol-version')) === 'modern') {
       sendJson(exchange.res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow: 'POST' });
       return;
@@ -178,7 +158,7 @@ export class StreamableHttpService {
   private async sessionOf(exchange: HttpExchange): Promise<SessionRecord | undefined> {
     const found = await this.resolver.find(
       firstHeader(exchange.headers, SESSION_HEADER),
-      this.gate.principalOf(exchange.request),
+      principalOf(exchange.request),
     );
     if (!found.ok) {
       writeReply(exchange.res, refusalReply(found.reason, failure(null, ErrorCode.InvalidRequest, found.message)));

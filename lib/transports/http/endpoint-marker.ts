@@ -1,0 +1,55 @@
+/**
+ * The mark the module's endpoint controllers and their route handlers carry: the platform hooks
+ * find the module's routes by it, the guard reads which verbs an endpoint serves from it, and
+ * `isMcpEndpoint()` tells application guards about the endpoints.
+ */
+import { MCP_ENDPOINT_METADATA } from '../../mcp.constants';
+
+/** The HTTP endpoints of a server. */
+export type McpEndpointKind = 'streamable' | 'simple' | 'sse-events' | 'sse-messages';
+
+/**
+ * What the generated controllers and their route handlers carry under `MCP_ENDPOINT_METADATA`:
+ * the platform hooks find the module's routes by it (own body reading, the answers to verbs the
+ * endpoint does not serve), and `isMcpEndpoint()` tells guards about them.
+ */
+export interface McpEndpointMarker {
+  readonly kind: McpEndpointKind;
+  /** The methods the endpoint serves, as the `Allow` header lists them. */
+  readonly allow: string;
+}
+
+/** An HTTP verb an endpoint may serve. */
+export type McpEndpointVerb = 'POST' | 'GET' | 'DELETE' | 'OPTIONS';
+
+/** The verbs each endpoint serves; other verbs are answered 405 by the platform hooks, without a route. */
+export const SERVED_VERBS: Readonly<Record<McpEndpointKind, readonly McpEndpointVerb[]>> = {
+  streamable: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+  simple: ['POST', 'OPTIONS'],
+  'sse-events': ['GET', 'OPTIONS'],
+  'sse-messages': ['POST', 'OPTIONS'],
+};
+
+const MARKERS: Readonly<Record<McpEndpointKind, McpEndpointMarker>> = Object.fromEntries(
+  Object.entries(SERVED_VERBS).map(([kind, verbs]) => [kind, Object.freeze({ kind, allow: verbs.join(', ') })]),
+) as Record<McpEndpointKind, McpEndpointMarker>;
+
+/** The marker of an endpoint kind. */
+export function endpointMarker(kind: McpEndpointKind): McpEndpointMarker {
+  return MARKERS[kind];
+}
+
+/** The marker a class or a route handler carries, if it is one of the module's endpoints. */
+export function markerOf(target: unknown): McpEndpointMarker | undefined {
+  return typeof target === 'function'
+    ? (Reflect.getMetadata(MCP_ENDPOINT_METADATA, target) as McpEndpointMarker | undefined)
+    : undefined;
+}
+
+/**
+ * Whether an endpoint serves a verb. Its routes are only those verbs, but the platforms route
+ * `HEAD` to a `GET` route: that one reaches an endpoint's handler without being served.
+ */
+export function servesVerb(marker: McpEndpointMarker, method: string | undefined): boolean {
+  return (SERVED_VERBS[marker.kind] as readonly string[]).includes(method ?? '');
+}

@@ -1,0 +1,89 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import { ErrorCode, isJsonObject, type JsonRpcResponse } from '../../protocol/json-rpc';
+import type { Era } from '../../protocol/revisions';
+import { httpStatusForError } from '../../protocol/error-status';
+import type { AuthRefusal } from '../../auth/authenticator';
+import { McpAuthService } from '../../auth/mcp-auth.service';
+import { sendJson, type HttpExchange } from './http-exchange';
+import type { HostOriginRefusal } from './host-origin';
+import type { BodyOutcome } from './request-body';
+import { RefusalLog } from './refusal-log';
+
+const OK = Object.freeze({ status: 200 });
+
+/** A request as log lines name it: method, path, and the client's address. */
+export function describeRequest(req: IncomingMessage): string {
+  const address = req.socket?.remoteAddress;
+  return `${req.method ?? 'request'} ${(req.url ?? '').split('?')[0]}${address === undefined ? '' : ` from ${address}`}`;
+}
+
+/**
+ * The log lines of the MCP endpoints' refusals, in one `RefusalLog` (so that a warning's
+ * once-a-minute limit holds across the guard, the transports and the platform hooks), and the
+ * answers that go with them: bodies the endpoint cannot take, and the HTTP status of a JSON-RPC
+ * error answer (with the step-up challenge of a call that lacks scopes).
+ */
+@Injectable()
+export class HttpRefusals {
+  private readonly log = new RefusalLog(new Logger('McpHttp'));
+
+  constructor(private readonly auth: McpAuthService) {}
+
+  /**
+   * A request refused by the Host or Origin check: a warning naming the option that would admit
+   * it, since it is most often a deployment the configuration does not list.
+   */
+  forbidden(req: IncomingMessage, verdict: HostOriginRefusal): void {
+    const { host, origin } = req.headers;
+    const detail =
+      verdict === 'host'
+        ? `its Host ${JSON.stringify(String(host ?? ''))} is not allowed (list it in the McpModule option http.allowedHosts)`
+        : `its Origin ${JSON.stringify(String(origin ?? ''))} is not allowed (list it in the McpModule option http.allowedOrigins)`;
+    this.log.warn(`forbidden-${verdict}`, `Refused ${describeRequest(req)} with 403: ${detail}`);
+  }
+
+  /** A request the configured authentication refused: the client's business, a debug line. */
+  unauthenticated(req: IncomingMessage, refusal: AuthRefusal): void {
+    this.log.debug(
+      `Refused ${describeRequest(req)}: ${refusal.status} ${refusal.error}${refusal.description === undefined ? '' : ` (${refusal.description})`}`,
+    );
+  }
+
+  /** Answers a body the endpoint cannot take (413, 400), closing the connection when part of it is unread. */
+  refuseBody(exchange: HttpExchange, outcome: BodyOutcome & { ok: false }): void {
+    this.body(exchange.req, outcome);
+    sendJson(exchange.res, outcome.status, outcome.error, outcome.unread === true ? { connection: 'close' } : {});
+  }
+
+  /** The log line of a refused body: a warning for bodies over the limit (once a minute), debug otherwise. */
+  body(req: IncomingMessage, outcome: BodyOutcome & { ok: false }): void {
+    const line = `Refused ${describeRequest(req)} with ${outcome.status}: ${outcome.error.error.message}`;
+    if (outcome.reason === 'too-large') {
+      this.log.warn('too-large', line);
+    } else if (outcome.reason === 'aborted') {
+      this.log.debug(`${describeRequest(req)}: the client went away while sending its body`);
+    } else {
+      this.log.debug(line);
+    }
+  }
+
+  /**
+   * The HTTP status and headers of a JSON-RPC answer: a call that lacks scopes gets, with bearer
+   * tokens, the step-up challenge naming them (SEP-835).
+   */
+  statusOf(response: JsonRpcResponse, era: Era): { status: number; headers?: Record<string, string> } {
+    if (!('error' in response)) {
+      return OK;
+    }
+    const { code, data } = response.error;
+    const status = httpStatusForError(code, era);
+    if (code !== ErrorCode.InsufficientScope) {
+      return { status };
+    }
+    const scopes = isJsonObject(data) && Array.isArray(data.requiredScopes) ? (data.requiredScopes as string[]) : [];
+    this.log.debug(`Refused request ${String(response.id)}: 403, the caller lacks the scope(s) ${scopes.join(', ')}`);
+    const challenge = this.auth.insufficientScopeChallenge(scopes);
+    return { status, headers: challenge === undefined ? undefined : { 'www-authenticate': challenge } };
+  }
+}

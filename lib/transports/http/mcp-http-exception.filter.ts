@@ -1,0 +1,69 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Injectable, Logger } from '@nestjs/common';
+import { ErrorCode, failure } from '../../protocol/json-rpc';
+import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
+import { STORE_UNAVAILABLE } from '../../mcp.messages';
+import { sendJson } from './http-exchange';
+import { HttpExchanges } from './http-exchanges.service';
+import { McpHttpRefusal } from './mcp-http-refusal.error';
+
+/**
+ * Every error but an `HttpException`. Nest picks a filter by `instanceof` against the classes of
+ * its `@Catch()`; this one leaves the HTTP exceptions of the application's own guards, pipes
+ * and interceptors (a global guard's 403, a throttler's 429) to the application's filters, as
+ * on any route.
+ */
+class UnexpectedError {
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return !(value instanceof HttpException);
+  }
+}
+
+/**
+ * How an MCP endpoint answers what escaped its guard or handler:
+ *
+ * | what                         | answer                                                        |
+ * | ---------------------------- | ------------------------------------------------------------- |
+ * | `McpHttpRefusal` (the guard) | its status, body and headers (403, 401 + challenge, 503, 405) |
+ * | `McpStoreUnavailableError`   | 503, `Retry-After: 1`, JSON-RPC -32603 (a warning logged)     |
+ * | any other error              | 500, JSON-RPC -32603 `Internal error` (an error logged)       |
+ * | after the answer began       | the response is ended                                         |
+ *
+ * Never with an error's details: they go to the log. Scoped to the module's endpoint
+ * controllers (`@UseFilters`).
+ */
+@Catch(McpHttpRefusal, UnexpectedError)
+@Injectable()
+export class McpHttpExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('McpHttp');
+
+  constructor(private readonly exchanges: HttpExchanges) {}
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const { req, res } = this.exchanges.of(http.getRequest(), http.getResponse());
+    if (error instanceof McpHttpRefusal) {
+      error.send(res);
+      return;
+    }
+    const where = `${req.method ?? 'request'} ${req.url ?? ''}`;
+    // A shared store that is away is not a bug: the client may retry; the details stay in the log.
+    const unavailable = error instanceof McpStoreUnavailableError;
+    if (unavailable) {
+      this.logger.warn(`${where}: ${error.message}`);
+    } else {
+      this.logger.error(
+        `${where} failed: ${error instanceof Error ? error.message : String(error)}`,
+        error instanceof Error ? error.stack : undefined,
+      );
+    }
+    if (res.headersSent) {
+      if (!res.writableEnded) {
+        res.end();
+      }
+    } else if (unavailable) {
+      sendJson(res, 503, failure(null, ErrorCode.InternalError, STORE_UNAVAILABLE), { 'retry-after': '1' });
+    } else {
+      sendJson(res, 500, failure(null, ErrorCode.InternalError, 'Internal error'));
+    }
+  }
+}

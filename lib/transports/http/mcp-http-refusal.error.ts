@@ -1,0 +1,36 @@
+import { HttpException } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
+import { ErrorCode, failure } from '../../protocol/json-rpc';
+import { FORBIDDEN, sendJson } from './http-exchange';
+
+/**
+ * A request an MCP endpoint refuses before its handler runs (Host/Origin, drain, verb,
+ * authentication), with the exact answer: status, body (JSON-RPC, or OAuth's for credentials)
+ * and headers (`WWW-Authenticate`, `Allow`, `Retry-After`). `McpHttpGuard` throws it and
+ * `McpHttpExceptionFilter` writes it; as an `HttpException` it keeps its status and body even
+ * where another filter answers it.
+ */
+export class McpHttpRefusal extends HttpException {
+  constructor(
+    status: number,
+    readonly body: object,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(body, status);
+  }
+
+  /** A Host or Origin that is not allowed (DNS rebinding): 403. */
+  static forbidden(): McpHttpRefusal {
+    return new McpHttpRefusal(403, FORBIDDEN);
+  }
+
+  /** A verb the endpoint does not serve: 405 with `Allow`. */
+  static methodNotAllowed(allow: string): McpHttpRefusal {
+    return new McpHttpRefusal(405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow });
+  }
+
+  /** Writes the refusal on a raw response (nothing is written if an answer already started). */
+  send(res: ServerResponse): void {
+    sendJson(res, this.getStatus(), this.body, { ...this.headers });
+  }
+}

@@ -1,0 +1,103 @@
+import { type CanActivate, type ExecutionContext, Injectable, type Type } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MCP_PRINCIPAL_PROPERTY } from '../../mcp.constants';
+import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
+import { McpAuthService, type PlatformRequest } from '../../auth/mcp-auth.service';
+import { HttpDrain } from '../../shutdown/http-drain';
+import { HttpAdmission } from './http-admission.service';
+import { HttpExchanges } from './http-exchanges.service';
+import { HttpRefusals } from './http-refusals.service';
+import { McpHttpRefusal } from './mcp-http-refusal.error';
+import { markerOf, servesVerb, type McpEndpointMarker } from './endpoint-marker';
+
+/** The principal `McpHttpGuard` left on the request; anonymous without authentication. */
+export function principalOf(request: unknown): McpPrincipal {
+  const principal = (request as Record<string, unknown>)[MCP_PRINCIPAL_PROPERTY] as McpPrincipal | undefined;
+  return principal ?? ANONYMOUS_PRINCIPAL;
+}
+
+/**
+ * What every request to an MCP endpoint passes before its handler, in this order:
+ *
+ * 1. the Host and Origin checks (403), which also set the CORS answer headers;
+ * 2. while the server drains, a GET is refused (503, `Retry-After`), and every answer closes its
+ *    connection;
+ * 3. a verb the endpoint does not serve (`HEAD`, which the platforms route to `GET`): 405;
+ * 4. the configured authentication (`auth`), which leaves the caller's principal on the request
+ *    (`request.mcpPrincipal`) or refuses it with the provider's status and challenge. A CORS
+ *    preflight is not authenticated, and without `auth` a principal the application's own
+ *    middleware put there is kept.
+ *
+ * A refusal is thrown as a {@link McpHttpRefusal}, which `McpHttpExceptionFilter` answers. The
+ * module applies this guard to its endpoint controllers; a test can replace it with
+ * `overrideGuard(McpHttpGuard)`.
+ *
+ * @publicApi
+ */
+@Injectable()
+export class McpHttpGuard implements CanActivate {
+  private readonly markers = new WeakMap<Type<unknown>, McpEndpointMarker | undefined>();
+
+  constructor(
+    private readonly exchanges: HttpExchanges,
+    private readonly admission: HttpAdmission,
+    private readonly drain: HttpDrain,
+    private readonly auth: McpAuthService,
+    private readonly refusals: HttpRefusals,
+  ) {}
+
+  canActivate(context: ExecutionContext): true | Promise<true> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<PlatformRequest>();
+    const raw = this.exchanges.raw(request, http.getResponse());
+    // First, so that even a 403 closes its connection while draining.
+    const served = this.drain.passes(raw);
+    if (!this.admission.admits(raw.req, raw.res)) {
+      throw McpHttpRefusal.forbidden();
+    }
+    if (!served) {
+      throw this.drainRefusal();
+    }
+    const marker = this.markerOf(context.getClass());
+    if (marker !== undefined && !servesVerb(marker, raw.req.method)) {
+      throw McpHttpRefusal.methodNotAllowed(marker.allow);
+    }
+    if (raw.req.method === 'OPTIONS' || this.auth.kind === 'none') {
+      return true;
+    }
+    return this.authenticate(request, raw);
+  }
+
+  /** The marker of a controller, read once per controller: this runs on every request. */
+  private markerOf(controller: Type<unknown>): McpEndpointMarker | undefined {
+    if (!this.markers.has(controller)) {
+      this.markers.set(controller, markerOf(controller));
+    }
+    return this.markers.get(controller);
+  }
+
+  private async authenticate(
+    request: PlatformRequest,
+    raw: { req: IncomingMessage; res: ServerResponse },
+  ): Promise<true> {
+    const outcome = await this.auth.authenticateRequest(request);
+    if (!outcome.ok) {
+      this.refusals.unauthenticated(raw.req, outcome);
+      throw new McpHttpRefusal(
+        outcome.status,
+        { error: outcome.error, error_description: outcome.description },
+        outcome.challenge === undefined ? {} : { 'www-authenticate': outcome.challenge },
+      );
+    }
+    // The drain may have begun while the credentials were checked: no new stream after it.
+    if (!this.drain.passes(raw)) {
+      throw this.drainRefusal();
+    }
+    return true;
+  }
+
+  private drainRefusal(): McpHttpRefusal {
+    const { status, body, headers } = this.drain.refusal();
+    return new McpHttpRefusal(status, body, headers);
+  }
+}
