@@ -155,6 +155,18 @@ describe('CACHEABLE_METHODS', () => {
   it('holds exactly the six cacheable methods', () => {
     expect(CACHEABLE_METHODS.size).toBe(6);
   });
+
+  it("takes discovery's own cache hints for server/discover only, the catalog's for the others", () => {
+    const kinds = Object.fromEntries([...CACHEABLE_METHODS].map((method) => [method, METHODS.get(method)?.cacheable]));
+    expect(kinds).toEqual({
+      'server/discover': 'discover',
+      'tools/list': 'catalog',
+      'prompts/list': 'catalog',
+      'resources/list': 'catalog',
+      'resources/templates/list': 'catalog',
+      'resources/read': 'catalog',
+    });
+  });
 });
 
 describe('LONG_LIVED_METHODS', () => {

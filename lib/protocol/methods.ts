@@ -46,8 +46,11 @@ export interface MethodEntry {
   readonly longLived?: true;
   /** Waits by a limit of its own (`tasks.resultTimeoutMs`): only the transport's deadline binds it. */
   readonly selfTimed?: true;
-  /** Modern era: a complete result carries `ttlMs` and `cacheScope`. */
-  readonly cacheable?: true;
+  /**
+   * Modern era: a complete result carries `ttlMs` and `cacheScope`, from the catalog's cache hints
+   * (`cacheHints`) or discovery's own (`discoverCacheHints`).
+   */
+  readonly cacheable?: 'catalog' | 'discover';
   /** Modern era: may answer `input_required` and be retried with `inputResponses`/`requestState`. */
   readonly multiRound?: true;
 }
@@ -59,13 +62,13 @@ const TABLE: Readonly<Record<string, MethodEntry>> = {
   'resources/subscribe': { handler: handleSubscribe, era: 'legacy' },
   'resources/unsubscribe': { handler: handleUnsubscribe, era: 'legacy' },
   // The 2024-11-05 SSE pair predates discovery: refusing it makes clients fall back to the handshake.
-  'server/discover': { handler: handleDiscover, era: 'both', notOn: ['sse'], cacheable: true },
-  'tools/list': { handler: handleToolsList, era: 'both', cacheable: true },
+  'server/discover': { handler: handleDiscover, era: 'both', notOn: ['sse'], cacheable: 'discover' },
+  'tools/list': { handler: handleToolsList, era: 'both', cacheable: 'catalog' },
   'tools/call': { handler: handleToolsCall, era: 'both', multiRound: true },
-  'resources/list': { handler: handleResourcesList, era: 'both', cacheable: true },
-  'resources/read': { handler: handleResourcesRead, era: 'both', cacheable: true, multiRound: true },
-  'resources/templates/list': { handler: handleTemplatesList, era: 'both', cacheable: true },
-  'prompts/list': { handler: handlePromptsList, era: 'both', cacheable: true },
+  'resources/list': { handler: handleResourcesList, era: 'both', cacheable: 'catalog' },
+  'resources/read': { handler: handleResourcesRead, era: 'both', cacheable: 'catalog', multiRound: true },
+  'resources/templates/list': { handler: handleTemplatesList, era: 'both', cacheable: 'catalog' },
+  'prompts/list': { handler: handlePromptsList, era: 'both', cacheable: 'catalog' },
   'prompts/get': { handler: handlePromptsGet, era: 'both', multiRound: true },
   'completion/complete': { handler: handleComplete, era: 'both' },
   'subscriptions/listen': { handler: handleListen, era: 'modern', streaming: true, longLived: true },
@@ -115,7 +118,7 @@ export function entryServed(
 }
 
 function methodsWith(flag: 'longLived' | 'selfTimed' | 'cacheable' | 'multiRound'): ReadonlySet<string> {
-  return new Set([...METHODS].filter(([, entry]) => entry[flag] === true).map(([method]) => method));
+  return new Set([...METHODS].filter(([, entry]) => entry[flag] !== undefined).map(([method]) => method));
 }
 
 /** Requests held open until the client cancels them or the server ends them (`subscriptions/listen`). */

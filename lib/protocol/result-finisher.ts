@@ -85,8 +85,9 @@ export class ResultFinisher {
     if (finished.resultType === undefined) {
       finished.resultType = 'complete';
     }
-    if (finished.resultType === 'complete' && methodEntry(request.method)?.cacheable === true) {
-      const hint = request.method === 'server/discover' ? this.options.discoverCacheHints : this.options.cacheHints;
+    const cacheable = finished.resultType === 'complete' ? methodEntry(request.method)?.cacheable : undefined;
+    if (cacheable !== undefined) {
+      const hint = cacheable === 'discover' ? this.options.discoverCacheHints : this.options.cacheHints;
       if (finished.ttlMs === undefined) {
         finished.ttlMs = hint.ttlMs;
       }
