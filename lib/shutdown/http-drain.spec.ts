@@ -43,7 +43,7 @@ describe('HttpDrain', () => {
   it('lets everything through before the drain, untouched', () => {
     const drain = new HttpDrain();
     const { exchange, res, headers } = exchangeOf('GET');
-    expect(drain.admit(exchange)).toBe(true);
+    expect(drain.passes(exchange)).toBe(true);
     expect(drain.refusesWork(exchange, REQUEST)).toBe(false);
     expect(headers).toEqual({});
     expect(res.headersSent).toBe(false);
@@ -53,7 +53,7 @@ describe('HttpDrain', () => {
     const drain = new HttpDrain();
     drain.begin();
     const { exchange, res, headers } = exchangeOf('GET');
-    expect(drain.admit(exchange)).toBe(false);
+    expect(drain.passes(exchange)).toBe(false);
     // The gate answers it once the Host/Origin check passed.
     expect(res.headersSent).toBe(false);
     drain.refuse(exchange);
@@ -68,7 +68,7 @@ describe('HttpDrain', () => {
       const drain = new HttpDrain();
       drain.begin();
       const { exchange, res, headers } = exchangeOf(method);
-      expect(drain.admit(exchange)).toBe(true);
+      expect(drain.passes(exchange)).toBe(true);
       expect(headers).toEqual({ connection: 'close' });
       expect(res.headersSent).toBe(false);
     },
@@ -97,20 +97,24 @@ describe('HttpDrain', () => {
     }
   });
 
-  it('whenQuiet waits for the admitted requests whose handlers have not returned', async () => {
+  it('whenQuiet waits for the tracked requests whose handlers have not returned', async () => {
     const drain = new HttpDrain();
     await expect(drain.whenQuiet()).resolves.toBeUndefined();
-    drain.admit(exchangeOf('POST').exchange);
-    drain.admit(exchangeOf('GET').exchange);
+    const ends: Array<() => void> = [];
+    const handler = (): Promise<void> => new Promise<void>((resolve) => ends.push(resolve));
+    const post = drain.track(handler);
+    const get = drain.track(handler);
     let quiet = false;
     const waiting = drain.whenQuiet().then(() => (quiet = true));
-    drain.done();
+    ends[0]();
+    await post;
     await Promise.resolve();
     expect(quiet).toBe(false);
     // A GET refused while draining is not counted.
     drain.begin();
-    drain.admit(exchangeOf('GET').exchange);
-    drain.done();
+    expect(drain.passes(exchangeOf('GET').exchange)).toBe(false);
+    ends[1]();
+    await get;
     await waiting;
     expect(quiet).toBe(true);
   });

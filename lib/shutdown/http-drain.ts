@@ -50,18 +50,6 @@ export class HttpDrain {
     return exchange.req.method !== 'GET';
   }
 
-  /**
-   * `passes()`, and a request that goes on counts as being served until `done()`. Returns
-   * whether it goes on.
-   */
-  admit(exchange: Pick<HttpExchange, 'req' | 'res'>): boolean {
-    if (!this.passes(exchange)) {
-      return false;
-    }
-    this.serving += 1;
-    return true;
-  }
-
   /** Serves a request that passed: counted as being served until `serve` settles. */
   async track<T>(serve: () => Promise<T>): Promise<T> {
     this.serving += 1;
@@ -87,8 +75,8 @@ export class HttpDrain {
     sendJson(exchange.res, status, body, headers);
   }
 
-  /** The handler of an admitted request returned. */
-  done(): void {
+  /** The handler of a tracked request returned. */
+  private done(): void {
     this.serving -= 1;
     if (this.serving === 0 && this.quietWaiters.length > 0) {
       const waiters = this.quietWaiters;
@@ -98,7 +86,7 @@ export class HttpDrain {
   }
 
   /**
-   * Resolves once no admitted request is being served: those that began before the drain have
+   * Resolves once no tracked request is being served: those that began before the drain have
    * opened what they were opening (a stream, a pair), or answered.
    */
   whenQuiet(): Promise<void> {
