@@ -26,8 +26,25 @@ export {
   getMcpTaskStoreToken,
   getMcpNotificationBusToken,
 } from './stores/store.providers';
+export {
+  getMcpRegistryToken,
+  getMcpNotifierToken,
+  getMcpSessionServiceToken,
+  getMcpTaskServiceToken,
+  getMcpStdioServerToken,
+  getMcpAuthServiceToken,
+  getMcpHealthIndicatorToken,
+  InjectMcpRegistry,
+  InjectMcpNotifier,
+  InjectMcpSessionService,
+  InjectMcpTaskService,
+  InjectMcpStdioServer,
+  InjectMcpAuthService,
+  InjectMcpHealthIndicator,
+} from './servers/server-tokens';
 export { McpStoreUnavailableError } from './errors/mcp-store-unavailable.error';
 export type {
+  McpServersOption,
   McpToolOptions,
   McpResourceOptions,
   McpResourceTemplateOptions,

@@ -33,8 +33,17 @@ export interface ResolvedMcpOptions extends McpServerSettings {
   stores?: ResolvedStoreOptions;
 }
 
+/** What the options of one server default to that depends on the other servers of the application. */
+export interface ServerDefaults {
+  /** The Redis key prefix without `redis.keyPrefix`. */
+  readonly keyPrefix: string;
+}
+
 /** Validates `options` and applies the defaults. */
-export function resolveMcpOptions(options: McpModuleOptions | undefined): ResolvedMcpOptions {
+export function resolveMcpOptions(
+  options: McpModuleOptions | undefined,
+  defaults: ServerDefaults = { keyPrefix: 'mcp:' },
+): ResolvedMcpOptions {
   if (typeof options !== 'object' || options === null) {
     throw new McpConfigurationError('McpModule needs options: at least { name, version }.');
   }
@@ -44,7 +53,7 @@ export function resolveMcpOptions(options: McpModuleOptions | undefined): Resolv
   const stdio = resolveStdioSettings(options.stdio);
   const auth = resolveAuthOptions(options.auth);
   const tasks = resolveTaskOptions(section(options.tasks, 'tasks'));
-  const redis = resolveRedisSettings(options.redis);
+  const redis = resolveRedisSettings(options.redis, defaults.keyPrefix);
   const stores = resolveStoreSettings(options.stores, redis !== undefined);
   return { ...server, sessions, http, stdio, auth, tasks, redis, stores };
 }

@@ -54,8 +54,6 @@ export const MCP_REDIS_HUB = Symbol('nest-mcp:redis-hub');
  * how the platform hooks and `isMcpEndpoint()` recognise the module's own routes.
  */
 export const MCP_ENDPOINT_METADATA = 'nest-mcp:endpoint';
-/** Token of where the module was imported (`McpImportSite`): named by the error of a second import. */
-export const MCP_IMPORT_SITE = Symbol('nest-mcp:import-site');
 /**
  * Tokens of the sections of the resolved options: each service injects the sections it reads,
  * never the whole object. `MCP_SERVER_SETTINGS` holds the top-level options (`McpServerSettings`);
@@ -71,3 +69,17 @@ export const MCP_AUTH_SETTINGS = Symbol('nest-mcp:auth-settings');
 export const MCP_TASK_SETTINGS = Symbol('nest-mcp:task-settings');
 export const MCP_REDIS_SETTINGS = Symbol('nest-mcp:redis-settings');
 export const MCP_STORE_SETTINGS = Symbol('nest-mcp:store-settings');
+/** Token of the identity of one server (`McpServerIdentity`): its name, paths and `include`. */
+export const MCP_SERVER_IDENTITY = Symbol('nest-mcp:server-identity');
+/**
+ * Tokens of a server's own public services, inside its module. The classes themselves are the
+ * tokens of the default server only (see `server-tokens.ts`), so a server's parts reach their
+ * own services through these.
+ */
+export const MCP_OWN_REGISTRY = Symbol('nest-mcp:own-registry');
+export const MCP_OWN_NOTIFIER = Symbol('nest-mcp:own-notifier');
+export const MCP_OWN_SESSIONS = Symbol('nest-mcp:own-sessions');
+export const MCP_OWN_TASKS = Symbol('nest-mcp:own-tasks');
+export const MCP_OWN_STDIO = Symbol('nest-mcp:own-stdio');
+export const MCP_OWN_AUTH = Symbol('nest-mcp:own-auth');
+export const MCP_OWN_HEALTH = Symbol('nest-mcp:own-health');

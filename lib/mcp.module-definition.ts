@@ -1,7 +1,9 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import { MCP_HTTP_PATHS, MCP_IMPORT_SITE } from './mcp.constants';
-import { callSite, type McpImportSite } from './mcp-single-import';
+import { MCP_HTTP_PATHS } from './mcp.constants';
+import { callSite } from './servers/mcp-servers';
+import { resolveServerIdentity } from './servers/server-identity';
+import { serverModuleParts } from './servers/server.providers';
 import { resolveEndpointDecorators, resolveHttpPaths } from './transports/http/http-paths';
 import { createMcpControllers } from './transports/http/mcp-http.controllers';
 
@@ -12,19 +14,24 @@ export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE, ASYN
     .setClassMethodName('forRoot')
     .setFactoryMethodName('createMcpOptions')
     .setExtras<McpModuleExtras>(DEFAULT_EXTRAS, (definition, extras) => {
-      // Extras are known synchronously even in forRootAsync, so the routes are mounted either way.
+      // Extras are known synchronously even in forRootAsync, so the routes are mounted and the
+      // server is named either way. Each call is a module of its own: one server.
       const paths = resolveHttpPaths(extras, DEFAULT_EXTRAS.path!);
-      const controllers = createMcpControllers(paths, resolveEndpointDecorators(extras.endpointDecorators));
+      const global = extras.isGlobal ?? DEFAULT_EXTRAS.isGlobal!;
+      const identity = resolveServerIdentity(extras, paths, global, callSite());
+      const controllers = createMcpControllers(
+        paths,
+        identity.name,
+        resolveEndpointDecorators(extras.endpointDecorators),
+      );
+      const server = serverModuleParts(identity);
       return {
         ...definition,
-        global: extras.isGlobal ?? DEFAULT_EXTRAS.isGlobal,
+        global,
+        imports: [...(definition.imports ?? []), ...server.imports],
         controllers: [...(definition.controllers ?? []), ...controllers],
-        providers: [
-          ...(definition.providers ?? []),
-          { provide: MCP_HTTP_PATHS, useValue: paths },
-          // Where this import was made, for the error of a second import.
-          { provide: MCP_IMPORT_SITE, useValue: { path: paths.streamable, site: callSite() } satisfies McpImportSite },
-        ],
+        providers: [...(definition.providers ?? []), { provide: MCP_HTTP_PATHS, useValue: paths }, ...server.providers],
+        exports: [...(definition.exports ?? []), ...server.exports],
       };
     })
     .build();

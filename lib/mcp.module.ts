@@ -1,15 +1,17 @@
 import { Inject, Module, type NestModule } from '@nestjs/common';
 import { DiscoveryModule, ModulesContainer } from '@nestjs/core';
 import { ConfigurableModuleClass } from './mcp.module-definition';
-import { MCP_IMPORT_SITE, MCP_RESOLVED_OPTIONS } from './mcp.constants';
-import { MCP_EXPORTS, MCP_PROVIDERS } from './mcp.providers';
-import { assertSingleImport } from './mcp-single-import';
+import { MCP_RESOLVED_OPTIONS } from './mcp.constants';
+import { MCP_PROVIDERS } from './mcp.providers';
+import { assertDistinctServers, serverIdentities } from './servers/mcp-servers';
 import { HttpPlatform } from './transports/http/http-platform.service';
 
 /**
  * Turns the application into an MCP server: discovers `@McpTool`, `@McpResource`,
  * `@McpResourceTemplate` and `@McpPrompt` methods and serves them over Streamable HTTP at
- * `path` (default `mcp`), for every protocol revision from 2024-11-05 to 2026-07-28.
+ * `path` (default `mcp`), for every protocol revision from 2024-11-05 to 2026-07-28. Import it
+ * once per server: several servers in one application each have a `name`, a `path` and the
+ * modules they discover (`include`).
  *
  * @example
  * ```ts
@@ -21,7 +23,6 @@ import { HttpPlatform } from './transports/http/http-platform.service';
 @Module({
   imports: [DiscoveryModule],
   providers: MCP_PROVIDERS,
-  exports: MCP_EXPORTS,
 })
 export class McpModule extends ConfigurableModuleClass implements NestModule {
   constructor(
@@ -31,7 +32,8 @@ export class McpModule extends ConfigurableModuleClass implements NestModule {
   ) {
     // Injecting the resolved options makes a bad configuration fail while the module is created.
     super();
-    assertSingleImport(modules, McpModule, MCP_IMPORT_SITE);
+    // Each server's module checks the lot: the first one created stops a clash.
+    assertDistinctServers(serverIdentities(modules));
   }
 
   /**

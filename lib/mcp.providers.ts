@@ -3,13 +3,22 @@
  * lists these; nothing else decides how the parts are wired together.
  */
 import { Logger, type Provider } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { MODULE_OPTIONS_TOKEN } from './mcp.module-definition';
 import {
   MCP_AUTH_SETTINGS,
   MCP_CLUSTER_LINK,
   MCP_HTTP_SETTINGS,
+  MCP_OWN_AUTH,
+  MCP_OWN_HEALTH,
+  MCP_OWN_NOTIFIER,
+  MCP_OWN_REGISTRY,
+  MCP_OWN_SESSIONS,
+  MCP_OWN_STDIO,
+  MCP_OWN_TASKS,
   MCP_REDIS_SETTINGS,
   MCP_RESOLVED_OPTIONS,
+  MCP_SERVER_IDENTITY,
   MCP_SERVER_SETTINGS,
   MCP_SESSION_SETTINGS,
   MCP_STDIO_SETTINGS,
@@ -27,7 +36,9 @@ import { McpExplorer } from './explorers/mcp.explorer';
 import { McpSessionService } from './sessions/mcp-session.service';
 import { SessionChannels } from './sessions/session-channels';
 import { LegacySessionResolver } from './sessions/legacy-session.resolver';
-import { STORE_PROVIDERS, STORE_TOKENS } from './stores/store.providers';
+import { STORE_PROVIDERS } from './stores/store.providers';
+import type { McpServerIdentity } from './servers/server-identity';
+import { defaultServerOf, serverIdentities } from './servers/mcp-servers';
 import type { ClusterLink } from './cluster/cluster-link.interface';
 import { bindEngineToCluster } from './cluster/engine-cluster';
 import { McpTaskService } from './tasks/mcp-task.service';
@@ -55,8 +66,12 @@ import { McpShutdown } from './shutdown/mcp-shutdown.service';
 export const SETTINGS_PROVIDERS: Provider[] = [
   {
     provide: MCP_RESOLVED_OPTIONS,
-    useFactory: (options: McpModuleOptions) => resolveMcpOptions(options),
-    inject: [MODULE_OPTIONS_TOKEN],
+    useFactory: (options: McpModuleOptions, identity: McpServerIdentity, modules: ModulesContainer) =>
+      resolveMcpOptions(options, {
+        // The default server keeps the prefix of a lone server; the others take one each.
+        keyPrefix: defaultServerOf(serverIdentities(modules)) === identity ? 'mcp:' : `mcp:${identity.name}:`,
+      }),
+    inject: [MODULE_OPTIONS_TOKEN, MCP_SERVER_IDENTITY, ModulesContainer],
   },
   ...(
     [
@@ -124,23 +139,26 @@ export function createMcpEngine(
   return engine;
 }
 
-/** Every provider of one MCP server. */
+/**
+ * Every provider of one MCP server. Its public services go by the `MCP_OWN_*` tokens inside it;
+ * `serverModuleParts()` adds the tokens the application reaches them by.
+ */
 export const MCP_PROVIDERS: Provider[] = [
   ...SETTINGS_PROVIDERS,
   McpSchemaCompiler,
-  { provide: McpRegistry, useFactory: createMcpRegistry, inject: [McpSchemaCompiler, MCP_SERVER_SETTINGS] },
+  { provide: MCP_OWN_REGISTRY, useFactory: createMcpRegistry, inject: [McpSchemaCompiler, MCP_SERVER_SETTINGS] },
   ...STORE_PROVIDERS,
-  McpTaskService,
+  { provide: MCP_OWN_TASKS, useClass: McpTaskService },
   SessionChannels,
-  McpSessionService,
+  { provide: MCP_OWN_SESSIONS, useClass: McpSessionService },
   LegacySessionResolver,
   {
     provide: McpEngine,
     useFactory: createMcpEngine,
-    inject: [MCP_SERVER_SETTINGS, McpRegistry, McpSessionService, McpTaskService, SessionChannels, MCP_CLUSTER_LINK],
+    inject: [MCP_SERVER_SETTINGS, MCP_OWN_REGISTRY, MCP_OWN_SESSIONS, MCP_OWN_TASKS, SessionChannels, MCP_CLUSTER_LINK],
   },
   McpExplorer,
-  McpNotifier,
+  { provide: MCP_OWN_NOTIFIER, useClass: McpNotifier },
   ResumableStreams,
   HttpExchanges,
   HttpRefusals,
@@ -150,25 +168,10 @@ export const MCP_PROVIDERS: Provider[] = [
   StreamableHttpService,
   SimpleHttpService,
   LegacySseService,
-  McpStdioServer,
-  McpAuthService,
+  { provide: MCP_OWN_STDIO, useClass: McpStdioServer },
+  { provide: MCP_OWN_AUTH, useClass: McpAuthService },
   ProtectedResourceRoutes,
-  McpHealthIndicator,
+  { provide: MCP_OWN_HEALTH, useClass: McpHealthIndicator },
   HttpDrain,
   McpShutdown,
-];
-
-/**
- * What the module exports: the public services and the stores (see the token getters). The
- * engine, the options and the transports stay inside.
- */
-export const MCP_EXPORTS = [
-  McpRegistry,
-  McpSessionService,
-  McpTaskService,
-  McpNotifier,
-  McpStdioServer,
-  McpAuthService,
-  McpHealthIndicator,
-  ...STORE_TOKENS,
 ];

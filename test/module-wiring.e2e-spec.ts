@@ -241,33 +241,42 @@ describe('bad options stop the application at startup, naming the option', () =>
   });
 });
 
-describe('McpModule imported twice', () => {
+describe('several McpModule imports that cannot both be served', () => {
   @Module({ imports: [McpModule.forRoot({ name: 'public', version: '1.0.0' })] })
   class PublicMcpModule {}
 
   @Module({
-    imports: [McpModule.forRootAsync({ path: 'admin', useFactory: () => ({ name: 'admin', version: '1.0.0' }) })],
+    imports: [McpModule.forRootAsync({ name: 'admin', useFactory: () => ({ name: 'admin', version: '1.0.0' }) })],
   })
   class AdminMcpModule {}
 
-  it('stops startup with an McpConfigurationError naming both imports', async () => {
+  it('two servers on one path stop startup, naming both calls', async () => {
     const error = await startupError({ imports: [PublicMcpModule, AdminMcpModule] });
     expect(error).toBeInstanceOf(McpConfigurationError);
-    expect(error.message).toContain('McpModule is imported 2 times');
-    expect(error.message).toMatch(
-      /McpModule at path "mcp" imported by PublicMcpModule \(.*module-wiring\.e2e-spec\.ts:\d+:\d+\)/,
-    );
-    expect(error.message).toMatch(
-      /McpModule at path "admin" imported by AdminMcpModule \(.*module-wiring\.e2e-spec\.ts:\d+:\d+\)/,
-    );
-    expect(error.message).toContain('import McpModule.forRoot() (or forRootAsync()) once');
+    expect(error.message).toContain('Two MCP servers use the path "mcp"');
+    expect(error.message).toMatch(/server "public" \(.*module-wiring\.e2e-spec\.ts:\d+:\d+\)/);
+    expect(error.message).toMatch(/server "admin" \(.*module-wiring\.e2e-spec\.ts:\d+:\d+\)/);
   });
 
-  it('stops startup for two imports side by side in one module', async () => {
+  it('two servers of one name stop startup', async () => {
     const error = await startupError({
-      imports: [McpModule.forRoot({ name: 'a', version: '1.0.0' }), McpModule.forRoot({ name: 'b', version: '1.0.0' })],
+      imports: [
+        McpModule.forRoot({ name: 'a', version: '1.0.0' }),
+        McpModule.forRoot({ name: 'a', version: '2.0.0', path: 'other' }),
+      ],
     });
     expect(error).toBeInstanceOf(McpConfigurationError);
-    expect(error.message).toMatch(/McpModule is imported 2 times/);
+    expect(error.message).toMatch(/Two MCP servers are named "a"/);
+  });
+
+  it('a simple POST path of one server on the Streamable HTTP path of another stops startup', async () => {
+    const error = await startupError({
+      imports: [
+        McpModule.forRoot({ name: 'a', version: '1.0.0', path: 'a', simpleHttpPath: 'rpc' }),
+        McpModule.forRoot({ name: 'b', version: '1.0.0', path: '/rpc/' }),
+      ],
+    });
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain('Two MCP servers use the path "/rpc/"');
   });
 });

@@ -1,20 +1,32 @@
-import { Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
-import { DiscoveryService, ExternalContextCreator, MetadataScanner, ModuleRef, Reflector } from '@nestjs/core';
+import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
+import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../mcp.constants';
+import { serverClaims, type McpServerIdentity } from '../servers/server-identity';
+import { defaultServerOf, describeServer, serverIdentities } from '../servers/mcp-servers';
+import {
+  DiscoveryService,
+  ExternalContextCreator,
+  MetadataScanner,
+  ModuleRef,
+  ModulesContainer,
+  Reflector,
+} from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MULTIPLE_DECORATORS } from '../mcp.messages';
 import { McpRegistry } from '../registry/mcp-registry.service';
 import { McpEnhancerResolver } from './enhancer-resolver';
 import { McpHandlerFactory } from './mcp-handler.factory';
-import { McpMetadataAccessor } from './mcp-metadata.accessor';
+import { McpMetadataAccessor, type McpHandlerMetadata } from './mcp-metadata.accessor';
 import { registerHandler } from './mcp-registration';
 import { McpVisibilityFactory } from './mcp-visibility.factory';
 import type { HostWrapper } from './nest-internals';
 
 /**
- * Finds `@McpTool`, `@McpResource`, `@McpResourceTemplate` and `@McpPrompt` methods on every
- * provider and controller and registers them: the accessor says what a method is, the handler
- * factory builds how it runs (through Nest's pipeline, context type `'mcp'`), the visibility
- * factory who may see it.
+ * Finds `@McpTool`, `@McpResource`, `@McpResourceTemplate` and `@McpPrompt` methods on the
+ * providers and controllers of its server (the modules of `include`, else the application; the
+ * handlers whose `servers` name it, if they name any) and registers them: the accessor says what
+ * a method is, the handler factory builds how it runs (through Nest's pipeline, context type
+ * `'mcp'`), the visibility factory who may see it. The default server's explorer also stops
+ * startup for a handler no server takes.
  */
 @Injectable()
 export class McpExplorer implements OnModuleInit {
@@ -30,7 +42,9 @@ export class McpExplorer implements OnModuleInit {
     reflector: Reflector,
     contextCreator: ExternalContextCreator,
     moduleRef: ModuleRef,
-    private readonly registry: McpRegistry,
+    @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,
+    @Inject(MCP_SERVER_IDENTITY) private readonly identity: McpServerIdentity,
+    private readonly modules: ModulesContainer,
   ) {
     // Built here rather than provided: they serve the explorer alone, once, at startup.
     this.accessor = new McpMetadataAccessor(reflector);
@@ -52,6 +66,9 @@ export class McpExplorer implements OnModuleInit {
       ...this.discovery.getProviders().map((wrapper) => ({ wrapper, isController: false })),
       ...this.discovery.getControllers().map((wrapper) => ({ wrapper, isController: true })),
     ];
+    const servers = serverIdentities(this.modules);
+    // One server checks that every handler has a server; the first one is always there.
+    const unclaimed: string[] | undefined = defaultServerOf(servers) === this.identity ? [] : undefined;
     let count = 0;
     for (const { wrapper, isController } of hosts) {
       const { instance } = wrapper;
@@ -63,15 +80,53 @@ export class McpExplorer implements OnModuleInit {
       if (!prototype) {
         continue;
       }
+      const module = wrapper.host?.metatype;
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        if (await this.explore(wrapper, isController, instance as Record<string, unknown>, methodName)) {
+        const found = this.handlerOf(wrapper, instance as Record<string, unknown>, methodName);
+        if (found === undefined) {
+          continue;
+        }
+        const named = found.handler.options.servers;
+        if (unclaimed !== undefined && !servers.some((server) => serverClaims(server, module, named))) {
+          unclaimed.push(unclaimedReason(found.where, module, named, servers));
+        }
+        if (serverClaims(this.identity, module, named)) {
+          await this.explore(wrapper, isController, instance as Record<string, unknown>, methodName, found);
           count += 1;
         }
       }
     }
+    if (unclaimed !== undefined && unclaimed.length > 0) {
+      throw new McpConfigurationError(
+        `No MCP server takes ${unclaimed.length === 1 ? 'this handler' : 'these handlers'}: ${unclaimed.join('; ')}. ` +
+          "Add the handler's module to a server's include, or name an existing server in the decorator's servers.",
+      );
+    }
     this.count = count;
     // The endpoints' startup lines (EndpointBanner) give the counts per kind.
-    this.logger.debug(`Registered ${count} MCP handler${count === 1 ? '' : 's'}`);
+    this.logger.debug(`Registered ${count} MCP handler${count === 1 ? '' : 's'} on ${describeServer(this.identity)}`);
+  }
+
+  /** The handler a method is, if it is one: one decorator at most. */
+  private handlerOf(
+    wrapper: HostWrapper,
+    instance: Record<string, unknown>,
+    methodName: string,
+  ): { handler: McpHandlerMetadata; where: string } | undefined {
+    const method = instance[methodName];
+    if (typeof method !== 'function') {
+      return undefined;
+    }
+    const found = this.accessor.getHandlers(method as (...args: unknown[]) => unknown);
+    if (found.length === 0) {
+      return undefined;
+    }
+    const className = (instance.constructor as Type | undefined)?.name ?? String(wrapper.name);
+    const where = `${className}.${methodName}`;
+    if (found.length > 1) {
+      throw new McpConfigurationError(MULTIPLE_DECORATORS(where));
+    }
+    return { handler: found[0], where };
   }
 
   private async explore(
@@ -79,21 +134,8 @@ export class McpExplorer implements OnModuleInit {
     isController: boolean,
     instance: Record<string, unknown>,
     methodName: string,
-  ): Promise<boolean> {
-    const method = instance[methodName];
-    if (typeof method !== 'function') {
-      return false;
-    }
-    const found = this.accessor.getHandlers(method as (...args: unknown[]) => unknown);
-    if (found.length === 0) {
-      return false;
-    }
-    const className = (instance.constructor as Type | undefined)?.name ?? String(wrapper.name);
-    const where = `${className}.${methodName}`;
-    if (found.length > 1) {
-      throw new McpConfigurationError(MULTIPLE_DECORATORS(where));
-    }
-    const [handler] = found;
+    { handler, where }: { handler: McpHandlerMetadata; where: string },
+  ): Promise<void> {
     const invoke = await this.handlers.create({
       wrapper,
       isController,
@@ -111,6 +153,21 @@ export class McpExplorer implements OnModuleInit {
       }
       throw error;
     }
-    return true;
   }
+}
+
+/** Why no server takes a handler: the servers it names, or its module. */
+function unclaimedReason(
+  where: string,
+  module: Type | undefined,
+  named: readonly string[] | undefined,
+  servers: readonly McpServerIdentity[],
+): string {
+  const unknown = named?.filter((name) => !servers.some((server) => server.name === name)) ?? [];
+  if (unknown.length > 0) {
+    const known = servers.map((server) => `"${server.name}"`).join(', ');
+    return `${where} names ${unknown.map((name) => `"${name}"`).join(', ')} in servers, and the servers are ${known}`;
+  }
+  const covering = named === undefined ? 'any server' : `servers ${named.map((name) => `"${name}"`).join(', ')}`;
+  return `${where} is in ${module?.name ?? 'an unknown module'}, which the include of ${covering} leaves out`;
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_REDIS_HUB, MCP_SESSION_STORE } from '../mcp.constants';
+import { MCP_OWN_REGISTRY, MCP_REDIS_HUB, MCP_SESSION_STORE } from '../mcp.constants';
 import { HEALTH_DISCOVERY_PENDING, HEALTH_STORE_TIMEOUT } from '../mcp.messages';
 import { McpExplorer } from '../explorers/mcp.explorer';
 import { McpRegistry } from '../registry/mcp-registry.service';
@@ -94,7 +94,7 @@ function messageOf(error: unknown): string {
 @Injectable()
 export class McpHealthIndicator {
   constructor(
-    private readonly registry: McpRegistry,
+    @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,
     private readonly explorer: McpExplorer,
     @Inject(MCP_SESSION_STORE) private readonly sessions: SessionStore,
     @Inject(MCP_REDIS_HUB) private readonly hub: RedisHub | undefined,

@@ -20,8 +20,24 @@ import type { McpSchema, McpValidatorOptions } from './mcp-schema.interface';
  */
 export type McpCompletionSource = CompletionHandler | string;
 
+/**
+ * The servers a decorated handler belongs to, for applications with several servers that do not
+ * split them by module (`include`). Decorators only: a handler registered at runtime is added to
+ * the registry it is given.
+ *
+ * @publicApi
+ */
+export interface McpServersOption {
+  /**
+   * The names of the servers that serve this handler (among those whose `include` covers its
+   * module). Every server that covers it, without it.
+   * @example servers: ['admin']
+   */
+  servers?: string[];
+}
+
 /** @publicApi */
-export interface McpToolOptions {
+export interface McpToolOptions extends McpServersOption {
   /** The tool name. Defaults to the method name. */
   name?: string;
   /** A human-readable name (2025-06-18 and later). */
@@ -49,7 +65,7 @@ export interface McpToolOptions {
 }
 
 /** @publicApi */
-export interface McpResourceOptions {
+export interface McpResourceOptions extends McpServersOption {
   /** The URI of the resource. */
   uri: string;
   /** The resource name. Defaults to the method name. */
@@ -67,7 +83,7 @@ export interface McpResourceOptions {
 }
 
 /** @publicApi */
-export interface McpResourceTemplateOptions {
+export interface McpResourceTemplateOptions extends McpServersOption {
   /** The RFC 6570 URI template, such as `notes://{id}`. */
   uriTemplate: string;
   /** The template name. Defaults to the method name. */
@@ -90,7 +106,7 @@ export interface McpPromptArgument extends PromptArgument {
 }
 
 /** @publicApi */
-export interface McpPromptOptions {
+export interface McpPromptOptions extends McpServersOption {
   /** The prompt name. Defaults to the method name. */
   name?: string;
   title?: string;

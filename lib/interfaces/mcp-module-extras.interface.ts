@@ -1,3 +1,5 @@
+import type { Type } from '@nestjs/common';
+
 /**
  * Options that shape the module graph, known synchronously in `forRoot` and `forRootAsync`.
  *
@@ -5,7 +7,23 @@
  */
 export interface McpModuleExtras {
   /**
-   * Register the module globally, so `McpRegistry` and the services can be injected anywhere.
+   * The name of the server among the application's servers: its tokens
+   * (`getMcpRegistryToken(name)`, `@InjectMcpRegistry(name)`...), the `servers` of a handler's
+   * decorator, and its Redis key prefix (`mcp:<name>:`) go by it. In `forRoot` it is the
+   * `name` clients see in `serverInfo`; give it beside the factory in `forRootAsync`.
+   * @default 'default' (forRootAsync without one)
+   */
+  name?: string;
+  /**
+   * The modules whose providers and controllers this server discovers handlers on (their own,
+   * not those of the modules they import), as `GraphQLModule` does. Without it the server
+   * discovers the whole application.
+   * @example include: [AdminModule]
+   */
+  include?: Type[];
+  /**
+   * Register the module globally, so `McpRegistry` and the services can be injected anywhere
+   * (for the first of several servers; the others by their tokens, see `name`).
    * @default true
    */
   isGlobal?: boolean;

@@ -28,8 +28,10 @@ export interface McpRedisOptions {
    */
   client?: McpRedisClient;
   /**
-   * Prefix of every key and channel, so that several servers can share one Redis.
-   * @default 'mcp:'
+   * Prefix of every key and channel, so that several servers can share one Redis. Servers of
+   * one application keep apart by default: the default server (see `name`) uses `mcp:`, each
+   * other one `mcp:<name>:`.
+   * @default 'mcp:' for the default server, `mcp:<name>:` for the others
    */
   keyPrefix?: string;
   /**

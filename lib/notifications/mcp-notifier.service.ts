@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { MCP_NOTIFICATION_BUS } from '../mcp.constants';
+import { MCP_NOTIFICATION_BUS, MCP_OWN_REGISTRY, MCP_OWN_SESSIONS } from '../mcp.constants';
 import { McpRegistry } from '../registry/mcp-registry.service';
 import { McpSessionService } from '../sessions/mcp-session.service';
 import { SessionChannels } from '../sessions/session-channels';
@@ -30,8 +30,8 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: NotificationBus,
-    private readonly registry: McpRegistry,
-    private readonly sessions: McpSessionService,
+    @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,
+    @Inject(MCP_OWN_SESSIONS) private readonly sessions: McpSessionService,
     private readonly channels: SessionChannels,
     private readonly engine: McpEngine,
   ) {}

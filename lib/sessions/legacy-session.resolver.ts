@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { MCP_OWN_SESSIONS } from '../mcp.constants';
 import type { McpPrincipal } from '../protocol/call-context';
 import { sessionRevision, type LegacyResolution, type LegacySessionPort } from '../protocol/inbound';
 import type { SessionHandle } from '../protocol/session-handle';
@@ -26,7 +27,7 @@ export type SessionLookup =
  */
 @Injectable()
 export class LegacySessionResolver {
-  constructor(private readonly sessions: McpSessionService) {}
+  constructor(@Inject(MCP_OWN_SESSIONS) private readonly sessions: McpSessionService) {}
 
   /** The session `sessionId` names, if it is `principal`'s. */
   async find(sessionId: string | undefined, principal: McpPrincipal): Promise<SessionLookup> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import { MCP_SERVER_SETTINGS } from '../mcp.constants';
+import { MCP_OWN_STDIO, MCP_OWN_TASKS, MCP_SERVER_SETTINGS } from '../mcp.constants';
 import type { McpServerSettings } from '../server-settings';
 import {
   CALL_STOPPED_BY_SHUTDOWN,
@@ -67,11 +67,11 @@ export class McpShutdown implements OnModuleDestroy, OnApplicationShutdown {
   constructor(
     @Inject(MCP_SERVER_SETTINGS) private readonly settings: Pick<McpServerSettings, 'shutdownGraceMs'>,
     private readonly engine: McpEngine,
-    private readonly tasks: McpTaskService,
+    @Inject(MCP_OWN_TASKS) private readonly tasks: McpTaskService,
     private readonly http: HttpDrain,
     private readonly streams: ResumableStreams,
     private readonly pairs: LegacySseService,
-    private readonly stdio: McpStdioServer,
+    @Inject(MCP_OWN_STDIO) private readonly stdio: McpStdioServer,
   ) {}
 
   /**

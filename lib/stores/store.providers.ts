@@ -17,6 +17,7 @@ import {
   MCP_TASK_STORE,
 } from '../mcp.constants';
 import type { McpServerSettings } from '../server-settings';
+import { namedServerToken } from '../servers/named-token';
 import type { SessionSettings } from '../sessions/session-settings';
 import type { SessionStore } from '../sessions/session-store.interface';
 import type { ReplayStore } from '../sessions/replay-store.interface';
@@ -40,35 +41,54 @@ import { RedisTaskStore } from './redis/redis-task.store';
 type Hub = RedisHub | undefined;
 type Stores = ResolvedStoreOptions | undefined;
 
+/** The token of a store of the named server, an alias of the server's own. */
+const namedStoreToken = namedServerToken;
+
 /**
  * The injection token of the session store (`SessionStore`): the one given as `stores.sessions`,
  * else the built-in one. Inject it with `@Inject(getMcpSessionStoreToken())`, or replace it in a
- * test with `overrideProvider(getMcpSessionStoreToken())`.
+ * test with `overrideProvider(getMcpSessionStoreToken())` (the store of every server). With
+ * several servers, name one: `getMcpSessionStoreToken('admin')` (give a server a store of its
+ * own with its `stores` option).
  *
  * @publicApi
  */
-export const getMcpSessionStoreToken = (): symbol => MCP_SESSION_STORE;
+export const getMcpSessionStoreToken = (server?: string): symbol | string =>
+  server === undefined ? MCP_SESSION_STORE : namedStoreToken(server, 'SessionStore');
 
 /**
  * The injection token of the replay store (`ReplayStore`), as {@link getMcpSessionStoreToken}.
  *
  * @publicApi
  */
-export const getMcpReplayStoreToken = (): symbol => MCP_REPLAY_STORE;
+export const getMcpReplayStoreToken = (server?: string): symbol | string =>
+  server === undefined ? MCP_REPLAY_STORE : namedStoreToken(server, 'ReplayStore');
 
 /**
  * The injection token of the task store (`TaskStore`), as {@link getMcpSessionStoreToken}.
  *
  * @publicApi
  */
-export const getMcpTaskStoreToken = (): symbol => MCP_TASK_STORE;
+export const getMcpTaskStoreToken = (server?: string): symbol | string =>
+  server === undefined ? MCP_TASK_STORE : namedStoreToken(server, 'TaskStore');
 
 /**
  * The injection token of the notification bus (`NotificationBus`), as {@link getMcpSessionStoreToken}.
  *
  * @publicApi
  */
-export const getMcpNotificationBusToken = (): symbol => MCP_NOTIFICATION_BUS;
+export const getMcpNotificationBusToken = (server?: string): symbol | string =>
+  server === undefined ? MCP_NOTIFICATION_BUS : namedStoreToken(server, 'NotificationBus');
+
+/** The named aliases of a server's stores, which its module exports beside `STORE_TOKENS`. */
+export function namedStoreProviders(server: string): Array<{ provide: string; useExisting: symbol }> {
+  return [
+    { provide: namedStoreToken(server, 'SessionStore'), useExisting: MCP_SESSION_STORE },
+    { provide: namedStoreToken(server, 'ReplayStore'), useExisting: MCP_REPLAY_STORE },
+    { provide: namedStoreToken(server, 'TaskStore'), useExisting: MCP_TASK_STORE },
+    { provide: namedStoreToken(server, 'NotificationBus'), useExisting: MCP_NOTIFICATION_BUS },
+  ];
+}
 
 /** The tokens of the stores the module exports, so that the application can inject them. */
 export const STORE_TOKENS = [MCP_SESSION_STORE, MCP_REPLAY_STORE, MCP_TASK_STORE, MCP_NOTIFICATION_BUS] as const;

@@ -6,7 +6,13 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { MCP_CLUSTER_LINK, MCP_NOTIFICATION_BUS, MCP_TASK_SETTINGS, MCP_TASK_STORE } from '../mcp.constants';
+import {
+  MCP_CLUSTER_LINK,
+  MCP_NOTIFICATION_BUS,
+  MCP_OWN_SESSIONS,
+  MCP_TASK_SETTINGS,
+  MCP_TASK_STORE,
+} from '../mcp.constants';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
 import { MemoryClusterLink } from '../stores/memory/memory-cluster.link';
 import type { NotificationBus } from '../notifications/notification-bus.interface';
@@ -49,7 +55,7 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: NotificationBus,
     @Inject(MCP_TASK_SETTINGS) private readonly settings: TaskSettings,
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink = new MemoryClusterLink(),
-    private readonly sessions?: McpSessionService,
+    @Inject(MCP_OWN_SESSIONS) private readonly sessions?: McpSessionService,
   ) {
     this.manager = new TaskManager(store, bus, link, settings, this.logger);
   }

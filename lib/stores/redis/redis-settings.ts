@@ -15,7 +15,14 @@ export interface ResolvedRedisOptions {
 }
 
 /** Validates `redis`; `undefined` (memory stores, one instance) when it is not set. */
-export function resolveRedisSettings(options: McpRedisOptions | undefined): ResolvedRedisOptions | undefined {
+/**
+ * @param defaultKeyPrefix the prefix without `keyPrefix`: `mcp:` for the default server,
+ *   `mcp:<name>:` for the others, so that servers sharing one Redis keep apart.
+ */
+export function resolveRedisSettings(
+  options: McpRedisOptions | undefined,
+  defaultKeyPrefix = 'mcp:',
+): ResolvedRedisOptions | undefined {
   if (options === undefined) {
     return undefined;
   }
@@ -33,7 +40,7 @@ export function resolveRedisSettings(options: McpRedisOptions | undefined): Reso
   ) {
     fail('redis.client', 'must be an ioredis client');
   }
-  const keyPrefix = redis.keyPrefix ?? 'mcp:';
+  const keyPrefix = redis.keyPrefix ?? defaultKeyPrefix;
   if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || keyPrefix.length > 100) {
     fail('redis.keyPrefix', 'must be a non-empty string of at most 100 characters');
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { MCP_SERVER_SETTINGS } from '../../mcp.constants';
+import { MCP_OWN_REGISTRY, MCP_SERVER_SETTINGS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpRegistry } from '../../registry/mcp-registry.service';
 import { HttpPlatform } from './http-platform.service';
@@ -35,7 +35,7 @@ export class EndpointBanner implements OnApplicationBootstrap {
   constructor(
     @Inject(MCP_SERVER_SETTINGS) private readonly options: Pick<ResolvedMcpOptions, 'serverInfo' | 'revisions'>,
     private readonly platform: HttpPlatform,
-    private readonly registry: McpRegistry,
+    @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,
   ) {}
 
   onApplicationBootstrap(): void {

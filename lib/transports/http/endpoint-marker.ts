@@ -15,6 +15,8 @@ export type McpEndpointKind = 'streamable' | 'simple' | 'sse-events' | 'sse-mess
  */
 export interface McpEndpointMarker {
   readonly kind: McpEndpointKind;
+  /** The name of the server the endpoint belongs to: each server's platform hooks take only their own. */
+  readonly server: string;
   /** The methods the endpoint serves, as the `Allow` header lists them. */
   readonly allow: string;
 }
@@ -30,13 +32,9 @@ export const SERVED_VERBS: Readonly<Record<McpEndpointKind, readonly McpEndpoint
   'sse-messages': ['POST', 'OPTIONS'],
 };
 
-const MARKERS: Readonly<Record<McpEndpointKind, McpEndpointMarker>> = Object.fromEntries(
-  Object.entries(SERVED_VERBS).map(([kind, verbs]) => [kind, Object.freeze({ kind, allow: verbs.join(', ') })]),
-) as Record<McpEndpointKind, McpEndpointMarker>;
-
-/** The marker of an endpoint kind. */
-export function endpointMarker(kind: McpEndpointKind): McpEndpointMarker {
-  return MARKERS[kind];
+/** The marker of an endpoint of a server. */
+export function endpointMarker(kind: McpEndpointKind, server: string): McpEndpointMarker {
+  return Object.freeze({ kind, server, allow: SERVED_VERBS[kind].join(', ') });
 }
 
 /** The marker a class or a route handler carries, if it is one of the module's endpoints. */

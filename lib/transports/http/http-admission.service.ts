@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_HTTP_SETTINGS } from '../../mcp.constants';
+import { MCP_HTTP_SETTINGS, MCP_OWN_AUTH } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpAuthService } from '../../auth/mcp-auth.service';
 import { firstHeader } from './http-exchange';
@@ -35,7 +35,7 @@ export class HttpAdmission {
 
   constructor(
     @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
-    private readonly auth: McpAuthService,
+    @Inject(MCP_OWN_AUTH) private readonly auth: McpAuthService,
     private readonly refusals: HttpRefusals,
   ) {
     this.verdicts = new HostOriginVerdicts(http);

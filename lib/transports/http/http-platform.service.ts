@@ -17,7 +17,8 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpAdapterHost } from '@nestjs/core';
-import { MCP_HTTP_SETTINGS } from '../../mcp.constants';
+import { MCP_HTTP_SETTINGS, MCP_SERVER_IDENTITY } from '../../mcp.constants';
+import type { McpServerIdentity } from '../../servers/server-identity';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
 import { FORBIDDEN } from './http-exchange';
@@ -53,13 +54,18 @@ export class HttpPlatform implements OnModuleInit, PlatformEndpoints {
   /** Fastify: the endpoint of each mounted path. */
   private byPath: ReadonlyMap<string, McpEndpointMarker> = new Map();
 
+  readonly server: string;
+
   constructor(
+    @Inject(MCP_SERVER_IDENTITY) identity: McpServerIdentity,
     @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
     private readonly adapterHost: HttpAdapterHost,
     private readonly admission: HttpAdmission,
     private readonly exchanges: HttpExchanges,
     private readonly refusals: HttpRefusals,
-  ) {}
+  ) {
+    this.server = identity.name;
+  }
 
   /** The full paths (global prefix and version included) each endpoint is served at. */
   pathsOf(kind: McpEndpointKind): string[] {

@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { MCP_OWN_AUTH } from '../../mcp.constants';
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode, isJsonObject, type JsonRpcResponse } from '../../protocol/json-rpc';
 import type { Era } from '../../protocol/revisions';
@@ -28,7 +29,7 @@ export function describeRequest(req: IncomingMessage): string {
 export class HttpRefusals {
   private readonly log = new RefusalLog(new Logger('McpHttp'));
 
-  constructor(private readonly auth: McpAuthService) {}
+  constructor(@Inject(MCP_OWN_AUTH) private readonly auth: McpAuthService) {}
 
   /**
    * A request refused by the Host or Origin check: a warning naming the option that would admit

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { MCP_HTTP_PATHS, MCP_HTTP_SETTINGS } from '../../mcp.constants';
+import { MCP_HTTP_PATHS, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpEngine } from '../../protocol/engine';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
@@ -40,7 +40,7 @@ export class LegacySseService implements OnModuleDestroy {
     private readonly refusals: HttpRefusals,
     private readonly drain: HttpDrain,
     engine: McpEngine,
-    private readonly sessions: McpSessionService,
+    @Inject(MCP_OWN_SESSIONS) private readonly sessions: McpSessionService,
     private readonly resolver: LegacySessionResolver,
     private readonly channels: SessionChannels,
   ) {

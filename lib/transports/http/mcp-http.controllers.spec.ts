@@ -30,7 +30,7 @@ function routesOf(controller: Type<unknown>): Routes {
 
 describe('createMcpControllers', () => {
   it('makes the Streamable HTTP controller alone by default', () => {
-    const controllers = createMcpControllers({ streamable: 'mcp' }, []);
+    const controllers = createMcpControllers({ streamable: 'mcp' }, 'default', []);
     expect(controllers.map((controller) => controller.name)).toEqual(['McpStreamableHttpController']);
   });
 
@@ -74,12 +74,12 @@ describe('createMcpControllers', () => {
       ],
     ],
   ])('%s: at its path, one route per verb the endpoint serves, each marked', (name, kind, path, routes) => {
-    const controller = createMcpControllers(ALL_PATHS, []).find((each) => each.name === name)!;
+    const controller = createMcpControllers(ALL_PATHS, 'default', []).find((each) => each.name === name)!;
     expect(Reflect.getMetadata(PATH_METADATA, controller)).toBe(path);
     expect(routesOf(controller)).toEqual(routes);
     // The verbs the Allow header lists are the routes.
     expect(routes.map(([, verb]) => verb)).toEqual(SERVED_VERBS[kind]);
-    expect(markerOf(controller)).toEqual({ kind, allow: SERVED_VERBS[kind].join(', ') });
+    expect(markerOf(controller)).toEqual({ kind, server: 'default', allow: SERVED_VERBS[kind].join(', ') });
     for (const [method] of routes) {
       expect(markerOf((controller.prototype as Record<string, unknown>)[method])).toEqual(markerOf(controller));
     }
@@ -95,7 +95,7 @@ describe('createMcpControllers', () => {
         Reflect.defineMetadata(GUARDS_METADATA, [AppGuard], target);
       },
     ];
-    for (const controller of createMcpControllers(ALL_PATHS, decorators)) {
+    for (const controller of createMcpControllers(ALL_PATHS, 'default', decorators)) {
       expect(Reflect.getMetadata('app:is-public', controller)).toBe(true);
       expect(Reflect.getMetadata(GUARDS_METADATA, controller)).toEqual([AppGuard, McpHttpGuard]);
       expect(Reflect.getMetadata(MCP_ENDPOINT_METADATA, controller)).toBeDefined();
@@ -108,7 +108,7 @@ describe('createMcpControllers', () => {
 
     /** A controller instance as Nest makes it: its transport, and the injected properties. */
     function instanceOf(name: string, transport: object, drain = new HttpDrain()): Record<string, VerbMethod> {
-      const controller = createMcpControllers(ALL_PATHS, []).find((each) => each.name === name)!;
+      const controller = createMcpControllers(ALL_PATHS, 'default', []).find((each) => each.name === name)!;
       const instance = new (controller as unknown as new (transport: object) => Record<string, unknown>)(transport);
       const admission = { preflightHeaders: (_req: unknown, _res: unknown, allow: string) => ({ allow }) };
       Object.assign(instance, { exchanges, drain, admission: admission as unknown as HttpAdmission });

@@ -12,13 +12,13 @@ import { StreamableHttpService } from './streamable-http.service';
 import { SimpleHttpService } from './simple-http.service';
 import { LegacySseService } from './legacy-sse.service';
 
-const STREAMABLE = endpointMarker('streamable');
-const SIMPLE = endpointMarker('simple');
-const SSE_EVENTS = endpointMarker('sse-events');
-const SSE_MESSAGES = endpointMarker('sse-messages');
-
 /** Streamable HTTP: POST a message, GET a session's stream, DELETE a session. */
-function streamableHttpController(path: string, decorators: readonly ClassDecorator[]): Type<McpEndpointController> {
+function streamableHttpController(
+  path: string,
+  server: string,
+  decorators: readonly ClassDecorator[],
+): Type<McpEndpointController> {
+  const STREAMABLE = endpointMarker('streamable', server);
   @Controller(path)
   @McpEndpoint(STREAMABLE, decorators)
   class McpStreamableHttpController extends McpEndpointController {
@@ -50,7 +50,12 @@ function streamableHttpController(path: string, decorators: readonly ClassDecora
 }
 
 /** The simple endpoint: POST a message, one JSON answer. */
-function simpleHttpController(path: string, decorators: readonly ClassDecorator[]): Type<McpEndpointController> {
+function simpleHttpController(
+  path: string,
+  server: string,
+  decorators: readonly ClassDecorator[],
+): Type<McpEndpointController> {
+  const SIMPLE = endpointMarker('simple', server);
   @Controller(path)
   @McpEndpoint(SIMPLE, decorators)
   class McpSimpleHttpController extends McpEndpointController {
@@ -72,7 +77,12 @@ function simpleHttpController(path: string, decorators: readonly ClassDecorator[
 }
 
 /** The events path of the 2024-11-05 SSE pair: GET opens a session and its stream. */
-function sseEventsController(path: string, decorators: readonly ClassDecorator[]): Type<McpEndpointController> {
+function sseEventsController(
+  path: string,
+  server: string,
+  decorators: readonly ClassDecorator[],
+): Type<McpEndpointController> {
+  const SSE_EVENTS = endpointMarker('sse-events', server);
   @Controller(path)
   @McpEndpoint(SSE_EVENTS, decorators)
   class McpSseEventsController extends McpEndpointController {
@@ -94,7 +104,12 @@ function sseEventsController(path: string, decorators: readonly ClassDecorator[]
 }
 
 /** The messages path of the SSE pair: POST a message, answered on the pair's stream. */
-function sseMessagesController(path: string, decorators: readonly ClassDecorator[]): Type<McpEndpointController> {
+function sseMessagesController(
+  path: string,
+  server: string,
+  decorators: readonly ClassDecorator[],
+): Type<McpEndpointController> {
+  const SSE_MESSAGES = endpointMarker('sse-messages', server);
   @Controller(path)
   @McpEndpoint(SSE_MESSAGES, decorators)
   class McpSseMessagesController extends McpEndpointController {
@@ -119,17 +134,22 @@ function sseMessagesController(path: string, decorators: readonly ClassDecorator
  * One controller per endpoint the paths name: Streamable HTTP always, simple POST and the SSE
  * pair when configured.
  *
+ * @param server the name of the server the endpoints belong to (on their marker).
  * @param decorators class decorators applied to every controller (the `endpointDecorators` extra).
  */
-export function createMcpControllers(paths: McpHttpPaths, decorators: readonly ClassDecorator[]): Type<unknown>[] {
-  const controllers: Type<unknown>[] = [streamableHttpController(paths.streamable, decorators)];
+export function createMcpControllers(
+  paths: McpHttpPaths,
+  server: string,
+  decorators: readonly ClassDecorator[],
+): Type<unknown>[] {
+  const controllers: Type<unknown>[] = [streamableHttpController(paths.streamable, server, decorators)];
   if (paths.simple !== undefined) {
-    controllers.push(simpleHttpController(paths.simple, decorators));
+    controllers.push(simpleHttpController(paths.simple, server, decorators));
   }
   if (paths.sse !== undefined) {
     controllers.push(
-      sseEventsController(paths.sse.events, decorators),
-      sseMessagesController(paths.sse.messages, decorators),
+      sseEventsController(paths.sse.events, server, decorators),
+      sseMessagesController(paths.sse.messages, server, decorators),
     );
   }
   return controllers;

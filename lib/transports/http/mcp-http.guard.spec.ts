@@ -15,7 +15,7 @@ import { MCP_ENDPOINT_METADATA } from '../../mcp.constants';
 import { endpointMarker } from './endpoint-marker';
 import { fakeRequest, fakeResponse } from '../../../test/support/raw-http';
 
-@SetMetadata(MCP_ENDPOINT_METADATA, endpointMarker('streamable'))
+@SetMetadata(MCP_ENDPOINT_METADATA, endpointMarker('streamable', 'test'))
 class StreamableController {}
 
 const CHALLENGE = 'Bearer realm="mcp", resource_metadata="https://api.example/.well-known/oauth-protected-resource"';

@@ -1,6 +1,6 @@
-import { type CanActivate, type ExecutionContext, Injectable, type Type } from '@nestjs/common';
+import { Inject, type CanActivate, type ExecutionContext, Injectable, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_PRINCIPAL_PROPERTY } from '../../mcp.constants';
+import { MCP_OWN_AUTH, MCP_PRINCIPAL_PROPERTY } from '../../mcp.constants';
 import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
 import { McpAuthService, type PlatformRequest } from '../../auth/mcp-auth.service';
 import { HttpDrain } from '../../shutdown/http-drain';
@@ -42,7 +42,7 @@ export class McpHttpGuard implements CanActivate {
     private readonly exchanges: HttpExchanges,
     private readonly admission: HttpAdmission,
     private readonly drain: HttpDrain,
-    private readonly auth: McpAuthService,
+    @Inject(MCP_OWN_AUTH) private readonly auth: McpAuthService,
     private readonly refusals: HttpRefusals,
   ) {}
 

@@ -53,7 +53,10 @@ export function installOnExpress(app: ExpressApp, endpoints: PlatformEndpoints, 
   const routes: Array<{ layer: ExpressLayer; marker: McpEndpointMarker }> = [];
   for (const layer of stack) {
     const handlers = layer.route?.stack ?? [];
-    const marker = handlers.map((handler) => markerOf(handler.handle)).find((found) => found !== undefined);
+    // Each server installs its own hooks, for its own routes.
+    const marker = handlers
+      .map((handler) => markerOf(handler.handle))
+      .find((found) => found !== undefined && found.server === endpoints.server);
     if (marker !== undefined) {
       routes.push({ layer, marker });
       if (typeof layer.route?.path === 'string') {

@@ -57,7 +57,8 @@ export function hookFastifyRoutes(
   const byPath = new Map<string, McpEndpointMarker>();
   fastify.addHook('onRoute', (route) => {
     const marker = markerOf(route.handler);
-    if (marker === undefined) {
+    // Every server adds this hook: each takes its own routes, with its own limit and checks.
+    if (marker === undefined || marker.server !== endpoints.server) {
       return;
     }
     route.bodyLimit = bodyLimit;

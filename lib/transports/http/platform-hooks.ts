@@ -18,6 +18,8 @@ export interface BodyErrorAnswer {
 
 /** What the platform hooks ask of `HttpPlatform`. */
 export interface PlatformEndpoints {
+  /** The server whose routes these are: the hooks leave the routes of other servers alone. */
+  readonly server: string;
   /** An endpoint's route, mounted at its full path (global prefix and version included). */
   mount(marker: McpEndpointMarker, path: string): void;
   /** A verb the endpoint does not serve (no route): 405 with `Allow`, after the Host/Origin check. */

@@ -43,7 +43,9 @@ export async function runMcpStdio(
     logger: Array.isArray(logger) ? new McpStderrLogger({ logLevels: logger }) : (logger ?? new McpStderrLogger()),
   });
   app.enableShutdownHooks();
-  const server = app.get(McpStdioServer, { strict: false });
+  // The named server's, so that `closed` below is the one that listens.
+  const stdio = app.get(McpStdioServer, { strict: false });
+  const server = listenOptions.server === undefined ? stdio : stdio.serverNamed(listenOptions.server);
   try {
     await server.listen(listenOptions);
   } finally {

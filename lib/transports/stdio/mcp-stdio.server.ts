@@ -1,7 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Readable, Writable } from 'node:stream';
 import { format } from 'node:util';
-import { MCP_HTTP_SETTINGS, MCP_STDIO_SETTINGS } from '../../mcp.constants';
+import { ModuleRef } from '@nestjs/core';
+import { McpConfigurationError } from '../../errors/mcp-configuration.error';
+import { MCP_HTTP_SETTINGS, MCP_SERVER_IDENTITY, MCP_STDIO_SETTINGS } from '../../mcp.constants';
+import { namedServerToken } from '../../servers/named-token';
+import type { McpServerIdentity } from '../../servers/server-identity';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpEngine } from '../../protocol/engine';
 import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
@@ -15,6 +19,12 @@ import { StdioConnection } from './stdio-connection';
  * @publicApi
  */
 export interface McpStdioListenOptions {
+  /**
+   * The server to serve, by name, in an application with several: the one this `McpStdioServer`
+   * belongs to without it.
+   * @example { server: 'admin' }
+   */
+  server?: string;
   /** @default process.stdin */
   input?: Readable;
   /** @default process.stdout */
@@ -72,6 +82,8 @@ export class McpStdioServer implements OnApplicationShutdown {
     private readonly engine: McpEngine,
     private readonly resolver: LegacySessionResolver,
     private readonly channels: SessionChannels,
+    @Inject(MCP_SERVER_IDENTITY) private readonly identity: McpServerIdentity,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   /**
@@ -84,6 +96,9 @@ export class McpStdioServer implements OnApplicationShutdown {
 
   /** Serves until the input ends; resolves once every answer is written. */
   async listen(options: McpStdioListenOptions = {}): Promise<void> {
+    if (options.server !== undefined && options.server !== this.identity.name) {
+      return this.serverNamed(options.server).listen(options);
+    }
     const input = options.input ?? process.stdin;
     const output = options.output ?? process.stdout;
     const { stdio } = this;
@@ -116,6 +131,15 @@ export class McpStdioServer implements OnApplicationShutdown {
     } finally {
       this.connections.delete(connection);
       restoreConsole();
+    }
+  }
+
+  /** The `McpStdioServer` of another server of the application. */
+  serverNamed(server: string): McpStdioServer {
+    try {
+      return this.moduleRef.get<McpStdioServer>(namedServerToken(server, McpStdioServer.name), { strict: false });
+    } catch {
+      throw new McpConfigurationError(`No MCP server is named "${server}": McpStdioServer.listen() cannot serve it.`);
     }
   }
 

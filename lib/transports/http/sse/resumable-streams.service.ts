@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { MCP_CLUSTER_LINK, MCP_HTTP_SETTINGS, MCP_REPLAY_STORE } from '../../../mcp.constants';
+import { MCP_CLUSTER_LINK, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS, MCP_REPLAY_STORE } from '../../../mcp.constants';
 import type { ClusterLink } from '../../../cluster/cluster-link.interface';
 import type { ResolvedMcpOptions } from '../../../mcp-options.factory';
 import { ErrorCode, failure, notification, type JsonRpcMessage } from '../../../protocol/json-rpc';
@@ -48,7 +48,7 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
   constructor(
     @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
     @Inject(MCP_REPLAY_STORE) private readonly store: ReplayStore,
-    private readonly sessions: McpSessionService,
+    @Inject(MCP_OWN_SESSIONS) private readonly sessions: McpSessionService,
     private readonly channels: SessionChannels,
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
   ) {
