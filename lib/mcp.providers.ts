@@ -39,6 +39,7 @@ import { LegacySessionResolver } from './sessions/legacy-session.resolver';
 import { STORE_PROVIDERS } from './stores/store.providers';
 import type { McpServerIdentity } from './servers/server-identity';
 import { defaultServerOf, serverIdentities } from './servers/mcp-servers';
+import { claimKeyPrefix, defaultKeyPrefix } from './servers/redis-prefixes';
 import type { ClusterLink } from './cluster/cluster-link.interface';
 import { bindEngineToCluster } from './cluster/engine-cluster';
 import { McpTaskService } from './tasks/mcp-task.service';
@@ -66,11 +67,13 @@ import { McpShutdown } from './shutdown/mcp-shutdown.service';
 export const SETTINGS_PROVIDERS: Provider[] = [
   {
     provide: MCP_RESOLVED_OPTIONS,
-    useFactory: (options: McpModuleOptions, identity: McpServerIdentity, modules: ModulesContainer) =>
-      resolveMcpOptions(options, {
-        // The default server keeps the prefix of a lone server; the others take one each.
-        keyPrefix: defaultServerOf(serverIdentities(modules)) === identity ? 'mcp:' : `mcp:${identity.name}:`,
-      }),
+    useFactory: (options: McpModuleOptions, identity: McpServerIdentity, modules: ModulesContainer) => {
+      const resolved = resolveMcpOptions(options, {
+        keyPrefix: defaultKeyPrefix(identity, defaultServerOf(serverIdentities(modules))),
+      });
+      claimKeyPrefix(modules, identity, resolved.redis);
+      return resolved;
+    },
     inject: [MODULE_OPTIONS_TOKEN, MCP_SERVER_IDENTITY, ModulesContainer],
   },
   ...(
