@@ -9,6 +9,11 @@
  * reports what a deep import of an internal path gives (the exports map refuses it) and what
  * `McpHealthIndicator` says with no @nestjs/terminus installed.
  *
+ * Each app runs two servers: the default one at /mcp (the `add` tool) and `admin` at /admin
+ * behind an API key, with two decorated tools and one its app registers at runtime through
+ * `@InjectMcpRegistry('admin')`; each server discovers only the module it includes, so the
+ * consumer's compiler checks the published typings of the named tokens in CJS and ESM.
+ *
  * Installs are reused while the consumer's lockfile and the packed tarball are unchanged (a
  * stamp in its node_modules records both), so reruns only build, pack and compile.
  */
@@ -24,6 +29,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 const ROOT = join(__dirname, '..');
 const CONSUMERS = join(__dirname, 'consumers');
 const STAMP = '.nest-mcp-consumer-stamp.json';
+
+/** The admin server's API key, as the apps configure it (admin.tools.ts). */
+const ADMIN_KEY = 'consumer-admin-key-0123456789';
+/** The admin server's tools, as listed (by name): two decorated, one added at runtime. */
+const ADMIN_TOOLS = ['admin_reverse', 'admin_runtime', 'admin_whoami'];
 
 const SETUP_TIMEOUT_MS = 10 * 60_000;
 const START_TIMEOUT_MS = 60_000;
@@ -185,6 +195,36 @@ function start(appDir: string): Promise<RunningApp> {
   });
 }
 
+/** An SDK client connected to `url`, sending `headers` on every request. */
+async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'nest-mcp-consumers-e2e', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+/** The status of a bare `initialize` POST to `url`, with `headers` added. */
+async function initializeStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
+    }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+/** The text of a tool result's only content item. */
+function onlyText(result: Awaited<ReturnType<Client['callTool']>>): string {
+  expect(result.isError).toBeFalsy();
+  expect(result.content).toEqual([{ type: 'text', text: expect.any(String) }]);
+  return (result.content as { text: string }[])[0].text;
+}
+
 /** SIGTERM, then SIGKILL if the process has not exited within 5 s. */
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -245,8 +285,7 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
     if (!ready) throw new Error('the shared setup did not run');
     await ready;
     app = await start(appDir);
-    client = new Client({ name: 'nest-mcp-consumers-e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(app.url)));
+    client = await connect(app.url);
   }, START_TIMEOUT_MS + 30_000);
 
   afterAll(async () => {
@@ -311,6 +350,59 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
     expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ sum: 42 }) }]);
   });
 
+  it('serves the admin server at /admin with its own tools, to a client with its API key', async () => {
+    expect(app!.facts.ADMIN_URL).toBe(app!.url.replace(/\/mcp$/, '/admin'));
+    const admin = await connect(app!.facts.ADMIN_URL, { 'x-api-key': ADMIN_KEY });
+    try {
+      expect(admin.getServerVersion()).toMatchObject({ name: 'admin', version: '1.0.0' });
+      const { tools } = await admin.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(ADMIN_TOOLS);
+
+      // The principal of the key reaches a decorated handler and the runtime one.
+      const whoami = await admin.callTool({ name: 'admin_whoami', arguments: {} });
+      expect(whoami.isError).toBeFalsy();
+      expect(whoami.structuredContent).toEqual({ id: 'ops' });
+      expect(onlyText(await admin.callTool({ name: 'admin_reverse', arguments: { text: 'abc' } }))).toBe('cba');
+      expect(onlyText(await admin.callTool({ name: 'admin_runtime', arguments: {} }))).toBe('runtime for ops');
+
+      // The default server's tool is not admin's.
+      await expect(admin.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).rejects.toMatchObject({
+        code: -32602,
+      });
+    } finally {
+      await admin.close();
+    }
+  });
+
+  it("keeps the default server at /mcp to its own tools: none of admin's", async () => {
+    const { tools } = await client!.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['add']);
+    for (const name of ADMIN_TOOLS) {
+      await expect(client!.callTool({ name, arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    }
+  });
+
+  it('answers 401 on /admin without the API key or with a wrong one, and admits the key', async () => {
+    const url = app!.facts.ADMIN_URL;
+    expect(await initializeStatus(url)).toBe(401);
+    expect(await initializeStatus(url, { 'x-api-key': `${ADMIN_KEY}-wrong` })).toBe(401);
+    // The key admits, and admin's auth is admin's only: /mcp still takes requests without one.
+    expect(await initializeStatus(url, { 'x-api-key': ADMIN_KEY })).toBe(200);
+    expect(await initializeStatus(app!.url)).toBe(200);
+    // The SDK client fails to connect without the key (its error's code is the HTTP status).
+    await expect(connect(url)).rejects.toMatchObject({ code: 401 });
+  });
+
+  it("gives the admin server's McpHealthIndicator by its named token, counting its runtime tool", () => {
+    expect(JSON.parse(app!.facts.ADMIN_HEALTH)).toEqual({
+      mcp: {
+        status: 'up',
+        stores: { status: 'up', kind: 'memory', sessions: 0 },
+        registry: { status: 'up', loaded: true, tools: 3, resources: 0, resourceTemplates: 0, prompts: 0 },
+      },
+    });
+  });
+
   it('wrote nothing to stderr', () => {
     expect(app!.stderr()).toBe('');
   });
@@ -338,6 +430,36 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
         await stdioClient.close();
       }
       // Only warnings and errors were asked for, and there were none.
+      expect(stderr).toBe('');
+    },
+    START_TIMEOUT_MS,
+  );
+
+  it(
+    "serves the admin server over stdio with runMcpStdio(AppModule, { server: 'admin' })",
+    async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [join(appDir, 'dist', 'stdio-admin.js')],
+        cwd: appDir,
+        stderr: 'pipe',
+      });
+      let stderr = '';
+      transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const stdioClient = new Client({ name: 'nest-mcp-consumers-stdio', version: '1.0.0' });
+      try {
+        await stdioClient.connect(transport);
+        expect(stdioClient.getServerVersion()).toMatchObject({ name: 'admin' });
+        const { tools } = await stdioClient.listTools();
+        expect(tools.map((tool) => tool.name)).toEqual(ADMIN_TOOLS);
+        expect(onlyText(await stdioClient.callTool({ name: 'admin_reverse', arguments: { text: 'stdio' } }))).toBe(
+          'oidts',
+        );
+      } catch (error) {
+        throw new Error(`${String(error)}\n--- stderr ---\n${stderr}`, { cause: error });
+      } finally {
+        await stdioClient.close();
+      }
       expect(stderr).toBe('');
     },
     START_TIMEOUT_MS,

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Module } from '@nestjs/common';
 import { McpTool, ToolArgs } from 'nest-mcp';
 
 @Injectable()
@@ -21,3 +21,7 @@ export class MathTools {
     return { sum: args.a + args.b };
   }
 }
+
+/** The tools of the existing server, in a module of their own so that its `include` names them. */
+@Module({ providers: [MathTools] })
+export class MathToolsModule {}

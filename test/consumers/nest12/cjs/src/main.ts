@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
-import { McpHealthIndicator } from 'nest-mcp';
+import { McpHealthIndicator, getMcpHealthIndicatorToken } from 'nest-mcp';
 import { AppModule } from './app.module';
 
 /** The error code a require of an internal path of nest-mcp fails with, or `loaded`. */
@@ -20,7 +20,8 @@ function deepRequire(): string {
  * Prints facts the e2e spec checks, then the LISTENING line it waits for:
  * the module format this file runs as, the nest-mcp it loaded, the @nestjs/core that
  * nest-mcp resolves from where it is installed, what a deep require gives, what
- * `nest-mcp/package.json` says, and the health indicator's result (without @nestjs/terminus).
+ * `nest-mcp/package.json` says, the health indicator's result (without @nestjs/terminus) of the
+ * default server and of admin (by its named token), and admin's URL.
  */
 async function bootstrap(): Promise<void> {
   const nestMcpPath = require.resolve('nest-mcp');
@@ -35,7 +36,10 @@ async function bootstrap(): Promise<void> {
   app.enableShutdownHooks();
   await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
   console.log(`HEALTH ${JSON.stringify(await app.get(McpHealthIndicator).isHealthy())}`);
+  const adminHealth = app.get<McpHealthIndicator>(getMcpHealthIndicatorToken('admin'));
+  console.log(`ADMIN_HEALTH ${JSON.stringify(await adminHealth.isHealthy())}`);
   const { port } = app.getHttpServer().address() as AddressInfo;
+  console.log(`ADMIN_URL http://127.0.0.1:${port}/admin`);
   console.log(`LISTENING http://127.0.0.1:${port}/mcp`);
 }
 
