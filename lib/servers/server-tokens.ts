@@ -40,8 +40,15 @@ export const SERVER_SERVICES: readonly ServerService[] = [
   { type: McpHealthIndicator, own: MCP_OWN_HEALTH },
 ];
 
-function tokenOf(type: Type, server: string | undefined): Type | string {
-  return server === undefined ? type : namedServerToken(server, type.name);
+/** A token getter of one service: the class without a name, the server's own token with one. */
+function tokenGetter(type: Type): (server?: string) => Type | string {
+  return (server) => (server === undefined ? type : namedServerToken(server, type.name));
+}
+
+/** The `@Inject...()` decorator of one service. */
+function injector(type: Type): (server?: string) => ParameterDecorator & PropertyDecorator {
+  const tokenOf = tokenGetter(type);
+  return (server) => Inject(tokenOf(server));
 }
 
 /**
@@ -51,25 +58,25 @@ function tokenOf(type: Type, server: string | undefined): Type | string {
  * @example getMcpRegistryToken('admin')
  * @publicApi
  */
-export const getMcpRegistryToken = (server?: string): Type | string => tokenOf(McpRegistry, server);
+export const getMcpRegistryToken = tokenGetter(McpRegistry);
 
 /** The token of a server's `McpNotifier`, as {@link getMcpRegistryToken}. @publicApi */
-export const getMcpNotifierToken = (server?: string): Type | string => tokenOf(McpNotifier, server);
+export const getMcpNotifierToken = tokenGetter(McpNotifier);
 
 /** The token of a server's `McpSessionService`, as {@link getMcpRegistryToken}. @publicApi */
-export const getMcpSessionServiceToken = (server?: string): Type | string => tokenOf(McpSessionService, server);
+export const getMcpSessionServiceToken = tokenGetter(McpSessionService);
 
 /** The token of a server's `McpTaskService`, as {@link getMcpRegistryToken}. @publicApi */
-export const getMcpTaskServiceToken = (server?: string): Type | string => tokenOf(McpTaskService, server);
+export const getMcpTaskServiceToken = tokenGetter(McpTaskService);
 
 /** The token of a server's `McpStdioServer`, as {@link getMcpRegistryToken}. @publicApi */
-export const getMcpStdioServerToken = (server?: string): Type | string => tokenOf(McpStdioServer, server);
+export const getMcpStdioServerToken = tokenGetter(McpStdioServer);
 
 /** The token of a server's `McpAuthService`, as {@link getMcpRegistryToken}. @publicApi */
-export const getMcpAuthServiceToken = (server?: string): Type | string => tokenOf(McpAuthService, server);
+export const getMcpAuthServiceToken = tokenGetter(McpAuthService);
 
 /** The token of a server's `McpHealthIndicator`, as {@link getMcpRegistryToken}. @publicApi */
-export const getMcpHealthIndicatorToken = (server?: string): Type | string => tokenOf(McpHealthIndicator, server);
+export const getMcpHealthIndicatorToken = tokenGetter(McpHealthIndicator);
 
 /**
  * Injects the `McpRegistry` of a server: the default one without a name.
@@ -77,29 +84,22 @@ export const getMcpHealthIndicatorToken = (server?: string): Type | string => to
  * @example constructor(@InjectMcpRegistry('admin') private readonly registry: McpRegistry) {}
  * @publicApi
  */
-export const InjectMcpRegistry = (server?: string): ParameterDecorator & PropertyDecorator =>
-  Inject(getMcpRegistryToken(server));
+export const InjectMcpRegistry = injector(McpRegistry);
 
 /** Injects the `McpNotifier` of a server, as {@link InjectMcpRegistry}. @publicApi */
-export const InjectMcpNotifier = (server?: string): ParameterDecorator & PropertyDecorator =>
-  Inject(getMcpNotifierToken(server));
+export const InjectMcpNotifier = injector(McpNotifier);
 
 /** Injects the `McpSessionService` of a server, as {@link InjectMcpRegistry}. @publicApi */
-export const InjectMcpSessionService = (server?: string): ParameterDecorator & PropertyDecorator =>
-  Inject(getMcpSessionServiceToken(server));
+export const InjectMcpSessionService = injector(McpSessionService);
 
 /** Injects the `McpTaskService` of a server, as {@link InjectMcpRegistry}. @publicApi */
-export const InjectMcpTaskService = (server?: string): ParameterDecorator & PropertyDecorator =>
-  Inject(getMcpTaskServiceToken(server));
+export const InjectMcpTaskService = injector(McpTaskService);
 
 /** Injects the `McpStdioServer` of a server, as {@link InjectMcpRegistry}. @publicApi */
-export const InjectMcpStdioServer = (server?: string): ParameterDecorator & PropertyDecorator =>
-  Inject(getMcpStdioServerToken(server));
+export const InjectMcpStdioServer = injector(McpStdioServer);
 
 /** Injects the `McpAuthService` of a server, as {@link InjectMcpRegistry}. @publicApi */
-export const InjectMcpAuthService = (server?: string): ParameterDecorator & PropertyDecorator =>
-  Inject(getMcpAuthServiceToken(server));
+export const InjectMcpAuthService = injector(McpAuthService);
 
 /** Injects the `McpHealthIndicator` of a server, as {@link InjectMcpRegistry}. @publicApi */
-export const InjectMcpHealthIndicator = (server?: string): ParameterDecorator & PropertyDecorator =>
-  Inject(getMcpHealthIndicatorToken(server));
+export const InjectMcpHealthIndicator = injector(McpHealthIndicator);
