@@ -22,6 +22,8 @@ import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpCallContext } from '../protocol/call-context';
 import { isMcpToolError } from '../protocol/mcp-error';
 import { McpRegistry, type SchemaCompiler } from '../registry/mcp-registry.service';
+import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../mcp.constants';
+import { resolveServerIdentity } from '../servers/server-identity';
 import { McpExplorer } from './mcp.explorer';
 
 const anySchema: SchemaCompiler = {
@@ -37,13 +39,22 @@ const native = { request: { url: '/mcp', headers: {} }, response: {} };
 async function explore(providers: Provider[], controllers: Array<new (...args: never[]) => unknown> = []) {
   @Module({
     imports: [DiscoveryModule],
-    providers: [...providers, McpExplorer, { provide: McpRegistry, useValue: new McpRegistry(anySchema) }],
+    providers: [
+      ...providers,
+      McpExplorer,
+      { provide: MCP_OWN_REGISTRY, useValue: new McpRegistry(anySchema) },
+      // The one server of the application, which discovers everything.
+      {
+        provide: MCP_SERVER_IDENTITY,
+        useValue: resolveServerIdentity({ name: 'fixture' }, { streamable: 'mcp' }, true, undefined),
+      },
+    ],
     controllers,
   })
   class FixtureModule {}
   const app = await Test.createTestingModule({ imports: [FixtureModule] }).compile();
   await app.init();
-  return { app, registry: app.get(McpRegistry), explorer: app.get(McpExplorer) };
+  return { app, registry: app.get<McpRegistry>(MCP_OWN_REGISTRY), explorer: app.get(McpExplorer) };
 }
 
 @Injectable()

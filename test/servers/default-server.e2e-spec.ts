@@ -3,7 +3,7 @@ import { modernHeaders, modernRequest, post, toolText } from '../fixtures/raw-rp
 import { ADMIN_TOKEN, twoServersModule } from '../fixtures/servers-fixture';
 import { McpRegistry, getMcpRegistryToken } from 'nest-mcp';
 
-describe.each(['express', 'fastify'] as const)('two servers (%s)', (platform) => {
+describe.each(['express', 'fastify'] as const)('the default server of two (%s)', (platform) => {
   let http: HttpApp;
   beforeAll(async () => {
     http = await startHttpApp(twoServersModule(), { platform, path: 'public' });
