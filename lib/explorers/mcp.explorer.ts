@@ -1,7 +1,4 @@
 import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
-import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../mcp.constants';
-import { serverClaims, type McpServerIdentity } from '../servers/server-identity';
-import { defaultServerOf, describeServer, serverIdentities } from '../servers/mcp-servers';
 import {
   DiscoveryService,
   ExternalContextCreator,
@@ -11,6 +8,9 @@ import {
   Reflector,
 } from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../mcp.constants';
+import { serverClaims, type McpServerIdentity } from '../servers/server-identity';
+import { defaultServerOf, describeServer, serverIdentities } from '../servers/mcp-servers';
 import { MULTIPLE_DECORATORS } from '../mcp.messages';
 import { McpRegistry } from '../registry/mcp-registry.service';
 import { McpEnhancerResolver } from './enhancer-resolver';
