@@ -1,7 +1,7 @@
 /**
  * The servers of one application, as its modules hold them: each `McpModule.forRoot()` /
- * `forRootAsync()` module carries its identity (`MCP_SERVER_IDENTITY`), in the order Nest reached
- * them. Two servers with one name or one path stop startup here, naming both.
+ * `forRootAsync()` module carries its identity (`MCP_SERVER_IDENTITY`); they are listed in the order
+ * of their `forRoot` calls. Two servers with one name or one path stop startup here, naming both.
  */
 import type { ModulesContainer } from '@nestjs/core';
 import { dirname } from 'node:path';

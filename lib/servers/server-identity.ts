@@ -32,7 +32,7 @@ let calls = 0;
 
 /**
  * Reads the identity from the extras (in `forRoot`, the options themselves). It is checked at
- * startup (`assertValidServers`), where a bad option stops the application like any other.
+ * startup (`assertValidIdentity`, from `assertDistinctServers`), where a bad option stops the application like any other.
  */
 export function resolveServerIdentity(
   extras: McpModuleExtras,

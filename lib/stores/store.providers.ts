@@ -41,9 +41,6 @@ import { RedisTaskStore } from './redis/redis-task.store';
 type Hub = RedisHub | undefined;
 type Stores = ResolvedStoreOptions | undefined;
 
-/** The token of a store of the named server, an alias of the server's own. */
-const namedStoreToken = namedServerToken;
-
 /**
  * The injection token of the session store (`SessionStore`): the one given as `stores.sessions`,
  * else the built-in one. Inject it with `@Inject(getMcpSessionStoreToken())`, or replace it in a
@@ -54,7 +51,7 @@ const namedStoreToken = namedServerToken;
  * @publicApi
  */
 export const getMcpSessionStoreToken = (server?: string): symbol | string =>
-  server === undefined ? MCP_SESSION_STORE : namedStoreToken(server, 'SessionStore');
+  server === undefined ? MCP_SESSION_STORE : namedServerToken(server, 'SessionStore');
 
 /**
  * The injection token of the replay store (`ReplayStore`), as {@link getMcpSessionStoreToken}.
@@ -62,7 +59,7 @@ export const getMcpSessionStoreToken = (server?: string): symbol | string =>
  * @publicApi
  */
 export const getMcpReplayStoreToken = (server?: string): symbol | string =>
-  server === undefined ? MCP_REPLAY_STORE : namedStoreToken(server, 'ReplayStore');
+  server === undefined ? MCP_REPLAY_STORE : namedServerToken(server, 'ReplayStore');
 
 /**
  * The injection token of the task store (`TaskStore`), as {@link getMcpSessionStoreToken}.
@@ -70,7 +67,7 @@ export const getMcpReplayStoreToken = (server?: string): symbol | string =>
  * @publicApi
  */
 export const getMcpTaskStoreToken = (server?: string): symbol | string =>
-  server === undefined ? MCP_TASK_STORE : namedStoreToken(server, 'TaskStore');
+  server === undefined ? MCP_TASK_STORE : namedServerToken(server, 'TaskStore');
 
 /**
  * The injection token of the notification bus (`NotificationBus`), as {@link getMcpSessionStoreToken}.
@@ -78,15 +75,15 @@ export const getMcpTaskStoreToken = (server?: string): symbol | string =>
  * @publicApi
  */
 export const getMcpNotificationBusToken = (server?: string): symbol | string =>
-  server === undefined ? MCP_NOTIFICATION_BUS : namedStoreToken(server, 'NotificationBus');
+  server === undefined ? MCP_NOTIFICATION_BUS : namedServerToken(server, 'NotificationBus');
 
 /** The named aliases of a server's stores, which its module exports beside `STORE_TOKENS`. */
 export function namedStoreProviders(server: string): Array<{ provide: string; useExisting: symbol }> {
   return [
-    { provide: namedStoreToken(server, 'SessionStore'), useExisting: MCP_SESSION_STORE },
-    { provide: namedStoreToken(server, 'ReplayStore'), useExisting: MCP_REPLAY_STORE },
-    { provide: namedStoreToken(server, 'TaskStore'), useExisting: MCP_TASK_STORE },
-    { provide: namedStoreToken(server, 'NotificationBus'), useExisting: MCP_NOTIFICATION_BUS },
+    { provide: namedServerToken(server, 'SessionStore'), useExisting: MCP_SESSION_STORE },
+    { provide: namedServerToken(server, 'ReplayStore'), useExisting: MCP_REPLAY_STORE },
+    { provide: namedServerToken(server, 'TaskStore'), useExisting: MCP_TASK_STORE },
+    { provide: namedServerToken(server, 'NotificationBus'), useExisting: MCP_NOTIFICATION_BUS },
   ];
 }
 
