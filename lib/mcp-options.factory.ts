@@ -14,6 +14,7 @@ import { resolveSessionSettings, type SessionSettings } from './sessions/session
 import { resolveRedisSettings, type ResolvedRedisOptions } from './stores/redis/redis-settings';
 import { resolveStoreSettings, type ResolvedStoreOptions } from './stores/store-settings';
 import { resolveTaskOptions, type TaskSettings } from './tasks/task-settings';
+import { resolveTelemetrySettings, type TelemetrySettings } from './telemetry/telemetry-settings';
 
 export type { ResolvedRedisOptions } from './stores/redis/redis-settings';
 
@@ -31,6 +32,7 @@ export interface ResolvedMcpOptions extends McpServerSettings {
   redis?: ResolvedRedisOptions;
   /** The application's own stores; absent when none is given. */
   stores?: ResolvedStoreOptions;
+  telemetry: TelemetrySettings;
 }
 
 /** What the options of one server default to that depends on the other servers of the application. */
@@ -55,7 +57,8 @@ export function resolveMcpOptions(
   const tasks = resolveTaskOptions(section(options.tasks, 'tasks'));
   const redis = resolveRedisSettings(options.redis, defaults.keyPrefix);
   const stores = resolveStoreSettings(options.stores, redis !== undefined);
-  return { ...server, sessions, http, stdio, auth, tasks, redis, stores };
+  const telemetry = resolveTelemetrySettings(options.telemetry);
+  return { ...server, sessions, http, stdio, auth, tasks, redis, stores, telemetry };
 }
 
 /** The server's own settings out of the resolved options (`MCP_SERVER_SETTINGS`). */

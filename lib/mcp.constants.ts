@@ -59,7 +59,7 @@ export const MCP_ENDPOINT_METADATA = 'nest-mcp:endpoint';
  * never the whole object. `MCP_SERVER_SETTINGS` holds the top-level options (`McpServerSettings`);
  * the others one section each (`HttpSettings`, `StdioSettings`, `SessionSettings`,
  * `ResolvedAuthOptions`, `TaskSettings`, `ResolvedRedisOptions | undefined`,
- * `ResolvedStoreOptions | undefined`).
+ * `ResolvedStoreOptions | undefined`, `TelemetrySettings`).
  */
 export const MCP_SERVER_SETTINGS = Symbol('nest-mcp:server-settings');
 export const MCP_HTTP_SETTINGS = Symbol('nest-mcp:http-settings');
@@ -69,6 +69,9 @@ export const MCP_AUTH_SETTINGS = Symbol('nest-mcp:auth-settings');
 export const MCP_TASK_SETTINGS = Symbol('nest-mcp:task-settings');
 export const MCP_REDIS_SETTINGS = Symbol('nest-mcp:redis-settings');
 export const MCP_STORE_SETTINGS = Symbol('nest-mcp:store-settings');
+export const MCP_TELEMETRY_SETTINGS = Symbol('nest-mcp:telemetry-settings');
+/** Token of a server's telemetry (`McpTelemetry`), `null` when it records nothing. */
+export const MCP_TELEMETRY = Symbol('nest-mcp:telemetry');
 /** Token of the identity of one server (`McpServerIdentity`): its name, paths and `include`. */
 export const MCP_SERVER_IDENTITY = Symbol('nest-mcp:server-identity');
 /**

@@ -24,6 +24,8 @@ import {
   MCP_STDIO_SETTINGS,
   MCP_STORE_SETTINGS,
   MCP_TASK_SETTINGS,
+  MCP_TELEMETRY,
+  MCP_TELEMETRY_SETTINGS,
 } from './mcp.constants';
 import { resolveMcpOptions, serverSettingsOf, type ResolvedMcpOptions } from './mcp-options.factory';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
@@ -59,6 +61,9 @@ import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
 import { McpHealthIndicator } from './health/mcp.health';
 import { HttpDrain } from './shutdown/http-drain';
 import { McpShutdown } from './shutdown/mcp-shutdown.service';
+import type { McpTelemetry } from './telemetry/mcp-telemetry';
+import { createMcpTelemetry } from './telemetry/telemetry.factory';
+import type { TelemetrySettings } from './telemetry/telemetry-settings';
 
 /**
  * The resolved options, then one provider per section of them, so that services inject only
@@ -86,6 +91,7 @@ export const SETTINGS_PROVIDERS: Provider[] = [
       [MCP_TASK_SETTINGS, (options) => options.tasks],
       [MCP_REDIS_SETTINGS, (options) => options.redis],
       [MCP_STORE_SETTINGS, (options) => options.stores],
+      [MCP_TELEMETRY_SETTINGS, (options) => options.telemetry],
     ] as const satisfies readonly (readonly [symbol, (options: ResolvedMcpOptions) => unknown])[]
   ).map(([provide, pick]) => ({ provide, useFactory: pick, inject: [MCP_RESOLVED_OPTIONS] })),
 ];
@@ -97,9 +103,15 @@ export function createMcpRegistry(compiler: McpSchemaCompiler, settings: McpServ
   });
 }
 
+/** The server's telemetry, or `null` when it records nothing (no SDK, or `telemetry: false`). */
+export function createTelemetry(settings: TelemetrySettings, identity: McpServerIdentity): McpTelemetry | null {
+  const logger = new Logger('McpTelemetry');
+  return createMcpTelemetry(settings, (line) => logger.log(`${line} (server "${identity.name}")`));
+}
+
 /**
  * The engine of the server: its protocol settings, its catalog (the registry), and the hooks
- * into the Nest side (tasks, the session channels, the cluster link).
+ * into the Nest side (tasks, the session channels, the cluster link, the telemetry).
  */
 export function createMcpEngine(
   settings: McpServerSettings,
@@ -108,6 +120,7 @@ export function createMcpEngine(
   tasks: McpTaskService,
   channels: SessionChannels,
   link: ClusterLink,
+  telemetry: McpTelemetry | null,
 ): McpEngine {
   const logger = new Logger('McpEngine');
   const cluster = bindEngineToCluster(link, (what, error) => logger.warn(`Could not ${what}: ${String(error)}`));
@@ -133,9 +146,17 @@ export function createMcpEngine(
     tasks: tasks.manager,
     sendToSession: (sessionId, message) => channels.route(sessionId, message),
     cluster: cluster.hooks,
+    observer: telemetry ?? undefined,
   };
   const engine = new McpEngine(options, registry, hooks);
   cluster.listen(engine);
+  if (telemetry !== null) {
+    telemetry.watch({
+      listenStreams: () => engine.subscriptions.size,
+      standaloneStreams: () => channels.size,
+    });
+    sessions.onEnd((sessionId) => telemetry.sessionEnded(sessionId));
+  }
   // Calls of an ended session stop with it: no one can reach them any more (McpTaskService
   // cancels its tasks).
   sessions.onEnd((sessionId) => engine.abortScope(sessionId));
@@ -155,10 +176,19 @@ export const MCP_PROVIDERS: Provider[] = [
   SessionChannels,
   { provide: MCP_OWN_SESSIONS, useClass: McpSessionService },
   LegacySessionResolver,
+  { provide: MCP_TELEMETRY, useFactory: createTelemetry, inject: [MCP_TELEMETRY_SETTINGS, MCP_SERVER_IDENTITY] },
   {
     provide: McpEngine,
     useFactory: createMcpEngine,
-    inject: [MCP_SERVER_SETTINGS, MCP_OWN_REGISTRY, MCP_OWN_SESSIONS, MCP_OWN_TASKS, SessionChannels, MCP_CLUSTER_LINK],
+    inject: [
+      MCP_SERVER_SETTINGS,
+      MCP_OWN_REGISTRY,
+      MCP_OWN_SESSIONS,
+      MCP_OWN_TASKS,
+      SessionChannels,
+      MCP_CLUSTER_LINK,
+      MCP_TELEMETRY,
+    ],
   },
   McpExplorer,
   { provide: MCP_OWN_NOTIFIER, useClass: McpNotifier },

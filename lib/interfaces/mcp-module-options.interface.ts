@@ -1,3 +1,4 @@
+import type { McpTelemetryOptions } from './mcp-telemetry-options.interface';
 import type { Revision } from '../protocol/revisions';
 import type { LogLevel } from '../protocol/log-levels';
 import type { CacheScope, McpIcon } from '../protocol/mcp-types';
@@ -151,6 +152,15 @@ export interface McpModuleOptions {
    * @example { auth: { bearer: { jwt: { jwksUrl: 'https://auth.example.com/jwks' } }, protectedResource: {...} } }
    */
   auth?: McpAuthOptions;
+  /**
+   * OpenTelemetry: a SERVER span per request and notification, CLIENT spans for the server's
+   * questions to clients, task spans, and the `mcp.server.*` metrics, after the MCP semantic
+   * conventions. On by default once an OpenTelemetry SDK is registered (install
+   * `@opentelemetry/api`); without one, or with `false`, nothing is recorded and nothing is
+   * spent on it.
+   * @example { telemetry: { tracerProvider, meterProvider } }
+   */
+  telemetry?: McpTelemetryOptions | false;
 }
 
 /**

@@ -28,6 +28,7 @@ import type { EngineLogger } from './engine-options';
 import type { InputRound } from './input-round';
 import type { McpCallContext } from './call-context.interface';
 import type { ResolvedRequest } from './resolved-request';
+import type { EngineObserver } from './engine-observer';
 
 export { ANONYMOUS_PRINCIPAL, type McpPrincipal } from './principal';
 export type { TransportKind } from './transport-contract';
@@ -36,6 +37,7 @@ export type { McpCallContext } from './call-context.interface';
 /** What a call context needs of the engine: the rounds of modern requests and the way to a legacy client. */
 export interface CallContextHost {
   readonly logger: EngineLogger;
+  readonly observer?: EngineObserver;
   /** The multi round-trip round of a modern request, made on first use; `undefined` where there is none. */
   roundOf(request: ResolvedRequest): InputRound | undefined;
   /** Legacy era: sends a request to the client on the call's stream and waits for its answer. */
@@ -133,7 +135,7 @@ export class RequestCallContext implements McpCallContext {
       return request.task.ask<T>(question, options);
     }
     if (request.era === 'legacy') {
-      return this.host.askClient<T>(request, question, options?.timeoutMs);
+      return this.observed(question, (sent) => this.host.askClient<T>(request, sent, options?.timeoutMs));
     }
     const round = this.host.roundOf(request);
     if (round === undefined) {
@@ -147,7 +149,35 @@ export class RequestCallContext implements McpCallContext {
       // The call left (or is leaving) its request: the question goes through its task.
       return relay.task().then((task) => task.ask<T>(question, options));
     }
-    return round.ask<T>(key, question);
+    const { observer } = this.host;
+    if (observer === undefined || round.has(key)) {
+      // An answered question was asked in an earlier round: nothing is sent now.
+      return round.ask<T>(key, question);
+    }
+    // The question travels in the `input_required` answer; its answer comes with the client's
+    // retry, a request of its own. Watching it ends as it is sent.
+    const observed = observer.question(request, question);
+    observed.end();
+    return round.ask<T>(key, observed.question);
+  }
+
+  /** Sends a question the client answers on this request's exchange (legacy), watched when there is a watcher. */
+  private observed<T>(question: InputRequest, send: (question: InputRequest) => Promise<T>): Promise<T> {
+    const { observer } = this.host;
+    if (observer === undefined) {
+      return send(question);
+    }
+    const observed = observer.question(this.request, question);
+    return send(observed.question).then(
+      (answer) => {
+        observed.end();
+        return answer;
+      },
+      (error: unknown) => {
+        observed.end(error);
+        throw error;
+      },
+    );
   }
 
   /**

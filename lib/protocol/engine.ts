@@ -49,6 +49,7 @@ export type {
   RequestFacts,
 } from './transport-contract';
 export type { CacheHint, EngineLogger, EngineOptions } from './engine-options';
+export type { EngineObserver, ObservedQuestion, ObservedTask } from './engine-observer';
 export type { ResolvedRequest } from './resolved-request';
 
 const NOTHING_TO_SEND: Promise<EngineOutcome> = Promise.resolve(NO_OUTCOME);
@@ -87,6 +88,7 @@ export class McpEngine {
     this.finisher = new ResultFinisher(options);
     this.taskCalls = new TaskCalls({
       logger: options.logger,
+      observer: hooks.observer,
       askClient: (request, question, timeoutMs, channel) => this.askClient(request, question, timeoutMs, channel),
       isWaiting: (scope, id) => this.clientRequests.isWaiting(scope, id),
       sendToSession: (sessionId, message) => this.sendToSession(sessionId, message),
@@ -94,6 +96,7 @@ export class McpEngine {
     });
     this.callHost = {
       logger: options.logger,
+      observer: hooks.observer,
       roundOf: (request) => this.rounds.roundOf(request),
       askClient: (request, question, timeoutMs) => this.askClient(request, question, timeoutMs),
     };
@@ -119,6 +122,13 @@ export class McpEngine {
 
   /** Handles one request or notification. */
   handle(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Promise<EngineOutcome> {
+    const { observer } = this.hooks;
+    return observer === undefined
+      ? this.handleMessage(facts, message)
+      : observer.message(facts, message, () => this.handleMessage(facts, message));
+  }
+
+  private handleMessage(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Promise<EngineOutcome> {
     if (!('id' in message)) {
       this.handleNotification(facts, message);
       return NOTHING_TO_SEND;

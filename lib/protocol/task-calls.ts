@@ -16,9 +16,11 @@ import { renderCreateTaskResult } from './tasks/task-render';
 import { taskOwner } from './tasks/task-owner';
 import type { TaskOutcome, TaskPort } from './tasks/task-port';
 import type { McpTaskRecord } from './tasks/task-record';
+import type { EngineObserver, ObservedTask } from './engine-observer';
 
 /** What the task calls need of the engine: its logger, the way to the client, the failure log. */
 export interface TaskCallHost extends TaskChannelHost {
+  readonly observer?: EngineObserver;
   /** Legacy era: sends a request to the client on `channel` and waits for its answer. */
   askClient<T>(
     request: ResolvedRequest,
@@ -40,6 +42,10 @@ function outcomeOf(outcome: WorkOutcome<JsonObject>): TaskOutcome {
     : { type: 'error', error: { code: ErrorCode.InternalError, message: 'Internal error' } };
 }
 
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * A call that runs as a task: what its context (`ctx`) does once the call left its request.
  */
@@ -53,8 +59,19 @@ export class TaskCall implements RunningTask {
     private readonly request: ResolvedRequest,
     readonly record: McpTaskRecord,
     private readonly forget: (call: TaskCall) => void,
+    private readonly observed: ObservedTask | undefined,
   ) {
     this.channel = request.era === 'legacy' ? new TaskChannel(host, record.id, record.sessionId) : undefined;
+  }
+
+  /** Starts the task's work (legacy `task` mode: the work starts once the task exists). */
+  run<T>(work: () => T): T {
+    return this.observed === undefined ? work() : this.observed.run(work);
+  }
+
+  /** The task ended without its work's outcome (cancelled, expired). */
+  ended(reason: unknown): void {
+    this.observed?.status('cancelled', reason instanceof Error ? reason.message : String(reason));
   }
 
   get id(): string {
@@ -96,14 +113,30 @@ export class TaskCall implements RunningTask {
    * `tasks/update`.
    */
   async ask<T>(question: InputRequest, options: AskOptions | undefined): Promise<T> {
-    if (this.channel === undefined) {
-      return (await this.tasks.ask(this.record.id, options?.key, question)) as T;
-    }
-    await this.tasks.waitingOnClient(this.record.id, true);
+    const observed = this.host.observer?.question(this.request, question);
+    const sent = observed?.question ?? question;
+    this.observed?.status('input_required');
     try {
-      return await this.host.askClient<T>(this.request, question, options?.timeoutMs, this.channel);
+      let answer: T;
+      if (this.channel === undefined) {
+        answer = (await this.tasks.ask(this.record.id, options?.key, sent)) as T;
+      } else {
+        await this.tasks.waitingOnClient(this.record.id, true);
+        try {
+          answer = await this.host.askClient<T>(this.request, sent, options?.timeoutMs, this.channel);
+        } finally {
+          await this.tasks.waitingOnClient(this.record.id, false);
+        }
+      }
+      observed?.end();
+      return answer;
+    } catch (error) {
+      observed?.end(error);
+      throw error;
     } finally {
-      await this.tasks.waitingOnClient(this.record.id, false);
+      if (!this.closed) {
+        this.observed?.status('working');
+      }
     }
   }
 
@@ -117,6 +150,9 @@ export class TaskCall implements RunningTask {
       this.host.logFailure(this.request, outcome.error);
     }
     this.forget(this);
+    if (!this.closed) {
+      this.observed?.status(outcome.ok ? 'completed' : 'failed', outcome.ok ? undefined : messageOf(outcome.error));
+    }
     this.tasks.settle(this.record.id, outcomeOf(outcome)).catch((error: unknown) => {
       this.host.logger.error(
         `Could not store the outcome of task ${this.record.id}: ${error instanceof Error ? error.message : String(error)}`,
@@ -145,7 +181,7 @@ export class TaskCalls implements TaskCallRunner {
    */
   async runAsTask(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JsonObject>): Promise<JsonObject> {
     const call = await this.createTask(tasks, request);
-    reportOutcome(work(), (outcome) => call.settle(outcome));
+    reportOutcome(call.run(work), (outcome) => call.settle(outcome));
     return renderCreateTaskResult(call.record);
   }
 
@@ -207,12 +243,21 @@ export class TaskCalls implements TaskCallRunner {
         request.scope.abandon(reason);
         // The task ended (cancelled, expired): nothing reaches it through this process any more,
         // even if its work never stops.
-        if (request.task !== undefined) {
-          this.forget(request.task);
+        const { task: running } = request;
+        if (running instanceof TaskCall) {
+          this.forget(running);
+          running.ended(reason);
         }
       },
     );
-    const call = new TaskCall(this.host, tasks, request, record, (ended) => this.forget(ended));
+    const call = new TaskCall(
+      this.host,
+      tasks,
+      request,
+      record,
+      (ended) => this.forget(ended),
+      this.host.observer?.task(request, record),
+    );
     request.task = call;
     this.calls.set(call.id, call);
     return call;

@@ -22,6 +22,11 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
 
   constructor(@Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink) {}
 
+  /** How many session streams are open on this instance. */
+  get size(): number {
+    return this.channels.size;
+  }
+
   onModuleInit(): void {
     this.stopListening = this.link.onMessage((message) => {
       if (message.type === 'session_message') {

@@ -1,0 +1,51 @@
+/**
+ * OpenTelemetry traces and metrics, after the MCP semantic conventions.
+ *
+ * The types are structural (the few members the module uses), so that an application without
+ * `@opentelemetry/api` compiles; pass the SDK's own objects.
+ *
+ * @publicApi
+ */
+export interface McpTelemetryOptions {
+  /**
+   * Where the server's spans go. Default: the global tracer provider (what
+   * `NodeSDK.start()` or `provider.register()` set), when one is registered before the
+   * application is created.
+   */
+  tracerProvider?: McpTracerProviderLike;
+  /**
+   * Where the server's metrics go. Default: the global meter provider, when one is registered
+   * before the application is created.
+   */
+  meterProvider?: McpMeterProviderLike;
+  /**
+   * How trace context is read from a request's `params._meta` and written into the `_meta` of
+   * the server's requests to the client. Default: the global propagator (W3C trace context and
+   * baggage with the Node SDK).
+   */
+  propagator?: McpTextMapPropagatorLike;
+  /**
+   * Records a tool call's arguments and result on its span (`gen_ai.tool.call.arguments`,
+   * `gen_ai.tool.call.result`). They may hold personal data: off unless you opt in. Credentials
+   * (headers, tokens) are never recorded.
+   * @default false
+   */
+  captureArguments?: boolean;
+}
+
+/** An OpenTelemetry `TracerProvider` (`@opentelemetry/api`). */
+export interface McpTracerProviderLike {
+  getTracer(name: string, version?: string): unknown;
+}
+
+/** An OpenTelemetry `MeterProvider` (`@opentelemetry/api`). */
+export interface McpMeterProviderLike {
+  getMeter(name: string, version?: string): unknown;
+}
+
+/** An OpenTelemetry `TextMapPropagator` (`@opentelemetry/api`). */
+export interface McpTextMapPropagatorLike {
+  inject(context: unknown, carrier: unknown, setter?: unknown): void;
+  extract(context: unknown, carrier: unknown, getter?: unknown): unknown;
+  fields(): string[];
+}

@@ -1,0 +1,212 @@
+/**
+ * The MCP semantic conventions of OpenTelemetry (GenAI conventions, `mcp.md`): the attribute
+ * names, and what one message, its transport and its outcome say in them. Pure: no API, no SDK.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { EngineOutcome, RequestFacts } from '../protocol/engine';
+import { isJsonObject, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/json-rpc';
+import { META_KEYS, metaOf } from '../protocol/request-meta';
+
+/** Attribute values as OpenTelemetry takes them. */
+export type Attributes = Record<string, string | number | boolean>;
+
+export const ATTR = {
+  method: 'mcp.method.name',
+  protocolVersion: 'mcp.protocol.version',
+  sessionId: 'mcp.session.id',
+  resourceUri: 'mcp.resource.uri',
+  requestId: 'jsonrpc.request.id',
+  toolName: 'gen_ai.tool.name',
+  promptName: 'gen_ai.prompt.name',
+  operation: 'gen_ai.operation.name',
+  toolArguments: 'gen_ai.tool.call.arguments',
+  toolResult: 'gen_ai.tool.call.result',
+  networkTransport: 'network.transport',
+  networkProtocol: 'network.protocol.name',
+  networkProtocolVersion: 'network.protocol.version',
+  clientAddress: 'client.address',
+  clientPort: 'client.port',
+  errorType: 'error.type',
+  statusCode: 'rpc.response.status_code',
+  // Not in the conventions: the task a span or an event is about, and its status.
+  taskId: 'mcp.task.id',
+  taskStatus: 'mcp.task.status',
+  streamKind: 'mcp.stream.kind',
+} as const;
+
+/** The attributes a duration metric keeps: the low-cardinality ones (no ids, no addresses, no URIs). */
+export const METRIC_ATTRIBUTES: readonly string[] = [
+  ATTR.method,
+  ATTR.protocolVersion,
+  ATTR.toolName,
+  ATTR.promptName,
+  ATTR.operation,
+  ATTR.networkTransport,
+  ATTR.networkProtocol,
+  ATTR.networkProtocolVersion,
+  ATTR.errorType,
+  ATTR.statusCode,
+];
+
+/** The `error.type` of a tool result with `isError` (the conventions' value). */
+export const TOOL_ERROR = 'tool_error';
+/** The `error.type` of a request the client cancelled, or lost, before its answer. */
+export const CANCELLED = 'cancelled';
+
+const RESOURCE_METHODS: ReadonlySet<string> = new Set([
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'notifications/resources/updated',
+]);
+
+/** What a message names: the span's name target and the attributes that name it. */
+export interface MessageTarget {
+  readonly spanName: string;
+  readonly attributes: Attributes;
+}
+
+/**
+ * The span name and the attributes known before the message runs: `{method} {target}` where
+ * the target is the tool or prompt (low cardinality); resource URIs are attributes only.
+ */
+export function messageAttributes(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): MessageTarget {
+  const { method } = message;
+  const attributes: Attributes = { [ATTR.method]: method };
+  let spanName = method;
+  const params = isJsonObject(message.params) ? message.params : undefined;
+  if ('id' in message && message.id !== null) {
+    attributes[ATTR.requestId] = String(message.id);
+  }
+  const name = params?.name;
+  if (method === 'tools/call' && typeof name === 'string') {
+    attributes[ATTR.toolName] = name;
+    attributes[ATTR.operation] = 'execute_tool';
+    spanName = `${method} ${name}`;
+  } else if (method === 'prompts/get' && typeof name === 'string') {
+    attributes[ATTR.promptName] = name;
+    spanName = `${method} ${name}`;
+  } else if (RESOURCE_METHODS.has(method) && typeof params?.uri === 'string') {
+    attributes[ATTR.resourceUri] = params.uri;
+  }
+  const version = protocolVersionOf(facts, message, params);
+  if (version !== undefined) {
+    attributes[ATTR.protocolVersion] = version;
+  }
+  if (facts.session !== undefined) {
+    attributes[ATTR.sessionId] = facts.session.id;
+  }
+  Object.assign(attributes, transportAttributes(facts));
+  return { spanName, attributes };
+}
+
+/** The revision a message is served in, as far as it is known before it runs. */
+function protocolVersionOf(
+  facts: RequestFacts,
+  message: JsonRpcRequest | JsonRpcNotification,
+  params: Record<string, unknown> | undefined,
+): string | undefined {
+  if (facts.era === 'legacy') {
+    if (facts.revision !== undefined) {
+      return facts.revision;
+    }
+    // `initialize` negotiates it: the client's ask until the answer says (see `outcomeAttributes`).
+    return message.method === 'initialize' && typeof params?.protocolVersion === 'string'
+      ? params.protocolVersion
+      : undefined;
+  }
+  const claimed = metaOf(message.params)[META_KEYS.protocolVersion];
+  if (typeof claimed === 'string') {
+    return claimed;
+  }
+  const header = facts.headers?.['mcp-protocol-version'];
+  return typeof header === 'string' ? header : undefined;
+}
+
+/**
+ * The transport of a message: `pipe` for stdio; over HTTP `tcp`, the HTTP version and the
+ * peer's address as the socket gives it (no header is trusted for it).
+ */
+export function transportAttributes(facts: Pick<RequestFacts, 'transport' | 'native'>): Attributes {
+  if (facts.transport === 'stdio') {
+    return { [ATTR.networkTransport]: 'pipe' };
+  }
+  const attributes: Attributes = { [ATTR.networkTransport]: 'tcp', [ATTR.networkProtocol]: 'http' };
+  const req = nodeRequestOf(facts.native?.request);
+  if (req !== undefined) {
+    if (typeof req.httpVersion === 'string') {
+      attributes[ATTR.networkProtocolVersion] = req.httpVersion;
+    }
+    const socket = req.socket as IncomingMessage['socket'] | undefined;
+    if (typeof socket?.remoteAddress === 'string') {
+      attributes[ATTR.clientAddress] = socket.remoteAddress;
+      if (typeof socket.remotePort === 'number') {
+        attributes[ATTR.clientPort] = socket.remotePort;
+      }
+    }
+  }
+  return attributes;
+}
+
+/** The Node request behind a platform's request (Express hands it over; Fastify wraps it as `raw`). */
+function nodeRequestOf(request: unknown): IncomingMessage | undefined {
+  if (typeof request !== 'object' || request === null) {
+    return undefined;
+  }
+  const raw = (request as { raw?: unknown }).raw;
+  const candidate = (typeof raw === 'object' && raw !== null ? raw : request) as Partial<IncomingMessage>;
+  return 'socket' in candidate ? (candidate as IncomingMessage) : undefined;
+}
+
+/** How a message ended, in the conventions' terms. */
+export interface OutcomeFacts {
+  readonly attributes: Attributes;
+  /** Set when the operation failed: the span's status message. */
+  readonly error?: string;
+  /** A tool call's result, for `captureArguments`. */
+  readonly result?: unknown;
+}
+
+/**
+ * The attributes of a message's outcome: a JSON-RPC error's code as `error.type` and
+ * `rpc.response.status_code`; a tool result with `isError` as `tool_error`; a request that
+ * was never answered (cancelled, lost) as `cancelled`; `initialize`'s negotiated revision.
+ */
+export function outcomeAttributes(message: JsonRpcRequest | JsonRpcNotification, outcome: EngineOutcome): OutcomeFacts {
+  if (!('id' in message)) {
+    return { attributes: {} };
+  }
+  if (outcome.type === 'none') {
+    return { attributes: { [ATTR.errorType]: CANCELLED }, error: 'The request was cancelled before its answer' };
+  }
+  const { response } = outcome;
+  if ('error' in response) {
+    const code = String(response.error.code);
+    return { attributes: { [ATTR.errorType]: code, [ATTR.statusCode]: code }, error: response.error.message };
+  }
+  const result = response.result;
+  if (message.method === 'initialize' && typeof result.protocolVersion === 'string') {
+    return { attributes: { [ATTR.protocolVersion]: result.protocolVersion } };
+  }
+  if (message.method === 'tools/call') {
+    if (result.isError === true) {
+      // The tool's own words stay out of the status: they are its output, which only
+      // `captureArguments` records.
+      return { attributes: { [ATTR.errorType]: TOOL_ERROR }, error: 'The tool reported an error', result };
+    }
+    return { attributes: {}, result };
+  }
+  return { attributes: {} };
+}
+
+/** The subset of `attributes` a duration metric is recorded with. */
+export function metricAttributes(attributes: Attributes): Attributes {
+  const kept: Attributes = {};
+  for (const key of METRIC_ATTRIBUTES) {
+    const value = attributes[key];
+    if (value !== undefined) {
+      kept[key] = value;
+    }
+  }
+  return kept;
+}
