@@ -2,7 +2,7 @@
  * The composition root: every provider of one MCP server, built by named factories. The module
  * lists these; nothing else decides how the parts are wired together.
  */
-import { Logger, type Provider } from '@nestjs/common';
+import { type Provider } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { MODULE_OPTIONS_TOKEN } from './mcp.module-definition';
 import {
@@ -64,6 +64,7 @@ import { McpShutdown } from './shutdown/mcp-shutdown.service';
 import type { McpTelemetry } from './telemetry/mcp-telemetry';
 import { createMcpTelemetry } from './telemetry/telemetry.factory';
 import type { TelemetrySettings } from './telemetry/telemetry-settings';
+import { McpLogger } from './telemetry/mcp.logger';
 
 /**
  * The resolved options, then one provider per section of them, so that services inject only
@@ -105,7 +106,7 @@ export function createMcpRegistry(compiler: McpSchemaCompiler, settings: McpServ
 
 /** The server's telemetry, or `null` when it records nothing (no SDK, or `telemetry: false`). */
 export function createTelemetry(settings: TelemetrySettings, identity: McpServerIdentity): McpTelemetry | null {
-  const logger = new Logger('McpTelemetry');
+  const logger = new McpLogger('McpTelemetry');
   return createMcpTelemetry(settings, (line) => logger.log(`${line} (server "${identity.name}")`));
 }
 
@@ -122,7 +123,7 @@ export function createMcpEngine(
   link: ClusterLink,
   telemetry: McpTelemetry | null,
 ): McpEngine {
-  const logger = new Logger('McpEngine');
+  const logger = new McpLogger('McpEngine');
   const cluster = bindEngineToCluster(link, (what, error) => logger.warn(`Could not ${what}: ${String(error)}`));
   const options: EngineOptions = {
     serverInfo: settings.serverInfo,
@@ -146,9 +147,8 @@ export function createMcpEngine(
     tasks: tasks.manager,
     sendToSession: (sessionId, message) => channels.route(sessionId, message),
     cluster: cluster.hooks,
-    observer: telemetry ?? undefined,
   };
-  const engine = new McpEngine(options, registry, hooks);
+  const engine = new McpEngine(options, registry, hooks, telemetry ?? undefined);
   cluster.listen(engine);
   if (telemetry !== null) {
     telemetry.watch({

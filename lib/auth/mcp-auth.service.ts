@@ -8,6 +8,7 @@ import { principalFrom, type AuthOutcome, type Authenticator } from './authentic
 import { BearerAuthenticator, jwtTokens, staticTokens, verifiedTokens } from './bearer.authenticator';
 import { ApiKeyAuthenticator } from './api-key.authenticator';
 import { BasicAuthenticator } from './basic.authenticator';
+import { McpLogger } from '../telemetry/mcp.logger';
 
 /** What authentication reads of a platform request (Express or Fastify), and where it leaves the principal. */
 export interface PlatformRequest {
@@ -54,7 +55,7 @@ class CustomAuthenticator implements Authenticator {
  */
 @Injectable()
 export class McpAuthService implements OnModuleInit {
-  private readonly logger = new Logger('McpAuth');
+  private readonly logger = new McpLogger('McpAuth');
   private authenticator: Authenticator | undefined;
   private ready: Promise<void> | undefined;
 

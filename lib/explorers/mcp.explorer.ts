@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common';
 import {
   DiscoveryService,
   ExternalContextCreator,
@@ -19,6 +19,7 @@ import { McpMetadataAccessor, type McpHandlerMetadata } from './mcp-metadata.acc
 import { registerHandler } from './mcp-registration';
 import { McpVisibilityFactory } from './mcp-visibility.factory';
 import type { HostWrapper } from './nest-internals';
+import { McpLogger } from '../telemetry/mcp.logger';
 
 /**
  * Finds `@McpTool`, `@McpResource`, `@McpResourceTemplate` and `@McpPrompt` methods on the
@@ -30,7 +31,7 @@ import type { HostWrapper } from './nest-internals';
  */
 @Injectable()
 export class McpExplorer implements OnModuleInit {
-  private readonly logger = new Logger('McpExplorer');
+  private readonly logger = new McpLogger('McpExplorer');
   private readonly accessor: McpMetadataAccessor;
   private readonly handlers: McpHandlerFactory;
   private readonly visibility: McpVisibilityFactory;

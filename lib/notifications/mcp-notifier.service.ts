@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { MCP_NOTIFICATION_BUS, MCP_OWN_REGISTRY, MCP_OWN_SESSIONS } from '../mcp.constants';
 import { McpRegistry } from '../registry/mcp-registry.service';
 import { McpSessionService } from '../sessions/mcp-session.service';
@@ -9,6 +9,7 @@ import { McpEngine } from '../protocol/engine';
 import type { McpEvent, NotificationBus } from './notification-bus.interface';
 import { taskNotificationOf } from '../protocol/tasks/task-render';
 import type { McpTaskRecord } from '../tasks/task-store.interface';
+import { McpLogger } from '../telemetry/mcp.logger';
 
 /**
  * Tells clients that something changed: a list of tools, resources or prompts, or the content
@@ -25,7 +26,7 @@ import type { McpTaskRecord } from '../tasks/task-store.interface';
  */
 @Injectable()
 export class McpNotifier implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger('McpNotifier');
+  private readonly logger = new McpLogger('McpNotifier');
   private readonly teardown: Array<() => void> = [];
 
   constructor(

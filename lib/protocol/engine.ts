@@ -39,6 +39,7 @@ import { CallStoppedError } from './call-scope';
 import { TaskCalls, type TaskCall } from './task-calls';
 import type { TaskPort } from './tasks/task-port';
 import type { EngineHooks, EngineOutcome, RequestChannel, RequestFacts } from './transport-contract';
+import type { EngineObserver } from './engine-observer';
 
 export type {
   EngineCluster,
@@ -78,6 +79,8 @@ export class McpEngine {
     readonly options: EngineOptions,
     readonly catalog: Catalog,
     private readonly hooks: EngineHooks = {},
+    /** What watches the engine's work (telemetry); without one nothing is watched, and nothing spent on it. */
+    private readonly observer?: EngineObserver,
   ) {
     this.tasks = hooks.tasks;
     this.running = new InflightRequests(options.callTimeoutMs);
@@ -88,7 +91,7 @@ export class McpEngine {
     this.finisher = new ResultFinisher(options);
     this.taskCalls = new TaskCalls({
       logger: options.logger,
-      observer: hooks.observer,
+      observer,
       askClient: (request, question, timeoutMs, channel) => this.askClient(request, question, timeoutMs, channel),
       isWaiting: (scope, id) => this.clientRequests.isWaiting(scope, id),
       sendToSession: (sessionId, message) => this.sendToSession(sessionId, message),
@@ -96,7 +99,7 @@ export class McpEngine {
     });
     this.callHost = {
       logger: options.logger,
-      observer: hooks.observer,
+      observer,
       roundOf: (request) => this.rounds.roundOf(request),
       askClient: (request, question, timeoutMs) => this.askClient(request, question, timeoutMs),
     };
@@ -122,7 +125,7 @@ export class McpEngine {
 
   /** Handles one request or notification. */
   handle(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Promise<EngineOutcome> {
-    const { observer } = this.hooks;
+    const { observer } = this;
     return observer === undefined
       ? this.handleMessage(facts, message)
       : observer.message(facts, message, () => this.handleMessage(facts, message));

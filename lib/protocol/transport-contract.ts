@@ -11,7 +11,6 @@ import type { HeaderBag } from './request-headers';
 import type { CancellationSource } from './call-scope';
 import type { TaskPort } from './tasks/task-port';
 import type { NativeExchange } from './native-exchange';
-import type { EngineObserver } from './engine-observer';
 
 /** The MCP transports. */
 export type { NativeExchange } from './native-exchange';
@@ -78,8 +77,6 @@ export interface EngineHooks {
   readonly sendToSession?: (sessionId: string, message: JsonRpcMessage) => boolean | Promise<boolean>;
   /** The other instances of the server, when there may be some. */
   readonly cluster?: EngineCluster;
-  /** What watches the engine's work (telemetry); absent, nothing is watched and nothing is spent on it. */
-  readonly observer?: EngineObserver;
 }
 
 /**

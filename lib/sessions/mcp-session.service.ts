@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { MCP_CLUSTER_LINK, MCP_SERVER_SETTINGS, MCP_SESSION_SETTINGS, MCP_SESSION_STORE } from '../mcp.constants';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
@@ -8,6 +8,7 @@ import type { SessionHandle, SessionState } from '../protocol/session-handle';
 import type { SessionRecord, SessionStore } from './session-store.interface';
 import { SessionChannels } from './session-channels';
 import type { SessionSettings } from './session-settings';
+import { McpLogger } from '../telemetry/mcp.logger';
 
 /** Why a session ended. */
 export type SessionEndReason = 'deleted' | 'expired' | 'closed';
@@ -36,7 +37,7 @@ export class SessionLimitError extends Error {
  */
 @Injectable()
 export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
-  private readonly logger = new Logger('McpSessionService');
+  private readonly logger = new McpLogger('McpSessionService');
   private readonly listeners = new Set<SessionEndListener>();
   private sweeper: NodeJS.Timeout | undefined;
   private readonly activityResolutionMs: number;

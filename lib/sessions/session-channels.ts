@@ -1,7 +1,8 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { MCP_CLUSTER_LINK } from '../mcp.constants';
 import type { ClusterLink, StreamClaim } from '../cluster/cluster-link.interface';
 import type { JsonRpcMessage } from '../protocol/json-rpc';
+import { McpLogger } from '../telemetry/mcp.logger';
 
 /** A stream that carries server-initiated messages to one legacy session. */
 export interface SessionChannel {
@@ -16,7 +17,7 @@ export interface SessionChannel {
  */
 @Injectable()
 export class SessionChannels implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger('McpSessionChannels');
+  private readonly logger = new McpLogger('McpSessionChannels');
   private readonly channels = new Map<string, SessionChannel>();
   private stopListening: (() => void) | undefined;
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { MCP_OWN_STDIO, MCP_OWN_TASKS, MCP_SERVER_SETTINGS } from '../mcp.constants';
 import type { McpServerSettings } from '../server-settings';
 import {
@@ -16,6 +16,7 @@ import { ResumableStreams } from '../transports/http/sse/resumable-streams.servi
 import { LegacySseService } from '../transports/http/legacy-sse.service';
 import { McpStdioServer } from '../transports/stdio/mcp-stdio.server';
 import { HttpDrain } from './http-drain';
+import { McpLogger } from '../telemetry/mcp.logger';
 
 /**
  * How long the end of a drain waits, past the grace period, for what must still happen there:
@@ -57,7 +58,7 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
  */
 @Injectable()
 export class McpShutdown implements OnModuleDestroy, OnApplicationShutdown {
-  private readonly logger = new Logger('McpShutdown');
+  private readonly logger = new McpLogger('McpShutdown');
   private drained: Promise<void> | undefined;
   private startedAt = 0;
   private abortedCalls = 0;

@@ -2,7 +2,7 @@
  * The providers of the server's state: the application's own stores (`stores`) where given,
  * else the built-in ones: memory by default, Redis stores, bus and link when `redis` is set.
  */
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import {
   MCP_CLUSTER_LINK,
   MCP_HTTP_SETTINGS,
@@ -37,6 +37,7 @@ import { RedisNotificationBus } from './redis/redis-notification.bus';
 import { RedisReplayStore } from './redis/redis-replay.store';
 import { RedisSessionStore } from './redis/redis-session.store';
 import { RedisTaskStore } from './redis/redis-task.store';
+import { McpLogger } from '../telemetry/mcp.logger';
 
 type Hub = RedisHub | undefined;
 type Stores = ResolvedStoreOptions | undefined;
@@ -118,7 +119,7 @@ async function connectHub(
     return undefined;
   }
   if (server.requestState.secret === undefined) {
-    new Logger('McpModule').warn(
+    new McpLogger('McpModule').warn(
       'redis is set but requestState.secret is not: each instance seals requestState with a key of its own, ' +
         'so a multi round-trip retry that reaches another instance is refused. Set the same secret on every instance.',
     );

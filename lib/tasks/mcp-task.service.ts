@@ -1,7 +1,6 @@
 import {
   Inject,
   Injectable,
-  Logger,
   type OnApplicationShutdown,
   type OnModuleDestroy,
   type OnModuleInit,
@@ -22,6 +21,7 @@ import { McpSessionService } from '../sessions/mcp-session.service';
 import { TaskManager, type NewTask, type TaskOutcome } from './task-manager';
 import type { TaskSettings } from './task-settings';
 import type { McpTaskRecord, TaskStore } from './task-store.interface';
+import { McpLogger } from '../telemetry/mcp.logger';
 
 export type { NewTask, TaskOutcome } from './task-manager';
 export type { TaskSettings } from './task-settings';
@@ -45,7 +45,7 @@ export type { TaskSettings } from './task-settings';
 export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
   /** The framework-free tasks this service runs. */
   readonly manager: TaskManager;
-  private readonly logger = new Logger('McpTaskService');
+  private readonly logger = new McpLogger('McpTaskService');
   private timer: NodeJS.Timeout | undefined;
   private stopListening: (() => void) | undefined;
   private stopSessionWatch: (() => void) | undefined;

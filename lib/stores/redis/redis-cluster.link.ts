@@ -1,7 +1,7 @@
-import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { ClusterLink, ClusterMessage, StreamClaim } from '../../cluster/cluster-link.interface';
 import { redisScript, type RedisHub } from './redis-hub';
+import { McpLogger } from '../../telemetry/mcp.logger';
 
 /** How long a claim lives without being refreshed: an instance that died frees its streams' sessions after this. */
 const CLAIM_TTL_MS = 30_000;
@@ -35,7 +35,7 @@ interface Envelope {
 export class RedisClusterLink implements ClusterLink {
   readonly instanceId = randomBytes(8).toString('hex');
   readonly shared = true;
-  private readonly logger = new Logger('McpRedisClusterLink');
+  private readonly logger = new McpLogger('McpRedisClusterLink');
   private readonly handlers = new Set<(message: ClusterMessage) => void>();
   /** The claims of this instance, by session id. */
   private readonly claims = new Map<string, StreamClaim['kind']>();

@@ -1,6 +1,6 @@
-import { Logger } from '@nestjs/common';
 import type { McpEvent, McpEventHandler, NotificationBus } from '../../notifications/notification-bus.interface';
 import type { RedisHub } from './redis-hub';
+import { McpLogger } from '../../telemetry/mcp.logger';
 
 /**
  * The notification bus of several instances: events are published on one Redis channel and
@@ -8,7 +8,7 @@ import type { RedisHub } from './redis-hub';
  * received them.
  */
 export class RedisNotificationBus implements NotificationBus {
-  private readonly logger = new Logger('McpRedisNotificationBus');
+  private readonly logger = new McpLogger('McpRedisNotificationBus');
   private readonly handlers = new Set<McpEventHandler>();
   private stop: (() => void) | undefined;
 

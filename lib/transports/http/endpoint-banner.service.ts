@@ -1,10 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { MCP_OWN_REGISTRY, MCP_SERVER_SETTINGS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpRegistry } from '../../registry/mcp-registry.service';
 import { HttpPlatform } from './http-platform.service';
 import type { McpEndpointKind } from './endpoint-marker';
 import { eraOf } from '../../protocol/revisions';
+import { McpLogger } from '../../telemetry/mcp.logger';
 
 /** Each endpoint (the SSE pair is one, at two paths), in the words of the README, and the eras it serves. */
 const ENDPOINTS: ReadonlyArray<{ kinds: McpEndpointKind[]; title: string; legacyOnly: boolean }> = [
@@ -30,7 +31,7 @@ function counted(count: number, noun: string): string {
  */
 @Injectable()
 export class EndpointBanner implements OnApplicationBootstrap {
-  private readonly logger = new Logger('McpModule');
+  private readonly logger = new McpLogger('McpModule');
 
   constructor(
     @Inject(MCP_SERVER_SETTINGS) private readonly options: Pick<ResolvedMcpOptions, 'serverInfo' | 'revisions'>,

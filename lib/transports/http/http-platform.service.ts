@@ -14,7 +14,7 @@
  * router stack, Fastify hands it to `onRoute` hooks. What reads a platform's internal structures
  * is in `platform-express.ts` and `platform-fastify.ts`.
  */
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpAdapterHost } from '@nestjs/core';
 import { MCP_HTTP_SETTINGS, MCP_SERVER_IDENTITY } from '../../mcp.constants';
@@ -32,6 +32,7 @@ import { McpHttpRefusal } from './mcp-http-refusal.error';
 import type { BodyErrorAnswer, PlatformBodyError, PlatformEndpoints } from './platform-hooks';
 import { installOnExpress, type ExpressApp } from './platform-express';
 import { hookFastifyRoutes, installOnFastify, type FastifyInstance } from './platform-fastify';
+import { McpLogger } from '../../telemetry/mcp.logger';
 
 /** How each endpoint answers a POST (for the header checks of a refused body). */
 const POST_ANSWER: Readonly<Record<McpEndpointKind, PostAnswer>> = {
@@ -48,7 +49,7 @@ const POST_ANSWER: Readonly<Record<McpEndpointKind, PostAnswer>> = {
  */
 @Injectable()
 export class HttpPlatform implements OnModuleInit, PlatformEndpoints {
-  private readonly logger = new Logger('McpHttp');
+  private readonly logger = new McpLogger('McpHttp');
   /** The full paths of each endpoint, as the platform mounted them. */
   private readonly mounted = new Map<McpEndpointKind, Set<string>>();
   /** Fastify: the endpoint of each mounted path. */

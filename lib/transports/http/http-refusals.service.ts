@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { MCP_OWN_AUTH } from '../../mcp.constants';
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode, isJsonObject, type JsonRpcResponse } from '../../protocol/json-rpc';
@@ -10,6 +10,7 @@ import { sendJson, type HttpExchange } from './http-exchange';
 import type { HostOriginRefusal } from './host-origin';
 import type { BodyOutcome } from './request-body';
 import { RefusalLog } from './refusal-log';
+import { McpLogger } from '../../telemetry/mcp.logger';
 
 const OK = Object.freeze({ status: 200 });
 
@@ -27,7 +28,7 @@ export function describeRequest(req: IncomingMessage): string {
  */
 @Injectable()
 export class HttpRefusals {
-  private readonly log = new RefusalLog(new Logger('McpHttp'));
+  private readonly log = new RefusalLog(new McpLogger('McpHttp'));
 
   constructor(@Inject(MCP_OWN_AUTH) private readonly auth: McpAuthService) {}
 

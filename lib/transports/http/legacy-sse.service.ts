@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { MCP_HTTP_PATHS, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpEngine } from '../../protocol/engine';
@@ -17,6 +17,7 @@ import { normalizePath, type McpHttpPaths } from './http-paths';
 import { refusalReply, writeReply } from './http-reply';
 import { ACCEPTED, pairReply } from './legacy-sse.status-table';
 import { PairStream, RemotePair, type PairChannel } from './legacy-sse.pair';
+import { McpLogger } from '../../telemetry/mcp.logger';
 
 /**
  * The HTTP+SSE transport of 2024-11-05, kept for the clients that still speak it. `GET` on the
@@ -28,7 +29,7 @@ import { PairStream, RemotePair, type PairChannel } from './legacy-sse.pair';
  */
 @Injectable()
 export class LegacySseService implements OnModuleDestroy {
-  private readonly logger = new Logger('McpLegacySse');
+  private readonly logger = new McpLogger('McpLegacySse');
   /** The pairs open on this instance, by session id. */
   private readonly pairs = new Map<string, PairStream>();
 

@@ -1,10 +1,11 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Injectable, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Injectable } from '@nestjs/common';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
 import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
 import { STORE_UNAVAILABLE } from '../../mcp.messages';
 import { sendJson } from './http-exchange';
 import { HttpExchanges } from './http-exchanges.service';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
+import { McpLogger } from '../../telemetry/mcp.logger';
 
 /**
  * Every error but an `HttpException`. Nest picks a filter by `instanceof` against the classes of
@@ -34,7 +35,7 @@ class UnexpectedError {
 @Catch(McpHttpRefusal, UnexpectedError)
 @Injectable()
 export class McpHttpExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('McpHttp');
+  private readonly logger = new McpLogger('McpHttp');
 
   constructor(private readonly exchanges: HttpExchanges) {}
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { MCP_HTTP_SETTINGS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpEngine } from '../../protocol/engine';
@@ -19,6 +19,7 @@ import { ResumableStreams } from './sse/resumable-streams.service';
 import { answerOn, HttpRequestChannel, NO_HEADERS } from './http-request-channel';
 import { refusalReply, writeReply } from './http-reply';
 import { SESSION_HEADER, sessionHeaders, streamableReply } from './streamable-http.status-table';
+import { McpLogger } from '../../telemetry/mcp.logger';
 
 /**
  * The Streamable HTTP transport (2025-03-26 and later) for both eras on one endpoint: the
@@ -37,7 +38,7 @@ export class StreamableHttpService {
     private readonly streams: ResumableStreams,
     private readonly channels: SessionChannels,
   ) {
-    this.dispatcher = new InboundDispatcher(engine, new Logger('McpStreamableHttp'));
+    this.dispatcher = new InboundDispatcher(engine, new McpLogger('McpStreamableHttp'));
   }
 
   /** POST: one JSON-RPC message (or a batch), answered with JSON or an SSE stream. `McpHttpGuard` has admitted it. */

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Readable, Writable } from 'node:stream';
 import { format } from 'node:util';
 import { ModuleRef } from '@nestjs/core';
@@ -12,6 +12,7 @@ import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-cont
 import { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import { SessionChannels } from '../../sessions/session-channels';
 import { StdioConnection } from './stdio-connection';
+import { McpLogger } from '../../telemetry/mcp.logger';
 
 /**
  * Where and as whom `McpStdioServer.listen()` serves.
@@ -71,7 +72,7 @@ const FLUSH_TIMEOUT_MS = 5_000;
  */
 @Injectable()
 export class McpStdioServer implements OnApplicationShutdown {
-  private readonly logger = new Logger('McpStdio');
+  private readonly logger = new McpLogger('McpStdio');
   private readonly connections = new Set<StdioConnection>();
   private draining = false;
   private closing = false;

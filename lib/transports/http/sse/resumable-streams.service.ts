@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { MCP_CLUSTER_LINK, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS, MCP_REPLAY_STORE } from '../../../mcp.constants';
 import type { ClusterLink } from '../../../cluster/cluster-link.interface';
@@ -13,6 +13,7 @@ import { newInstanceStreamId, newStreamId, parseEventId } from './event-ids';
 import { ResumableStream, writeEvent, type StreamHost, type StreamKind } from './resumable-stream';
 import { PendingResumes } from './pending-resumes';
 import { StreamFollows } from './stream-follow';
+import { McpLogger } from '../../../telemetry/mcp.logger';
 
 // The HTTP services take both the registry and the stream type from here.
 export { ResumableStream, type EventSink, type StreamKind } from './resumable-stream';
@@ -38,7 +39,7 @@ function messageOf(error: unknown): string {
  */
 @Injectable()
 export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger('McpResumableStreams');
+  private readonly logger = new McpLogger('McpResumableStreams');
   /** The streams of this process that may still send, by session and stream id. */
   private readonly live = new Map<string, Map<string, ResumableStream>>();
   private readonly resuming = new PendingResumes();
