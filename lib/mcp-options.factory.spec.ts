@@ -61,6 +61,7 @@ describe('resolveMcpOptions', () => {
         sweepIntervalMs: 60_000,
         expiredGraceMs: 60_000,
       },
+      telemetry: { captureArguments: false },
     });
   });
 
@@ -102,6 +103,7 @@ describe('resolveMcpOptions', () => {
         resultTimeoutMs: 1,
         sweepIntervalMs: 10,
       },
+      telemetry: { captureArguments: true },
     });
     expect(resolved).toEqual({
       serverInfo: {
@@ -146,6 +148,7 @@ describe('resolveMcpOptions', () => {
         sweepIntervalMs: 10,
         expiredGraceMs: 60_000,
       },
+      telemetry: { captureArguments: true },
     });
   });
 
