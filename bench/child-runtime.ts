@@ -6,15 +6,19 @@
 import { ConsoleLogger, type INestApplication } from '@nestjs/common';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
+import type { TelemetryCounts } from './telemetry-sdk';
 
 /** Messages a child sends to the bench. */
 export type ChildMessage =
-  | { type: 'ready'; port: number; tools?: number; path?: string }
+  /** `telemetry`: the module's startup line about OpenTelemetry, when it logged one. */
+  | { type: 'ready'; port: number; tools?: number; path?: string; telemetry?: string }
   | { type: 'server-error'; message: string }
   | { type: 'ack' }
   | { type: 'cpu'; userUs: number; systemUs: number }
   /** The round-robin proxy: requests sent to each target so far. */
-  | { type: 'hits'; hits: number[] };
+  | { type: 'hits'; hits: number[] }
+  /** The telemetry child (--telemetry): what its SDK recorded so far. */
+  | ({ type: 'telemetry' } & TelemetryCounts);
 
 /** Messages the bench sends to a child. */
 export type ParentMessage =
@@ -24,7 +28,8 @@ export type ParentMessage =
   | { type: 'profile'; action: 'start' }
   | { type: 'profile'; action: 'stop'; file: string }
   | { type: 'tools'; legacy: unknown[]; modern: unknown[] }
-  | { type: 'hits' };
+  | { type: 'hits' }
+  | { type: 'telemetry' };
 
 export function send(message: ChildMessage): void {
   process.send?.(message);
@@ -116,7 +121,7 @@ export function attach(close: () => Promise<unknown>, onMessage?: (message: Pare
 export async function serve(
   app: INestApplication,
   onMessage?: (message: ParentMessage) => void,
-  extra: { tools?: number; path?: string } = {},
+  extra: { tools?: number; path?: string; telemetry?: string } = {},
 ): Promise<void> {
   attach(() => app.close(), onMessage);
   await app.listen(0, '127.0.0.1');

@@ -120,6 +120,14 @@ export class ChildServer {
     return usage.userUs + usage.systemUs;
   }
 
+  /** What the telemetry child's OpenTelemetry SDK recorded so far (its batch processor flushed first). */
+  async telemetry(): Promise<Omit<Extract<ChildMessage, { type: 'telemetry' }>, 'type'>> {
+    const reply = this.next('telemetry');
+    this.send({ type: 'telemetry' });
+    const { type: _type, ...counts } = await reply;
+    return counts;
+  }
+
   /** Starts the child's CPU profiler, or stops it and writes the profile to `file`. */
   async profile(action: 'start' | 'stop', file = ''): Promise<void> {
     const ack = this.next('ack');

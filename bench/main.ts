@@ -15,6 +15,9 @@
  *                      (compare them with bench/analyze-profile.ts --compare <scenario>)
  *     --patch <names>  experiment: also run a second MCP server with these monkeypatches (bench/patches.ts,
  *                      e.g. lean-run), measured in the same rounds as the server and the floor
+ *     --telemetry      also run the MCP server with the OpenTelemetry SDK registered globally (no-op exporters,
+ *                      bench/telemetry-sdk.ts), measured in the same rounds: its ratios to the floor and its
+ *                      cost over the plain server (throughput, CPU per request)
  *     --out <file>     results file (default bench/results/latest.json)
  */
 import { execSync } from 'node:child_process';
@@ -23,7 +26,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ChildServer, stopAll } from './children';
-import { load, median, probe, summarize, type Measurement, type Probe, type Slice } from './load';
+import { load, median, probe, summarize, type Measurement, type Probe, type RequestSpec, type Slice } from './load';
 import {
   type Era,
   fmt,
@@ -48,6 +51,7 @@ const { values: args } = parseArgs({
     'no-floor': { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
     patch: { type: 'string', default: '' },
+    telemetry: { type: 'boolean', default: false },
     out: { type: 'string', default: join(__dirname, 'results', 'latest.json') },
   },
 });
@@ -99,9 +103,43 @@ interface Row {
   /** Experiments (--patch): the patched server, and its ratios to the floor. */
   patched?: Measurement;
   patchedPaired?: Pick<Row, 'pairedRatio' | 'pairedRange' | 'cpuRatio'>;
+  /** --telemetry: the server with the OpenTelemetry SDK, its ratios to the floor, its cost over the plain server. */
+  telemetry?: Measurement;
+  telemetryPaired?: Pick<Row, 'pairedRatio' | 'pairedRange' | 'cpuRatio'>;
+  telemetryCost?: TelemetryCost;
   target?: number;
   met?: boolean;
 }
+
+/** What telemetry costs: the server with the OpenTelemetry SDK against the plain one. */
+interface TelemetryCost {
+  /** Telemetry req/s ÷ plain req/s over all rounds (1 = free). */
+  throughput: number;
+  /** Median and range of the per-round telemetry ÷ plain req/s. */
+  pairedThroughput: number;
+  pairedThroughputRange: [number, number];
+  /** Telemetry CPU µs/request ÷ plain CPU µs/request over all rounds. */
+  cpuPerRequest: number;
+  /** Median of the per-round CPU µs/request ratios. */
+  pairedCpuPerRequest: number;
+  /** CPU µs per request telemetry adds. */
+  addedCpuUs: number;
+}
+
+/** What the telemetry child's SDK recorded over the whole run: proof it measured something. */
+interface TelemetrySummary {
+  sdk: string;
+  /** The module's startup line ("OpenTelemetry: traces, metrics (server ...)"). */
+  startupLine: string;
+  spansEnded: number;
+  spansExported: number;
+  metricExports: number;
+}
+
+/** What the telemetry child registers (bench/telemetry-sdk.ts). */
+const TELEMETRY_SDK =
+  'NodeTracerProvider + BatchSpanProcessor + dropping exporter, AsyncLocalStorage context, W3C propagator; ' +
+  'MeterProvider + PeriodicExportingMetricReader (5 s) + dropping exporter';
 
 /** The commit measured, and whether lib/ or sample/ had uncommitted changes. */
 function sourceVersion(): { commit?: string; dirty?: boolean } {
@@ -167,10 +205,23 @@ function printTable(rows: Row[]): void {
       lines[i].push(fmt(row.patched?.rps), fmt(row.patchedPaired?.pairedRatio, 3), fmt(row.patchedPaired?.cpuRatio, 3)),
     );
   }
+  if (rows.some((row) => row.telemetry !== undefined)) {
+    header.push('otel ratio', 'otel paired', 'otel cpu ratio');
+    rows.forEach((row, i) =>
+      lines[i].push(
+        row.telemetry === undefined || row.floor === undefined ? '-' : (row.telemetry.rps / row.floor.rps).toFixed(3),
+        fmt(row.telemetryPaired?.pairedRatio, 3),
+        fmt(row.telemetryPaired?.cpuRatio, 3),
+      ),
+    );
+  }
   for (const line of renderTable(header, lines)) {
     console.log(line);
   }
-  const clientBound = rows.filter((row) => Math.max(row.server.clientCpuShare, row.floor?.clientCpuShare ?? 0) > 0.9);
+  const clientBound = rows.filter(
+    (row) =>
+      Math.max(row.server.clientCpuShare, row.floor?.clientCpuShare ?? 0, row.telemetry?.clientCpuShare ?? 0) > 0.9,
+  );
   if (clientBound.length > 0) {
     console.log(
       `note: the load generator used > 90% of a core in ${clientBound.map((row) => row.scenario).join(', ')}: ` +
@@ -180,27 +231,107 @@ function printTable(rows: Row[]): void {
   console.log(
     'ratio = server req/s ÷ floor req/s over all rounds; paired = median of the per-round ratios (server and ' +
       'floor measured back to back); cpu ratio = median per-round floor CPU µs/req ÷ server CPU µs/req, the ratio ' +
-      'a saturated core would give (least sensitive to other load on the machine).',
+      'a saturated core would give (least sensitive to other load on the machine).' +
+      (rows.some((row) => row.telemetry !== undefined)
+        ? ' otel = the same ratios for the server with the OpenTelemetry SDK (--telemetry).'
+        : ''),
   );
 }
 
+/** The telemetry child against the plain server, measured in the same rounds. */
+function telemetryCost(telemetry: Measurement, server: Measurement): TelemetryCost {
+  const rps = telemetry.sliceRps.map((value, i) => value / server.sliceRps[i]);
+  return {
+    throughput: telemetry.rps / server.rps,
+    pairedThroughput: median(rps),
+    pairedThroughputRange: [Math.min(...rps), Math.max(...rps)],
+    cpuPerRequest: telemetry.cpuUsPerRequest / server.cpuUsPerRequest,
+    pairedCpuPerRequest: median(telemetry.sliceCpuUs.map((us, i) => us / server.sliceCpuUs[i])),
+    addedCpuUs: telemetry.cpuUsPerRequest - server.cpuUsPerRequest,
+  };
+}
+
+function printTelemetry(rows: Row[], sdk: TelemetrySummary | undefined): void {
+  const header = [
+    'scenario',
+    'conc',
+    'plain req/s',
+    'otel req/s',
+    'otel p50',
+    'otel p99',
+    'otel÷plain req/s',
+    'paired (min–max)',
+    'plain µs/req',
+    'otel µs/req',
+    'otel÷plain cpu',
+    'paired',
+    '+µs/req',
+  ];
+  const lines = rows
+    .filter((row) => row.telemetry !== undefined && row.telemetryCost !== undefined)
+    .map((row) => {
+      const cost = row.telemetryCost!;
+      return [
+        `${row.method} ${row.era}`,
+        String(row.concurrency),
+        fmt(row.server.rps),
+        fmt(row.telemetry!.rps),
+        fmt(row.telemetry!.p50, 2),
+        fmt(row.telemetry!.p99, 2),
+        cost.throughput.toFixed(3),
+        `${cost.pairedThroughput.toFixed(3)} (${cost.pairedThroughputRange[0].toFixed(2)}–${cost.pairedThroughputRange[1].toFixed(2)})`,
+        fmt(row.server.cpuUsPerRequest),
+        fmt(row.telemetry!.cpuUsPerRequest),
+        cost.cpuPerRequest.toFixed(3),
+        cost.pairedCpuPerRequest.toFixed(3),
+        fmt(cost.addedCpuUs),
+      ];
+    });
+  console.log(
+    `Telemetry cost: the server with the OpenTelemetry SDK registered globally (${TELEMETRY_SDK}) against the ` +
+      'plain server, in the same rounds:',
+  );
+  for (const line of renderTable(header, lines)) {
+    console.log(line);
+  }
+  console.log(
+    'otel÷plain req/s = throughput kept with telemetry on (1 = free); otel÷plain cpu = CPU per request with ' +
+      'telemetry ÷ without (paired: median per round); +µs/req = CPU added per request.',
+  );
+  if (sdk !== undefined) {
+    console.log(
+      `SDK check: the module logged "${sdk.startupLine}"; ${sdk.spansEnded} spans ended, ${sdk.spansExported} ` +
+        `exported (${sdk.spansEnded - sdk.spansExported} dropped by a full batch queue), ${sdk.metricExports} ` +
+        'metric exports.',
+    );
+  }
+}
+
+/** The servers measured in the rounds, and what each one's slices are. */
+type TargetKind = 'server' | 'patched' | 'telemetry' | 'floor';
+
 /**
  * The server/floor scenarios: starts the MCP server and the floor (and the patched server of an
- * experiment), measures, stops them. Problems go to `failures`.
+ * experiment, the server with the OpenTelemetry SDK of --telemetry), measures, stops them.
+ * Problems go to `failures`.
  */
 async function runBase(
   scenarios: Scenario[],
   withFloor: boolean,
   profileDir: string | undefined,
   failures: string[],
-): Promise<Row[]> {
+): Promise<{ rows: Row[]; telemetry?: TelemetrySummary }> {
   const rows: Row[] = [];
+  let telemetrySummary: TelemetrySummary | undefined;
   const env = { MCP_PAGE_SIZE: '0', BENCH_TOOL_COUNT: String(TOOL_COUNT) };
-  const [server, floor, patched] = await Promise.all([
+  const [server, floor, patched, telemetry] = await Promise.all([
     ChildServer.start('mcp-server', 'mcp-server.ts', { env }),
     withFloor ? ChildServer.start('floor-server', 'floor-server.ts', { env }) : undefined,
     args.patch !== ''
       ? ChildServer.start('mcp-server-patched', 'mcp-server.ts', { env: { ...env, BENCH_PATCH: args.patch } })
+      : undefined,
+    args.telemetry
+      ? ChildServer.start('mcp-server-telemetry', 'mcp-server.ts', { env: { ...env, BENCH_TELEMETRY: '1' } })
       : undefined,
   ]);
   console.log(
@@ -212,14 +343,38 @@ async function runBase(
       `EXPERIMENT: a second MCP server runs with patches [${args.patch}] (bench/patches.ts) on ${patched.url}`,
     );
   }
+  if (telemetry) {
+    console.log(
+      `TELEMETRY: a second MCP server runs with the OpenTelemetry SDK (${TELEMETRY_SDK}) on ${telemetry.url}; ` +
+        `it logged "${telemetry.ready?.telemetry ?? 'nothing about OpenTelemetry'}"`,
+    );
+  }
 
   try {
     if (server.ready?.tools !== TOOL_COUNT) {
       throw new Error(`the server registered ${server.ready?.tools} tools, expected ${TOOL_COUNT}`);
     }
+    // The plain server must record nothing (no SDK: no telemetry, the hot path unchanged), and
+    // the telemetry child must record both: otherwise the comparison measures nothing.
+    for (const child of [server, patched]) {
+      if (child?.ready?.telemetry !== undefined) {
+        throw new Error(`${child.name} has telemetry on without an SDK: "${child.ready.telemetry}"`);
+      }
+    }
+    if (telemetry && !/^OpenTelemetry: traces, metrics\b/.test(telemetry.ready?.telemetry ?? '')) {
+      throw new Error(
+        `the telemetry server did not pick up the global SDK (startup line: ${telemetry.ready?.telemetry ?? 'none'})`,
+      );
+    }
     const sessionId = await openSession(server.url);
     console.log(`legacy session ${sessionId} (${LEGACY})`);
-    const patchedSessionId = patched ? await openSession(patched.url) : '';
+    // Each variant has its own legacy session: sessions live in their process.
+    const variants = [
+      ...(patched ? [{ kind: 'patched' as const, child: patched, sessionId: await openSession(patched.url) }] : []),
+      ...(telemetry
+        ? [{ kind: 'telemetry' as const, child: telemetry, sessionId: await openSession(telemetry.url) }]
+        : []),
+    ];
 
     // The floor serves the same tool list, in each era's rendering.
     const lists: Record<Era, unknown[]> = { legacy: [], modern: [] };
@@ -238,7 +393,6 @@ async function runBase(
 
     for (const scenario of scenarios) {
       const spec = requestOf(scenario.method, scenario.era, sessionId);
-      const patchedSpec = requestOf(scenario.method, scenario.era, patchedSessionId);
       const label = `${scenario.method} ${scenario.era} c=${scenario.connections}`;
 
       // Check the answers before measuring: a benchmark of errors would look fast.
@@ -260,26 +414,48 @@ async function runBase(
           );
         }
       }
-      if (patched) {
-        const patchedSample = await probe(patched.url, patchedSpec);
-        if (patchedSample.body !== expected.body) {
-          throw new Error(`${label}: the patched server answers differently: ${patchedSample.body.slice(0, 300)}`);
+      for (const variant of variants) {
+        const before = variant.kind === 'telemetry' ? await variant.child.telemetry() : undefined;
+        const sample = await probe(variant.child.url, requestOf(scenario.method, scenario.era, variant.sessionId));
+        if (sample.body !== expected.body) {
+          throw new Error(`${label}: the ${variant.kind} server answers differently: ${sample.body.slice(0, 300)}`);
+        }
+        if (before !== undefined) {
+          // The probe's own span, flushed through the batch processor to the exporter.
+          const after = await variant.child.telemetry();
+          const name = scenario.method === 'tools/call' ? 'tools/call echo' : scenario.method;
+          if (after.spansExported <= before.spansExported || after.lastSpan !== name) {
+            throw new Error(
+              `${label}: the telemetry server exported no span "${name}" for the probe ` +
+                `(${after.spansExported - before.spansExported} new, last "${after.lastSpan ?? 'none'}")`,
+            );
+          }
         }
       }
 
-      // Warm every target up, then alternate short slices (server, floor, floor, server, ...) so
-      // that all see the same background load: on a shared 2-core machine the ratio is what holds.
+      // Warm every target up, then alternate short slices (server, variants, floor, floor,
+      // variants, server, ...) so that all see the same background load: on a shared 2-core
+      // machine the ratio is what holds.
       process.stdout.write(`${label.padEnd(30)}`);
-      const targets = [
-        { child: server, spec, slices: [] as Slice[] },
-        ...(patched ? [{ child: patched, spec: patchedSpec, slices: [] as Slice[] }] : []),
-        ...(floor ? [{ child: floor, spec, slices: [] as Slice[] }] : []),
+      const targets: { kind: TargetKind; child: ChildServer; spec: RequestSpec; slices: Slice[] }[] = [
+        { kind: 'server', child: server, spec, slices: [] },
+        ...variants.map((variant) => ({
+          kind: variant.kind,
+          child: variant.child,
+          spec: requestOf(scenario.method, scenario.era, variant.sessionId),
+          slices: [] as Slice[],
+        })),
+        ...(floor ? [{ kind: 'floor' as const, child: floor, spec, slices: [] as Slice[] }] : []),
       ];
+      const slicesOf = (kind: TargetKind): Slice[] | undefined =>
+        targets.find((target) => target.kind === kind)?.slices;
       for (const target of targets) {
         await load(target.child.url, target.spec, scenario.connections, WARMUP);
       }
+      // Profiled: the server, the floor and the telemetry server (not an experiment's).
+      const profiled = targets.filter((target) => target.kind !== 'patched');
       if (profileDir !== undefined) {
-        await Promise.all([server.profile('start'), floor?.profile('start')]);
+        await Promise.all(profiled.map((target) => target.child.profile('start')));
       }
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 === 0 ? targets : [...targets].reverse();
@@ -299,30 +475,42 @@ async function runBase(
           target.slices.push(slice);
         }
       }
-      const serverSlices = targets[0].slices;
-      const floorSlices = floor ? targets[targets.length - 1].slices : [];
-      const measured = summarize(serverSlices);
+      const measured = summarize(slicesOf('server')!);
+      const floorSlices = slicesOf('floor');
+      const patchedSlices = slicesOf('patched');
+      const telemetrySlices = slicesOf('telemetry');
       if (profileDir !== undefined) {
-        await Promise.all([
-          server.profile('stop', join(profileDir, `${scenario.id}.server.cpuprofile`)),
-          floor?.profile('stop', join(profileDir, `${scenario.id}.floor.cpuprofile`)),
-        ]);
-        const counts = { server: measured.requests, floor: floor ? summarize(floorSlices).requests : undefined };
+        await Promise.all(
+          profiled.map((target) =>
+            target.child.profile('stop', join(profileDir, `${scenario.id}.${target.kind}.cpuprofile`)),
+          ),
+        );
+        const counts = {
+          server: measured.requests,
+          floor: floorSlices ? summarize(floorSlices).requests : undefined,
+          telemetry: telemetrySlices ? summarize(telemetrySlices).requests : undefined,
+        };
         writeFileSync(join(profileDir, `${scenario.id}.requests.json`), JSON.stringify(counts));
       }
       failures.push(...runProblems(`server ${label}`, measured));
       process.stdout.write(` server ${fmt(measured.rps).padStart(6)} req/s`);
       let floorMeasured: Measurement | undefined;
-      if (floor) {
+      if (floorSlices) {
         floorMeasured = summarize(floorSlices);
         failures.push(...runProblems(`floor ${label}`, floorMeasured));
         process.stdout.write(`   floor ${fmt(floorMeasured.rps).padStart(6)} req/s`);
       }
       let patchedMeasured: Measurement | undefined;
-      if (patched) {
-        patchedMeasured = summarize(targets[1].slices);
+      if (patchedSlices) {
+        patchedMeasured = summarize(patchedSlices);
         failures.push(...runProblems(`patched server ${label}`, patchedMeasured));
         process.stdout.write(`   patched ${fmt(patchedMeasured.rps).padStart(6)} req/s`);
+      }
+      let telemetryMeasured: Measurement | undefined;
+      if (telemetrySlices) {
+        telemetryMeasured = summarize(telemetrySlices);
+        failures.push(...runProblems(`telemetry server ${label}`, telemetryMeasured));
+        process.stdout.write(`   otel ${fmt(telemetryMeasured.rps).padStart(6)} req/s`);
       }
       process.stdout.write('\n');
 
@@ -342,12 +530,29 @@ async function runBase(
               patchedPaired: floorMeasured ? paired(patchedMeasured, floorMeasured) : undefined,
             }
           : {}),
+        ...(telemetryMeasured
+          ? {
+              telemetry: telemetryMeasured,
+              telemetryPaired: floorMeasured ? paired(telemetryMeasured, floorMeasured) : undefined,
+              telemetryCost: telemetryCost(telemetryMeasured, measured),
+            }
+          : {}),
         target: scenario.target,
         met: scenario.target === undefined || ratio === undefined ? undefined : ratio >= scenario.target,
       });
       if (!server.alive) {
         break;
       }
+    }
+    if (telemetry?.alive) {
+      const counts = await telemetry.telemetry();
+      telemetrySummary = {
+        sdk: TELEMETRY_SDK,
+        startupLine: telemetry.ready?.telemetry ?? '',
+        spansEnded: counts.spansEnded,
+        spansExported: counts.spansExported,
+        metricExports: counts.metricExports,
+      };
     }
   } catch (error) {
     process.stdout.write('\n');
@@ -358,11 +563,14 @@ async function runBase(
   if (patched) {
     failures.push(...patched.errors.map((message) => `patched server reported: ${message}`));
   }
+  if (telemetry) {
+    failures.push(...telemetry.errors.map((message) => `telemetry server reported: ${message}`));
+  }
   if (floor) {
     failures.push(...floor.errors.map((message) => `floor reported: ${message}`));
   }
   await stopAll();
-  return rows;
+  return { rows, telemetry: telemetrySummary };
 }
 
 async function main(): Promise<number> {
@@ -387,7 +595,8 @@ async function main(): Promise<number> {
   if (loadAtStart[0] > availableParallelism() * 0.75) {
     console.log('warning: the machine is already busy; absolute figures will be low, ratios are more robust');
   }
-  const rows = scenarios.length > 0 ? await runBase(scenarios, withFloor, profileDir, failures) : [];
+  const { rows, telemetry } =
+    scenarios.length > 0 ? await runBase(scenarios, withFloor, profileDir, failures) : { rows: [] as Row[] };
   const scale =
     scaleScenarios.length > 0
       ? await runScale(scaleScenarios, { durationS: DURATION, rounds: ROUNDS, warmupS: WARMUP })
@@ -406,6 +615,10 @@ async function main(): Promise<number> {
           `${verdict.padEnd(7)} (paired ${fmt(row.pairedRatio, 3)}, cpu ratio ${fmt(row.cpuRatio, 3)})`,
       );
     }
+  }
+  if (rows.some((row) => row.telemetryCost !== undefined)) {
+    console.log('');
+    printTelemetry(rows, telemetry);
   }
   if (scale !== undefined && scale.rows.length > 0) {
     console.log('');
@@ -438,6 +651,7 @@ async function main(): Promise<number> {
         revisions: { modern: MODERN, legacy: LEGACY },
         source: sourceVersion(),
         patches: args.patch === '' ? [] : args.patch.split(','),
+        ...(telemetry === undefined ? {} : { telemetry }),
         rows,
         ...(scale === undefined ? {} : { scale: { ...scale.setup, rows: scale.rows } }),
         failures,
