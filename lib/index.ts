@@ -20,6 +20,12 @@ export type {
   McpRedisClient,
   McpStoreOptions,
 } from './interfaces/mcp-module-options.interface';
+export type {
+  McpTelemetryOptions,
+  McpTracerProviderLike,
+  McpMeterProviderLike,
+  McpTextMapPropagatorLike,
+} from './interfaces/mcp-telemetry-options.interface';
 export {
   getMcpSessionStoreToken,
   getMcpReplayStoreToken,

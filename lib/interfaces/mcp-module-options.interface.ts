@@ -1,4 +1,3 @@
-import type { McpTelemetryOptions } from './mcp-telemetry-options.interface';
 import type { Revision } from '../protocol/revisions';
 import type { LogLevel } from '../protocol/log-levels';
 import type { CacheScope, McpIcon } from '../protocol/mcp-types';
@@ -10,6 +9,7 @@ import type { McpSessionOptions } from './mcp-session-options.interface';
 import type { McpRedisOptions } from './mcp-redis-options.interface';
 import type { McpTaskOptions } from './mcp-task-options.interface';
 import type { McpStoreOptions } from './mcp-store-options.interface';
+import type { McpTelemetryOptions } from './mcp-telemetry-options.interface';
 
 // The sections live in files of their own; they stay importable from here.
 export type { McpHttpOptions } from './mcp-http-options.interface';
