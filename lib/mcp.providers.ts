@@ -154,6 +154,8 @@ export function createMcpEngine(
     telemetry.watch({
       listenStreams: () => engine.subscriptions.size,
       standaloneStreams: () => channels.size,
+      knows: (method, name) =>
+        (method === 'tools/call' ? registry.getTool(name) : registry.getPrompt(name)) !== undefined,
     });
     sessions.onEnd((sessionId) => telemetry.sessionEnded(sessionId));
   }

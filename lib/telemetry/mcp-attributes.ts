@@ -64,6 +64,8 @@ const RESOURCE_METHODS: ReadonlySet<string> = new Set([
 export interface MessageTarget {
   readonly spanName: string;
   readonly attributes: Attributes;
+  /** The tool (`tools/call`) or prompt (`prompts/get`) the message names, if any. */
+  readonly name?: string;
 }
 
 /**
@@ -74,6 +76,7 @@ export function messageAttributes(facts: RequestFacts, message: JsonRpcRequest |
   const { method } = message;
   const attributes: Attributes = { [ATTR.method]: method };
   let spanName = method;
+  let target: string | undefined;
   const params = isJsonObject(message.params) ? message.params : undefined;
   if ('id' in message && message.id !== null) {
     attributes[ATTR.requestId] = String(message.id);
@@ -83,9 +86,11 @@ export function messageAttributes(facts: RequestFacts, message: JsonRpcRequest |
     attributes[ATTR.toolName] = name;
     attributes[ATTR.operation] = 'execute_tool';
     spanName = `${method} ${name}`;
+    target = name;
   } else if (method === 'prompts/get' && typeof name === 'string') {
     attributes[ATTR.promptName] = name;
     spanName = `${method} ${name}`;
+    target = name;
   } else if (RESOURCE_METHODS.has(method) && typeof params?.uri === 'string') {
     attributes[ATTR.resourceUri] = params.uri;
   }
@@ -97,7 +102,7 @@ export function messageAttributes(facts: RequestFacts, message: JsonRpcRequest |
     attributes[ATTR.sessionId] = facts.session.id;
   }
   Object.assign(attributes, transportAttributes(facts));
-  return { spanName, attributes };
+  return { spanName, attributes, name: target };
 }
 
 /** The revision a message is served in, as far as it is known before it runs. */
@@ -199,12 +204,15 @@ export function outcomeAttributes(message: JsonRpcRequest | JsonRpcNotification,
   return { attributes: {} };
 }
 
-/** The subset of `attributes` a duration metric is recorded with. */
-export function metricAttributes(attributes: Attributes): Attributes {
+/**
+ * The subset of `attributes` a duration metric is recorded with; without the tool or prompt
+ * name when it is `unknownName` (a name the server does not have, which only the client chose).
+ */
+export function metricAttributes(attributes: Attributes, unknownName = false): Attributes {
   const kept: Attributes = {};
   for (const key of METRIC_ATTRIBUTES) {
     const value = attributes[key];
-    if (value !== undefined) {
+    if (value !== undefined && !(unknownName && (key === ATTR.toolName || key === ATTR.promptName))) {
       kept[key] = value;
     }
   }

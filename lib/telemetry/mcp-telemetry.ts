@@ -35,12 +35,14 @@ export interface TelemetryParts {
   readonly captureArguments: boolean;
 }
 
-/** The counts the gauges read, from the parts of the server that hold them. */
-export interface GaugeSources {
+/** What the telemetry reads of its server: the counts the gauges report, and its catalog. */
+export interface TelemetrySources {
   /** Modern `subscriptions/listen` streams open on this instance. */
   listenStreams(): number;
   /** Legacy standalone streams (GET, the SSE pair) open on this instance. */
   standaloneStreams(): number;
+  /** Whether the server has the tool (`tools/call`) or prompt (`prompts/get`) a request names. */
+  knows(method: string, name: string): boolean;
 }
 
 /** A legacy session opened here, until it ends. */
@@ -73,7 +75,7 @@ export class McpTelemetry implements EngineObserver {
   /** The live tasks watched here, by id: what the task gauge counts. */
   private readonly tasks = new Map<string, McpTaskStatus>();
   private pendingQuestions = 0;
-  private sources: GaugeSources | undefined;
+  private sources: TelemetrySources | undefined;
 
   constructor(private readonly parts: TelemetryParts) {
     const { meter } = parts;
@@ -93,8 +95,8 @@ export class McpTelemetry implements EngineObserver {
     this.gauges(meter);
   }
 
-  /** Where the stream gauges read their counts; set once the engine exists. */
-  watch(sources: GaugeSources): void {
+  /** Where the gauges read their counts and names are checked; set once the engine exists. */
+  watch(sources: TelemetrySources): void {
     this.sources = sources;
   }
 
@@ -105,7 +107,12 @@ export class McpTelemetry implements EngineObserver {
   ): Promise<EngineOutcome> {
     const { api, tracer, captureArguments } = this.parts;
     const start = performance.now();
-    const { spanName, attributes } = messageAttributes(facts, message);
+    const target = messageAttributes(facts, message);
+    const { attributes } = target;
+    // A name the server does not have comes from the client alone: kept as an attribute of the
+    // span, but out of its name and the metrics, which it would flood with one series per guess.
+    const unknown = target.name !== undefined && this.sources?.knows(message.method, target.name) === false;
+    const spanName = unknown ? message.method : target.spanName;
     const { parent, links } = this.parentOf(message);
     const span = tracer.startSpan(spanName, { kind: api.SpanKind.SERVER, attributes, links }, parent);
     if (captureArguments && message.method === 'tools/call' && isJsonObject(message.params)) {
@@ -115,16 +122,16 @@ export class McpTelemetry implements EngineObserver {
     try {
       pending = api.context.with(api.trace.setSpan(parent, span), handle);
     } catch (error) {
-      this.failed(span, attributes, start, error);
+      this.failed(span, attributes, start, error, unknown);
       throw error;
     }
     return pending.then(
       (outcome) => {
-        this.answered(span, facts, message, outcome, attributes, start);
+        this.answered(span, facts, message, outcome, attributes, start, unknown);
         return outcome;
       },
       (error: unknown) => {
-        this.failed(span, attributes, start, error);
+        this.failed(span, attributes, start, error, unknown);
         throw error;
       },
     );
@@ -246,6 +253,7 @@ export class McpTelemetry implements EngineObserver {
     outcome: EngineOutcome,
     attributes: Attributes,
     start: number,
+    unknown: boolean,
   ): void {
     const ended = outcomeAttributes(message, outcome);
     span.setAttributes(ended.attributes);
@@ -258,7 +266,7 @@ export class McpTelemetry implements EngineObserver {
     }
     span.end();
     const all = { ...attributes, ...ended.attributes };
-    this.operationDuration?.record(secondsSince(start), metricAttributes(all));
+    this.operationDuration?.record(secondsSince(start), metricAttributes(all, unknown));
     if (message.method === 'initialize' && facts.session !== undefined && ended.error === undefined) {
       this.sessions.set(facts.session.id, {
         start,
@@ -270,7 +278,7 @@ export class McpTelemetry implements EngineObserver {
     }
   }
 
-  private failed(span: Span, attributes: Attributes, start: number, error: unknown): void {
+  private failed(span: Span, attributes: Attributes, start: number, error: unknown, unknown: boolean): void {
     const errorType = errorTypeOf(error);
     span.recordException(error instanceof Error ? error : messageOf(error));
     span.setAttribute(ATTR.errorType, errorType);
@@ -278,7 +286,7 @@ export class McpTelemetry implements EngineObserver {
     span.end();
     this.operationDuration?.record(
       secondsSince(start),
-      metricAttributes({ ...attributes, [ATTR.errorType]: errorType }),
+      metricAttributes({ ...attributes, [ATTR.errorType]: errorType }, unknown),
     );
   }
 
