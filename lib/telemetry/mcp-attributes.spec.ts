@@ -6,16 +6,23 @@ const MODERN_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 
 /** The facts of a message; only what the attributes read is given (the rest is never touched). */
 function facts(overrides: Partial<RequestFacts> = {}): RequestFacts {
-  return { era: 'legacy', transport: 'stdio', channel: { notify: () => undefined }, ...overrides } as RequestFacts;
+  return { era: 'legacy', transport: 'stdio', channel: { notify: () => undefined }, ...overrides };
 }
 
 const session = (id: string) => ({ id }) as unknown as NonNullable<RequestFacts['session']>;
 
-const request = (method: string, params?: Record<string, unknown>, id: string | number = 7): JsonRpcRequest =>
-  ({ jsonrpc: '2.0', id, method, params }) as JsonRpcRequest;
+const request = (method: string, params?: Record<string, unknown>, id: string | number = 7): JsonRpcRequest => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params,
+});
 
-const notification = (method: string, params?: Record<string, unknown>): JsonRpcNotification =>
-  ({ jsonrpc: '2.0', method, params }) as JsonRpcNotification;
+const notification = (method: string, params?: Record<string, unknown>): JsonRpcNotification => ({
+  jsonrpc: '2.0',
+  method,
+  params,
+});
 
 const answer = (result: Record<string, unknown>): EngineOutcome => ({
   type: 'response',
@@ -33,7 +40,10 @@ describe('messageAttributes', () => {
   const legacy = facts({ revision: '2025-06-18', session: session('s-1') });
 
   it('tools/call: `tools/call <tool>`, the tool name and execute_tool, the request id as a string', () => {
-    const { spanName, attributes } = messageAttributes(legacy, request('tools/call', { name: 'echo', arguments: {} }, 7));
+    const { spanName, attributes } = messageAttributes(
+      legacy,
+      request('tools/call', { name: 'echo', arguments: {} }, 7),
+    );
     expect(spanName).toBe('tools/call echo');
     expect(attributes).toEqual({
       [ATTR.method]: 'tools/call',

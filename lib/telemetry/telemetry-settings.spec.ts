@@ -40,7 +40,7 @@ describe('resolveTelemetrySettings', () => {
       meterProvider,
       propagator,
       captureArguments: true,
-    } as McpTelemetryOptions);
+    });
     expect(settings).not.toBe(false);
     if (settings !== false) {
       expect(settings.tracerProvider).toBe(tracerProvider);
