@@ -4,7 +4,8 @@
  * seconds, with `error.type` on an error), the legacy session duration recorded when the
  * session is deleted, and the gauges (live sessions, open standalone and listen streams,
  * questions waiting for the client's answer). Each test has its own server and SDK, so that
- * the cumulative counts are its own.
+ * the cumulative counts are its own. A Fastify smoke checks the same attribute set there, where
+ * the Node request is the platform request's `raw`.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -225,5 +226,44 @@ describe('telemetry metrics over Streamable HTTP (express)', () => {
     const result = await call;
     expect(result.content).toEqual([{ type: 'text', text: 'answered action=accept' }]);
     expect(await gauge(telemetry, 'mcp.server.client_requests.pending')).toBe(0);
+  });
+});
+
+describe('telemetry metrics over Streamable HTTP (fastify)', () => {
+  const telemetry = new TestTelemetry();
+  let server: TransportsApp;
+
+  beforeAll(async () => {
+    server = await startTransportsApp({ telemetry: telemetry.options }, 'fastify', ROUTINGS[0]);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await telemetry.shutdown();
+  });
+
+  it("reads the HTTP version from Fastify's wrapped request: the same attribute set, one point per tool", async () => {
+    const client = new Client({ name: 'telemetry-metrics', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(server.url);
+    await client.connect(transport);
+    try {
+      await client.callTool({ name: 'echo', arguments: { text: 'a' } });
+      await client.callTool({ name: 'echo', arguments: { text: 'b' } });
+      const calls = await histogramPoints(telemetry, 'mcp.server.operation.duration', 'tools/call');
+      expect(calls).toHaveLength(1);
+      expect(calls[0].attributes).toEqual({
+        'mcp.method.name': 'tools/call',
+        'mcp.protocol.version': LEGACY,
+        'gen_ai.tool.name': 'echo',
+        'gen_ai.operation.name': 'execute_tool',
+        ...HTTP,
+      });
+      expect(calls[0].value.count).toBe(2);
+      await transport.terminateSession();
+      const [session] = await histogramPoints(telemetry, 'mcp.server.session.duration');
+      expect(session.attributes).toEqual({ 'mcp.protocol.version': LEGACY, ...HTTP });
+    } finally {
+      await client.close();
+    }
   });
 });
