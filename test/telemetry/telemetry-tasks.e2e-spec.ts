@@ -1,0 +1,330 @@
+/**
+ * Telemetry of tasks, both eras, over real HTTP: a call that becomes a task gets an INTERNAL
+ * root span `execute_tool <tool>` linked to the creating `tools/call <tool>` SERVER span, with
+ * the task id and a `mcp.task.status` event per status change; cancelled and failed tasks end
+ * their spans so; in the legacy `task` mode the work runs inside the task's span (its own spans
+ * and the CLIENT span of a question it asks are children of it); the tasks gauge counts the
+ * working task while it runs and not after.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+  type ElicitResult,
+  type Task,
+} from '@modelcontextprotocol/sdk/types.js';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { startTelemetryTasksApp, type TelemetryTasksApp, WORK_SPAN } from '../fixtures/telemetry-tasks-fixture';
+import { META, modernHeaders, modernRequest, post, type RawResponse, waitUntil } from '../fixtures/raw-rpc';
+import { registerOtelGlobals, resetOtelGlobals, TestTelemetry } from '../fixtures/telemetry-sdk';
+
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TASK_TTL_MS = 60_000;
+/** Well past the modern inline window (100 ms by default): the call is a task by then. */
+const PAST_WINDOW_MS = 600;
+
+/** The statuses of a task span's `mcp.task.status` events, in order. */
+function statusEvents(span: ReadableSpan): string[] {
+  return span.events
+    .filter((event) => event.name === 'mcp.task.status')
+    .map((event) => String(event.attributes?.['mcp.task.status']));
+}
+
+/** The task gauge's value for `status` now (0 when it reported nothing for it). */
+async function activeTasks(telemetry: TestTelemetry, status: string): Promise<number> {
+  const points = await telemetry.points('mcp.server.tasks.active');
+  const point = points.find((candidate) => candidate.attributes['mcp.task.status'] === status);
+  return (point?.value as number | undefined) ?? 0;
+}
+
+/** The task span of task `taskId` once it ended, and the SERVER span of the call that created it. */
+async function taskSpans(
+  telemetry: TestTelemetry,
+  tool: string,
+  taskId: string,
+): Promise<{ task: ReadableSpan; creator: ReadableSpan }> {
+  await waitUntil(
+    () => telemetry.named(`execute_tool ${tool}`).some((span) => span.attributes['mcp.task.id'] === taskId),
+    `the span of task ${taskId} to end`,
+  );
+  const task = telemetry.named(`execute_tool ${tool}`).find((span) => span.attributes['mcp.task.id'] === taskId)!;
+  const link = task.links[0];
+  expect(link).toBeDefined();
+  const creator = telemetry
+    .named(`tools/call ${tool}`)
+    .find((span) => span.spanContext().spanId === link.context.spanId);
+  expect(creator).toBeDefined();
+  return { task, creator: creator! };
+}
+
+/** What every task span is: INTERNAL, a root of its own trace, linked to its creating SERVER span. */
+function expectLinkedRoot(task: ReadableSpan, creator: ReadableSpan, tool: string, taskId: string): void {
+  expect(task.kind).toBe(SpanKind.INTERNAL);
+  expect(task.parentSpanContext).toBeUndefined();
+  expect(task.spanContext().traceId).not.toBe(creator.spanContext().traceId);
+  expect(task.links).toHaveLength(1);
+  expect(task.links[0].context.traceId).toBe(creator.spanContext().traceId);
+  expect(task.links[0].context.spanId).toBe(creator.spanContext().spanId);
+  expect(creator.kind).toBe(SpanKind.SERVER);
+  expect(creator.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool });
+  expect(task.attributes).toMatchObject({
+    'mcp.task.id': taskId,
+    'gen_ai.tool.name': tool,
+    'gen_ai.operation.name': 'execute_tool',
+    'mcp.method.name': 'tools/call',
+  });
+}
+
+describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () => {
+  const telemetry = new TestTelemetry();
+  let server: TelemetryTasksApp;
+  const open: Array<{ client: Client; transport: StreamableHTTPClientTransport }> = [];
+
+  async function connect(
+    elicit?: (params: Record<string, unknown>) => Promise<ElicitResult> | ElicitResult,
+  ): Promise<Client> {
+    let streamOpen: () => void = () => undefined;
+    const streaming = new Promise<void>((resolve) => (streamOpen = resolve));
+    // Sees the client's GET stream open: the session's questions and statuses travel on it.
+    const watching: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if ((init?.method ?? 'GET').toUpperCase() === 'GET' && response.status === 200) {
+        streamOpen();
+      }
+      return response;
+    };
+    const client = new Client(
+      { name: 'telemetry-tasks', version: '1.0.0' },
+      { capabilities: elicit === undefined ? {} : { elicitation: {} } },
+    );
+    if (elicit !== undefined) {
+      client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params as Record<string, unknown>));
+    }
+    const transport = new StreamableHTTPClientTransport(server.url, { fetch: watching });
+    await client.connect(transport);
+    await streaming;
+    open.push({ client, transport });
+    return client;
+  }
+
+  async function startTask(client: Client, name: string, args: Record<string, unknown>): Promise<Task> {
+    const created = await client.request(
+      { method: 'tools/call', params: { name, arguments: args, task: { ttl: TASK_TTL_MS } } },
+      CreateTaskResultSchema,
+    );
+    return created.task;
+  }
+
+  beforeAll(async () => {
+    registerOtelGlobals();
+    server = await startTelemetryTasksApp(telemetry.tracerProvider, {
+      telemetry: telemetry.options,
+      tasks: { pollIntervalMs: 50 },
+    });
+  });
+
+  beforeEach(() => telemetry.reset());
+
+  afterEach(async () => {
+    for (const { client, transport } of open.splice(0)) {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    }
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await telemetry.shutdown();
+    resetOtelGlobals();
+  });
+
+  it("a task's span is a root linked to the creating call, with the task id; the work's spans are its children", async () => {
+    const client = await connect();
+    const created = await startTask(client, 'traced_work', { label: 'traced' });
+    const result = await client.experimental.tasks.getTaskResult(created.taskId, CallToolResultSchema);
+    expect(result.content).toEqual([{ type: 'text', text: 'worked traced' }]);
+
+    const { task, creator } = await taskSpans(telemetry, 'traced_work', created.taskId);
+    expectLinkedRoot(task, creator, 'traced_work', created.taskId);
+    expect(task.attributes['mcp.session.id']).toBe(creator.attributes['mcp.session.id']);
+    expect(task.attributes['mcp.task.status']).toBe('completed');
+    expect(statusEvents(task)).toEqual(['working', 'completed']);
+    expect(task.status.code).not.toBe(SpanStatusCode.ERROR);
+
+    const [work] = telemetry.named(WORK_SPAN);
+    expect(work.spanContext().traceId).toBe(task.spanContext().traceId);
+    expect(work.parentSpanContext?.spanId).toBe(task.spanContext().spanId);
+  });
+
+  it("a question the task's work asks: a CLIENT span under the task span, and input_required between working", async () => {
+    const client = await connect(() => ({ action: 'accept', content: { name: 'Ada' } }));
+    const created = await startTask(client, 'ask_name', { ms: 0, label: 'asked' });
+    const result = await client.experimental.tasks.getTaskResult(created.taskId, CallToolResultSchema);
+    expect(result.content).toEqual([{ type: 'text', text: `Hello, Ada! (task ${created.taskId})` }]);
+
+    const { task, creator } = await taskSpans(telemetry, 'ask_name', created.taskId);
+    expectLinkedRoot(task, creator, 'ask_name', created.taskId);
+    expect(statusEvents(task)).toEqual(['working', 'input_required', 'working', 'completed']);
+    const [question] = await telemetry.waitFor('elicitation/create');
+    expect(question.kind).toBe(SpanKind.CLIENT);
+    expect(question.spanContext().traceId).toBe(task.spanContext().traceId);
+    expect(question.parentSpanContext?.spanId).toBe(task.spanContext().spanId);
+  });
+
+  it('the tasks gauge counts a working task while it runs, and not after it completed', async () => {
+    const client = await connect();
+    const created = await startTask(client, 'gated', { label: 'gauge-legacy' });
+    await server.gates.whenStarted('gauge-legacy');
+    expect(await activeTasks(telemetry, 'working')).toBe(1);
+    server.gates.release('gauge-legacy');
+    await client.experimental.tasks.getTaskResult(created.taskId, CallToolResultSchema);
+    const { task } = await taskSpans(telemetry, 'gated', created.taskId);
+    expect(statusEvents(task)).toEqual(['working', 'completed']);
+    expect(await activeTasks(telemetry, 'working')).toBe(0);
+  });
+
+  it('tasks/cancel ends the span with a cancelled event, and the gauge drops to 0', async () => {
+    const client = await connect();
+    const created = await startTask(client, 'sleepy', { ms: 30_000, label: 'cancelled-legacy' });
+    expect(await activeTasks(telemetry, 'working')).toBe(1);
+    await client.experimental.tasks.cancelTask(created.taskId);
+    const { task, creator } = await taskSpans(telemetry, 'sleepy', created.taskId);
+    expectLinkedRoot(task, creator, 'sleepy', created.taskId);
+    expect(statusEvents(task)).toEqual(['working', 'cancelled']);
+    expect(task.attributes['mcp.task.status']).toBe('cancelled');
+    expect(await activeTasks(telemetry, 'working')).toBe(0);
+  });
+
+  it('a task whose work fails with a protocol error: a failed event, status ERROR with its message', async () => {
+    const client = await connect();
+    const created = await startTask(client, 'protocol_error', { ms: 0 });
+    await waitUntil(
+      async () => (await client.experimental.tasks.getTask(created.taskId)).status === 'failed',
+      'the task to fail',
+    );
+    const { task, creator } = await taskSpans(telemetry, 'protocol_error', created.taskId);
+    expectLinkedRoot(task, creator, 'protocol_error', created.taskId);
+    expect(statusEvents(task)).toEqual(['working', 'failed']);
+    expect(task.attributes['mcp.task.status']).toBe('failed');
+    expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Quota exceeded' });
+  });
+  it('a tool error fails the task at 2025-11-25: the span ends failed too', async () => {
+    const client = await connect();
+    const created = await startTask(client, 'tool_error', { ms: 0 });
+    await waitUntil(
+      async () => (await client.experimental.tasks.getTask(created.taskId)).status === 'failed',
+      'the task to fail',
+    );
+    const { task } = await taskSpans(telemetry, 'tool_error', created.taskId);
+    expect(statusEvents(task)).toEqual(['working', 'failed']);
+    expect(task.attributes['mcp.task.status']).toBe('failed');
+    expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'The tool reported an error' });
+  });
+});
+
+describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
+  const telemetry = new TestTelemetry();
+  let server: TelemetryTasksApp;
+
+  /** One modern request declaring the tasks extension, with the headers mirroring it. */
+  function rpc(method: string, params: Record<string, unknown>, id: string): Promise<RawResponse> {
+    const name = typeof params.name === 'string' ? params.name : (params.taskId as string | undefined);
+    return post(
+      server.url,
+      modernRequest(method, params, id, { [META.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } }),
+      modernHeaders(method, name),
+    );
+  }
+
+  function resultOf(response: RawResponse): Record<string, any> {
+    const message = response.json ?? response.events.find((event) => event.id !== undefined);
+    if (message?.result === undefined) {
+      throw new Error(`Expected a result, got ${response.status} ${response.text}`);
+    }
+    return message.result as Record<string, any>;
+  }
+
+  /** Calls `tool` and expects it to become a task: its id. */
+  async function startTask(tool: string, args: Record<string, unknown>, id: string): Promise<string> {
+    const created = resultOf(await rpc('tools/call', { name: tool, arguments: args }, id));
+    expect(created).toMatchObject({ resultType: 'task', taskId: expect.any(String) });
+    return created.taskId as string;
+  }
+
+  async function untilStatus(taskId: string, ...statuses: string[]): Promise<Record<string, any>> {
+    let last: Record<string, any> = {};
+    let poll = 0;
+    await waitUntil(
+      async () => {
+        poll += 1;
+        last = resultOf(await rpc('tasks/get', { taskId }, `get-${poll}`));
+        return statuses.includes(last.status as string);
+      },
+      `task ${taskId} to be ${statuses.join(' or ')}`,
+    );
+    return last;
+  }
+
+  beforeAll(async () => {
+    registerOtelGlobals();
+    server = await startTelemetryTasksApp(telemetry.tracerProvider, { telemetry: telemetry.options });
+  });
+
+  beforeEach(() => telemetry.reset());
+
+  afterAll(async () => {
+    await server?.close();
+    await telemetry.shutdown();
+    resetOtelGlobals();
+  });
+
+  it('a call past the inline window: a root task span linked to its tools/call span, working then completed', async () => {
+    const taskId = await startTask('sleepy', { ms: PAST_WINDOW_MS, label: 'modern' }, 'call-1');
+    const done = await untilStatus(taskId, 'completed', 'failed', 'cancelled');
+    expect(done.status).toBe('completed');
+    const { task, creator } = await taskSpans(telemetry, 'sleepy', taskId);
+    expectLinkedRoot(task, creator, 'sleepy', taskId);
+    expect(creator.attributes['mcp.protocol.version']).toBe('2026-07-28');
+    expect(task.attributes).not.toHaveProperty(['mcp.session.id']);
+    expect(statusEvents(task)).toEqual(['working', 'completed']);
+  });
+
+  it('the tasks gauge counts a working task while it runs, 0 after it completed', async () => {
+    const taskId = await startTask('gated', { label: 'gauge-modern' }, 'call-2');
+    expect(await activeTasks(telemetry, 'working')).toBe(1);
+    server.gates.release('gauge-modern');
+    expect((await untilStatus(taskId, 'completed', 'failed', 'cancelled')).status).toBe('completed');
+    await taskSpans(telemetry, 'gated', taskId);
+    expect(await activeTasks(telemetry, 'working')).toBe(0);
+  });
+
+  it('tasks/cancel: the span ends with a cancelled event', async () => {
+    const taskId = await startTask('sleepy', { ms: 30_000, label: 'cancelled-modern' }, 'call-3');
+    resultOf(await rpc('tasks/cancel', { taskId }, 'cancel-3'));
+    const { task, creator } = await taskSpans(telemetry, 'sleepy', taskId);
+    expectLinkedRoot(task, creator, 'sleepy', taskId);
+    expect(statusEvents(task)).toEqual(['working', 'cancelled']);
+    expect(await activeTasks(telemetry, 'working')).toBe(0);
+  });
+
+  it('a protocol error fails the task: a failed event, status ERROR', async () => {
+    const taskId = await startTask('protocol_error', { ms: PAST_WINDOW_MS }, 'call-4');
+    expect((await untilStatus(taskId, 'completed', 'failed', 'cancelled')).status).toBe('failed');
+    const { task, creator } = await taskSpans(telemetry, 'protocol_error', taskId);
+    expectLinkedRoot(task, creator, 'protocol_error', taskId);
+    expect(statusEvents(task)).toEqual(['working', 'failed']);
+    expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Quota exceeded' });
+  });
+
+  it('a tool error completes the task at 2026-07-28 (the result says isError): a completed event, no ERROR', async () => {
+    const taskId = await startTask('tool_error', { ms: PAST_WINDOW_MS }, 'call-5');
+    const done = await untilStatus(taskId, 'completed', 'failed', 'cancelled');
+    expect(done).toMatchObject({ status: 'completed', result: { isError: true } });
+    const { task } = await taskSpans(telemetry, 'tool_error', taskId);
+    expect(statusEvents(task)).toEqual(['working', 'completed']);
+    expect(task.status.code).not.toBe(SpanStatusCode.ERROR);
+  });
+});
