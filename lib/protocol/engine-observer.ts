@@ -21,8 +21,10 @@ export interface ObservedQuestion {
 export interface ObservedTask {
   /** Runs the task's work within the task's observation (what the work does is seen as the task's). */
   run<T>(work: () => T): T;
-  /** The task changed status; `terminal` statuses end the observation. */
+  /** The task changed status; a terminal status (cancelled, expired) ends the observation. */
   status(status: McpTaskStatus, message?: string): void;
+  /** The task's work ended and the task was stored so: its final status, and its error if it failed. */
+  settled(record: McpTaskRecord): void;
 }
 
 /** The watcher of one engine. */

@@ -15,7 +15,7 @@ import { reportOutcome, TaskRelay, type WorkOutcome } from './tasks/task-relay';
 import { renderCreateTaskResult } from './tasks/task-render';
 import { taskOwner } from './tasks/task-owner';
 import type { TaskOutcome, TaskPort } from './tasks/task-port';
-import type { McpTaskRecord, McpTaskStatus } from './tasks/task-record';
+import type { McpTaskRecord } from './tasks/task-record';
 import type { EngineObserver, ObservedTask } from './engine-observer';
 
 /** What the task calls need of the engine: its logger, the way to the client, the failure log. */
@@ -44,19 +44,6 @@ function outcomeOf(outcome: WorkOutcome<JsonObject>): TaskOutcome {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * The status a task's work ends it in, and its message, as the task manager stores them: at
- * 2025-11-25 a tool result with `isError` fails the task; at 2026-07-28 it completes it.
- */
-function endOf(record: McpTaskRecord, outcome: WorkOutcome<JsonObject>): [McpTaskStatus, string | undefined] {
-  if (!outcome.ok) {
-    return ['failed', messageOf(outcome.error)];
-  }
-  return outcome.value.isError === true && record.era === 'legacy'
-    ? ['failed', 'The tool reported an error']
-    : ['completed', undefined];
 }
 
 /**
@@ -163,14 +150,20 @@ export class TaskCall implements RunningTask {
       this.host.logFailure(this.request, outcome.error);
     }
     this.forget(this);
-    if (!this.closed) {
-      this.observed?.status(...endOf(this.record, outcome));
-    }
-    this.tasks.settle(this.record.id, outcomeOf(outcome)).catch((error: unknown) => {
-      this.host.logger.error(
-        `Could not store the outcome of task ${this.record.id}: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    });
+    // The watcher hears the status the task was stored in (how an isError result ends a task
+    // is the task manager's rule, per revision), not one guessed here.
+    const observed = this.closed ? undefined : this.observed;
+    this.tasks.settle(this.record.id, outcomeOf(outcome)).then(
+      (stored) => {
+        if (stored !== undefined) {
+          observed?.settled(stored);
+        }
+      },
+      (error: unknown) => {
+        observed?.status('failed', 'The outcome of the task could not be stored');
+        this.host.logger.error(`Could not store the outcome of task ${this.record.id}: ${messageOf(error)}`);
+      },
+    );
   }
 }
 

@@ -142,7 +142,7 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
    *
    * @internal the engine's
    */
-  settle(id: string, outcome: TaskOutcome): Promise<void> {
+  settle(id: string, outcome: TaskOutcome): Promise<McpTaskRecord | undefined> {
     return this.manager.settle(id, outcome);
   }
 

@@ -90,9 +90,9 @@ export class TaskManager implements TaskPort {
   }
 
   /** Records how a task's work ended; ignored once the task is terminal (cancelled, expired). */
-  async settle(id: string, outcome: TaskOutcome): Promise<void> {
+  async settle(id: string, outcome: TaskOutcome): Promise<McpTaskRecord | undefined> {
     this.live.release(id, new McpError(ErrorCode.InternalError, 'The task ended'), false);
-    await this.transition(id, (record) => {
+    return this.transition(id, (record) => {
       if (outcome.type === 'error') {
         return { ...record, status: 'failed', error: outcome.error, statusMessage: outcome.error.message };
       }

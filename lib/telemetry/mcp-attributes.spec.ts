@@ -287,4 +287,19 @@ describe('metricAttributes', () => {
   it('adds nothing that is not there', () => {
     expect(metricAttributes({ [ATTR.method]: 'ping', [ATTR.requestId]: '1' })).toEqual({ [ATTR.method]: 'ping' });
   });
+
+  it('drops a tool or prompt name the server does not have', () => {
+    const guessed = { [ATTR.method]: 'tools/call', [ATTR.toolName]: 'guess-1', [ATTR.operation]: 'execute_tool' };
+    expect(metricAttributes(guessed, true)).toEqual({ [ATTR.method]: 'tools/call', [ATTR.operation]: 'execute_tool' });
+    expect(metricAttributes({ [ATTR.method]: 'prompts/get', [ATTR.promptName]: 'guess-2' }, true)).toEqual({
+      [ATTR.method]: 'prompts/get',
+    });
+  });
+
+  it('names the target of a tool call or prompt, and nothing else', () => {
+    const base = facts({ era: 'modern', transport: 'stdio' });
+    expect(messageAttributes(base, request('tools/call', { name: 'echo' }, 1)).name).toBe('echo');
+    expect(messageAttributes(base, request('prompts/get', { name: 'greet' }, 1)).name).toBe('greet');
+    expect(messageAttributes(base, request('resources/read', { uri: 'mem://x' }, 1)).name).toBeUndefined();
+  });
 });

@@ -17,6 +17,7 @@ import {
   messageAttributes,
   metricAttributes,
   outcomeAttributes,
+  TOOL_ERROR,
   transportAttributes,
   type Attributes,
 } from './mcp-attributes';
@@ -192,29 +193,41 @@ export class McpTelemetry implements EngineObserver {
     const tasks = this.tasks;
     tasks.set(record.id, 'working');
     span.addEvent('mcp.task.status', { [ATTR.taskStatus]: 'working' });
+    const status = (next: McpTaskStatus, message?: string, errorType = '_OTHER'): void => {
+      if (!tasks.has(record.id)) {
+        return;
+      }
+      const event: Attributes = { [ATTR.taskStatus]: next };
+      if (message !== undefined) {
+        event['mcp.task.status_message'] = message;
+      }
+      span.addEvent('mcp.task.status', event);
+      if (!isTerminal(next)) {
+        tasks.set(record.id, next);
+        return;
+      }
+      tasks.delete(record.id);
+      span.setAttribute(ATTR.taskStatus, next);
+      if (next === 'failed') {
+        span.setAttribute(ATTR.errorType, errorType);
+        span.setStatus({ code: api.SpanStatusCode.ERROR, message });
+      }
+      span.end();
+    };
     return {
       run: (work) => api.context.with(api.trace.setSpan(api.context.active(), span), work),
-      status: (status, message) => {
-        if (!tasks.has(record.id)) {
-          return;
-        }
-        const event: Attributes = { [ATTR.taskStatus]: status };
-        if (message !== undefined) {
-          event['mcp.task.status_message'] = message;
-        }
-        span.addEvent('mcp.task.status', event);
-        if (!isTerminal(status)) {
-          tasks.set(record.id, status);
-          return;
-        }
-        tasks.delete(record.id);
-        span.setAttribute(ATTR.taskStatus, status);
-        if (status === 'failed') {
-          span.setAttribute(ATTR.errorType, '_OTHER');
-          span.setStatus({ code: api.SpanStatusCode.ERROR, message });
-        }
-        span.end();
-      },
+      status,
+      // A failed task says why as the request would have: its JSON-RPC code, or a tool error.
+      settled: (stored) =>
+        status(
+          stored.status,
+          stored.statusMessage,
+          stored.error !== undefined
+            ? String(stored.error.code)
+            : stored.result?.isError === true
+              ? TOOL_ERROR
+              : undefined,
+        ),
     };
   }
 

@@ -72,7 +72,7 @@ function settledTasks(app: TasksApp): Set<string> {
   const ids = new Set<string>();
   jest.spyOn(tasks, 'settle').mockImplementation(async (id, outcome) => {
     try {
-      await settle(id, outcome);
+      return await settle(id, outcome);
     } finally {
       ids.add(id);
     }

@@ -20,6 +20,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { startTelemetryTasksApp, type TelemetryTasksApp, WORK_SPAN } from '../fixtures/telemetry-tasks-fixture';
 import { META, modernHeaders, modernRequest, post, type RawResponse, waitUntil } from '../fixtures/raw-rpc';
 import { registerOtelGlobals, resetOtelGlobals, TestTelemetry } from '../fixtures/telemetry-sdk';
+import { JOB_ERROR_CODE } from '../fixtures/tasks-fixture';
 
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const TASK_TTL_MS = 60_000;
@@ -153,6 +154,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     expect(task.attributes['mcp.task.status']).toBe('completed');
     expect(statusEvents(task)).toEqual(['working', 'completed']);
     expect(task.status.code).not.toBe(SpanStatusCode.ERROR);
+    expect(task.attributes).not.toHaveProperty('error.type');
 
     const [work] = telemetry.named(WORK_SPAN);
     expect(work.spanContext().traceId).toBe(task.spanContext().traceId);
@@ -210,6 +212,8 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     expect(statusEvents(task)).toEqual(['working', 'failed']);
     expect(task.attributes['mcp.task.status']).toBe('failed');
     expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Quota exceeded' });
+    // The code the request would have answered, as on a request span.
+    expect(task.attributes['error.type']).toBe(String(JOB_ERROR_CODE));
   });
   it('a tool error fails the task at 2025-11-25: the span ends failed too', async () => {
     const client = await connect();
@@ -222,6 +226,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     expect(statusEvents(task)).toEqual(['working', 'failed']);
     expect(task.attributes['mcp.task.status']).toBe('failed');
     expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'The tool reported an error' });
+    expect(task.attributes['error.type']).toBe('tool_error');
   });
 });
 
@@ -317,6 +322,7 @@ describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
     expectLinkedRoot(task, creator, 'protocol_error', taskId);
     expect(statusEvents(task)).toEqual(['working', 'failed']);
     expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Quota exceeded' });
+    expect(task.attributes['error.type']).toBe(String(JOB_ERROR_CODE));
   });
 
   it('a tool error completes the task at 2026-07-28 (the result says isError): a completed event, no ERROR', async () => {

@@ -36,8 +36,11 @@ export interface TaskPort {
   owned(owner: string, id: unknown): Promise<McpTaskRecord>;
   /** Creates a task in `working`; `abort` stops its work when the task is cancelled or expires. */
   create(init: NewTask, abort: (reason: unknown) => void): Promise<McpTaskRecord>;
-  /** Stores how the task's work ended. */
-  settle(id: string, outcome: TaskOutcome): Promise<void>;
+  /**
+   * Stores how the task's work ended; resolves with the task as stored, or `undefined` when it
+   * had already ended (cancelled, expired).
+   */
+  settle(id: string, outcome: TaskOutcome): Promise<McpTaskRecord | undefined>;
   /** Cancels a task; resolves with the task after the cancellation, if it exists. */
   cancel(id: string, reason?: string): Promise<McpTaskRecord | undefined>;
   /** Modern era: asks the client through the task (`input_required`, answered by `tasks/update`). */
