@@ -252,7 +252,9 @@ export class McpTelemetry implements EngineObserver {
     const remote = propagator.extract(api.ROOT_CONTEXT, meta, api.defaultTextMapGetter);
     const remoteSpan = api.trace.getSpanContext(remote);
     if (remoteSpan === undefined || !api.trace.isSpanContextValid(remoteSpan)) {
-      return { parent: ambient, links: [] };
+      // Baggage may come without a trace context: the handler still sees it.
+      const baggage = api.propagation.getBaggage(remote);
+      return { parent: baggage === undefined ? ambient : api.propagation.setBaggage(ambient, baggage), links: [] };
     }
     const transport = api.trace.getSpanContext(ambient);
     const links = transport !== undefined && api.trace.isSpanContextValid(transport) ? [{ context: transport }] : [];

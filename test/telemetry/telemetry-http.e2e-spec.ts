@@ -259,6 +259,17 @@ describe.each(PLATFORMS)('telemetry over HTTP (%s)', (platform) => {
       expect(span.links).toEqual([]);
     });
 
+    it('baggage in _meta without a traceparent still reaches the handler; the span stays a root', async () => {
+      const result = await client.callTool({
+        name: 'read_baggage',
+        arguments: { key: 'tenant' },
+        _meta: { baggage: 'tenant=globex' },
+      });
+      expect(result.content).toEqual([{ type: 'text', text: 'baggage tenant=globex' }]);
+      const span = await spanOf(telemetry, 'tools/call read_baggage', sentId(exchanges, 'tools/call'));
+      expect(span.parentSpanContext).toBeUndefined();
+    });
+
     it('elicitation: a CLIENT span under the tool span, whose context the question carries', async () => {
       const result = await client.callTool({ name: 'ask_name', arguments: {} });
       expect(result.content).toEqual([{ type: 'text', text: 'action=accept name=Ada' }]);
