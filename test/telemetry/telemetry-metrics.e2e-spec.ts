@@ -9,20 +9,24 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  CallToolResultSchema,
-  ElicitRequestSchema,
-  type ElicitResult,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, type ElicitResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { DataPoint, Histogram } from '@opentelemetry/sdk-metrics';
 import { ROUTINGS, startTransportsApp, type TransportsApp } from '../fixtures/transports-fixture';
 import { modernHeaders, modernRequest, send, SseReader, waitUntil } from '../fixtures/raw-rpc';
 import { TestTelemetry } from '../fixtures/telemetry-sdk';
+import { connectStreamingClient } from '../fixtures/streaming-client';
 
 const LEGACY = '2025-11-25';
 /** What every exchange of these tests runs on: Node's fetch speaks HTTP/1.1 over TCP. */
 const HTTP = { 'network.transport': 'tcp', 'network.protocol.name': 'http', 'network.protocol.version': '1.1' };
+/** The exact attributes of the point of the `echo` calls: no ids, session or address. */
+const ECHO_CALL = {
+  'mcp.method.name': 'tools/call',
+  'mcp.protocol.version': LEGACY,
+  'gen_ai.tool.name': 'echo',
+  'gen_ai.operation.name': 'execute_tool',
+  ...HTTP,
+};
 
 /** The value of a gauge for the point whose attributes include `attributes` (0 when there is none). */
 async function gauge(telemetry: TestTelemetry, name: string, attributes: Record<string, string> = {}): Promise<number> {
@@ -52,26 +56,7 @@ describe('telemetry metrics over Streamable HTTP (express)', () => {
   async function connect(
     elicit?: (params: Record<string, unknown>) => Promise<ElicitResult>,
   ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-    let streamOpen: () => void = () => undefined;
-    const streaming = new Promise<void>((resolve) => (streamOpen = resolve));
-    const watching: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
-      if ((init?.method ?? 'GET').toUpperCase() === 'GET' && response.status === 200) {
-        streamOpen();
-      }
-      return response;
-    };
-    const client = new Client(
-      { name: 'telemetry-metrics', version: '1.0.0' },
-      { capabilities: elicit === undefined ? {} : { elicitation: {} } },
-    );
-    if (elicit !== undefined) {
-      client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params as Record<string, unknown>));
-    }
-    const transport = new StreamableHTTPClientTransport(server.url, { fetch: watching });
-    await client.connect(transport);
-    await streaming;
-    const connected = { client, transport };
+    const connected = await connectStreamingClient(server.url, 'telemetry-metrics', elicit);
     clients.push(connected);
     return connected;
   }
@@ -102,13 +87,7 @@ describe('telemetry metrics over Streamable HTTP (express)', () => {
     const calls = await histogramPoints(telemetry, 'mcp.server.operation.duration', 'tools/call');
     expect(calls).toHaveLength(1);
     // Exactly these: no jsonrpc.request.id, mcp.session.id, client.address or client.port.
-    expect(calls[0].attributes).toEqual({
-      'mcp.method.name': 'tools/call',
-      'mcp.protocol.version': LEGACY,
-      'gen_ai.tool.name': 'echo',
-      'gen_ai.operation.name': 'execute_tool',
-      ...HTTP,
-    });
+    expect(calls[0].attributes).toEqual(ECHO_CALL);
     expect(calls[0].value.count).toBe(3);
     expect(calls[0].value.sum).toBeGreaterThan(0);
 
@@ -251,13 +230,7 @@ describe('telemetry metrics over Streamable HTTP (fastify)', () => {
       await client.callTool({ name: 'echo', arguments: { text: 'b' } });
       const calls = await histogramPoints(telemetry, 'mcp.server.operation.duration', 'tools/call');
       expect(calls).toHaveLength(1);
-      expect(calls[0].attributes).toEqual({
-        'mcp.method.name': 'tools/call',
-        'mcp.protocol.version': LEGACY,
-        'gen_ai.tool.name': 'echo',
-        'gen_ai.operation.name': 'execute_tool',
-        ...HTTP,
-      });
+      expect(calls[0].attributes).toEqual(ECHO_CALL);
       expect(calls[0].value.count).toBe(2);
       await transport.terminateSession();
       const [session] = await histogramPoints(telemetry, 'mcp.server.session.duration');

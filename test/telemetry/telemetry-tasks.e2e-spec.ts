@@ -6,12 +6,11 @@
  * and the CLIENT span of a question it asks are children of it); the tasks gauge counts the
  * working task while it runs and not after.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
   CreateTaskResultSchema,
-  ElicitRequestSchema,
   type ElicitResult,
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -21,6 +20,7 @@ import { startTelemetryTasksApp, type TelemetryTasksApp, WORK_SPAN } from '../fi
 import { META, modernHeaders, modernRequest, post, type RawResponse, waitUntil } from '../fixtures/raw-rpc';
 import { registerOtelGlobals, resetOtelGlobals, TestTelemetry } from '../fixtures/telemetry-sdk';
 import { JOB_ERROR_CODE } from '../fixtures/tasks-fixture';
+import { connectStreamingClient } from '../fixtures/streaming-client';
 
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const TASK_TTL_MS = 60_000;
@@ -87,26 +87,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
   async function connect(
     elicit?: (params: Record<string, unknown>) => Promise<ElicitResult> | ElicitResult,
   ): Promise<Client> {
-    let streamOpen: () => void = () => undefined;
-    const streaming = new Promise<void>((resolve) => (streamOpen = resolve));
-    // Sees the client's GET stream open: the session's questions and statuses travel on it.
-    const watching: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
-      if ((init?.method ?? 'GET').toUpperCase() === 'GET' && response.status === 200) {
-        streamOpen();
-      }
-      return response;
-    };
-    const client = new Client(
-      { name: 'telemetry-tasks', version: '1.0.0' },
-      { capabilities: elicit === undefined ? {} : { elicitation: {} } },
-    );
-    if (elicit !== undefined) {
-      client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params as Record<string, unknown>));
-    }
-    const transport = new StreamableHTTPClientTransport(server.url, { fetch: watching });
-    await client.connect(transport);
-    await streaming;
+    const { client, transport } = await connectStreamingClient(server.url, 'telemetry-tasks', elicit);
     open.push({ client, transport });
     return client;
   }
