@@ -71,7 +71,7 @@ export class TaskCall implements RunningTask {
 
   /** The task ended without its work's outcome (cancelled, expired). */
   ended(reason: unknown): void {
-    this.observed?.status('cancelled', reason instanceof Error ? reason.message : String(reason));
+    this.observed?.status('cancelled', messageOf(reason));
   }
 
   get id(): string {
