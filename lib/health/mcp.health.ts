@@ -6,6 +6,7 @@ import { McpRegistry } from '../registry/mcp-registry.service';
 import type { SessionStore } from '../sessions/session-store.interface';
 import type { RedisHub } from '../stores/redis/redis-hub';
 import { MemorySessionStore } from '../stores/memory/memory-session.store';
+import { messageOf } from '../protocol/mcp-error';
 
 /** `up` or `down`, as `@nestjs/terminus` spells them. @publicApi */
 export type McpHealthStatus = 'up' | 'down';
@@ -67,10 +68,6 @@ export interface McpHealthCheckOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 1000;
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * The health of the MCP server, for `@nestjs/terminus` (or any readiness probe): its stores are

@@ -116,3 +116,8 @@ export class McpUrlElicitationRequiredError extends McpError {
     this.elicitations = sent;
   }
 }
+
+/** What a caught value says: an error's message, or the value as text (what may be thrown). */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -5,7 +5,7 @@
  * client, how its outcome is stored.
  */
 import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcNotification } from './json-rpc';
-import { McpError } from './mcp-error';
+import { McpError, messageOf } from './mcp-error';
 import type { AskOptions, InputRequest } from './client-requests';
 import { TaskChannel, type TaskChannelHost } from './task-channel';
 import type { RequestChannel } from './transport-contract';
@@ -40,10 +40,6 @@ function outcomeOf(outcome: WorkOutcome<JsonObject>): TaskOutcome {
   return error instanceof McpError
     ? { type: 'error', error: { code: error.code, message: error.message, data: error.data } }
     : { type: 'error', error: { code: ErrorCode.InternalError, message: 'Internal error' } };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

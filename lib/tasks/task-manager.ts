@@ -2,7 +2,7 @@ import type { ClusterLink } from '../cluster/cluster-link.interface';
 import type { NotificationBus } from '../notifications/notification-bus.interface';
 import type { InputRequest } from '../protocol/client-requests';
 import { ErrorCode, type JsonObject } from '../protocol/json-rpc';
-import { McpError } from '../protocol/mcp-error';
+import { McpError, messageOf } from '../protocol/mcp-error';
 import { LiveTasks } from './live-tasks';
 import type { NewTask, TaskOutcome, TaskPort } from '../protocol/tasks/task-port';
 import { TaskCreations } from './task-creations';
@@ -20,10 +20,6 @@ export interface TaskLogger {
 export type { NewTask, TaskOutcome } from '../protocol/tasks/task-port';
 
 const MISSING = 'Task not found';
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * The tasks of one server, without a framework: created by the engine when a call becomes a

@@ -9,7 +9,7 @@ import type { EngineObserver, ObservedQuestion, ObservedTask } from '../protocol
 import type { EngineOutcome, RequestFacts, ResolvedRequest } from '../protocol/engine';
 import type { InputRequest } from '../protocol/client-requests';
 import { isJsonObject, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/json-rpc';
-import { McpError } from '../protocol/mcp-error';
+import { McpError, messageOf } from '../protocol/mcp-error';
 import { metaOf } from '../protocol/request-meta';
 import { isTerminal, type McpTaskRecord, type McpTaskStatus } from '../protocol/tasks/task-record';
 import {
@@ -63,10 +63,6 @@ function errorTypeOf(error: unknown): string {
     return String(error.code);
   }
   return error instanceof Error && error.name !== 'Error' ? error.name : '_OTHER';
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export class McpTelemetry implements EngineObserver {

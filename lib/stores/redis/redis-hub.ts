@@ -4,6 +4,7 @@ import type { Redis, RedisOptions } from 'ioredis';
 import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import type { ResolvedRedisOptions } from './redis-settings';
+import { messageOf } from '../../protocol/mcp-error';
 
 /** A Lua script, run by its SHA1 once Redis knows it. */
 export interface RedisScript {
@@ -32,10 +33,6 @@ function loadIoredis(): typeof IoRedis {
   } catch {
     throw new McpConfigurationError('redis: the "ioredis" package is not installed (npm install ioredis)');
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -14,16 +14,13 @@ import { ResumableStream, writeEvent, type StreamHost, type StreamKind } from '.
 import { PendingResumes } from './pending-resumes';
 import { StreamFollows } from './stream-follow';
 import { McpLogger } from '../../../telemetry/mcp.logger';
+import { messageOf } from '../../../protocol/mcp-error';
 
 // The HTTP services take both the registry and the stream type from here.
 export { ResumableStream, type EventSink, type StreamKind } from './resumable-stream';
 
 function isResponse(message: JsonRpcMessage | undefined): boolean {
   return message !== undefined && !('method' in message);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
