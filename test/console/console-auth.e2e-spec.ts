@@ -48,10 +48,10 @@ describe('console: a bearer-protected sample', () => {
       expect(await connectionStatus(page).textContent()).not.toMatch(/^Connected/);
 
       // Only the chosen kind's fields are shown.
-      expect(await page.getByLabel('Bearer token', { exact: true }).count()).toBe(0);
+      expect(await page.getByLabel('Bearer token', { exact: true }).isVisible()).toBe(false);
       await page.getByLabel('Authentication', { exact: true }).selectOption({ label: 'Bearer token' });
       await page.getByLabel('Bearer token', { exact: true }).waitFor({ timeout: WAIT_MS });
-      expect(await page.getByLabel('Username', { exact: true }).count()).toBe(0);
+      expect(await page.getByLabel('Username', { exact: true }).isVisible()).toBe(false);
 
       await connectWith(page, `${TOKEN}-wrong`);
       await waitForText(page.getByRole('alert'), '401 Unauthorized');

@@ -87,6 +87,8 @@ export function foreignRequests(problems: PageProblems, origins: string[]): stri
 async function newWatchedContext(browser: Browser, problems: PageProblems, contexts: BrowserContext[]) {
   const context = await browser.newContext({ viewport: VIEWPORT });
   contexts.push(context);
+  // Actions wait for their element as long as the waits of these helpers do, not Playwright's 30 s.
+  context.setDefaultTimeout(WAIT_MS);
   // A violation also fires `securitypolicyviolation`; logging it says which directive, in case
   // Chromium's own console message is ever missing (init scripts are not subject to the CSP).
   await context.addInitScript(() => {
