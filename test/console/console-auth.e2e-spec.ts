@@ -53,7 +53,14 @@ describe('console: a bearer-protected sample', () => {
       await page.getByLabel('Bearer token', { exact: true }).waitFor({ timeout: WAIT_MS });
       expect(await page.getByLabel('Username', { exact: true }).isVisible()).toBe(false);
 
+      // The wrong token is sent, refused, and the refusal shown again.
+      const refused = page.waitForResponse(
+        (response) => new URL(response.url()).pathname === '/mcp' && response.request().method() === 'POST',
+      );
       await connectWith(page, `${TOKEN}-wrong`);
+      const answer = await refused;
+      expect(answer.status()).toBe(401);
+      expect(await answer.request().headerValue('authorization')).toBe(`Bearer ${TOKEN}-wrong`);
       await waitForText(page.getByRole('alert'), '401 Unauthorized');
       expect(await connectionStatus(page).textContent()).not.toMatch(/^Connected/);
 
