@@ -24,18 +24,18 @@ export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE, ASYN
       const identity = resolveServerIdentity(extras, paths, global, callSite(), consoleSettings?.path);
       const decorators = resolveEndpointDecorators(extras.endpointDecorators);
       const controllers = createMcpControllers(paths, identity.name, decorators);
-      const console = consoleModuleParts(consoleSettings, identity.name, decorators);
+      const consoleParts = consoleModuleParts(consoleSettings, identity.name, decorators);
       const server = serverModuleParts(identity);
       return {
         ...definition,
         global,
         imports: [...(definition.imports ?? []), ...server.imports],
-        controllers: [...(definition.controllers ?? []), ...controllers, ...console.controllers],
+        controllers: [...(definition.controllers ?? []), ...controllers, ...consoleParts.controllers],
         providers: [
           ...(definition.providers ?? []),
           { provide: MCP_HTTP_PATHS, useValue: paths },
           ...server.providers,
-          ...console.providers,
+          ...consoleParts.providers,
         ],
         exports: [...(definition.exports ?? []), ...server.exports],
       };
