@@ -89,6 +89,9 @@ export function consolePathBeside(
 export function endpointBesideConsole(pagePath: string, consolePath: string, endpointPath: string): string {
   const page = normalizePath(pagePath);
   const own = normalizePath(consolePath);
-  const prefix = page.toLowerCase().endsWith(own.toLowerCase()) ? page.slice(0, page.length - own.length) : '';
-  return `${prefix.replace(/\/+$/, '')}${normalizePath(endpointPath)}`;
+  const prefix = (
+    page.toLowerCase().endsWith(own.toLowerCase()) ? page.slice(0, page.length - own.length) : ''
+  ).replace(/\/+$/, '');
+  const endpoint = normalizePath(endpointPath);
+  return endpoint === '/' ? prefix || '/' : `${prefix}${endpoint}`;
 }
