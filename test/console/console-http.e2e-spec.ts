@@ -399,6 +399,19 @@ describe.each(PLATFORMS)('MCP console over HTTP (%s)', (platform) => {
     });
   });
 
+  it("refuses to start when a server's console path is another server's endpoint path", async () => {
+    @Module({
+      imports: [
+        McpModule.forRoot({ name: 'first', version: '1.0.0', path: 'first', console: { path: 'second' } }),
+        McpModule.forRoot({ name: 'second', version: '1.0.0', path: 'second', isGlobal: false }),
+      ],
+    })
+    class ClashingModule {}
+    await expect(startHttpApp(ClashingModule, { platform })).rejects.toThrow(
+      /Two MCP servers use the path "second": server "first" .* and server "second"/,
+    );
+  });
+
   describe('NODE_ENV=production', () => {
     const before = process.env.NODE_ENV;
     beforeEach(() => {
