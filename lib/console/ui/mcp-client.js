@@ -1,0 +1,385 @@
+// @ts-check
+/**
+ * The console's MCP client: the 2026-07-28 wire over `fetch`, against the endpoint that served the
+ * page. Every request is stateless and carries its own `_meta`; an answer comes as JSON or as an
+ * SSE stream of that request's notifications ending with its response; cancelling a request is
+ * closing its stream (aborting the fetch); a server question comes back as an `input_required`
+ * result, is answered by the person, and the request is sent again with the answers.
+ */
+
+export const PROTOCOL_VERSION = '2026-07-28';
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+};
+const CLIENT_INFO = { name: 'nest-mcp-console', title: 'MCP console', version: '1.0.0' };
+/** A bound on how many times one request is sent again with answers, against a server asking forever. */
+const MAX_ROUNDS = 32;
+
+/**
+ * @typedef {Record<string, unknown>} Json
+ * @typedef {{ jsonrpc: '2.0', id?: string | number | null, method?: string, params?: Json,
+ *   result?: Json, error?: { code: number, message: string, data?: unknown } }} JsonRpcMessage
+ * @typedef {{ method: string, params: Json }} InputRequest
+ * @typedef {(inputRequests: Record<string, InputRequest>, options: { signal?: AbortSignal })
+ *   => Promise<Record<string, unknown>>} Answerer
+ * @typedef {{ progress: number, total?: number, message?: string }} Progress
+ * @typedef {{ level: string, logger?: string, data: unknown }} LogMessage
+ * @typedef {{
+ *   signal?: AbortSignal,
+ *   onProgress?: (progress: Progress) => void,
+ *   onLog?: (message: LogMessage) => void,
+ *   answer?: Answerer,
+ *   tasks?: boolean,
+ *   headers?: Record<string, string>,
+ * }} RequestOptions
+ * @typedef {{ headers: Record<string, string> }} Credentials
+ * @typedef {{ name: string, version: string, title?: string, description?: string,
+ *   websiteUrl?: string }} ServerInfo
+ * @typedef {{ supportedVersions: string[], capabilities: Json, instructions?: string,
+ *   serverInfo?: ServerInfo }} ServerDescription
+ */
+
+/** An HTTP answer that is not JSON-RPC: a refused credential (401, 403), a refused Host, a 5xx. */
+export class McpHttpError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} statusText
+   * @param {string | undefined} challenge the `WWW-Authenticate` header, when the server sent one
+   * @param {string} body
+   */
+  constructor(status, statusText, challenge, body) {
+    super(`${status} ${statusText}`);
+    this.name = 'McpHttpError';
+    this.status = status;
+    this.statusText = statusText;
+    this.challenge = challenge;
+    this.body = body;
+  }
+}
+
+/** A JSON-RPC error the server answered with. */
+export class McpRpcError extends Error {
+  /**
+   * @param {number} code
+   * @param {string} message
+   * @param {unknown} data
+   */
+  constructor(code, message, data) {
+    super(message);
+    this.name = 'McpRpcError';
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** @type {Record<number, string>} */
+const STATUS_TEXT = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
+
+/**
+ * A header value as the 2026-07-28 headers carry it: as is when it is plain printable ASCII,
+ * else the base64 of its UTF-8 inside the `=?base64?...?=` sentinel.
+ *
+ * @param {string} value
+ * @returns {string}
+ */
+export function headerValue(value) {
+  const plain = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !/^=\?base64\?.*\?=$/i.test(value);
+  if (plain) {
+    return value;
+  }
+  let binary = '';
+  for (const byte of new TextEncoder().encode(value)) {
+    binary += String.fromCharCode(byte);
+  }
+  return `=?base64?${btoa(binary)}?=`;
+}
+
+/**
+ * The `Mcp-Param-<Name>` headers a tool's input schema asks for (`x-mcp-header` on a top-level
+ * property): the value of each such argument the call carries.
+ *
+ * @param {unknown} inputSchema
+ * @param {Json} args
+ * @returns {Record<string, string>}
+ */
+export function paramHeaders(inputSchema, args) {
+  /** @type {Record<string, string>} */
+  const headers = {};
+  const properties = /** @type {{ properties?: Record<string, Json> } | undefined} */ (inputSchema)?.properties;
+  for (const [name, property] of Object.entries(properties ?? {})) {
+    const header = property?.['x-mcp-header'];
+    const value = args[name];
+    if (typeof header === 'string' && value !== undefined && value !== null) {
+      headers[`Mcp-Param-${header}`] = headerValue(
+        typeof value === 'string' ? value : JSON.stringify(/** @type {number | boolean} */ (value)),
+      );
+    }
+  }
+  return headers;
+}
+
+/** The `Mcp-Name` of a request: what it is about. */
+const NAME_OF = /** @type {Record<string, string>} */ ({
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+});
+
+/**
+ * Reads an SSE body event by event, and hands each `data` payload (parsed) to `onMessage`.
+ *
+ * @param {ReadableStream<Uint8Array>} body
+ * @param {(message: JsonRpcMessage) => boolean} onMessage returns true to stop reading
+ */
+async function readEvents(body, onMessage) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) {
+        return;
+      }
+      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const event = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = event
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
+          .join('\n');
+        if (data !== '' && onMessage(/** @type {JsonRpcMessage} */ (JSON.parse(data)))) {
+          return;
+        }
+      }
+    }
+  } finally {
+    // Closing the stream is how a 2026-07-28 client stops a request: never leave one open.
+    reader.cancel().catch(() => undefined);
+  }
+}
+
+/** A browser MCP client of one endpoint (see the file comment). */
+export class McpConsoleClient {
+  /** @type {ServerDescription | undefined} */
+  server;
+  #nextId = 0;
+
+  /**
+   * @param {{ endpoint: string, credentials: () => Credentials }} options
+   */
+  constructor(options) {
+    this.endpoint = options.endpoint;
+    this.credentials = options.credentials;
+  }
+
+  /**
+   * `server/discover`: the revisions, capabilities and identity of the server, also kept in
+   * `client.server`.
+   *
+   * @returns {Promise<ServerDescription>}
+   */
+  async discover() {
+    const result = await this.request('server/discover', {});
+    const meta = /** @type {Json | undefined} */ (result._meta);
+    this.server = {
+      supportedVersions: /** @type {string[]} */ (result.supportedVersions ?? []),
+      capabilities: /** @type {Json} */ (result.capabilities ?? {}),
+      instructions: /** @type {string | undefined} */ (result.instructions),
+      serverInfo: /** @type {ServerInfo | undefined} */ (meta?.[META.serverInfo]),
+    };
+    return this.server;
+  }
+
+  /**
+   * Sends a request and resolves with its final result: the `input_required` rounds are answered
+   * through `options.answer` and the request sent again, each time with a new id.
+   *
+   * @param {string} method
+   * @param {Json} params
+   * @param {RequestOptions} [options]
+   * @returns {Promise<Json>}
+   */
+  async request(method, params, options = {}) {
+    let current = params;
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      const result = await this.#send(method, current, options);
+      if (result.resultType !== 'input_required') {
+        return result;
+      }
+      const inputRequests = /** @type {Record<string, InputRequest>} */ (result.inputRequests ?? {});
+      if (options.answer === undefined) {
+        throw new Error(
+          `The server asked for input (${Object.keys(inputRequests).join(', ')}) that nothing can answer`,
+        );
+      }
+      const inputResponses =
+        Object.keys(inputRequests).length === 0 ? {} : await options.answer(inputRequests, options);
+      // Answers of earlier rounds are not sent again: the request state carries what the server kept.
+      const { inputResponses: _previous, requestState: _state, ...rest } = current;
+      current = { ...rest, inputResponses };
+      if (typeof result.requestState === 'string') {
+        current.requestState = result.requestState;
+      }
+    }
+    throw new Error(`The server asked for input more than ${MAX_ROUNDS} times`);
+  }
+
+  /**
+   * `subscriptions/listen`: a long-lived stream of the notifications asked for. Resolves when
+   * the server ends it, or when `signal` aborts (closing it).
+   *
+   * @param {Json} notifications
+   * @param {{ signal?: AbortSignal, onNotification?: (message: JsonRpcMessage) => void,
+   *   onAcknowledged?: (honoured: Json) => void, tasks?: boolean }} [options]
+   * @returns {Promise<void>}
+   */
+  async listen(notifications, options = {}) {
+    try {
+      await this.#send(
+        'subscriptions/listen',
+        { notifications },
+        {
+          signal: options.signal,
+          tasks: options.tasks,
+          onNotification: (message) => {
+            if (message.method === 'notifications/subscriptions/acknowledged') {
+              options.onAcknowledged?.(/** @type {Json} */ (message.params?.notifications ?? {}));
+            } else {
+              options.onNotification?.(message);
+            }
+          },
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof DOMException && error.name === 'AbortError')) {
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * One POST: the request with its `_meta` and headers, its notifications handed out as they
+   * come, its response returned (or thrown).
+   *
+   * @param {string} method
+   * @param {Json} params
+   * @param {RequestOptions & { onNotification?: (message: JsonRpcMessage) => void }} options
+   * @returns {Promise<Json>}
+   */
+  async #send(method, params, options) {
+    this.#nextId += 1;
+    const id = this.#nextId;
+    const progressToken = options.onProgress === undefined ? undefined : `console-${id}`;
+    /** @type {Json} */
+    const capabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+    if (options.tasks === true) {
+      capabilities.extensions = { [TASKS_EXTENSION]: {} };
+    }
+    const given = /** @type {Json | undefined} */ (params._meta);
+    const meta = {
+      ...given,
+      [META.protocolVersion]: PROTOCOL_VERSION,
+      [META.clientCapabilities]: capabilities,
+      [META.clientInfo]: CLIENT_INFO,
+      ...(options.onLog === undefined ? {} : { [META.logLevel]: 'debug' }),
+      ...(progressToken === undefined ? {} : { progressToken }),
+    };
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } });
+    /** @type {Record<string, string>} */
+    const headers = {
+      ...this.credentials().headers,
+      ...options.headers,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': PROTOCOL_VERSION,
+      'Mcp-Method': method,
+    };
+    const nameKey = NAME_OF[method];
+    if (nameKey !== undefined && typeof params[nameKey] === 'string') {
+      headers['Mcp-Name'] = headerValue(/** @type {string} */ (params[nameKey]));
+    }
+    const response = await fetch(this.endpoint, {
+      method: 'POST',
+      headers,
+      body,
+      signal: options.signal,
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+    const type = response.headers.get('content-type') ?? '';
+    /** @type {JsonRpcMessage | undefined} */
+    let answer;
+    if (type.startsWith('text/event-stream') && response.body !== null) {
+      await readEvents(response.body, (message) => {
+        if (message.id === id && (message.result !== undefined || message.error !== undefined)) {
+          answer = message;
+          return true;
+        }
+        this.#notify(message, progressToken, options);
+        return false;
+      });
+      if (answer === undefined) {
+        throw new Error(`The stream of ${method} ended without an answer`);
+      }
+    } else {
+      const text = await response.text();
+      answer = parseRpc(text);
+      if (answer === undefined || (answer.result === undefined && answer.error === undefined)) {
+        throw new McpHttpError(
+          response.status,
+          response.statusText || STATUS_TEXT[response.status] || 'Error',
+          response.headers.get('www-authenticate') ?? undefined,
+          text,
+        );
+      }
+    }
+    if (answer.error !== undefined) {
+      throw new McpRpcError(answer.error.code, answer.error.message, answer.error.data);
+    }
+    return /** @type {Json} */ (answer.result);
+  }
+
+  /**
+   * @param {JsonRpcMessage} message
+   * @param {string | undefined} progressToken
+   * @param {RequestOptions & { onNotification?: (message: JsonRpcMessage) => void }} options
+   */
+  #notify(message, progressToken, options) {
+    const params = message.params ?? {};
+    if (message.method === 'notifications/progress' && params.progressToken === progressToken) {
+      options.onProgress?.(/** @type {Progress} */ (/** @type {unknown} */ (params)));
+    } else if (message.method === 'notifications/message') {
+      options.onLog?.(/** @type {LogMessage} */ (/** @type {unknown} */ (params)));
+    }
+    options.onNotification?.(message);
+  }
+}
+
+/**
+ * A JSON-RPC message from a body, or undefined when the body is not one.
+ *
+ * @param {string} text
+ * @returns {JsonRpcMessage | undefined}
+ */
+function parseRpc(text) {
+  try {
+    const value = /** @type {unknown} */ (JSON.parse(text));
+    return typeof value === 'object' && value !== null && /** @type {Json} */ (value).jsonrpc === '2.0'
+      ? /** @type {JsonRpcMessage} */ (value)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,264 @@
+// @ts-check
+/**
+ * The Tools tab: every tool of the server, and for the selected one its description, annotations
+ * and schemas, a form generated from its input schema, and a call with its live progress, its
+ * log lines, a Cancel button and the rendered result.
+ */
+import { h, clear, uid } from './dom.js';
+import { McpHttpError, McpRpcError, TASKS_EXTENSION, paramHeaders } from './mcp-client.js';
+import { createSchemaForm, SchemaFormError } from './schema-form.js';
+import { renderJson, renderToolResult } from './content-view.js';
+
+/**
+ * @typedef {import('./mcp-client.js').Json} Json
+ * @typedef {import('./app.js').ConsoleContext} ConsoleContext
+ * @typedef {{ name: string, title?: string, description?: string, inputSchema?: Json,
+ *   outputSchema?: Json, annotations?: Record<string, unknown>,
+ *   execution?: { taskSupport?: string } }} Tool
+ */
+
+/** The annotation hints worth a badge, as the person reads them. */
+const BADGES = /** @type {Array<[string, boolean, string]>} */ ([
+  ['readOnlyHint', true, 'read-only'],
+  ['destructiveHint', true, 'destructive'],
+  ['idempotentHint', true, 'idempotent'],
+  ['openWorldHint', true, 'open-world'],
+]);
+
+/**
+ * Every page of a list method, in order.
+ *
+ * @param {ConsoleContext} ctx
+ * @param {string} method
+ * @param {string} key the result's array (`tools`, `resources`...)
+ * @returns {Promise<Json[]>}
+ */
+export async function listAll(ctx, method, key) {
+  /** @type {Json[]} */
+  const all = [];
+  /** @type {string | undefined} */
+  let cursor;
+  do {
+    const result = await ctx.client.request(method, cursor === undefined ? {} : { cursor });
+    all.push(.../** @type {Json[]} */ (result[key] ?? []));
+    cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
+  } while (cursor !== undefined);
+  return all;
+}
+
+/**
+ * How an error reads in a result region.
+ *
+ * @param {unknown} error
+ * @returns {string}
+ */
+export function describeError(error) {
+  if (error instanceof DOMException && error.name === 'AbortError') {
+    return 'Cancelled';
+  }
+  if (error instanceof McpRpcError) {
+    return `Error ${error.code}: ${error.message}`;
+  }
+  if (error instanceof McpHttpError) {
+    return error.message;
+  }
+  return `Error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/**
+ * @param {ConsoleContext} ctx
+ * @returns {{ element: HTMLElement, refresh(): Promise<void> }}
+ */
+export function createToolsPanel(ctx) {
+  const list = h('ul', { role: 'list', 'aria-label': 'Tools', class: 'item-list' });
+  const detail = h('div', { class: 'detail' }, h('p', { class: 'hint' }, 'Choose a tool.'));
+  const element = h('div', { class: 'split' }, h('nav', { class: 'items' }, list), detail);
+  /** @type {Tool[]} */
+  let tools = [];
+  /** @type {string | undefined} */
+  let selected;
+
+  /** @param {Tool} tool */
+  function show(tool) {
+    selected = tool.name;
+    for (const button of list.querySelectorAll('button')) {
+      button.setAttribute('aria-current', String(button.dataset.name === tool.name));
+    }
+    clear(detail);
+    detail.append(toolView(ctx, tool));
+  }
+
+  async function refresh() {
+    tools = /** @type {Tool[]} */ (await listAll(ctx, 'tools/list', 'tools'));
+    clear(list);
+    for (const tool of tools) {
+      list.append(
+        h(
+          'li',
+          {},
+          h(
+            'button',
+            { type: 'button', class: 'item', 'data-name': tool.name, onClick: () => show(tool) },
+            h('span', { class: 'item-name' }, tool.name),
+            tool.title === undefined ? null : h('span', { class: 'item-note' }, tool.title),
+          ),
+        ),
+      );
+    }
+    const again = tools.find((tool) => tool.name === selected);
+    if (again !== undefined) {
+      show(again);
+    } else if (tools.length === 0) {
+      clear(detail);
+      detail.append(h('p', { class: 'hint' }, 'This server has no tools.'));
+    }
+  }
+
+  return { element, refresh };
+}
+
+/**
+ * The selected tool: what it is, its form and its call.
+ *
+ * @param {ConsoleContext} ctx
+ * @param {Tool} tool
+ * @returns {HTMLElement}
+ */
+function toolView(ctx, tool) {
+  const prefix = uid('tool');
+  const badges = BADGES.filter(([hint, value]) => tool.annotations?.[hint] === value).map(([, , label]) =>
+    h('span', { class: 'badge' }, label),
+  );
+  const schemaForm = createSchemaForm(tool.inputSchema ?? { type: 'object' }, { idPrefix: prefix });
+  // 2026-07-28 lists no per-tool task support: the server decides per call whether a call that
+  // may become a task does. So the choice is offered whenever the server has the tasks extension,
+  // and forced for a tool a 2025-11-25 listing marks as task-only.
+  const taskSupport = tool.execution?.taskSupport;
+  const extensions = /** @type {Json | undefined} */ (ctx.server()?.capabilities.extensions);
+  const offersTasks =
+    taskSupport === 'required' || (taskSupport !== 'forbidden' && extensions?.[TASKS_EXTENSION] !== undefined);
+  const asTask = h('input', {
+    type: 'checkbox',
+    id: `${prefix}-task`,
+    checked: taskSupport === 'required',
+    disabled: taskSupport === 'required',
+  });
+  const call = h('button', { type: 'submit', class: 'primary' }, 'Call');
+  const cancel = h('button', { type: 'button', disabled: true }, 'Cancel');
+  const progress = h('progress', { 'aria-label': 'Progress', max: 1, value: 0, hidden: true });
+  const progressText = h('span', { class: 'progress-text', 'aria-live': 'polite' });
+  const log = h('ul', { role: 'log', 'aria-label': 'Log', class: 'log' });
+  const result = h('div', { role: 'region', 'aria-label': 'Result', class: 'result', 'aria-live': 'polite' });
+  /** @type {AbortController | undefined} */
+  let running;
+
+  cancel.addEventListener('click', () => running?.abort());
+
+  const form = h(
+    'form',
+    {
+      'aria-label': 'Arguments',
+      class: 'call-form',
+      onSubmit: (/** @type {SubmitEvent} */ event) => {
+        event.preventDefault();
+        void run();
+      },
+    },
+    schemaForm.element,
+    offersTasks
+      ? h(
+          'p',
+          { class: 'check' },
+          asTask,
+          h('label', { for: `${prefix}-task` }, 'Run as task'),
+          h('span', { class: 'hint' }, '(the server answers with a task when the tool can run as one)'),
+        )
+      : null,
+    h('p', { class: 'actions' }, call, cancel),
+  );
+
+  async function run() {
+    /** @type {Json} */
+    let args;
+    try {
+      args = /** @type {Json} */ (schemaForm.value() ?? {});
+    } catch (error) {
+      if (error instanceof SchemaFormError) {
+        return; // the form shows its problems
+      }
+      throw error;
+    }
+    running?.abort();
+    const controller = new AbortController();
+    running = controller;
+    clear(log);
+    clear(result);
+    progress.hidden = true;
+    progressText.textContent = '';
+    call.disabled = true;
+    cancel.disabled = false;
+    try {
+      const answer = await ctx.client.request(
+        'tools/call',
+        { name: tool.name, arguments: args },
+        {
+          signal: controller.signal,
+          tasks: asTask.checked,
+          headers: paramHeaders(tool.inputSchema, args),
+          answer: ctx.answer,
+          onProgress: ({ progress: done, total, message }) => {
+            progress.hidden = false;
+            if (typeof total === 'number' && total > 0) {
+              progress.max = total;
+              progress.value = done;
+            } else {
+              progress.removeAttribute('value');
+            }
+            progressText.textContent = `${done}${total === undefined ? '' : ` / ${total}`}${message === undefined ? '' : ` — ${message}`}`;
+          },
+          onLog: ({ level, logger, data }) => {
+            const text = typeof data === 'string' ? data : JSON.stringify(data);
+            log.append(h('li', {}, `[${level}] ${logger === undefined ? '' : `${logger}: `}${text}`));
+          },
+        },
+      );
+      if (answer.resultType === 'task') {
+        const taskId = String(answer.taskId);
+        result.append(h('p', {}, `Started task ${taskId}`));
+        ctx.watchTask(answer, tool.name);
+      } else {
+        result.append(renderToolResult(answer, tool.outputSchema));
+      }
+    } catch (error) {
+      if (error instanceof McpHttpError) {
+        ctx.showError(error);
+      }
+      result.append(h('p', { class: 'error' }, describeError(error)));
+    } finally {
+      if (running === controller) {
+        running = undefined;
+        call.disabled = false;
+        cancel.disabled = true;
+      }
+    }
+  }
+
+  return h(
+    'article',
+    { class: 'tool', 'aria-labelledby': `${prefix}-name` },
+    h('h3', { id: `${prefix}-name` }, tool.name),
+    tool.title === undefined ? null : h('p', { class: 'title' }, tool.title),
+    tool.description === undefined ? null : h('p', { class: 'description' }, tool.description),
+    badges.length === 0 ? null : h('p', { class: 'badges' }, badges),
+    h('details', {}, h('summary', {}, 'Input schema'), renderJson(tool.inputSchema ?? {})),
+    tool.outputSchema === undefined
+      ? null
+      : h('details', {}, h('summary', {}, 'Output schema'), renderJson(tool.outputSchema)),
+    form,
+    h('div', { class: 'progress' }, progress, progressText),
+    h('h4', {}, 'Log'),
+    log,
+    h('h4', {}, 'Result'),
+    result,
+  );
+}
