@@ -72,7 +72,8 @@ export interface McpModuleExtras {
    */
   sseMessagesPath?: string;
   /**
-   * Class decorators applied to every endpoint controller the module mounts, for applications
+   * Class decorators applied to every endpoint controller the module mounts (and to the
+   * console's, when `console` is on), for applications
    * whose global guards need a mark on a route: a global `APP_GUARD` that refuses unless a
    * handler is `@Public()` lets the endpoints through with `[Public()]`, and the module's own
    * authentication (`auth`) then decides. `SetMetadata(...)`, `UseGuards(...)`,
