@@ -252,8 +252,9 @@ describe('schema-form.js', () => {
     await page.getByLabel('title', { exact: true }).fill('First');
     await page.getByLabel('count', { exact: true }).fill('1');
     await page.getByLabel('tags 1', { exact: true }).fill('a');
-    await page.getByRole('checkbox', { name: 'Edit as JSON' }).check();
     const json = page.getByLabel('Arguments (JSON)');
+    expect(await json.isHidden()).toBe(true);
+    await page.getByRole('checkbox', { name: 'Edit as JSON' }).check();
     expect(JSON.parse(await json.inputValue())).toEqual({
       title: 'First',
       count: 1,
@@ -606,6 +607,17 @@ describe('input-requests.js', () => {
     await dialog.getByRole('button', { name: 'Send roots' }).click();
     const roots = [{ uri: 'file:///srv/data' }, { uri: 'file:///tmp', name: 'scratch' }];
     expect(await outcome()).toEqual({ status: 'fulfilled', value: { r: { roots } } });
+    expect(await page.evaluate(() => harness.roots())).toEqual(roots);
+
+    // roots/list has no cancel answer: Escape refuses the request and leaves the saved roots alone.
+    await start({ r: { method: 'roots/list' } });
+    await page.getByRole('dialog', { name: 'Roots' }).getByLabel('Root URI 1').fill('file:///changed');
+    await page.keyboard.press('Escape');
+    expect(await outcome()).toEqual({
+      status: 'rejected',
+      name: 'Error',
+      message: 'The person cancelled the roots request',
+    });
     expect(await page.evaluate(() => harness.roots())).toEqual(roots);
   });
 
