@@ -587,6 +587,16 @@ describe('input-requests.js', () => {
       name: 'Error',
       message: 'The person declined the sampling request',
     });
+
+    // Escape declines too: sampling has no cancel answer.
+    await start({ s: sampling });
+    await page.getByRole('dialog', { name: 'Sampling' }).waitFor();
+    await page.keyboard.press('Escape');
+    expect(await outcome()).toEqual({
+      status: 'rejected',
+      name: 'Error',
+      message: 'The person declined the sampling request',
+    });
   });
 
   it('Roots: edits the list, sends it and saves it', async () => {
