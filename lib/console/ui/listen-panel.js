@@ -99,8 +99,8 @@ export function createListenPanel(ctx) {
   function describeAcknowledged(honoured) {
     const parts = Object.entries(honoured)
       .filter(([, value]) => value === true || (Array.isArray(value) && value.length > 0))
-      .map(([key, value]) => (Array.isArray(value) ? `${key}: ${value.join(', ')}` : key));
-    return `Listening (acknowledged: ${parts.length === 0 ? 'nothing' : parts.join('; ')})`;
+      .map(([key, value]) => (Array.isArray(value) ? `${key} (${value.join(', ')})` : key));
+    return `Listening (acknowledged: ${parts.length === 0 ? 'nothing' : parts.join(', ')})`;
   }
 
   async function listen() {

@@ -1,0 +1,310 @@
+/**
+ * The console's Resources, Prompts, Notifications and Tasks panels in real headless Chromium,
+ * against the real sample app: each panel is mounted alone on a test page (test/console/panels-page)
+ * served by the app itself, on the origin of its /mcp, with the console's Content-Security-Policy,
+ * and driven as a person would. The assertions are on what the page shows.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { McpNotifier } from 'nest-mcp';
+import { AppModule } from '../../sample/app.module';
+import { startHttpApp, type HttpApp } from '../fixtures/http-app';
+
+/** The console's policy (CONSOLE-CONTRACT.md): no inline script or style, nothing from elsewhere. */
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+  "media-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; " +
+  "form-action 'none'; frame-ancestors 'none'";
+const UI_DIR = join(__dirname, '../../lib/console/ui');
+const PAGE_DIR = join(__dirname, 'panels-page');
+const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.html': 'text/html; charset=utf-8' };
+
+/**
+ * Serves `/ui/<module>.js` from lib/console/ui and `/page/<file>` from the test page's folder,
+ * each with the console's headers; anything else goes on to the app.
+ */
+function staticFiles(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  const match = /^\/(ui|page)\/([a-z][a-z-]*\.(js|html))$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
+  if (req.method !== 'GET' || match === null) {
+    next();
+    return;
+  }
+  const file = join(match[1] === 'ui' ? UI_DIR : PAGE_DIR, match[2]);
+  readFile(file).then(
+    (body) => {
+      res.writeHead(200, {
+        'Content-Type': TYPES[`.${match[3]}`],
+        'Content-Security-Policy': CSP,
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'no-store',
+      });
+      res.end(body);
+    },
+    () => {
+      res.writeHead(404).end();
+    },
+  );
+}
+
+describe('console panels in Chromium against the sample', () => {
+  const savedAuth = process.env.MCP_AUTH;
+  let http: HttpApp;
+  let browser: Browser;
+  let page: Page;
+  let problems: string[];
+
+  beforeAll(async () => {
+    delete process.env.MCP_AUTH;
+    http = await startHttpApp(AppModule, {
+      platform: 'express',
+      configure: (app) => {
+        (app.getHttpAdapter().getInstance() as { use(handler: typeof staticFiles): void }).use(staticFiles);
+      },
+    });
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox'],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await http?.close();
+    if (savedAuth !== undefined) process.env.MCP_AUTH = savedAuth;
+  });
+
+  beforeEach(async () => {
+    problems = [];
+    page = await browser.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      // A refused request (the 400 of an unknown note) is logged by Chromium itself: not a page problem.
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+        problems.push(`console error: ${message.text()}`);
+      }
+    });
+  });
+
+  afterEach(async () => {
+    const violations = await page
+      .evaluate(() => (globalThis as unknown as { panelTest?: { cspViolations: string[] } }).panelTest?.cspViolations)
+      .catch(() => undefined);
+    await page.close();
+    expect(violations).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  /** Opens the test page with one panel, once it has listed what it shows. */
+  async function open(panel: 'resources' | 'prompts' | 'listen' | 'tasks'): Promise<void> {
+    const response = await page.goto(`${http.baseUrl}/page/index.html?panel=${panel}`);
+    expect(response?.headers()['content-security-policy']).toBe(CSP);
+    await page.waitForFunction(() => (globalThis as unknown as { panelTest?: { ready: boolean } }).panelTest?.ready);
+  }
+
+  /** Calls a tool through the page's own McpConsoleClient. */
+  function callInPage(name: string, args: Record<string, unknown>, tasks = false): Promise<Record<string, any>> {
+    return page.evaluate(
+      ([tool, toolArgs, asTask]) =>
+        (
+          globalThis as unknown as {
+            panelTest: { client: { request(m: string, p: object, o: object): Promise<Record<string, any>> } };
+          }
+        ).panelTest.client.request('tools/call', { name: tool, arguments: toolArgs }, { tasks: asTask }),
+      [name, args, tasks] as const,
+    );
+  }
+
+  /** Creates a note through the page's client; its id. */
+  async function createNote(title: string): Promise<string> {
+    const result = await callInPage('create_note', { title, body: `The body of ${title}.` });
+    const text = String(result.content?.[0]?.text);
+    const id = /^Created note (\S+): /.exec(text)?.[1];
+    if (id === undefined) {
+      throw new Error(`create_note answered ${text}`);
+    }
+    return id;
+  }
+
+  it('lists resources and templates, reads a resource, completes and reads a template', async () => {
+    await open('resources');
+    const id = await createNote('Panel note');
+    const resources = page.getByRole('list', { name: 'Resources', exact: true });
+    const templates = page.getByRole('list', { name: 'Resource templates' });
+    expect(await resources.getByRole('button').allTextContents()).toContain('indexnotes://index');
+    expect(await templates.getByRole('button').allTextContents()).toEqual(['notenotes://{id}']);
+
+    await resources.getByRole('button', { name: /^index/ }).click();
+    const contents = page.getByRole('region', { name: 'Contents' });
+    await contents.locator('pre').waitFor();
+    expect(await contents.locator('code').first().textContent()).toBe('notes://index');
+    const listed = JSON.parse((await contents.locator('pre').textContent()) ?? '') as unknown;
+    expect(listed).toContainEqual({ id, title: 'Panel note' });
+
+    await templates.getByRole('button', { name: /^note/ }).click();
+    expect(await page.getByText('One note, as Markdown').isVisible()).toBe(true);
+    const variable = page.getByLabel('id', { exact: true });
+    // Typed as a person does: the completion is asked on input, after a pause.
+    await variable.pressSequentially(id);
+    const suggestion = page.locator(`datalist#${await variable.getAttribute('id')}-suggestions option`);
+    await suggestion.first().waitFor({ state: 'attached' });
+    expect(await suggestion.evaluateAll((options) => options.map((option) => option.getAttribute('value')))).toEqual([
+      id,
+    ]);
+    expect(await page.locator('form code').textContent()).toBe(`notes://${id}`);
+    await page.getByRole('button', { name: 'Read' }).click();
+    await contents.getByText('# Panel note').waitFor();
+    expect(await contents.locator('pre').textContent()).toBe('# Panel note\n\nThe body of Panel note.\n');
+
+    // An unknown note: the server's error, in the Contents region.
+    await variable.fill('nope');
+    await page.getByRole('button', { name: 'Read' }).click();
+    await contents.getByText(/^Error -32602: No note nope/).waitFor();
+  }, 60_000);
+
+  it('gets a prompt with its arguments, completions offered', async () => {
+    await open('prompts');
+    const prompts = page.getByRole('list', { name: 'Prompts' });
+    expect(await prompts.getByRole('button').allTextContents()).toContain('summarize_note');
+    await prompts.getByRole('button', { name: 'summarize_note' }).click();
+    expect(await page.getByRole('heading', { level: 3 }).textContent()).toBe('summarize_note');
+    expect(await page.getByText('Asks the model to summarize one note').isVisible()).toBe(true);
+
+    const id = page.getByLabel('id', { exact: true });
+    expect(await id.getAttribute('required')).toBe('');
+    expect(await page.getByRole('combobox', { name: 'id', exact: true }).count()).toBe(1);
+    expect(await page.locator('p.field', { has: id }).locator('[aria-hidden="true"]').textContent()).toBe(' *');
+    expect(
+      await page
+        .locator('p.field', { has: page.getByLabel('style') })
+        .locator('[aria-hidden="true"]')
+        .count(),
+    ).toBe(0);
+    // The argument's description is the input's description.
+    const helpId = await id.getAttribute('aria-describedby');
+    expect(await page.locator(`[id="${helpId}"]`).textContent()).toBe('The note to summarize');
+    const style = page.getByLabel('style', { exact: true });
+    expect(await style.getAttribute('required')).toBeNull();
+
+    await id.fill('1');
+    await style.pressSequentially('p');
+    const suggestion = page.locator(`datalist#${await style.getAttribute('id')}-suggestions option`);
+    await suggestion.first().waitFor({ state: 'attached' });
+    expect(await suggestion.evaluateAll((options) => options.map((option) => option.getAttribute('value')))).toEqual([
+      'prose',
+    ]);
+    await style.fill('prose');
+    await page.getByRole('button', { name: 'Get prompt' }).click();
+    const messages = page.getByRole('region', { name: 'Messages' });
+    await messages.getByText(/Summarize this note as prose/).waitFor();
+    expect(await messages.locator('.prompt-role').textContent()).toBe('user');
+    expect(await messages.locator('pre').textContent()).toBe(
+      'Summarize this note as prose:\n\n# Welcome\n\nThis server keeps notes in memory.',
+    );
+  }, 60_000);
+
+  it('listens: acknowledged, notifications logged, list changes handed on, then stopped', async () => {
+    await open('listen');
+    for (const label of ['Tools list changed', 'Prompts list changed', 'Resources list changed']) {
+      const box = page.getByLabel(label);
+      expect(await box.isEnabled()).toBe(true);
+      expect(await box.isChecked()).toBe(true);
+    }
+    await page.getByLabel('Prompts list changed').uncheck();
+    await page.getByLabel('Resource URIs').fill('notes://index, notes://1');
+    expect(await page.getByRole('button', { name: 'Stop' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Listen' }).click();
+    await page
+      .getByText(
+        'Listening (acknowledged: toolsListChanged, resourcesListChanged, resourceSubscriptions (notes://index, notes://1))',
+      )
+      .waitFor();
+    expect(await page.getByRole('button', { name: 'Listen' }).isDisabled()).toBe(true);
+    expect(await page.getByLabel('Tools list changed').isDisabled()).toBe(true);
+
+    const log = page.getByRole('log', { name: 'Notifications' });
+    await createNote('Heard note');
+    await log.getByText('notifications/resources/updated').waitFor();
+    expect(await log.locator('li').first().textContent()).toMatch(
+      /^\d{1,2}:\d{2}:\d{2}.* notifications\/resources\/updated \{"uri":"notes:\/\/index"\}$/,
+    );
+    expect(await log.locator('li time').first().getAttribute('datetime')).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+
+    await http.app.get(McpNotifier).toolsChanged();
+    await log.getByText('notifications/tools/list_changed').waitFor();
+    await page.getByRole('list', { name: 'List changes' }).getByText('tools').waitFor();
+    expect(await log.locator('li').count()).toBe(2);
+
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByText('Stopped', { exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Listen' }).isEnabled()).toBe(true);
+    expect(await page.getByLabel('Prompts list changed').isChecked()).toBe(false);
+  }, 60_000);
+
+  it('watches a task: status and message advance, Cancel task cancels it, Remove removes it', async () => {
+    await open('tasks');
+    const empty = page.getByText('No tasks yet: call a tool with “Run as task”.');
+    expect(await empty.isVisible()).toBe(true);
+    const created = await callInPage('build_report', { sections: 20 }, true);
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    const taskId = String(created.taskId);
+    await page.evaluate(
+      ([task]) =>
+        (
+          globalThis as unknown as { panelTest: { ctx: { watchTask(task: object, name: string): void } } }
+        ).panelTest.ctx.watchTask(task, 'build_report'),
+      [created] as const,
+    );
+    const article = page.getByRole('list', { name: 'Tasks' }).getByRole('article', { name: `Task ${taskId}` });
+    await article.waitFor();
+    expect(await empty.isVisible()).toBe(false);
+    expect(await article.getByRole('heading').textContent()).toBe('build_report');
+    expect(await article.locator('.task-status').textContent()).toBe('working');
+    expect(await article.getByRole('button', { name: 'Answer' }).isVisible()).toBe(false);
+
+    // The status message follows the sections, poll after poll.
+    const message = article.locator('.task-message');
+    await article.locator('.task-message', { hasText: /^Section \d+ of 20$/ }).waitFor();
+    const first = Number(/^Section (\d+)/.exec((await message.textContent()) ?? '')?.[1]);
+    const later = Array.from({ length: 20 - first }, (_, index) => first + 1 + index).join('|');
+    await article.locator('.task-message', { hasText: new RegExp(`^Section (${later}) of 20$`) }).waitFor();
+    expect(await article.locator('.task-status').textContent()).toBe('working');
+
+    await article.getByRole('button', { name: 'Cancel task' }).click();
+    await article.locator('.task-status', { hasText: /^cancelled$/ }).waitFor();
+    expect(await message.textContent()).toBe('Cancelled by the client');
+    expect(await article.getByRole('button', { name: 'Cancel task' }).isDisabled()).toBe(true);
+    expect(await article.getByRole('region').textContent()).toBe('');
+
+    await article.getByRole('button', { name: 'Remove' }).click();
+    await article.waitFor({ state: 'detached' });
+    expect(await empty.isVisible()).toBe(true);
+  }, 60_000);
+
+  it('polls a short task to completed and shows its result', async () => {
+    await open('tasks');
+    const created = await callInPage('build_report', { sections: 1 }, true);
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    const taskId = String(created.taskId);
+    await page.evaluate(
+      ([task]) =>
+        (
+          globalThis as unknown as { panelTest: { ctx: { watchTask(task: object, name: string): void } } }
+        ).panelTest.ctx.watchTask(task, 'build_report'),
+      [created] as const,
+    );
+    const article = page.getByRole('article', { name: `Task ${taskId}` });
+    await article.locator('.task-status', { hasText: /^completed$/ }).waitFor();
+    const result = article.getByRole('region', { name: `Result of task ${taskId}` });
+    expect(await result.locator('pre.content-text').textContent()).toBe('Report ready: 1 section');
+    expect(await result.getByRole('heading', { name: 'Structured content' }).isVisible()).toBe(true);
+    expect(JSON.parse((await result.locator('pre.json').textContent()) ?? '')).toEqual({
+      sections: 1,
+      titles: ['Section 1'],
+      taskId,
+    });
+    expect(await article.getByRole('button', { name: 'Cancel task' }).isDisabled()).toBe(true);
+    expect(await article.locator('time').count()).toBe(2);
+  }, 60_000);
+});
