@@ -8,7 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { McpNotifier } from 'nest-mcp';
+import { Injectable, Module } from '@nestjs/common';
+import { setTimeout as pause } from 'node:timers/promises';
+import { McpCtx, McpError, McpNotifier, McpTool } from 'nest-mcp';
 import { AppModule } from '../../sample/app.module';
 import { startHttpApp, type HttpApp } from '../fixtures/http-app';
 
@@ -48,6 +50,36 @@ function staticFiles(req: IncomingMessage, res: ServerResponse, next: () => void
   );
 }
 
+/**
+ * Two task tools beside the sample's, for what the sample has no tool for: a task that asks the
+ * person a question, and one that fails. Each first outlives the inline window (100 ms), so that
+ * the call becomes a task.
+ */
+@Injectable()
+class PanelTestTools {
+  @McpTool({ description: 'Asks for a name, as a task', taskSupport: 'optional' })
+  async ask_in_task(@McpCtx() ctx: McpCtx) {
+    await pause(300, undefined, { signal: ctx.signal });
+    const answer = await ctx.elicit(
+      {
+        message: 'What is your name?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      },
+      { key: 'name' },
+    );
+    return `Hello, ${String(answer.content?.name)}!`;
+  }
+
+  @McpTool({ description: 'Fails, as a task', taskSupport: 'optional' })
+  async fail_in_task(@McpCtx() ctx: McpCtx) {
+    await pause(300, undefined, { signal: ctx.signal });
+    throw new McpError(-32050, 'Quota exceeded');
+  }
+}
+
+@Module({ imports: [AppModule], providers: [PanelTestTools] })
+class PanelTestModule {}
+
 describe('console panels in Chromium against the sample', () => {
   const savedAuth = process.env.MCP_AUTH;
   let http: HttpApp;
@@ -57,7 +89,7 @@ describe('console panels in Chromium against the sample', () => {
 
   beforeAll(async () => {
     delete process.env.MCP_AUTH;
-    http = await startHttpApp(AppModule, {
+    http = await startHttpApp(PanelTestModule, {
       platform: 'express',
       configure: (app) => {
         (app.getHttpAdapter().getInstance() as { use(handler: typeof staticFiles): void }).use(staticFiles);
@@ -125,6 +157,20 @@ describe('console panels in Chromium against the sample', () => {
       throw new Error(`create_note answered ${text}`);
     }
     return id;
+  }
+
+  /** Starts `tool` as a task through the page's client and hands it to the Tasks panel; its id. */
+  async function startTask(tool: string, args: Record<string, unknown>): Promise<string> {
+    const created = await callInPage(tool, args, true);
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    await page.evaluate(
+      ([task, name]) =>
+        (
+          globalThis as unknown as { panelTest: { ctx: { watchTask(task: object, name: string): void } } }
+        ).panelTest.ctx.watchTask(task, name),
+      [created, tool] as const,
+    );
+    return String(created.taskId);
   }
 
   it('lists resources and templates, reads a resource, completes and reads a template', async () => {
@@ -246,16 +292,7 @@ describe('console panels in Chromium against the sample', () => {
     await open('tasks');
     const empty = page.getByText('No tasks yet: call a tool with “Run as task”.');
     expect(await empty.isVisible()).toBe(true);
-    const created = await callInPage('build_report', { sections: 20 }, true);
-    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
-    const taskId = String(created.taskId);
-    await page.evaluate(
-      ([task]) =>
-        (
-          globalThis as unknown as { panelTest: { ctx: { watchTask(task: object, name: string): void } } }
-        ).panelTest.ctx.watchTask(task, 'build_report'),
-      [created] as const,
-    );
+    const taskId = await startTask('build_report', { sections: 20 });
     const article = page.getByRole('list', { name: 'Tasks' }).getByRole('article', { name: `Task ${taskId}` });
     await article.waitFor();
     expect(await empty.isVisible()).toBe(false);
@@ -284,16 +321,7 @@ describe('console panels in Chromium against the sample', () => {
 
   it('polls a short task to completed and shows its result', async () => {
     await open('tasks');
-    const created = await callInPage('build_report', { sections: 1 }, true);
-    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
-    const taskId = String(created.taskId);
-    await page.evaluate(
-      ([task]) =>
-        (
-          globalThis as unknown as { panelTest: { ctx: { watchTask(task: object, name: string): void } } }
-        ).panelTest.ctx.watchTask(task, 'build_report'),
-      [created] as const,
-    );
+    const taskId = await startTask('build_report', { sections: 1 });
     const article = page.getByRole('article', { name: `Task ${taskId}` });
     await article.locator('.task-status', { hasText: /^completed$/ }).waitFor();
     const result = article.getByRole('region', { name: `Result of task ${taskId}` });
@@ -306,5 +334,41 @@ describe('console panels in Chromium against the sample', () => {
     });
     expect(await article.getByRole('button', { name: 'Cancel task' }).isDisabled()).toBe(true);
     expect(await article.locator('time').count()).toBe(2);
+  }, 60_000);
+
+  it('answers a task that asks: Answer shows while input_required, sends tasks/update, the task completes', async () => {
+    await open('tasks');
+    const taskId = await startTask('ask_in_task', {});
+    const article = page.getByRole('article', { name: `Task ${taskId}` });
+    await article.locator('.task-status', { hasText: /^input_required$/ }).waitFor();
+    const answerButton = article.getByRole('button', { name: 'Answer' });
+    expect(await answerButton.isVisible()).toBe(true);
+    await answerButton.click();
+    await article.locator('.task-status', { hasText: /^completed$/ }).waitFor();
+    expect(await article.locator('pre.content-text').textContent()).toBe('Hello, Ada!');
+    expect(await answerButton.isVisible()).toBe(false);
+    // The stub was asked exactly the server's question.
+    expect(
+      await page.evaluate(() => (globalThis as unknown as { panelTest: { answered: unknown[] } }).panelTest.answered),
+    ).toEqual([
+      {
+        name: {
+          method: 'elicitation/create',
+          params: {
+            message: 'What is your name?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+          },
+        },
+      },
+    ]);
+  }, 60_000);
+
+  it('shows a failed task with its error', async () => {
+    await open('tasks');
+    const taskId = await startTask('fail_in_task', {});
+    const article = page.getByRole('article', { name: `Task ${taskId}` });
+    await article.locator('.task-status', { hasText: /^failed$/ }).waitFor();
+    expect(await article.getByRole('region').textContent()).toBe('Error -32050: Quota exceeded');
+    expect(await article.getByRole('button', { name: 'Cancel task' }).isDisabled()).toBe(true);
   }, 60_000);
 });
