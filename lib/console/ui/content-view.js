@@ -100,13 +100,14 @@ function dataUrl(mimeType, data) {
  */
 function renderResourceLink(block) {
   const uri = asText(block.uri);
-  const name = asText(block.title ?? block.name ?? block.uri);
+  const name = asText(block.name ?? block.uri);
   return h(
     'div',
     { class: 'content-link' },
     isWebUri(uri)
       ? h('a', { href: uri, rel: 'noopener noreferrer', target: '_blank' }, name)
       : h('span', { class: 'content-link-name' }, name),
+    typeof block.title === 'string' ? h('span', { class: 'content-title' }, block.title) : null,
     ' ',
     h('code', { class: 'content-uri' }, uri),
     typeof block.mimeType === 'string' ? h('span', { class: 'content-mime' }, block.mimeType) : null,

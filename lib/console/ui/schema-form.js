@@ -322,7 +322,8 @@ function choicesOf(schema) {
 function labelParts(schema, place, id) {
   const helpId = typeof schema.description === 'string' ? `${id}-help` : undefined;
   return {
-    label: h('label', { for: id }, place.label, requiredMark(place)),
+    // The mark is outside the label: the label's text is exactly the field's name or title.
+    label: h('span', { class: 'schema-form-label' }, h('label', { for: id }, place.label), requiredMark(place)),
     help: helpId ? h('p', { id: helpId, class: 'schema-form-help' }, schema.description) : null,
     helpId,
   };
@@ -564,7 +565,8 @@ function booleanField(schema, place, context) {
       'div',
       { class: 'schema-form-field schema-form-check' },
       box,
-      h('label', { for: id }, place.label, requiredMark(place)),
+      h('label', { for: id }, place.label),
+      requiredMark(place),
       help,
     ),
     read() {
