@@ -10,10 +10,16 @@
  */
 
 /**
- * Creates an element. In `attributes`, a function under `on<Event>` is added as a listener, a
- * property the element has (`value`, `checked`, `disabled`, `hidden`...) is set as a property,
- * anything else as an attribute (`aria-*`, `role`, `for`...); `null`, `undefined` and `false` are
- * left out. Children are nodes or text; `null`, `undefined` and `false` are skipped.
+ * What is set as a property rather than an attribute: the live state of a control (an attribute
+ * is only its initial value) and `spellcheck`, whose `false` means something.
+ */
+const PROPERTIES = new Set(['value', 'checked', 'selected', 'indeterminate', 'spellcheck']);
+
+/**
+ * Creates an element. In `attributes`, a function under `on<Event>` is added as a listener,
+ * `value`, `checked`, `selected`, `indeterminate` and `spellcheck` are set as properties (`false`
+ * included), anything else as an attribute (`true` as a bare attribute; `null`, `undefined` and
+ * `false` left out). Children are nodes or text; `null`, `undefined` and `false` are skipped.
  *
  * @template {keyof HTMLElementTagNameMap} K
  * @param {K} tag
@@ -24,17 +30,17 @@
 export function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
-    if (value === null || value === undefined || value === false) {
-      continue;
-    }
-    if (name.startsWith('on') && typeof value === 'function') {
-      element.addEventListener(name.slice(2).toLowerCase(), /** @type {EventListener} */ (value));
-    } else if (name === 'class') {
-      element.className = /** @type {string} */ (value);
-    } else if (name in element && !name.includes('-')) {
+    if (PROPERTIES.has(name) && value !== null && value !== undefined) {
       /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (element))[name] = value;
+    } else if (value === null || value === undefined || value === false) {
+      continue;
+    } else if (name.startsWith('on') && typeof value === 'function') {
+      element.addEventListener(name.slice(2).toLowerCase(), /** @type {EventListener} */ (value));
     } else {
-      element.setAttribute(name, value === true ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+      element.setAttribute(
+        name === 'className' ? 'class' : name,
+        value === true ? '' : typeof value === 'string' ? value : JSON.stringify(value),
+      );
     }
   }
   append(element, children);

@@ -5,7 +5,7 @@
  * log lines, a Cancel button and the rendered result.
  */
 import { h, clear, uid } from './dom.js';
-import { McpHttpError, McpRpcError, paramHeaders } from './mcp-client.js';
+import { McpHttpError, McpRpcError, TASKS_EXTENSION, paramHeaders } from './mcp-client.js';
 import { createSchemaForm, SchemaFormError } from './schema-form.js';
 import { renderJson, renderToolResult } from './content-view.js';
 
@@ -130,7 +130,13 @@ function toolView(ctx, tool) {
     h('span', { class: 'badge' }, label),
   );
   const schemaForm = createSchemaForm(tool.inputSchema ?? { type: 'object' }, { idPrefix: prefix });
+  // 2026-07-28 lists no per-tool task support: the server decides per call whether a call that
+  // may become a task does. So the choice is offered whenever the server has the tasks extension,
+  // and forced for a tool a 2025-11-25 listing marks as task-only.
   const taskSupport = tool.execution?.taskSupport;
+  const extensions = /** @type {Json | undefined} */ (ctx.server()?.capabilities.extensions);
+  const offersTasks =
+    taskSupport === 'required' || (taskSupport !== 'forbidden' && extensions?.[TASKS_EXTENSION] !== undefined);
   const asTask = h('input', {
     type: 'checkbox',
     id: `${prefix}-task`,
@@ -159,8 +165,14 @@ function toolView(ctx, tool) {
       },
     },
     schemaForm.element,
-    taskSupport === 'optional' || taskSupport === 'required'
-      ? h('p', { class: 'check' }, asTask, h('label', { for: `${prefix}-task` }, 'Run as task'))
+    offersTasks
+      ? h(
+          'p',
+          { class: 'check' },
+          asTask,
+          h('label', { for: `${prefix}-task` }, 'Run as task'),
+          h('span', { class: 'hint' }, '(the server answers with a task when the tool can run as one)'),
+        )
       : null,
     h('p', { class: 'actions' }, call, cancel),
   );
