@@ -19,21 +19,24 @@ const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
   "media-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; " +
   "form-action 'none'; frame-ancestors 'none'";
-const UI_DIR = join(__dirname, '../../lib/console/ui');
-const PAGE_DIR = join(__dirname, 'panels-page');
+const ROOT = join(__dirname, '../..');
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.html': 'text/html; charset=utf-8' };
 
 /**
- * Serves `/ui/<module>.js` from lib/console/ui and `/page/<file>` from the test page's folder,
- * each with the console's headers; anything else goes on to the app.
+ * Serves the console's modules and the test page at their paths in the repository
+ * (`/lib/console/ui/<module>.js`, `/test/console/panels-page/<file>`), so that the page imports
+ * them by the same relative paths the type check resolves; each with the console's headers.
+ * Anything else goes on to the app.
  */
 function staticFiles(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-  const match = /^\/(ui|page)\/([a-z][a-z-]*\.(js|html))$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
+  const match = /^\/(lib\/console\/ui|test\/console\/panels-page)\/([a-z][a-z-]*\.(js|html))$/.exec(
+    new URL(req.url ?? '/', 'http://x').pathname,
+  );
   if (req.method !== 'GET' || match === null) {
     next();
     return;
   }
-  const file = join(match[1] === 'ui' ? UI_DIR : PAGE_DIR, match[2]);
+  const file = join(ROOT, match[1], match[2]);
   readFile(file).then(
     (body) => {
       res.writeHead(200, {
@@ -130,7 +133,7 @@ describe('console panels in Chromium against the sample', () => {
 
   /** Opens the test page with one panel, once it has listed what it shows. */
   async function open(panel: 'resources' | 'prompts' | 'listen' | 'tasks'): Promise<void> {
-    const response = await page.goto(`${http.baseUrl}/page/index.html?panel=${panel}`);
+    const response = await page.goto(`${http.baseUrl}/test/console/panels-page/index.html?panel=${panel}`);
     expect(response?.headers()['content-security-policy']).toBe(CSP);
     await page.waitForFunction(() => (globalThis as unknown as { panelTest?: { ready: boolean } }).panelTest?.ready);
   }

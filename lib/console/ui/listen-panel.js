@@ -200,6 +200,9 @@ export function createListenPanel(ctx) {
       }
     }).observe(element);
   }
+  // And when the person comes to the controls: the tab may have been shown before connecting.
+  element.addEventListener('focusin', syncCapabilities);
+  element.addEventListener('pointerenter', syncCapabilities);
   syncCapabilities();
 
   return {

@@ -1,3 +1,4 @@
+// @ts-check
 /* global document, location, window */
 /**
  * The test page of the console's panels: mounts the one panel named by `?panel=` with a real
@@ -5,12 +6,12 @@
  * needs to drive it (`window.panelTest`). What the shell would answer through dialogs (`answer`)
  * and how it shows errors are stubs that record what they get.
  */
-import { h } from '/ui/dom.js';
-import { McpConsoleClient } from '/ui/mcp-client.js';
-import { createResourcesPanel } from '/ui/resources-panel.js';
-import { createPromptsPanel } from '/ui/prompts-panel.js';
-import { createListenPanel } from '/ui/listen-panel.js';
-import { createTasksPanel } from '/ui/tasks-panel.js';
+import { h } from '../../../lib/console/ui/dom.js';
+import { McpConsoleClient } from '../../../lib/console/ui/mcp-client.js';
+import { createResourcesPanel } from '../../../lib/console/ui/resources-panel.js';
+import { createPromptsPanel } from '../../../lib/console/ui/prompts-panel.js';
+import { createListenPanel } from '../../../lib/console/ui/listen-panel.js';
+import { createTasksPanel } from '../../../lib/console/ui/tasks-panel.js';
 
 /** @type {string[]} */
 const cspViolations = [];
@@ -26,7 +27,7 @@ const errors = [];
 /** @type {ReturnType<typeof createTasksPanel> | undefined} */
 let tasks;
 
-/** @type {import('/ui/app.js').ConsoleContext} */
+/** @type {import('../../../lib/console/ui/app.js').ConsoleContext} */
 const ctx = {
   client,
   server: () => client.server,
