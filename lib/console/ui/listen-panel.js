@@ -182,7 +182,7 @@ export function createListenPanel(ctx) {
         { class: 'field' },
         h('label', { for: uris.id }, 'Resource URIs'),
         uris,
-        h('span', { id: `${prefix}-uris-help`, class: 'help' }, 'Comma-separated: their updates are heard.'),
+        h('span', { id: `${prefix}-uris-help`, class: 'hint help' }, 'Comma-separated: their updates are heard.'),
       ),
       h('p', { class: 'actions' }, listenButton, stopButton),
     ),

@@ -115,13 +115,17 @@ function promptView(ctx, prompt) {
     return h(
       'p',
       { class: 'field' },
-      h('label', { for: id }, argument.name),
       // The mark is for the eyes, and outside the label so that the input's name is the argument's
-      // name; the input's `required` says it to assistive technology.
-      argument.required === true ? h('span', { class: 'required', 'aria-hidden': 'true' }, ' *') : null,
+      // name; the input's `required` says it to assistive technology. One line with the label.
+      h(
+        'span',
+        { class: 'field-label' },
+        h('label', { for: id }, argument.name),
+        argument.required === true ? h('span', { class: 'required', 'aria-hidden': 'true' }, ' *') : null,
+      ),
       input,
       suggestions,
-      helpId === undefined ? null : h('span', { id: helpId, class: 'help' }, argument.description),
+      helpId === undefined ? null : h('span', { id: helpId, class: 'hint help' }, argument.description),
     );
   });
 

@@ -42,7 +42,7 @@ function timeOf(iso) {
  * @returns {{ element: HTMLElement, refresh(): Promise<void>, watch(task: Json, toolName: string): void }}
  */
 export function createTasksPanel(ctx) {
-  const list = h('ul', { role: 'list', 'aria-label': 'Tasks', class: 'task-list' });
+  const list = h('ul', { role: 'list', 'aria-label': 'Tasks', class: 'task-list plain' });
   const empty = h('p', { class: 'hint' }, 'No tasks yet: call a tool with “Run as task”.');
   const element = h('div', { class: 'tasks' }, empty, list);
   /** @type {Map<string, { poll(): Promise<void> }>} */
