@@ -83,6 +83,16 @@ class PanelTestTools {
 @Module({ imports: [AppModule], providers: [PanelTestTools] })
 class PanelTestModule {}
 
+/** The sample (and the test tools) on Express, the test page and the console's modules beside its /mcp. */
+function startApp(): Promise<HttpApp> {
+  return startHttpApp(PanelTestModule, {
+    platform: 'express',
+    configure: (app) => {
+      (app.getHttpAdapter().getInstance() as { use(handler: typeof staticFiles): void }).use(staticFiles);
+    },
+  });
+}
+
 describe('console panels in Chromium against the sample', () => {
   const savedAuth = process.env.MCP_AUTH;
   let http: HttpApp;
@@ -92,12 +102,7 @@ describe('console panels in Chromium against the sample', () => {
 
   beforeAll(async () => {
     delete process.env.MCP_AUTH;
-    http = await startHttpApp(PanelTestModule, {
-      platform: 'express',
-      configure: (app) => {
-        (app.getHttpAdapter().getInstance() as { use(handler: typeof staticFiles): void }).use(staticFiles);
-      },
-    });
+    http = await startApp();
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: ['--no-sandbox'],
@@ -132,8 +137,8 @@ describe('console panels in Chromium against the sample', () => {
   });
 
   /** Opens the test page with one panel, once it has listed what it shows. */
-  async function open(panel: 'resources' | 'prompts' | 'listen' | 'tasks'): Promise<void> {
-    const response = await page.goto(`${http.baseUrl}/test/console/panels-page/index.html?panel=${panel}`);
+  async function open(panel: 'resources' | 'prompts' | 'listen' | 'tasks', app: HttpApp = http): Promise<void> {
+    const response = await page.goto(`${app.baseUrl}/test/console/panels-page/index.html?panel=${panel}`);
     expect(response?.headers()['content-security-policy']).toBe(CSP);
     await page.waitForFunction(() => (globalThis as unknown as { panelTest?: { ready: boolean } }).panelTest?.ready);
   }
@@ -207,8 +212,9 @@ describe('console panels in Chromium against the sample', () => {
     expect(await contents.locator('pre').textContent()).toBe('# Panel note\n\nThe body of Panel note.\n');
 
     // An unknown note: the server's error, in the Contents region.
+    // Enter in a variable's input reads too (the form's submit).
     await variable.fill('nope');
-    await page.getByRole('button', { name: 'Read' }).click();
+    await variable.press('Enter');
     await contents.getByText(/^Error -32602: No note nope/).waitFor();
   }, 60_000);
 
@@ -373,5 +379,23 @@ describe('console panels in Chromium against the sample', () => {
     await article.locator('.task-status', { hasText: /^failed$/ }).waitFor();
     expect(await article.getByRole('region').textContent()).toBe('Error -32050: Quota exceeded');
     expect(await article.getByRole('button', { name: 'Cancel task' }).isDisabled()).toBe(true);
+  }, 60_000);
+
+  it('shows that the server ended the stream when it shuts down', async () => {
+    // An app of its own: this one is shut down while the page listens.
+    const own = await startApp();
+    try {
+      await open('listen', own);
+      await page.getByRole('button', { name: 'Listen' }).click();
+      await page
+        .getByText(/^Listening \(acknowledged: toolsListChanged, promptsListChanged, resourcesListChanged\)$/)
+        .waitFor();
+      await own.close();
+      await page.getByText('Stopped (the server ended the stream)').waitFor();
+      expect(await page.getByRole('button', { name: 'Listen' }).isEnabled()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Stop' }).isDisabled()).toBe(true);
+    } finally {
+      await own.close();
+    }
   }, 60_000);
 });
