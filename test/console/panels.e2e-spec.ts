@@ -250,6 +250,12 @@ describe('console panels in Chromium against the sample', () => {
       'prose',
     ]);
     await style.fill('prose');
+    // A refresh (as a list change brings) that changes nothing keeps what the person typed.
+    await page.evaluate(() =>
+      (globalThis as unknown as { panelTest: { panel: { refresh(): Promise<void> } } }).panelTest.panel.refresh(),
+    );
+    expect(await id.inputValue()).toBe('1');
+    expect(await prompts.getByRole('button', { name: 'summarize_note' }).getAttribute('aria-current')).toBe('true');
     await page.getByRole('button', { name: 'Get prompt' }).click();
     const messages = page.getByRole('region', { name: 'Messages' });
     await messages.getByText(/Summarize this note as prose/).waitFor();

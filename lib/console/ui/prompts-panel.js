@@ -28,10 +28,13 @@ export function createPromptsPanel(ctx) {
   const element = h('div', { class: 'split' }, h('nav', { class: 'items' }, list), detail);
   /** @type {string | undefined} */
   let selected;
+  /** @type {string | undefined} the definition shown, to keep what the person typed when a refresh changes nothing */
+  let shown;
 
   /** @param {Prompt} prompt */
   function show(prompt) {
     selected = prompt.name;
+    shown = JSON.stringify(prompt);
     for (const button of list.querySelectorAll('button')) {
       button.setAttribute('aria-current', String(button.dataset.name === prompt.name));
     }
@@ -64,7 +67,9 @@ export function createPromptsPanel(ctx) {
     }
     const again = prompts.find((prompt) => prompt.name === selected);
     if (again !== undefined) {
-      show(again);
+      if (JSON.stringify(again) !== shown) {
+        show(again);
+      }
     } else if (prompts.length === 0) {
       clear(detail);
       detail.append(h('p', { class: 'hint' }, 'This server has no prompts.'));
