@@ -9,6 +9,7 @@ export type McpModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE;
 export type {
   McpModuleOptions,
   McpModuleExtras,
+  McpConsoleOptions,
   McpCacheHintOptions,
   McpSessionOptions,
   McpTaskOptions,

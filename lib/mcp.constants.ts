@@ -86,3 +86,10 @@ export const MCP_OWN_TASKS = Symbol('nest-mcp:own-tasks');
 export const MCP_OWN_STDIO = Symbol('nest-mcp:own-stdio');
 export const MCP_OWN_AUTH = Symbol('nest-mcp:own-auth');
 export const MCP_OWN_HEALTH = Symbol('nest-mcp:own-health');
+/**
+ * Metadata of the console controllers (`McpConsoleMarker`): `isMcpEndpoint()` counts them as the
+ * module's routes. Not `MCP_ENDPOINT_METADATA`, which the platform hooks read for body handling.
+ */
+export const MCP_CONSOLE_METADATA = 'nest-mcp:console';
+/** Token of a server's console settings (`ConsoleSettings`), present only when its console is on. */
+export const MCP_CONSOLE_SETTINGS = Symbol('nest-mcp:console-settings');

@@ -72,3 +72,12 @@ export const DRAIN_GRACE_ENDED = (graceMs: number, calls: number, tasks: number)
 /** Log line: the shutdown is over. */
 export const SHUTDOWN_COMPLETE = (ms: number, abortedCalls: number, failedTasks: number) =>
   `Shutdown complete in ${ms} ms (${plural(abortedCalls, 'call')} aborted, ${plural(failedTasks, 'task')} failed)`;
+
+/** Startup refusal: the console is on in production without `console.allowInProduction`. */
+export const CONSOLE_IN_PRODUCTION = (server: string) =>
+  `The MCP console of server "${server}" is on (McpModule option "console") while NODE_ENV is "production": ` +
+  'it lets anyone who reaches the page try every tool with the credentials they hold. ' +
+  'Turn it off there, or set console.allowInProduction: true to serve it anyway.';
+
+/** Log line: where a server's console is served (one per mounted path). */
+export const CONSOLE_AT = (path: string, server: string) => `MCP console at ${path} (server "${server}")`;

@@ -1,4 +1,6 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { consoleModuleParts } from './console/console.parts';
+import { resolveConsoleSettings } from './console/console-settings';
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { MCP_HTTP_PATHS } from './mcp.constants';
 import { callSite } from './servers/mcp-servers';
@@ -18,19 +20,23 @@ export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE, ASYN
       // server is named either way. Each call is a module of its own: one server.
       const paths = resolveHttpPaths(extras, DEFAULT_EXTRAS.path!);
       const global = extras.isGlobal ?? DEFAULT_EXTRAS.isGlobal!;
-      const identity = resolveServerIdentity(extras, paths, global, callSite());
-      const controllers = createMcpControllers(
-        paths,
-        identity.name,
-        resolveEndpointDecorators(extras.endpointDecorators),
-      );
+      const consoleSettings = resolveConsoleSettings(extras, paths);
+      const identity = resolveServerIdentity(extras, paths, global, callSite(), consoleSettings?.path);
+      const decorators = resolveEndpointDecorators(extras.endpointDecorators);
+      const controllers = createMcpControllers(paths, identity.name, decorators);
+      const consoleParts = consoleModuleParts(consoleSettings, identity.name, decorators);
       const server = serverModuleParts(identity);
       return {
         ...definition,
         global,
         imports: [...(definition.imports ?? []), ...server.imports],
-        controllers: [...(definition.controllers ?? []), ...controllers],
-        providers: [...(definition.providers ?? []), { provide: MCP_HTTP_PATHS, useValue: paths }, ...server.providers],
+        controllers: [...(definition.controllers ?? []), ...controllers, ...consoleParts.controllers],
+        providers: [
+          ...(definition.providers ?? []),
+          { provide: MCP_HTTP_PATHS, useValue: paths },
+          ...server.providers,
+          ...consoleParts.providers,
+        ],
         exports: [...(definition.exports ?? []), ...server.exports],
       };
     })

@@ -21,6 +21,10 @@ import { sampleRedis } from './common/sample-redis';
       simpleHttpPath: 'rpc',
       ssePath: 'sse',
       sseMessagesPath: 'messages',
+      // MCP_CONSOLE=1 serves the MCP console at /mcp/console (off otherwise). An extra, like the
+      // paths: the console's routes are part of the module graph, so it is read here, from the
+      // environment, synchronously, not from ConfigService in the factory below.
+      console: process.env.MCP_CONSOLE === '1',
       imports: [ConfigModule],
       inject: [ConfigService],
       useFactory: async (config: ConfigService) => ({

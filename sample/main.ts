@@ -21,7 +21,8 @@ class TelemetryAppModule implements OnApplicationShutdown {
  * http://127.0.0.1:3000/mcp, the simple POST-only endpoint at /rpc and the 2024-11-05 SSE pair
  * at /sse and /messages (HOST and PORT override the address; PORT=0 takes a free port).
  * `npm run start:stdio` serves the same app over stdio. `OTEL_TRACES_EXPORTER=console` prints
- * the spans (see telemetry.ts).
+ * the spans (see telemetry.ts). `MCP_CONSOLE=1` also serves the MCP console, a page to try the
+ * tools, resources and prompts from a browser, at /mcp/console.
  */
 async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(sampleTelemetry === undefined ? AppModule : TelemetryAppModule);
@@ -31,7 +32,10 @@ async function bootstrap(): Promise<void> {
   // The port listened on, which PORT=0 leaves to the system.
   const { port } = app.getHttpServer().address() as { port: number };
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  new Logger('Sample').log(`MCP server listening on ${base}/mcp (simple: ${base}/rpc, SSE pair: ${base}/sse)`);
+  const consoleUrl = process.env.MCP_CONSOLE === '1' ? `, console: ${base}/mcp/console` : '';
+  new Logger('Sample').log(
+    `MCP server listening on ${base}/mcp (simple: ${base}/rpc, SSE pair: ${base}/sse${consoleUrl})`,
+  );
 }
 
 void bootstrap();

@@ -83,15 +83,27 @@ interface Packed {
 
 /** Builds the library and packs it into `destination`. */
 async function buildAndPack(destination: string): Promise<Packed> {
+  // What `npm run build` does: the library, then the console's browser files beside it.
   await run(
     process.execPath,
     [require.resolve('typescript/bin/tsc', { paths: [ROOT] }), '-p', 'tsconfig.build.json'],
     ROOT,
   );
+  await run(process.execPath, [join(ROOT, 'scripts', 'copy-console-ui.mjs')], ROOT);
   const { stdout } = await npm(['pack', '--json', '--pack-destination', destination], ROOT);
   const [pack] = JSON.parse(stdout) as { filename: string; integrity: string; files: { path: string }[] }[];
   const files = pack.files.map((file) => file.path);
-  expect(files).toEqual(expect.arrayContaining(['package.json', 'LICENSE', 'dist/index.js', 'dist/index.d.ts']));
+  expect(files).toEqual(
+    expect.arrayContaining([
+      'package.json',
+      'LICENSE',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/console/ui/app.js',
+      'dist/console/ui/console.css',
+    ]),
+  );
+  expect(files).not.toContain('dist/console/ui/tsconfig.json');
   expect(files.filter((file) => !file.startsWith('dist/') && !/^(package\.json|README|LICENSE)/i.test(file))).toEqual(
     [],
   );
@@ -331,6 +343,19 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
         registry: { status: 'up', loaded: true, tools: 1, resources: 0, resourceTemplates: 0, prompts: 0 },
       },
     });
+  });
+
+  it('serves the console from the packed library: the page and its browser files', async () => {
+    const page = await fetch(`${app!.url}/console`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    expect(html).toContain('<meta name="mcp-endpoint" content="/mcp">');
+    expect(html).toContain('<script type="module" src="/mcp/console/assets/app.js"></script>');
+    const script = await fetch(`${app!.url}/console/assets/app.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await script.text()).toBe(readFileSync(join(ROOT, 'lib', 'console', 'ui', 'app.js'), 'utf8'));
   });
 
   it('serves the add tool over Streamable HTTP', async () => {

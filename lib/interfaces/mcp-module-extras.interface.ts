@@ -1,6 +1,27 @@
 import type { Type } from '@nestjs/common';
 
 /**
+ * The built-in MCP console (see `McpModuleExtras.console`): a page served by the application,
+ * a browser MCP client of this server's own endpoint.
+ *
+ * @publicApi
+ */
+export interface McpConsoleOptions {
+  /**
+   * The path of the console page (global prefix and versioning apply); its files are served
+   * under `<path>/assets/`.
+   * @default '<path>/console' (the Streamable HTTP endpoint's path + `/console`)
+   */
+  path?: string;
+  /**
+   * Serve the console although `NODE_ENV` is `production`: without it such an application
+   * refuses to start, so that a console turned on for development never ships by accident.
+   * @default false
+   */
+  allowInProduction?: boolean;
+}
+
+/**
  * Options that shape the module graph, known synchronously in `forRoot` and `forRootAsync`.
  *
  * @publicApi
@@ -51,7 +72,8 @@ export interface McpModuleExtras {
    */
   sseMessagesPath?: string;
   /**
-   * Class decorators applied to every endpoint controller the module mounts, for applications
+   * Class decorators applied to every endpoint controller the module mounts (and to the
+   * console's, when `console` is on), for applications
    * whose global guards need a mark on a route: a global `APP_GUARD` that refuses unless a
    * handler is `@Public()` lets the endpoints through with `[Public()]`, and the module's own
    * authentication (`auth`) then decides. `SetMetadata(...)`, `UseGuards(...)`,
@@ -60,4 +82,15 @@ export interface McpModuleExtras {
    * @example endpointDecorators: [Public()]
    */
   endpointDecorators?: ClassDecorator[];
+  /**
+   * Serves the MCP console: a page to see and try this server's tools, resources, prompts and
+   * tasks from a browser, as a client of the server's own Streamable HTTP endpoint (so the
+   * endpoint's authentication, guards and checks apply to everything it does). `true` serves it
+   * at `<path>/console`; `{ path }` elsewhere. Global prefix and URI versioning apply. An extra,
+   * not an option: its routes are part of the module graph. With `NODE_ENV=production` the
+   * application refuses to start unless `allowInProduction` is set.
+   * @default false (off)
+   * @example console: process.env.MCP_CONSOLE === '1'
+   */
+  console?: boolean | McpConsoleOptions;
 }

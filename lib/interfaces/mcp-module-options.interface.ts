@@ -18,7 +18,7 @@ export type { McpSessionOptions } from './mcp-session-options.interface';
 export type { McpRedisClient, McpRedisOptions } from './mcp-redis-options.interface';
 export type { McpTaskOptions } from './mcp-task-options.interface';
 export type { McpStoreOptions } from './mcp-store-options.interface';
-export type { McpModuleExtras } from './mcp-module-extras.interface';
+export type { McpModuleExtras, McpConsoleOptions } from './mcp-module-extras.interface';
 
 /**
  * Cache hints the modern era (2026-07-28) puts on cacheable results.

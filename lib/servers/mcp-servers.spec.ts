@@ -5,8 +5,8 @@ import type { McpHttpPaths } from '../transports/http/http-paths';
 import { assertDistinctServers, defaultServerOf, serverIdentities } from './mcp-servers';
 import { resolveServerIdentity, type McpServerIdentity } from './server-identity';
 
-function server(name: string, paths: McpHttpPaths, global = true): McpServerIdentity {
-  return resolveServerIdentity({ name }, paths, global, `${name}.module.ts:1:1`);
+function server(name: string, paths: McpHttpPaths, global = true, consolePath?: string): McpServerIdentity {
+  return resolveServerIdentity({ name }, paths, global, `${name}.module.ts:1:1`, consolePath);
 }
 
 /** A container holding the identities as Nest holds value providers, in the given module order. */
@@ -46,6 +46,21 @@ describe('assertDistinctServers', () => {
     ).not.toThrow();
   });
 
+  it('lets servers with a console each at its own path through', () => {
+    expect(() =>
+      assertDistinctServers([
+        server('public', { streamable: 'public' }, true, 'public/console'),
+        server('admin', { streamable: 'admin' }, true, 'admin/console'),
+      ]),
+    ).not.toThrow();
+  });
+
+  it('names console.path in the advice', () => {
+    expect(() =>
+      assertDistinctServers([server('a', { streamable: 'x' }, true, 'c'), server('b', { streamable: 'y' }, true, 'c')]),
+    ).toThrow('console.path');
+  });
+
   it.each([
     ['one name', [server('a', { streamable: 'x' }), server('a', { streamable: 'y' })], 'Two MCP servers are named "a"'],
     ['one path', [server('a', { streamable: 'x' }), server('b', { streamable: '/x/' })], 'use the path "/x/"'],
@@ -61,6 +76,16 @@ describe('assertDistinctServers', () => {
         server('b', { streamable: 'y', simple: 'sse' }),
       ],
       'use the path "sse"',
+    ],
+    [
+      'one console path',
+      [server('a', { streamable: 'x' }, true, 'console'), server('b', { streamable: 'y' }, true, '/console/')],
+      'use the path "/console/"',
+    ],
+    [
+      'a console path on another Streamable HTTP path',
+      [server('a', { streamable: 'x' }, true, 'y'), server('b', { streamable: 'y' })],
+      'use the path "y"',
     ],
   ])('refuses two servers on %s, naming both', (_title, identities, text) => {
     expect(() => assertDistinctServers(identities)).toThrow(McpConfigurationError);

@@ -55,10 +55,12 @@ export function describeServer(identity: McpServerIdentity): string {
   return `server "${identity.name}"${identity.site === undefined ? '' : ` (${identity.site})`}`;
 }
 
-/** Every path a server mounts, before the global prefix. */
+/** Every path a server mounts, before the global prefix: its endpoints' and its console's. */
 function pathsOf(identity: McpServerIdentity): string[] {
   const { streamable, simple, sse } = identity.paths;
-  return [streamable, simple, sse?.events, sse?.messages].filter((path): path is string => path !== undefined);
+  return [streamable, simple, sse?.events, sse?.messages, identity.consolePath].filter(
+    (path): path is string => path !== undefined,
+  );
 }
 
 /** Throws for a bad name or `include`, and when two servers share a name or a path, naming both. */
@@ -80,7 +82,7 @@ export function assertDistinctServers(identities: readonly McpServerIdentity[]):
       if (taken !== undefined) {
         throw new McpConfigurationError(
           `Two MCP servers use the path "${path}": ${describeServer(taken)} and ${describeServer(identity)}. ` +
-            'Give each server its own path (and simpleHttpPath, ssePath, sseMessagesPath).',
+            'Give each server its own path (and simpleHttpPath, ssePath, sseMessagesPath, console.path).',
         );
       }
       paths.set(normalizePath(path), identity);

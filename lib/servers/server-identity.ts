@@ -17,6 +17,8 @@ export interface McpServerIdentity {
   readonly name: string;
   /** Its HTTP paths, before the global prefix and versioning. */
   readonly paths: McpHttpPaths;
+  /** The path of its console (the `console` extra), before the global prefix; none when off. */
+  readonly consolePath?: string;
   /** The modules it discovers handlers in; all of the application's without it. */
   readonly include?: readonly Type[];
   /** Whether its module is global: only a global server can be the default one. */
@@ -39,9 +41,18 @@ export function resolveServerIdentity(
   paths: McpHttpPaths,
   global: boolean,
   site: string | undefined,
+  consolePath?: string,
 ): McpServerIdentity {
   calls += 1;
-  return { name: extras.name ?? DEFAULT_SERVER_NAME, paths, include: extras.include, global, site, order: calls };
+  return {
+    name: extras.name ?? DEFAULT_SERVER_NAME,
+    paths,
+    ...(consolePath === undefined ? {} : { consolePath }),
+    include: extras.include,
+    global,
+    site,
+    order: calls,
+  };
 }
 
 /** Throws for a name or an `include` that cannot be. */

@@ -1,5 +1,5 @@
 import { applyDecorators, type ExecutionContext, Inject, SetMetadata, UseFilters, UseGuards } from '@nestjs/common';
-import { MCP_ENDPOINT_METADATA } from '../../mcp.constants';
+import { MCP_CONSOLE_METADATA, MCP_ENDPOINT_METADATA } from '../../mcp.constants';
 import { HttpDrain } from '../../shutdown/http-drain';
 import { sendEmpty, type HttpExchange } from './http-exchange';
 import { HttpAdmission } from './http-admission.service';
@@ -64,7 +64,8 @@ export abstract class McpEndpointController {
 }
 
 /**
- * Whether a guard (or interceptor) runs for an HTTP request to one of the module's endpoints,
+ * Whether a guard (or interceptor) runs for an HTTP request to one of the module's endpoints or
+ * to its console (the `console` extra: the page and its files, which need no credentials),
  * rather than for an application route or an MCP tool call (context type `'mcp'`). For global
  * guards that must let the endpoints through to the module's own authentication:
  *
@@ -78,5 +79,10 @@ export abstract class McpEndpointController {
  * @publicApi
  */
 export function isMcpEndpoint(context: ExecutionContext): boolean {
-  return context.getType() === 'http' && markerOf(context.getClass()) !== undefined;
+  if (context.getType() !== 'http') {
+    return false;
+  }
+  const controller = context.getClass();
+  // The console has a mark of its own: the platform hooks read the endpoint marker for bodies.
+  return markerOf(controller) !== undefined || Reflect.getMetadata(MCP_CONSOLE_METADATA, controller) !== undefined;
 }

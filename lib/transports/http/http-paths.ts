@@ -20,7 +20,11 @@ export function normalizePath(path: string): string {
   return `/${path.replace(/^\/+|\/+$/g, '')}`;
 }
 
-function path(value: unknown, option: string): string | undefined {
+/**
+ * Checks one path option: `undefined` when not given, else a non-empty URL path without query,
+ * fragment or spaces (a bad one stops the application, naming `option`).
+ */
+export function checkPath(value: unknown, option: string): string | undefined {
   if (value === undefined) {
     return undefined;
   }
@@ -32,10 +36,10 @@ function path(value: unknown, option: string): string | undefined {
 
 /** Reads and checks the paths of the extras; a bad combination stops the application. */
 export function resolveHttpPaths(extras: McpModuleExtras, defaultPath: string): McpHttpPaths {
-  const streamable = path(extras.path, 'path') ?? defaultPath;
-  const simple = path(extras.simpleHttpPath, 'simpleHttpPath');
-  const events = path(extras.ssePath, 'ssePath');
-  const messages = path(extras.sseMessagesPath, 'sseMessagesPath');
+  const streamable = checkPath(extras.path, 'path') ?? defaultPath;
+  const simple = checkPath(extras.simpleHttpPath, 'simpleHttpPath');
+  const events = checkPath(extras.ssePath, 'ssePath');
+  const messages = checkPath(extras.sseMessagesPath, 'sseMessagesPath');
   if ((events === undefined) !== (messages === undefined)) {
     throw new McpConfigurationError(
       INVALID_OPTION(

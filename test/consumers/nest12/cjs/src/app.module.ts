@@ -11,7 +11,7 @@ import { MathToolsModule } from './math.tools';
   imports: [
     MathToolsModule,
     AdminToolsModule,
-    McpModule.forRoot({ name: 'consumer-cjs', version: '1.0.0', include: [MathToolsModule] }),
+    McpModule.forRoot({ name: 'consumer-cjs', version: '1.0.0', include: [MathToolsModule], console: true }),
     McpModule.forRoot({
       name: 'admin',
       version: '1.0.0',
