@@ -2,7 +2,8 @@
  * The console's Resources, Prompts, Notifications and Tasks panels in real headless Chromium,
  * against the real sample app: each panel is mounted alone on a test page (test/console/panels-page)
  * served by the app itself, on the origin of its /mcp, with the console's Content-Security-Policy,
- * and driven as a person would. The assertions are on what the page shows.
+ * and driven as a person would. The assertions are on what the page shows. Two test tools join
+ * the sample's for what it has no tool for (a task that asks, a task that fails).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -137,8 +138,17 @@ describe('console panels in Chromium against the sample', () => {
   });
 
   /** Opens the test page with one panel, once it has listed what it shows. */
-  async function open(panel: 'resources' | 'prompts' | 'listen' | 'tasks', app: HttpApp = http): Promise<void> {
-    const response = await page.goto(`${app.baseUrl}/test/console/panels-page/index.html?panel=${panel}`);
+  async function open(
+    panel: 'resources' | 'prompts' | 'listen' | 'tasks',
+    options: { app?: HttpApp; capabilities?: Record<string, unknown> } = {},
+  ): Promise<void> {
+    const query = new URLSearchParams({ panel });
+    if (options.capabilities !== undefined) {
+      query.set('capabilities', JSON.stringify(options.capabilities));
+    }
+    const response = await page.goto(
+      `${(options.app ?? http).baseUrl}/test/console/panels-page/index.html?${query.toString()}`,
+    );
     expect(response?.headers()['content-security-policy']).toBe(CSP);
     await page.waitForFunction(() => (globalThis as unknown as { panelTest?: { ready: boolean } }).panelTest?.ready);
   }
@@ -303,6 +313,20 @@ describe('console panels in Chromium against the sample', () => {
     expect(await page.getByLabel('Prompts list changed').isChecked()).toBe(false);
   }, 60_000);
 
+  it('offers only what the server has: a server with tools list changes only', async () => {
+    await open('listen', { capabilities: { tools: { listChanged: true }, resources: {} } });
+    expect(await page.getByLabel('Tools list changed').isEnabled()).toBe(true);
+    for (const label of ['Prompts list changed', 'Resources list changed', 'Resource URIs']) {
+      expect(await page.getByLabel(label).isDisabled()).toBe(true);
+    }
+    expect(await page.getByLabel('Prompts list changed').isChecked()).toBe(false);
+    await page.getByRole('button', { name: 'Listen' }).click();
+    await page.getByText('Listening (acknowledged: toolsListChanged)', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByText('Stopped', { exact: true }).waitFor();
+    expect(await page.getByLabel('Resources list changed').isDisabled()).toBe(true);
+  }, 60_000);
+
   it('watches a task: status and message advance, Cancel task cancels it, Remove removes it', async () => {
     await open('tasks');
     const empty = page.getByText('No tasks yet: call a tool with “Run as task”.');
@@ -391,7 +415,7 @@ describe('console panels in Chromium against the sample', () => {
     // An app of its own: this one is shut down while the page listens.
     const own = await startApp();
     try {
-      await open('listen', own);
+      await open('listen', { app: own });
       await page.getByRole('button', { name: 'Listen' }).click();
       await page
         .getByText(/^Listening \(acknowledged: toolsListChanged, promptsListChanged, resourcesListChanged\)$/)

@@ -20,6 +20,7 @@ document.addEventListener('securitypolicyviolation', (event) => {
 });
 
 const client = new McpConsoleClient({ endpoint: '/mcp', credentials: () => ({ headers: {} }) });
+const capabilities = new URLSearchParams(location.search).get('capabilities');
 /** @type {unknown[]} */
 const answered = [];
 /** @type {string[]} */
@@ -30,7 +31,11 @@ let tasks;
 /** @type {import('../../../lib/console/ui/app.js').ConsoleContext} */
 const ctx = {
   client,
-  server: () => client.server,
+  // `?capabilities=<JSON>` stands for a server that offers less than the sample.
+  server: () =>
+    client.server === undefined || capabilities === null
+      ? client.server
+      : { ...client.server, capabilities: JSON.parse(capabilities) },
   // The person at the page, as a stub: every question is accepted with the name Ada.
   answer: async (inputRequests) => {
     answered.push(inputRequests);
