@@ -363,7 +363,7 @@ describe('console: the sample with MCP_CONSOLE=1', () => {
       await page.getByRole('list', { name: 'Prompts' }).getByRole('button', { name: 'summarize_note' }).click();
       await openTab(page, 'Resources');
       await page.getByRole('list', { name: 'Resource templates' }).getByRole('button', { name: 'note' }).click();
-      await page.getByLabel('id', { exact: true }).waitFor({ timeout: WAIT_MS });
+      await activePanel(page).getByLabel('id', { exact: true }).waitFor({ timeout: WAIT_MS });
       const unnamed = await page.locator('input, select, textarea').evaluateAll((elements: any[]) =>
         elements
           .filter((element) => element.type !== 'hidden')
