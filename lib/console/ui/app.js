@@ -382,9 +382,12 @@ async function connect() {
     status.textContent = `Connected to ${name} ${server.serverInfo?.version ?? ''}`.trim();
     const capabilities = server.capabilities;
     await Promise.all(
-      TABS.filter(([, , capability]) => capability !== undefined && capabilities[capability] !== undefined).map(
-        ([, panel]) => panel.refresh(),
-      ),
+      // Each list tab once its capability is there; the Notifications tab always (it enables the
+      // choices the server's capabilities allow); the Tasks tab has nothing to list.
+      TABS.filter(
+        ([label, , capability]) =>
+          label === 'Notifications' || (capability !== undefined && capabilities[capability] !== undefined),
+      ).map(([, panel]) => panel.refresh()),
     );
   } catch (error) {
     status.textContent = 'Not connected';
