@@ -13,6 +13,7 @@ describe('consolePage', () => {
         '<meta name="mcp-endpoint" content="/mcp">\n' +
         `<meta name="mcp-endpoints" content='{"streamable":"/mcp","simple":"/rpc","sse":"/sse","sseMessages":"/messages"}'>\n` +
         '<title>MCP console</title>\n' +
+        '<link rel="icon" type="image/svg+xml" href="/mcp/console/assets/icon.svg">\n' +
         '<link rel="stylesheet" href="/mcp/console/assets/console.css">\n' +
         '<script type="module" src="/mcp/console/assets/app.js"></script>\n' +
         '</head><body><main id="app"><noscript>The MCP console needs JavaScript.</noscript></main></body></html>\n',

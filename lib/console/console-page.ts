@@ -46,6 +46,7 @@ export function consolePage({ endpoints, assetsPath }: ConsolePageInput): string
     `<meta name="mcp-endpoint" content="${escapeAttribute(endpoints.streamable)}">\n` +
     `<meta name="mcp-endpoints" content='${escapeAttribute(JSON.stringify(listed), "'")}'>\n` +
     '<title>MCP console</title>\n' +
+    `<link rel="icon" type="image/svg+xml" href="${asset('icon.svg')}">\n` +
     `<link rel="stylesheet" href="${asset('console.css')}">\n` +
     `<script type="module" src="${asset('app.js')}"></script>\n` +
     '</head><body><main id="app"><noscript>The MCP console needs JavaScript.</noscript></main></body></html>\n'

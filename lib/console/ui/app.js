@@ -5,7 +5,7 @@
  * page names in its `mcp-endpoint` meta tag, through the same checks as any other client.
  */
 import { h, clear, uid } from './dom.js';
-import { McpConsoleClient, McpHttpError, McpRpcError, PROTOCOL_VERSION } from './mcp-client.js';
+import { McpConsoleClient, McpHttpError } from './mcp-client.js';
 import { createAnswerer } from './input-requests.js';
 import { createToolsPanel, describeError } from './tools-panel.js';
 import { createResourcesPanel } from './resources-panel.js';
@@ -374,12 +374,10 @@ async function connect() {
   alertBox.hidden = true;
   try {
     const server = await client.discover();
-    if (!server.supportedVersions.includes(PROTOCOL_VERSION)) {
-      throw new Error(`this server does not serve ${PROTOCOL_VERSION}, which the console speaks`);
-    }
     showServer(server);
     const name = server.serverInfo?.title ?? server.serverInfo?.name ?? 'the server';
-    status.textContent = `Connected to ${name} ${server.serverInfo?.version ?? ''}`.trim();
+    const era = client.legacy === undefined ? '' : ` (a ${client.legacy.version} session)`;
+    status.textContent = `Connected to ${name} ${server.serverInfo?.version ?? ''}`.trim() + era;
     const capabilities = server.capabilities;
     await Promise.all(
       // Each list tab once its capability is there; the Notifications tab always (it enables the
@@ -391,11 +389,7 @@ async function connect() {
     );
   } catch (error) {
     status.textContent = 'Not connected';
-    if (error instanceof McpRpcError && error.code === -32022) {
-      showError(new Error(`this server does not serve ${PROTOCOL_VERSION}, which the console speaks`));
-    } else {
-      showError(error);
-    }
+    showError(error);
     if (error instanceof McpHttpError && (error.status === 401 || error.status === 403)) {
       (authSelect.value === 'none' ? authSelect : tokenInput).focus();
     }
@@ -414,4 +408,6 @@ app.append(
   ),
 );
 fillConnectionForm();
+// A legacy session ends with the page rather than waiting for the server to expire it.
+addEventListener('pagehide', () => client.legacy?.close());
 void connect();

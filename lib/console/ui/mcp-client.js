@@ -7,6 +7,11 @@
  * result, is answered by the person, and the request is sent again with the answers.
  */
 
+import { exchange, McpHttpError, McpRpcError } from './rpc-exchange.js';
+import { LegacySession } from './legacy-session.js';
+
+export { McpHttpError, McpRpcError };
+
 export const PROTOCOL_VERSION = '2026-07-28';
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const META = {
@@ -21,9 +26,8 @@ const CLIENT_INFO = { name: 'nest-mcp-console', title: 'MCP console', version: '
 const MAX_ROUNDS = 32;
 
 /**
- * @typedef {Record<string, unknown>} Json
- * @typedef {{ jsonrpc: '2.0', id?: string | number | null, method?: string, params?: Json,
- *   result?: Json, error?: { code: number, message: string, data?: unknown } }} JsonRpcMessage
+ * @typedef {import('./rpc-exchange.js').Json} Json
+ * @typedef {import('./rpc-exchange.js').JsonRpcMessage} JsonRpcMessage
  * @typedef {{ method: string, params: Json }} InputRequest
  * @typedef {(inputRequests: Record<string, InputRequest>, options: { signal?: AbortSignal })
  *   => Promise<Record<string, unknown>>} Answerer
@@ -43,42 +47,6 @@ const MAX_ROUNDS = 32;
  * @typedef {{ supportedVersions: string[], capabilities: Json, instructions?: string,
  *   serverInfo?: ServerInfo }} ServerDescription
  */
-
-/** An HTTP answer that is not JSON-RPC: a refused credential (401, 403), a refused Host, a 5xx. */
-export class McpHttpError extends Error {
-  /**
-   * @param {number} status
-   * @param {string} statusText
-   * @param {string | undefined} challenge the `WWW-Authenticate` header, when the server sent one
-   * @param {string} body
-   */
-  constructor(status, statusText, challenge, body) {
-    super(`${status} ${statusText}`);
-    this.name = 'McpHttpError';
-    this.status = status;
-    this.statusText = statusText;
-    this.challenge = challenge;
-    this.body = body;
-  }
-}
-
-/** A JSON-RPC error the server answered with. */
-export class McpRpcError extends Error {
-  /**
-   * @param {number} code
-   * @param {string} message
-   * @param {unknown} data
-   */
-  constructor(code, message, data) {
-    super(message);
-    this.name = 'McpRpcError';
-    this.code = code;
-    this.data = data;
-  }
-}
-
-/** @type {Record<number, string>} */
-const STATUS_TEXT = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
 
 /**
  * A header value as the 2026-07-28 headers carry it: as is when it is plain printable ASCII,
@@ -133,43 +101,6 @@ const NAME_OF = /** @type {Record<string, string>} */ ({
   'tasks/cancel': 'taskId',
 });
 
-/**
- * Reads an SSE body event by event, and hands each `data` payload (parsed) to `onMessage`.
- *
- * @param {ReadableStream<Uint8Array>} body
- * @param {(message: JsonRpcMessage) => boolean} onMessage returns true to stop reading
- */
-async function readEvents(body, onMessage) {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) {
-        return;
-      }
-      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
-      let end;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = event
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
-          .join('\n');
-        if (data !== '' && onMessage(/** @type {JsonRpcMessage} */ (JSON.parse(data)))) {
-          return;
-        }
-      }
-    }
-  } finally {
-    // Closing the stream is how a 2026-07-28 client stops a request: never leave one open.
-    reader.cancel().catch(() => undefined);
-  }
-}
-
 /** A browser MCP client of one endpoint (see the file comment). */
 export class McpConsoleClient {
   /** @type {ServerDescription | undefined} */
@@ -185,13 +116,34 @@ export class McpConsoleClient {
   }
 
   /**
+   * The session a server that does not serve 2026-07-28 was given instead; undefined in the
+   * modern era.
+   * @type {LegacySession | undefined}
+   */
+  legacy;
+
+  /**
    * `server/discover`: the revisions, capabilities and identity of the server, also kept in
-   * `client.server`.
+   * `client.server`. A server that answers it with -32022 (its revisions are all legacy ones)
+   * gets the handshake instead, and every later request goes through that session.
    *
    * @returns {Promise<ServerDescription>}
    */
   async discover() {
-    const result = await this.request('server/discover', {});
+    this.legacy?.close();
+    this.legacy = undefined;
+    /** @type {Json} */
+    let result;
+    try {
+      result = await this.request('server/discover', {});
+    } catch (error) {
+      if (!(error instanceof McpRpcError && error.code === -32022)) {
+        throw error;
+      }
+      this.legacy = await LegacySession.open(this.endpoint, this.credentials);
+      this.server = this.legacy.description;
+      return this.server;
+    }
     const meta = /** @type {Json | undefined} */ (result._meta);
     this.server = {
       supportedVersions: /** @type {string[]} */ (result.supportedVersions ?? []),
@@ -212,6 +164,9 @@ export class McpConsoleClient {
    * @returns {Promise<Json>}
    */
   async request(method, params, options = {}) {
+    if (this.legacy !== undefined) {
+      return this.legacy.request(method, params, options);
+    }
     let current = params;
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const result = await this.#send(method, current, options);
@@ -246,6 +201,9 @@ export class McpConsoleClient {
    * @returns {Promise<void>}
    */
   async listen(notifications, options = {}) {
+    if (this.legacy !== undefined) {
+      return this.legacy.listen(notifications, options);
+    }
     try {
       await this.#send(
         'subscriptions/listen',
@@ -310,41 +268,13 @@ export class McpConsoleClient {
     if (nameKey !== undefined && typeof params[nameKey] === 'string') {
       headers['Mcp-Name'] = headerValue(/** @type {string} */ (params[nameKey]));
     }
-    const response = await fetch(this.endpoint, {
-      method: 'POST',
+    const answer = await exchange(this.endpoint, {
+      id,
       headers,
       body,
       signal: options.signal,
-      credentials: 'same-origin',
-      cache: 'no-store',
+      onMessage: (message) => this.#notify(message, progressToken, options),
     });
-    const type = response.headers.get('content-type') ?? '';
-    /** @type {JsonRpcMessage | undefined} */
-    let answer;
-    if (type.startsWith('text/event-stream') && response.body !== null) {
-      await readEvents(response.body, (message) => {
-        if (message.id === id && (message.result !== undefined || message.error !== undefined)) {
-          answer = message;
-          return true;
-        }
-        this.#notify(message, progressToken, options);
-        return false;
-      });
-      if (answer === undefined) {
-        throw new Error(`The stream of ${method} ended without an answer`);
-      }
-    } else {
-      const text = await response.text();
-      answer = parseRpc(text);
-      if (answer === undefined || (answer.result === undefined && answer.error === undefined)) {
-        throw new McpHttpError(
-          response.status,
-          response.statusText || STATUS_TEXT[response.status] || 'Error',
-          response.headers.get('www-authenticate') ?? undefined,
-          text,
-        );
-      }
-    }
     if (answer.error !== undefined) {
       throw new McpRpcError(answer.error.code, answer.error.message, answer.error.data);
     }
@@ -364,22 +294,5 @@ export class McpConsoleClient {
       options.onLog?.(/** @type {LogMessage} */ (/** @type {unknown} */ (params)));
     }
     options.onNotification?.(message);
-  }
-}
-
-/**
- * A JSON-RPC message from a body, or undefined when the body is not one.
- *
- * @param {string} text
- * @returns {JsonRpcMessage | undefined}
- */
-function parseRpc(text) {
-  try {
-    const value = /** @type {unknown} */ (JSON.parse(text));
-    return typeof value === 'object' && value !== null && /** @type {Json} */ (value).jsonrpc === '2.0'
-      ? /** @type {JsonRpcMessage} */ (value)
-      : undefined;
-  } catch {
-    return undefined;
   }
 }
