@@ -17,7 +17,6 @@ import {
 } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import { readFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { isMcpEndpoint, McpModule, type McpModuleExtras, type McpModuleOptions, McpTool } from 'nest-mcp';
 import { type HttpApp, type HttpPlatform, startHttpApp } from '../fixtures/http-app';
@@ -87,19 +86,7 @@ function assetsOf(html: string): { css?: string; js?: string } {
 
 /** A GET of a path sent as is (fetch and URL would resolve `..` before sending it). */
 function getRawPath(baseUrl: string, path: string, headers: Record<string, string> = {}) {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
-    const req = httpRequest({ host: hostname, port, path, method: 'GET', headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
-      );
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return rawHttp(new URL(baseUrl), { method: 'GET', headers, path });
 }
 
 /** Calls the `pong` tool at an endpoint path: what a page's client does first. */

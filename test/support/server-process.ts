@@ -117,10 +117,24 @@ export async function terminateProcess(
   }
 }
 
-/** Starts `entry` (a .ts file, from the repository root) with `env` added, and waits until it listens. */
-export async function startServerProcess(entry: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+/**
+ * Starts `entry` (a .ts file, from the repository root) with `env` added (a variable given as
+ * `undefined` is removed), and waits until it writes a line matching `listening` (by default
+ * `LISTENING <port>`), whose first group is the port.
+ */
+export async function startServerProcess(
+  entry: string,
+  env: Record<string, string | undefined> = {},
+  listening: RegExp = LISTENING,
+): Promise<ServerProcess> {
   const { command, args, cwd } = tsEntry(entry);
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) {
+      delete childEnv[name];
+    }
+  }
+  const child = spawn(command, args, { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const watched = watchOutput(child.stdout, child.stderr);
   const exited = exitOf(child);
   const kill = (): void => {
@@ -129,7 +143,7 @@ export async function startServerProcess(entry: string, env: Record<string, stri
     }
   };
   const port = await Promise.race([
-    watched.line(LISTENING, START_TIMEOUT_MS).then((line) => Number(LISTENING.exec(line)![1])),
+    watched.line(listening, START_TIMEOUT_MS).then((line) => Number(listening.exec(line)![1])),
     exited.then((exit) => {
       throw new Error(`${entry} exited before it listened (${JSON.stringify(exit)}):\n${watched.output()}`);
     }),

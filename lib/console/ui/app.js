@@ -277,18 +277,7 @@ const ctx = {
   client,
   server: () => client.server,
   answer,
-  complete: async (ref, argument, value, context) => {
-    if (client.server?.capabilities.completions === undefined) {
-      return [];
-    }
-    const result = await client.request('completion/complete', {
-      ref,
-      argument: { name: argument, value },
-      ...(context === undefined ? {} : { context: { arguments: context } }),
-    });
-    const completion = /** @type {{ values?: string[] } | undefined} */ (result.completion);
-    return completion?.values ?? [];
-  },
+  complete: (ref, argument, value, context) => client.complete(ref, argument, value, context),
   watchTask: (task, toolName) => tasks.watch(task, toolName),
   showError,
 };

@@ -254,7 +254,7 @@ export function renderJson(value) {
  *
  * @param {string} uri
  */
-function isWebUri(uri) {
+export function isWebUri(uri) {
   try {
     const { protocol } = new URL(uri);
     return protocol === 'http:' || protocol === 'https:';

@@ -4,7 +4,7 @@
  * modal dialogs, one at a time: a server asking several questions, or several calls asking at
  * once, never stack dialogs on top of each other.
  */
-import { renderContentBlocks } from './content-view.js';
+import { renderContentBlocks, isWebUri } from './content-view.js';
 import { append, h, uid } from './dom.js';
 import { SchemaFormError, createSchemaForm } from './schema-form.js';
 
@@ -337,14 +337,4 @@ function button(label, onClick) {
 /** @param {...HTMLButtonElement} list */
 function buttons(...list) {
   return h('div', { class: 'input-buttons' }, ...list);
-}
-
-/** @param {string} uri */
-function isWebUri(uri) {
-  try {
-    const { protocol } = new URL(uri);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
 }

@@ -192,6 +192,29 @@ export class McpConsoleClient {
   }
 
   /**
+   * `completion/complete`: the server's suggestions for an argument of a prompt or a resource
+   * template; none when the server has no completions.
+   *
+   * @param {Json} ref `{ type: 'ref/prompt', name }` or `{ type: 'ref/resource', uri }`
+   * @param {string} argument
+   * @param {string} value what the person typed so far
+   * @param {Record<string, string>} [context] the other arguments' values
+   * @returns {Promise<string[]>}
+   */
+  async complete(ref, argument, value, context) {
+    if (this.server?.capabilities.completions === undefined) {
+      return [];
+    }
+    const result = await this.request('completion/complete', {
+      ref,
+      argument: { name: argument, value },
+      ...(context === undefined ? {} : { context: { arguments: context } }),
+    });
+    const completion = /** @type {{ values?: string[] } | undefined} */ (result.completion);
+    return completion?.values ?? [];
+  }
+
+  /**
    * `subscriptions/listen`: a long-lived stream of the notifications asked for. Resolves when
    * the server ends it, or when `signal` aborts (closing it).
    *

@@ -7,7 +7,7 @@ import { h, append, clear, uid } from './dom.js';
 import { McpHttpError } from './mcp-client.js';
 import { renderPromptMessages } from './content-view.js';
 import { describeError, listAll } from './tools-panel.js';
-import { attachCompletions } from './resources-panel.js';
+import { attachCompletions } from './completions.js';
 
 /**
  * @typedef {import('./mcp-client.js').Json} Json

@@ -4,6 +4,7 @@
  * is chosen; a template gets one input per variable of its RFC 6570 URI template (with the
  * server's completions as suggestions) and is read at the URI the values expand it to.
  */
+import { attachCompletions } from './completions.js';
 import { h, append, clear, uid } from './dom.js';
 import { McpHttpError } from './mcp-client.js';
 import { renderResourceContents } from './content-view.js';
@@ -18,9 +19,6 @@ import { describeError, listAll } from './tools-panel.js';
  * @typedef {{ name: string, explode: boolean, prefix?: number }} VariableSpec
  * @typedef {{ literal: string } | { operator: string, variables: VariableSpec[] }} TemplatePart
  */
-
-/** Debounce of the completion requests: one per pause in typing, not one per key. */
-const COMPLETE_DELAY_MS = 150;
 
 /**
  * RFC 6570 section 3.2.1: per operator, what comes first, between the values, whether the names
@@ -177,48 +175,6 @@ export function expandUriTemplate(template, values) {
     }
   }
   return out;
-}
-
-/**
- * Gives an input a `<datalist>` filled from `complete` once the person pauses typing; an answer
- * that arrives after a newer question was asked is dropped, so suggestions never go back in time.
- * Returns the datalist, to be placed beside the input.
- *
- * @param {HTMLInputElement} input
- * @param {(value: string) => Promise<string[]>} complete
- * @returns {HTMLDataListElement}
- */
-export function attachCompletions(input, complete) {
-  const list = h('datalist', { id: `${input.id}-suggestions` });
-  // `list` is a read-only property of inputs: it is set as an attribute.
-  input.setAttribute('list', list.id);
-  input.autocomplete = 'off';
-  let asked = 0;
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let timer;
-  input.addEventListener('input', () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      asked += 1;
-      const question = asked;
-      complete(input.value).then(
-        (values) => {
-          if (question === asked) {
-            list.replaceChildren(
-              ...(Array.isArray(values) ? values : []).map((value) => h('option', { value: String(value) })),
-            );
-          }
-        },
-        () => {
-          // A failed completion means no suggestions: the field still works.
-          if (question === asked) {
-            clear(list);
-          }
-        },
-      );
-    }, COMPLETE_DELAY_MS);
-  });
-  return list;
 }
 
 /**

@@ -5,6 +5,7 @@
  * faithfully (`$ref`, `oneOf` of objects, objects without `properties`...) is edited as raw JSON,
  * so that every schema can still be called.
  */
+import { attachCompletions } from './completions.js';
 import { append, clear, h, uid } from './dom.js';
 
 /**
@@ -30,9 +31,6 @@ export class SchemaFormError extends Error {
     this.problems = problems;
   }
 }
-
-/** Debounce of the completion requests: one per pause in typing, not one per key. */
-const COMPLETE_DELAY_MS = 150;
 
 /**
  * Builds a form for `schema`.
@@ -371,7 +369,8 @@ function inputField(schema, place, context, type) {
   }
   const wrapper = h('div', { class: 'schema-form-field' }, label, input, help);
   if (type === 'string' && context.complete) {
-    attachCompletions(input, wrapper, place, context);
+    const complete = /** @type {Complete} */ (context.complete);
+    wrapper.append(attachCompletions(input, (value) => complete(place.name, value, context.snapshot())));
   }
   const field = {
     element: wrapper,
@@ -453,56 +452,6 @@ function setNumberAttribute(element, name, value) {
   if (typeof value === 'number' && Number.isFinite(value)) {
     element.setAttribute(name, String(value));
   }
-}
-
-/**
- * Fills a `<datalist>` for the input from `complete`, once the person pauses; an answer that
- * arrives after a newer question was asked is dropped, so suggestions never go back in time.
- *
- * @param {HTMLInputElement} input
- * @param {HTMLElement} wrapper
- * @param {Place} place
- * @param {Context} context
- */
-function attachCompletions(input, wrapper, place, context) {
-  const complete = /** @type {Complete} */ (context.complete);
-  const listId = `${input.id}-suggestions`;
-  const list = h('datalist', { id: listId });
-  // `list` is a read-only property of inputs: it is set as an attribute.
-  input.setAttribute('list', listId);
-  input.autocomplete = 'off';
-  wrapper.append(list);
-  let asked = 0;
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let timer;
-  input.addEventListener('input', () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      asked += 1;
-      const question = asked;
-      const value = input.value;
-      complete(place.name, value, context.snapshot()).then(
-        (suggestions) => {
-          if (question !== asked) {
-            return;
-          }
-          clear(list);
-          append(
-            list,
-            (Array.isArray(suggestions) ? suggestions : []).map((suggestion) =>
-              h('option', { value: String(suggestion) }),
-            ),
-          );
-        },
-        () => {
-          // No suggestions is the answer to a failed completion: the field still works.
-          if (question === asked) {
-            clear(list);
-          }
-        },
-      );
-    }, COMPLETE_DELAY_MS);
-  });
 }
 
 /**

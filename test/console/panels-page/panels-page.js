@@ -43,15 +43,7 @@ const ctx = {
       Object.keys(inputRequests).map((key) => [key, { action: 'accept', content: { name: 'Ada' } }]),
     );
   },
-  complete: async (ref, argument, value, context) => {
-    const result = await client.request('completion/complete', {
-      ref,
-      argument: { name: argument, value },
-      ...(context === undefined ? {} : { context: { arguments: context } }),
-    });
-    const completion = /** @type {{ values?: string[] } | undefined} */ (result.completion);
-    return completion?.values ?? [];
-  },
+  complete: (ref, argument, value, context) => client.complete(ref, argument, value, context),
   watchTask: (task, toolName) => tasks?.watch(task, toolName),
   showError: (error) => errors.push(String(error)),
 };
