@@ -209,6 +209,27 @@ describe('console: the sample with MCP_CONSOLE=1', () => {
     expect(await panelButton(page, 'Call').isEnabled()).toBe(true);
   });
 
+  browser.test(
+    'keeps a running call while another tool is looked at, and shows its end on return',
+    async ({ page }) => {
+      await openConsole(page, sample.consoleUrl, CONNECTED);
+      const form = await selectTool(page, 'build_report');
+      await field(form, 'sections').fill('4');
+      await panelButton(page, 'Call').click();
+      await waitUntil(async () => (await progressFraction(progressBar(page))) > 0, 'progress above 0');
+
+      // Another tool meanwhile: its own form, no result of the report in it.
+      await callTool(page, 'echo', { text: 'meanwhile' }, 'meanwhile');
+      expect(await toolResult(page).textContent()).not.toContain('Report ready');
+
+      // Back: the same call, finished in the background, with what was typed still there.
+      const again = await selectTool(page, 'build_report');
+      expect(await field(again, 'sections').inputValue()).toBe('4');
+      await waitForText(toolResult(page), 'Report ready: 4 sections');
+      expect(await progressFraction(progressBar(page))).toBe(1);
+    },
+  );
+
   browser.test('answers the elicitation of delete_note: Accept deletes, Decline keeps', async ({ page }) => {
     await openConsole(page, sample.consoleUrl, CONNECTED);
     // The EditorGuard admits calls with this header; the console sends the extra headers typed here.

@@ -77,6 +77,10 @@ export function createToolsPanel(ctx) {
   let tools = [];
   /** @type {string | undefined} */
   let selected;
+  // One view per tool, kept while its definition is the same: a call left running while the
+  // person looks at another tool is still there, progress and result, when they come back.
+  /** @type {Map<string, { definition: string, view: HTMLElement }>} */
+  const views = new Map();
 
   /** @param {Tool} tool */
   function show(tool) {
@@ -84,8 +88,14 @@ export function createToolsPanel(ctx) {
     for (const button of list.querySelectorAll('button')) {
       button.setAttribute('aria-current', String(button.dataset.name === tool.name));
     }
+    const definition = JSON.stringify(tool);
+    let kept = views.get(tool.name);
+    if (kept?.definition !== definition) {
+      kept = { definition, view: toolView(ctx, tool) };
+      views.set(tool.name, kept);
+    }
     clear(detail);
-    detail.append(toolView(ctx, tool));
+    detail.append(kept.view);
   }
 
   async function refresh() {
