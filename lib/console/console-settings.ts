@@ -6,7 +6,7 @@ import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpConsoleOptions, McpModuleExtras } from '../interfaces/mcp-module-extras.interface';
 import { CONSOLE_IN_PRODUCTION } from '../mcp.messages';
 import { fail } from '../option-checks';
-import { checkPath, normalizePath, type McpHttpPaths } from '../transports/http/http-paths';
+import { checkPath, endpointPathOptions, normalizePath, type McpHttpPaths } from '../transports/http/http-paths';
 
 /** The console of one server, once checked. */
 export interface ConsoleSettings {
@@ -18,17 +18,6 @@ export interface ConsoleSettings {
 /** `<endpoint path>/console`: `mcp/console` for `mcp`, `console` for an endpoint at the root. */
 export function defaultConsolePath(streamable: string): string {
   return `${normalizePath(streamable).slice(1)}/console`.replace(/^\/+/, '');
-}
-
-/** The paths of the server's endpoints, by the option that set each. */
-function endpointPaths(paths: McpHttpPaths): Array<[string, string]> {
-  const named: Array<[string, string | undefined]> = [
-    ['path', paths.streamable],
-    ['simpleHttpPath', paths.simple],
-    ['ssePath', paths.sse?.events],
-    ['sseMessagesPath', paths.sse?.messages],
-  ];
-  return named.filter((entry): entry is [string, string] => entry[1] !== undefined);
 }
 
 /**
@@ -58,7 +47,7 @@ export function resolveConsoleSettings(
     fail('console.allowInProduction', 'must be a boolean');
   }
   const path = checkPath(options.path, 'console.path') ?? defaultConsolePath(paths.streamable);
-  for (const [option, taken] of endpointPaths(paths)) {
+  for (const [option, taken] of endpointPathOptions(paths)) {
     if (normalizePath(taken) === normalizePath(path)) {
       fail('console.path', `is the same path as ${option} (${taken})`);
     }

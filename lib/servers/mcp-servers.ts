@@ -7,7 +7,7 @@ import type { ModulesContainer } from '@nestjs/core';
 import { dirname } from 'node:path';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MCP_SERVER_IDENTITY } from '../mcp.constants';
-import { normalizePath } from '../transports/http/http-paths';
+import { endpointPathOptions, normalizePath } from '../transports/http/http-paths';
 import { assertValidIdentity, type McpServerIdentity } from './server-identity';
 
 const OWN_DIRECTORY = dirname(__dirname);
@@ -57,10 +57,8 @@ export function describeServer(identity: McpServerIdentity): string {
 
 /** Every path a server mounts, before the global prefix: its endpoints' and its console's. */
 function pathsOf(identity: McpServerIdentity): string[] {
-  const { streamable, simple, sse } = identity.paths;
-  return [streamable, simple, sse?.events, sse?.messages, identity.consolePath].filter(
-    (path): path is string => path !== undefined,
-  );
+  const endpoints = endpointPathOptions(identity.paths).map(([, path]) => path);
+  return identity.consolePath === undefined ? endpoints : [...endpoints, identity.consolePath];
 }
 
 /** Throws for a bad name or `include`, and when two servers share a name or a path, naming both. */

@@ -48,26 +48,34 @@ export function resolveHttpPaths(extras: McpModuleExtras, defaultPath: string): 
       ),
     );
   }
-  const taken = new Map<string, string>([[normalizePath(streamable), 'path']]);
-  for (const [option, value] of [
-    ['simpleHttpPath', simple],
-    ['ssePath', events],
-    ['sseMessagesPath', messages],
-  ] as const) {
-    if (value === undefined) {
-      continue;
-    }
+  const paths: McpHttpPaths = {
+    streamable,
+    simple,
+    sse: events === undefined || messages === undefined ? undefined : { events, messages },
+  };
+  const taken = new Map<string, string>();
+  for (const [option, value] of endpointPathOptions(paths)) {
     const other = taken.get(normalizePath(value));
     if (other !== undefined) {
       throw new McpConfigurationError(INVALID_OPTION(option, `is the same path as ${other} (${value})`));
     }
     taken.set(normalizePath(value), option);
   }
-  return {
-    streamable,
-    simple,
-    sse: events === undefined || messages === undefined ? undefined : { events, messages },
-  };
+  return paths;
+}
+
+/**
+ * The paths of a server's endpoints, each with the option that set it, in the order of the
+ * options: what the path checks (within a server, between servers, against the console) go by.
+ */
+export function endpointPathOptions(paths: McpHttpPaths): Array<[option: string, path: string]> {
+  const named: Array<[string, string | undefined]> = [
+    ['path', paths.streamable],
+    ['simpleHttpPath', paths.simple],
+    ['ssePath', paths.sse?.events],
+    ['sseMessagesPath', paths.sse?.messages],
+  ];
+  return named.filter((entry): entry is [string, string] => entry[1] !== undefined);
 }
 
 /** Checks the `endpointDecorators` extra: class decorators, applied to every endpoint controller. */
