@@ -6,7 +6,7 @@
  * `notifications/cancelled` beside closing the stream, and the session's GET stream (with
  * `resources/subscribe`) in place of `subscriptions/listen`.
  */
-import { exchange, httpError, McpRpcError, readEvents } from './rpc-exchange.js';
+import { CLIENT_INFO, exchange, httpError, isAbortError, McpRpcError, notifyCall, readEvents } from './rpc-exchange.js';
 
 /**
  * @typedef {import('./mcp-client.js').Json} Json
@@ -19,7 +19,6 @@ import { exchange, httpError, McpRpcError, readEvents } from './rpc-exchange.js'
 
 /** The newest legacy revision first: the one the handshake offers. */
 export const LEGACY_REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
-const CLIENT_INFO = { name: 'nest-mcp-console', title: 'MCP console', version: '1.0.0' };
 // The tasks of 2025-11-25 are not offered: a legacy session runs every call in place.
 const CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } };
 
@@ -180,7 +179,7 @@ export class LegacySession {
         return false;
       });
     } catch (error) {
-      if (!(error instanceof DOMException && error.name === 'AbortError')) {
+      if (!isAbortError(error)) {
         throw error;
       }
     } finally {
@@ -210,13 +209,7 @@ export class LegacySession {
       void this.#answer(message, options);
       return;
     }
-    const params = message.params ?? {};
-    if (message.method === 'notifications/progress' && params.progressToken === progressToken) {
-      options.onProgress?.(/** @type {import('./mcp-client.js').Progress} */ (/** @type {unknown} */ (params)));
-    } else if (message.method === 'notifications/message') {
-      options.onLog?.(/** @type {import('./mcp-client.js').LogMessage} */ (/** @type {unknown} */ (params)));
-    }
-    options.onNotification?.(message);
+    notifyCall(message, progressToken, options);
   }
 
   /**
@@ -241,7 +234,7 @@ export class LegacySession {
       }
       await this.#post({ jsonrpc: '2.0', id: question.id, result });
     } catch (error) {
-      const aborted = error instanceof DOMException && error.name === 'AbortError';
+      const aborted = isAbortError(error);
       const message = aborted ? 'Cancelled at the console' : error instanceof Error ? error.message : String(error);
       await this.#post({ jsonrpc: '2.0', id: question.id, error: { code: -32603, message } }).catch(() => undefined);
     }

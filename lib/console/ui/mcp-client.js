@@ -7,7 +7,7 @@
  * result, is answered by the person, and the request is sent again with the answers.
  */
 
-import { exchange, McpHttpError, McpRpcError } from './rpc-exchange.js';
+import { CLIENT_INFO, exchange, isAbortError, McpHttpError, McpRpcError, notifyCall } from './rpc-exchange.js';
 import { LegacySession } from './legacy-session.js';
 
 export { McpHttpError, McpRpcError };
@@ -21,7 +21,6 @@ const META = {
   logLevel: 'io.modelcontextprotocol/logLevel',
   serverInfo: 'io.modelcontextprotocol/serverInfo',
 };
-const CLIENT_INFO = { name: 'nest-mcp-console', title: 'MCP console', version: '1.0.0' };
 /** A bound on how many times one request is sent again with answers, against a server asking forever. */
 const MAX_ROUNDS = 32;
 
@@ -244,7 +243,7 @@ export class McpConsoleClient {
         },
       );
     } catch (error) {
-      if (!(error instanceof DOMException && error.name === 'AbortError')) {
+      if (!isAbortError(error)) {
         throw error;
       }
     }
@@ -296,26 +295,11 @@ export class McpConsoleClient {
       headers,
       body,
       signal: options.signal,
-      onMessage: (message) => this.#notify(message, progressToken, options),
+      onMessage: (message) => notifyCall(message, progressToken, options),
     });
     if (answer.error !== undefined) {
       throw new McpRpcError(answer.error.code, answer.error.message, answer.error.data);
     }
     return /** @type {Json} */ (answer.result);
-  }
-
-  /**
-   * @param {JsonRpcMessage} message
-   * @param {string | undefined} progressToken
-   * @param {RequestOptions & { onNotification?: (message: JsonRpcMessage) => void }} options
-   */
-  #notify(message, progressToken, options) {
-    const params = message.params ?? {};
-    if (message.method === 'notifications/progress' && params.progressToken === progressToken) {
-      options.onProgress?.(/** @type {Progress} */ (/** @type {unknown} */ (params)));
-    } else if (message.method === 'notifications/message') {
-      options.onLog?.(/** @type {LogMessage} */ (/** @type {unknown} */ (params)));
-    }
-    options.onNotification?.(message);
   }
 }

@@ -10,6 +10,39 @@
  *   result?: Json, error?: { code: number, message: string, data?: unknown } }} JsonRpcMessage
  */
 
+/** Who the console is, in either era's `clientInfo`. */
+export const CLIENT_INFO = { name: 'nest-mcp-console', title: 'MCP console', version: '1.0.0' };
+
+/**
+ * Whether an error is the rejection of an aborted fetch (a cancel, a Stop, a closed panel).
+ *
+ * @param {unknown} error
+ * @returns {boolean}
+ */
+export function isAbortError(error) {
+  return error instanceof DOMException && error.name === 'AbortError';
+}
+
+/**
+ * Hands a notification that came on a call's stream to the call's listeners: its progress
+ * (the call's own token only), the log messages, then the message as it is.
+ *
+ * @param {JsonRpcMessage} message
+ * @param {string | undefined} progressToken
+ * @param {{ onProgress?: (progress: { progress: number, total?: number, message?: string }) => void,
+ *   onLog?: (message: { level: string, logger?: string, data: unknown }) => void,
+ *   onNotification?: (message: JsonRpcMessage) => void }} listeners
+ */
+export function notifyCall(message, progressToken, listeners) {
+  const params = /** @type {Record<string, any>} */ (message.params ?? {});
+  if (message.method === 'notifications/progress' && params.progressToken === progressToken) {
+    listeners.onProgress?.({ progress: params.progress, total: params.total, message: params.message });
+  } else if (message.method === 'notifications/message') {
+    listeners.onLog?.({ level: params.level, logger: params.logger, data: params.data });
+  }
+  listeners.onNotification?.(message);
+}
+
 /** An HTTP answer that is not JSON-RPC: a refused credential (401, 403), a refused Host, a 5xx. */
 export class McpHttpError extends Error {
   /**

@@ -6,6 +6,7 @@
  */
 import { h, clear, uid } from './dom.js';
 import { McpHttpError, McpRpcError, TASKS_EXTENSION, paramHeaders } from './mcp-client.js';
+import { isAbortError } from './rpc-exchange.js';
 import { createSchemaForm, SchemaFormError } from './schema-form.js';
 import { renderJson, renderToolResult } from './content-view.js';
 
@@ -53,7 +54,7 @@ export async function listAll(ctx, method, key) {
  * @returns {string}
  */
 export function describeError(error) {
-  if (error instanceof DOMException && error.name === 'AbortError') {
+  if (isAbortError(error)) {
     return 'Cancelled';
   }
   if (error instanceof McpRpcError) {
