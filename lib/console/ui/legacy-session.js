@@ -17,8 +17,8 @@ import { CLIENT_INFO, exchange, httpError, isAbortError, McpRpcError, notifyCall
  * @typedef {import('./mcp-client.js').ServerInfo} ServerInfo
  */
 
-/** The newest legacy revision first: the one the handshake offers. */
-export const LEGACY_REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+/** What the handshake offers: the newest legacy revision (the server answers with one it serves). */
+const LEGACY_REVISION = '2025-11-25';
 // The tasks of 2025-11-25 are not offered: a legacy session runs every call in place.
 const CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } };
 
@@ -60,7 +60,7 @@ export class LegacySession {
         jsonrpc: '2.0',
         id: 0,
         method: 'initialize',
-        params: { protocolVersion: LEGACY_REVISIONS[0], capabilities: CAPABILITIES, clientInfo: CLIENT_INFO },
+        params: { protocolVersion: LEGACY_REVISION, capabilities: CAPABILITIES, clientInfo: CLIENT_INFO },
       }),
       onMessage: () => undefined,
       onResponse: (response) => {
