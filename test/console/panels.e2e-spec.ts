@@ -8,18 +8,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+// The policy the console's own pages are sent with: the harness pages run under the same one.
+import { CONSOLE_CSP as CSP } from '../../lib/console/console.controller';
+import { launchChromium } from '../support/browser';
 import { Injectable, Module } from '@nestjs/common';
 import { setTimeout as pause } from 'node:timers/promises';
 import { McpCtx, McpError, McpNotifier, McpTool } from 'nest-mcp';
 import { AppModule } from '../../sample/app.module';
 import { startHttpApp, type HttpApp } from '../fixtures/http-app';
 
-/** The console's policy (CONSOLE-CONTRACT.md): no inline script or style, nothing from elsewhere. */
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
-  "media-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; " +
-  "form-action 'none'; frame-ancestors 'none'";
 const ROOT = join(__dirname, '../..');
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.html': 'text/html; charset=utf-8' };
 
@@ -104,10 +102,7 @@ describe('console panels in Chromium against the sample', () => {
   beforeAll(async () => {
     delete process.env.MCP_AUTH;
     http = await startApp();
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

@@ -8,13 +8,13 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+// The policy the console's own pages are sent with: the harness pages run under the same one.
+import { CONSOLE_CSP as CSP } from '../../lib/console/console.controller';
+import { launchChromium } from '../support/browser';
 
 const ROOT = join(__dirname, '..', '..');
 const SERVED = [join(ROOT, 'lib', 'console', 'ui') + sep, join(ROOT, 'test', 'console', 'widgets-page') + sep];
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' data: blob:; " +
-  "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -78,10 +78,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
