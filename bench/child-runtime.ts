@@ -3,7 +3,8 @@
  * random 127.0.0.1 port, reporting to the parent over IPC, forwarding logged errors, and shutting
  * down cleanly; CPU profiles of the measured windows on request.
  */
-import { ConsoleLogger, type INestApplication } from '@nestjs/common';
+import { ConsoleLogger, type INestApplication, type LoggerService, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import type { TelemetryCounts } from './telemetry-sdk';
@@ -11,7 +12,7 @@ import type { TelemetryCounts } from './telemetry-sdk';
 /** Messages a child sends to the bench. */
 export type ChildMessage =
   /** `telemetry`: the module's startup line about OpenTelemetry, when it logged one. */
-  | { type: 'ready'; port: number; tools?: number; path?: string; telemetry?: string }
+  | { type: 'ready'; port: number; platform?: BenchPlatform; tools?: number; path?: string; telemetry?: string }
   | { type: 'server-error'; message: string }
   | { type: 'ack' }
   | { type: 'cpu'; userUs: number; systemUs: number }
@@ -117,6 +118,31 @@ export function attach(close: () => Promise<unknown>, onMessage?: (message: Pare
   });
 }
 
+/** The HTTP platforms the bench measures on. */
+export type BenchPlatform = 'express' | 'fastify';
+
+/** The platform of this child: `BENCH_PLATFORM` (express by default). */
+export function benchPlatform(): BenchPlatform {
+  const platform = process.env.BENCH_PLATFORM ?? 'express';
+  if (platform !== 'express' && platform !== 'fastify') {
+    throw new Error(`BENCH_PLATFORM must be express or fastify, not "${platform}"`);
+  }
+  return platform;
+}
+
+/**
+ * Creates the application on this child's platform. Fastify is loaded only when asked for, so
+ * an Express child carries nothing of it; on Fastify the adapter has its defaults, as an
+ * application that switches platform gets them.
+ */
+export async function createBenchApp(module: Type<unknown>, logger: LoggerService): Promise<INestApplication> {
+  if (benchPlatform() === 'fastify') {
+    const { FastifyAdapter } = await import('@nestjs/platform-fastify');
+    return NestFactory.create(module, new FastifyAdapter(), { logger });
+  }
+  return NestFactory.create(module, { logger });
+}
+
 /** Listens on 127.0.0.1 (random port), reports readiness and wires shutdown. */
 export async function serve(
   app: INestApplication,
@@ -126,5 +152,5 @@ export async function serve(
   attach(() => app.close(), onMessage);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
-  send({ type: 'ready', port: address.port, ...extra });
+  send({ type: 'ready', port: address.port, platform: benchPlatform(), ...extra });
 }

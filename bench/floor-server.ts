@@ -11,11 +11,10 @@
  */
 import 'reflect-metadata';
 import { Controller, Module, Post, Req, Res } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import type { Request, Response } from 'express';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { AppModule } from '../sample/app.module';
 import { fillRegistry } from './bench-tools';
-import { type ParentMessage, ReportingLogger, send, serve } from './child-runtime';
+import { benchPlatform, createBenchApp, type ParentMessage, ReportingLogger, send, serve } from './child-runtime';
 
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
@@ -40,11 +39,23 @@ interface FloorRequest {
 /** The tools the list scenarios return, rendered per era (the bench sends them at startup). */
 const lists: { legacy: unknown[]; modern: unknown[] } = { legacy: [], modern: [] };
 
+/** What the floor reads of a request: Express's and Fastify's both have the parsed body and the headers. */
+interface PlatformRequest {
+  body: FloorRequest;
+  headers: IncomingHttpHeaders;
+}
+
+/** Express hands the floor Node's response; Fastify its reply, with Node's response as `raw`. */
+type PlatformResponse = ServerResponse | { raw: ServerResponse; hijack(): void };
+
+const FASTIFY = benchPlatform() === 'fastify';
+const FASTIFY_SEND = process.env.BENCH_FLOOR_WRITE === 'send';
+
 @Controller('floor')
 class FloorController {
   @Post()
-  post(@Req() req: Request, @Res() res: Response): void {
-    const body = req.body as FloorRequest;
+  post(@Req() req: PlatformRequest, @Res() res: PlatformResponse): void {
+    const body = req.body;
     const modern = body.params?._meta?.[PROTOCOL_VERSION_KEY] !== undefined;
     let result: Record<string, unknown>;
     if (body.method === 'tools/list') {
@@ -67,12 +78,23 @@ class FloorController {
     const payload = JSON.stringify({ jsonrpc: '2.0', id: body.id, result });
     const session = req.headers['mcp-session-id'];
     const headers: Record<string, string> = !modern && typeof session === 'string' ? { 'mcp-session-id': session } : {};
-    res.writeHead(200, {
-      ...headers,
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(payload),
-    });
-    res.end(payload);
+    const head = { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+    if (FASTIFY && FASTIFY_SEND) {
+      const reply = res as unknown as { code(s: number): any; headers(h: object): any; send(p: string): void };
+      reply.code(200).headers(head).send(payload);
+      return;
+    }
+    let raw: ServerResponse;
+    if (FASTIFY) {
+      // Taken over from Fastify, as the module's transport does, and written the same way.
+      const reply = res as { raw: ServerResponse; hijack(): void };
+      reply.hijack();
+      raw = reply.raw;
+    } else {
+      raw = res as ServerResponse;
+    }
+    raw.writeHead(200, head);
+    raw.end(payload);
   }
 }
 
@@ -80,7 +102,7 @@ class FloorController {
 class FloorModule {}
 
 async function main(): Promise<void> {
-  const app = await NestFactory.create(FloorModule, { logger: new ReportingLogger('FloorServer') });
+  const app = await createBenchApp(FloorModule, new ReportingLogger('FloorServer'));
   await app.init();
   // The same tools as the server, so that both processes carry the same application.
   fillRegistry(app);

@@ -40,7 +40,9 @@ import {
   runProblems,
   TOOL_COUNT,
 } from './requests';
-import { printScale, runScale, SCALE_SCENARIOS } from './scale-out';
+import { printScale, runScale, SCALE_SCENARIOS, type ScaleRow } from './scale-out';
+import type { BenchPlatform } from './child-runtime';
+import { printTargets, summarizeTargets, target, type TargetResult } from './targets';
 
 const { values: args } = parseArgs({
   options: {
@@ -52,29 +54,43 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'boolean', default: false },
     patch: { type: 'string', default: '' },
     telemetry: { type: 'boolean', default: false },
+    platform: { type: 'string', default: 'express,fastify' },
+    runs: { type: 'string', default: '3' },
     out: { type: 'string', default: join(__dirname, 'results', 'latest.json') },
   },
 });
 const DURATION = Number(args.duration);
 const WARMUP = Number(args.warmup);
 const ROUNDS = Math.max(1, Math.floor(Number(args.rounds)));
+const RUNS = Math.max(1, Math.floor(Number(args.runs)));
+const PLATFORMS = args.platform.split(',').map((name) => name.trim()) as BenchPlatform[];
+for (const platform of PLATFORMS) {
+  if (platform !== 'express' && platform !== 'fastify') {
+    throw new Error(`--platform takes express and/or fastify, not "${platform}"`);
+  }
+}
 
 interface Scenario {
   id: string;
   method: Method;
   era: Era;
   connections: number;
-  /** Minimum server/floor ratio, for the scenarios with a target. */
+  /** Minimum server/floor throughput ratio, for the scenarios with a target. */
   target?: number;
+  /** Overload: the most the server's p99 latency may be, as a multiple of the floor's. */
+  p99Target?: number;
 }
+
+/** Fastify: the most CPU per request the server may spend, as a multiple of the floor's. */
+const FASTIFY_CPU_TARGET = 1.2;
 
 const SCENARIOS: Scenario[] = [
   { id: 'call-modern-1', method: 'tools/call', era: 'modern', connections: 1 },
   { id: 'call-modern-16', method: 'tools/call', era: 'modern', connections: 16, target: 0.85 },
-  { id: 'call-modern-128', method: 'tools/call', era: 'modern', connections: 128 },
+  { id: 'call-modern-128', method: 'tools/call', era: 'modern', connections: 128, p99Target: 1.2 },
   { id: 'call-legacy-1', method: 'tools/call', era: 'legacy', connections: 1 },
   { id: 'call-legacy-16', method: 'tools/call', era: 'legacy', connections: 16, target: 0.85 },
-  { id: 'call-legacy-128', method: 'tools/call', era: 'legacy', connections: 128 },
+  { id: 'call-legacy-128', method: 'tools/call', era: 'legacy', connections: 128, p99Target: 1.2 },
   { id: 'list-modern-16', method: 'tools/list', era: 'modern', connections: 16, target: 0.8 },
   { id: 'list-legacy-16', method: 'tools/list', era: 'legacy', connections: 16, target: 0.8 },
 ];
@@ -88,6 +104,7 @@ function headerNames(response: Probe): string {
 
 interface Row {
   scenario: string;
+  platform: BenchPlatform;
   method: Method;
   era: Era;
   concurrency: number;
@@ -109,6 +126,7 @@ interface Row {
   telemetryCost?: TelemetryCost;
   target?: number;
   met?: boolean;
+  p99Target?: number;
 }
 
 /** What telemetry costs: the server with the OpenTelemetry SDK against the plain one. */
@@ -183,7 +201,7 @@ function printTable(rows: Row[]): void {
     'cpu ratio',
   ];
   const lines = rows.map((row) => [
-    `${row.method} ${row.era}`,
+    `${row.platform} ${row.method} ${row.era}`,
     String(row.concurrency),
     fmt(row.server.rps),
     fmt(row.server.p50, 2),
@@ -316,6 +334,7 @@ type TargetKind = 'server' | 'patched' | 'telemetry' | 'floor';
  * Problems go to `failures`.
  */
 async function runBase(
+  platform: BenchPlatform,
   scenarios: Scenario[],
   withFloor: boolean,
   profileDir: string | undefined,
@@ -323,7 +342,7 @@ async function runBase(
 ): Promise<{ rows: Row[]; telemetry?: TelemetrySummary }> {
   const rows: Row[] = [];
   let telemetrySummary: TelemetrySummary | undefined;
-  const env = { MCP_PAGE_SIZE: '0', BENCH_TOOL_COUNT: String(TOOL_COUNT) };
+  const env = { MCP_PAGE_SIZE: '0', BENCH_TOOL_COUNT: String(TOOL_COUNT), BENCH_PLATFORM: platform };
   const [server, floor, patched, telemetry] = await Promise.all([
     ChildServer.start('mcp-server', 'mcp-server.ts', { env }),
     withFloor ? ChildServer.start('floor-server', 'floor-server.ts', { env }) : undefined,
@@ -335,7 +354,7 @@ async function runBase(
       : undefined,
   ]);
   console.log(
-    `MCP server (sample AppModule, ${server.ready?.tools} tools) on ${server.url}` +
+    `${platform}: MCP server (sample AppModule, ${server.ready?.tools} tools) on ${server.url}` +
       (floor ? `; floor on ${floor.url}` : ''),
   );
   if (patched) {
@@ -393,7 +412,9 @@ async function runBase(
 
     for (const scenario of scenarios) {
       const spec = requestOf(scenario.method, scenario.era, sessionId);
-      const label = `${scenario.method} ${scenario.era} c=${scenario.connections}`;
+      const label = `${platform} ${scenario.method} ${scenario.era} c=${scenario.connections}`;
+      // Profiles are named per platform: analyze-profile.ts --compare fastify-call-modern-16.
+      const profileName = platform === 'express' ? scenario.id : `${platform}-${scenario.id}`;
 
       // Check the answers before measuring: a benchmark of errors would look fast.
       const expected = await probe(server.url, spec);
@@ -436,7 +457,7 @@ async function runBase(
       // Warm every target up, then alternate short slices (server, variants, floor, floor,
       // variants, server, ...) so that all see the same background load: on a shared 2-core
       // machine the ratio is what holds.
-      process.stdout.write(`${label.padEnd(30)}`);
+      process.stdout.write(`${label.padEnd(38)}`);
       const targets: { kind: TargetKind; child: ChildServer; spec: RequestSpec; slices: Slice[] }[] = [
         { kind: 'server', child: server, spec, slices: [] },
         ...variants.map((variant) => ({
@@ -482,7 +503,7 @@ async function runBase(
       if (profileDir !== undefined) {
         await Promise.all(
           profiled.map((target) =>
-            target.child.profile('stop', join(profileDir, `${scenario.id}.${target.kind}.cpuprofile`)),
+            target.child.profile('stop', join(profileDir, `${profileName}.${target.kind}.cpuprofile`)),
           ),
         );
         const counts = {
@@ -490,7 +511,7 @@ async function runBase(
           floor: floorSlices ? summarize(floorSlices).requests : undefined,
           telemetry: telemetrySlices ? summarize(telemetrySlices).requests : undefined,
         };
-        writeFileSync(join(profileDir, `${scenario.id}.requests.json`), JSON.stringify(counts));
+        writeFileSync(join(profileDir, `${profileName}.requests.json`), JSON.stringify(counts));
       }
       failures.push(...runProblems(`server ${label}`, measured));
       process.stdout.write(` server ${fmt(measured.rps).padStart(6)} req/s`);
@@ -517,6 +538,7 @@ async function runBase(
       const ratio = floorMeasured ? measured.rps / floorMeasured.rps : undefined;
       rows.push({
         scenario: scenario.id,
+        platform,
         method: scenario.method,
         era: scenario.era,
         concurrency: scenario.connections,
@@ -539,6 +561,7 @@ async function runBase(
           : {}),
         target: scenario.target,
         met: scenario.target === undefined || ratio === undefined ? undefined : ratio >= scenario.target,
+        p99Target: scenario.p99Target,
       });
       if (!server.alive) {
         break;
@@ -573,48 +596,81 @@ async function runBase(
   return { rows, telemetry: telemetrySummary };
 }
 
-async function main(): Promise<number> {
-  const startedAt = Date.now();
-  const loadAtStart = loadavg().map((value) => Number(value.toFixed(2)));
-  const only = args.only?.split(',').map((id) => id.trim());
-  const selected = (id: string): boolean => only === undefined || only.some((prefix) => id.startsWith(prefix));
-  const scenarios = SCENARIOS.filter((s) => selected(s.id));
-  const scaleScenarios = SCALE_SCENARIOS.filter((s) => selected(s.id));
-  const withFloor = !args['no-floor'];
-  const profileDir = args['cpu-prof'] ? join(__dirname, 'results', 'profiles') : undefined;
-  const failures: string[] = [];
-  if (profileDir !== undefined) {
-    mkdirSync(profileDir, { recursive: true });
+/** The targets of the server/floor rows of one run (see the README's table of targets). */
+function baseTargets(rows: Row[]): TargetResult[] {
+  const targets: TargetResult[] = [];
+  for (const row of rows) {
+    if (row.floor === undefined || row.pairedRatio === undefined) {
+      continue;
+    }
+    const name = `${row.platform} ${row.method} ${row.era} c=${row.concurrency}`;
+    const id = `${row.platform}/${row.scenario}`;
+    if (row.target !== undefined) {
+      targets.push(target(`${id}:ratio`, `${name}: req/s ÷ floor`, row.pairedRatio, 'at-least', row.target, 'ratio'));
+      if (row.platform === 'fastify') {
+        // CPU per request is what a saturated core turns into throughput: the floor's µs ÷ ours,
+        // inverted to read as "times the floor's".
+        targets.push(
+          target(`${id}:cpu`, `${name}: CPU/request ÷ floor`, 1 / row.cpuRatio!, 'at-most', FASTIFY_CPU_TARGET, '×'),
+        );
+      }
+    }
+    if (row.p99Target !== undefined) {
+      const failed = row.server.non2xx + row.server.errors + row.server.timeouts + row.server.mismatches;
+      targets.push(
+        target(`${id}:p99`, `${name}: p99 ÷ floor p99`, row.server.p99 / row.floor.p99, 'at-most', row.p99Target, '×'),
+        target(`${id}:failed`, `${name}: failed or timed-out requests`, failed, 'at-most', 0, 'requests'),
+      );
+    }
   }
+  return targets;
+}
 
-  console.log(
-    `nest-mcp bench: ${scenarios.length + scaleScenarios.length} scenarios; per target ${WARMUP}s warm-up + ${DURATION}s measured ` +
-      `in ${ROUNDS} alternating slices; ${availableParallelism()} cores, load average ${loadAtStart.join(' ')}; ` +
-      `node ${process.version}`,
-  );
-  if (loadAtStart[0] > availableParallelism() * 0.75) {
-    console.log('warning: the machine is already busy; absolute figures will be low, ratios are more robust');
+/** What one run measured. */
+interface RunResult {
+  rows: Row[];
+  telemetry?: TelemetrySummary;
+  scale?: { rows: ScaleRow[]; setup: Record<string, unknown> };
+  targets: TargetResult[];
+}
+
+async function runOnce(
+  run: number,
+  selected: (id: string) => boolean,
+  profileDir: string | undefined,
+  failures: string[],
+): Promise<RunResult> {
+  const scenarios = SCENARIOS.filter((s) => selected(s.id));
+  const withFloor = !args['no-floor'];
+  const rows: Row[] = [];
+  let telemetry: TelemetrySummary | undefined;
+  if (scenarios.length > 0) {
+    for (const platform of PLATFORMS) {
+      const base = await runBase(platform, scenarios, withFloor, profileDir, failures);
+      rows.push(...base.rows);
+      telemetry ??= base.telemetry;
+    }
   }
-  const { rows, telemetry } =
-    scenarios.length > 0 ? await runBase(scenarios, withFloor, profileDir, failures) : { rows: [] as Row[] };
+  // Scale-out has no target: it is measured in the first run only.
+  const scaleScenarios = run === 1 ? SCALE_SCENARIOS.filter((s) => selected(s.id)) : [];
   const scale =
     scaleScenarios.length > 0
       ? await runScale(scaleScenarios, { durationS: DURATION, rounds: ROUNDS, warmupS: WARMUP })
       : undefined;
   failures.push(...(scale?.failures ?? []));
+  return {
+    rows,
+    telemetry,
+    scale: scale === undefined ? undefined : { rows: scale.rows, setup: scale.setup },
+    targets: baseTargets(rows),
+  };
+}
 
+function printRun(result: RunResult): void {
+  const { rows, telemetry, scale } = result;
   if (rows.length > 0) {
     console.log('');
     printTable(rows);
-    console.log('');
-    console.log('Targets (server req/s ÷ floor req/s):');
-    for (const row of rows.filter((r) => r.target !== undefined)) {
-      const verdict = row.met === undefined ? 'n/a (no floor)' : row.met ? 'MET' : 'MISSED';
-      console.log(
-        `  ${`${row.method} ${row.era} c=${row.concurrency}`.padEnd(28)} ${fmt(row.ratio, 3).padStart(6)} ≥ ${row.target}  ` +
-          `${verdict.padEnd(7)} (paired ${fmt(row.pairedRatio, 3)}, cpu ratio ${fmt(row.cpuRatio, 3)})`,
-      );
-    }
   }
   if (rows.some((row) => row.telemetryCost !== undefined)) {
     console.log('');
@@ -629,9 +685,43 @@ async function main(): Promise<number> {
       console.log(
         `  ${`${row.method} ${row.era} c=${row.concurrency}`.padEnd(28)} ${fmt(row.ratio, 3).padStart(6)}  ` +
           `(paired ${fmt(row.pairedRatio, 3)}, 2× over direct ${fmt(row.directRatio, 3)}, ` +
-          `${availableParallelism()} cores, proxy in its ${scale.setup.proxy})`,
+          `${availableParallelism()} cores, proxy in its ${String(scale.setup.proxy)})`,
       );
     }
+  }
+}
+
+async function main(): Promise<number> {
+  const startedAt = Date.now();
+  const loadAtStart = loadavg().map((value) => Number(value.toFixed(2)));
+  const only = args.only?.split(',').map((id) => id.trim());
+  const selected = (id: string): boolean => only === undefined || only.some((prefix) => id.startsWith(prefix));
+  const profileDir = args['cpu-prof'] ? join(__dirname, 'results', 'profiles') : undefined;
+  const failures: string[] = [];
+  if (profileDir !== undefined) {
+    mkdirSync(profileDir, { recursive: true });
+  }
+  const scenarioCount = SCENARIOS.filter((s) => selected(s.id)).length * PLATFORMS.length;
+  console.log(
+    `nest-mcp bench: ${RUNS} run${RUNS === 1 ? '' : 's'} of ${scenarioCount} server/floor scenarios on ${PLATFORMS.join(' and ')}; ` +
+      `per target ${WARMUP}s warm-up + ${DURATION}s measured in ${ROUNDS} alternating slices; ` +
+      `${availableParallelism()} cores, load average ${loadAtStart.join(' ')}; node ${process.version}`,
+  );
+  if (loadAtStart[0] > availableParallelism() * 0.75) {
+    console.log('warning: the machine is already busy; absolute figures will be low, ratios are more robust');
+  }
+  const runs: RunResult[] = [];
+  for (let run = 1; run <= RUNS; run++) {
+    console.log(`\n== run ${run} of ${RUNS}`);
+    const result = await runOnce(run, selected, profileDir, failures);
+    printRun(result);
+    runs.push(result);
+  }
+  const targets = summarizeTargets(runs.map((result) => result.targets));
+  if (targets.length > 0) {
+    console.log('');
+    console.log(`Targets over ${RUNS} run${RUNS === 1 ? '' : 's'} (each run's figure, their median, the verdict on the median):`);
+    printTargets(targets, RUNS);
   }
 
   const out = resolve(args.out);
@@ -647,13 +737,14 @@ async function main(): Promise<number> {
         durationS: DURATION,
         rounds: ROUNDS,
         warmupS: WARMUP,
+        runs: RUNS,
+        platforms: PLATFORMS,
         tools: TOOL_COUNT,
         revisions: { modern: MODERN, legacy: LEGACY },
         source: sourceVersion(),
         patches: args.patch === '' ? [] : args.patch.split(','),
-        ...(telemetry === undefined ? {} : { telemetry }),
-        rows,
-        ...(scale === undefined ? {} : { scale: { ...scale.setup, rows: scale.rows } }),
+        targets,
+        results: runs,
         failures,
       },
       null,
@@ -663,7 +754,7 @@ async function main(): Promise<number> {
   console.log(`\nResults written to ${relative(process.cwd(), out)}`);
   if (profileDir !== undefined) {
     console.log(
-      `CPU profiles: ${relative(process.cwd(), profileDir)}/<scenario>.{server,floor}.cpuprofile ` +
+      `CPU profiles: ${relative(process.cwd(), profileDir)}/[fastify-]<scenario>.{server,floor}.cpuprofile ` +
         '(npx ts-node --transpile-only bench/analyze-profile.ts --compare <scenario>)',
     );
   }

@@ -6,11 +6,11 @@
  * The scale-out scenarios set the sample's `MCP_REDIS_URL` and `MCP_REQUEST_STATE_SECRET`, so
  * that several of these processes serve as one server. With BENCH_TELEMETRY=1 (bench/main.ts
  * --telemetry) the OpenTelemetry SDK of bench/telemetry-sdk.ts is registered globally first.
+ * BENCH_PLATFORM=fastify serves it on Fastify.
  */
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
 import { fillRegistry } from './bench-tools';
-import { ReportingLogger, send, serve, type ParentMessage } from './child-runtime';
+import { createBenchApp, ReportingLogger, send, serve, type ParentMessage } from './child-runtime';
 import { applyPatches } from './patches';
 
 /** Also keeps the module's startup line about OpenTelemetry, which says whether it records. */
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   }
   const { AppModule } = await import('../sample/app.module');
   const logger = new BenchLogger('McpBenchServer');
-  const app = await NestFactory.create(AppModule, { logger });
+  const app = await createBenchApp(AppModule, logger);
   // Runs discovery, so that the sample's decorated tools are registered before we count them.
   await app.init();
   await serve(app, onMessage, { tools: fillRegistry(app), telemetry: logger.telemetryLine });
