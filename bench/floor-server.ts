@@ -49,7 +49,6 @@ interface PlatformRequest {
 type PlatformResponse = ServerResponse | { raw: ServerResponse; hijack(): void };
 
 const FASTIFY = benchPlatform() === 'fastify';
-const FASTIFY_SEND = process.env.BENCH_FLOOR_WRITE === 'send';
 
 @Controller('floor')
 class FloorController {
@@ -79,11 +78,6 @@ class FloorController {
     const session = req.headers['mcp-session-id'];
     const headers: Record<string, string> = !modern && typeof session === 'string' ? { 'mcp-session-id': session } : {};
     const head = { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
-    if (FASTIFY && FASTIFY_SEND) {
-      const reply = res as unknown as { code(s: number): any; headers(h: object): any; send(p: string): void };
-      reply.code(200).headers(head).send(payload);
-      return;
-    }
     let raw: ServerResponse;
     if (FASTIFY) {
       // Taken over from Fastify, as the module's transport does, and written the same way.

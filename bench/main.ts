@@ -43,6 +43,7 @@ import {
 import { printScale, runScale, SCALE_SCENARIOS, type ScaleRow } from './scale-out';
 import type { BenchPlatform } from './child-runtime';
 import { printTargets, summarizeTargets, target, type TargetResult } from './targets';
+import { writeRatioChart } from './chart';
 
 const { values: args } = parseArgs({
   options: {
@@ -63,12 +64,13 @@ const DURATION = Number(args.duration);
 const WARMUP = Number(args.warmup);
 const ROUNDS = Math.max(1, Math.floor(Number(args.rounds)));
 const RUNS = Math.max(1, Math.floor(Number(args.runs)));
-const PLATFORMS = args.platform.split(',').map((name) => name.trim()) as BenchPlatform[];
-for (const platform of PLATFORMS) {
+const PLATFORMS = args.platform.split(',').map((name): BenchPlatform => {
+  const platform = name.trim();
   if (platform !== 'express' && platform !== 'fastify') {
     throw new Error(`--platform takes express and/or fastify, not "${platform}"`);
   }
-}
+  return platform;
+});
 
 interface Scenario {
   id: string;
@@ -720,7 +722,9 @@ async function main(): Promise<number> {
   const targets = summarizeTargets(runs.map((result) => result.targets));
   if (targets.length > 0) {
     console.log('');
-    console.log(`Targets over ${RUNS} run${RUNS === 1 ? '' : 's'} (each run's figure, their median, the verdict on the median):`);
+    console.log(
+      `Targets over ${RUNS} run${RUNS === 1 ? '' : 's'} (each run's figure, their median, the verdict on the median):`,
+    );
     printTargets(targets, RUNS);
   }
 
@@ -752,6 +756,13 @@ async function main(): Promise<number> {
     )}\n`,
   );
   console.log(`\nResults written to ${relative(process.cwd(), out)}`);
+  const chart = writeRatioChart(out, targets, {
+    title: 'nest-mcp bench: ratios against the floors',
+    subtitle: `${new Date(startedAt).toISOString().slice(0, 10)} · ${RUNS} run${RUNS === 1 ? '' : 's'} · ${sourceVersion().commit ?? ''}`,
+  });
+  if (chart !== undefined) {
+    console.log(`Chart of the ratios: ${relative(process.cwd(), chart)}`);
+  }
   if (profileDir !== undefined) {
     console.log(
       `CPU profiles: ${relative(process.cwd(), profileDir)}/[fastify-]<scenario>.{server,floor}.cpuprofile ` +

@@ -96,6 +96,9 @@ function figure(value: number, unit: string): string {
   if (Number.isNaN(value)) {
     return '-';
   }
+  if (unit === 'requests') {
+    return value.toFixed(0);
+  }
   const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : unit === 'commands/request' ? 2 : 3;
   return value.toFixed(digits);
 }
