@@ -45,26 +45,49 @@ export function toExchange(request: unknown, response: unknown, wrapped: boolean
   const res = platformRes.raw ?? (response as ServerResponse);
   platformRes.hijack?.();
   if (res !== response && typeof platformRes.getHeaders === 'function') {
-    keepPlatformHeaders(res, () => platformRes.getHeaders!());
+    keepPlatformHeaders(res, platformRes as PlatformReply);
   }
   return { request, response, req, res, headers: req.headers };
+}
+
+/** A platform reply that keeps headers of its own (Fastify's). */
+interface PlatformReply {
+  getHeaders(): Record<string, unknown>;
+}
+
+/** Where a hijacked Node response keeps its platform reply and the `writeHead` it had before. */
+const PLATFORM_REPLY = Symbol('nest-mcp:platform-reply');
+const OWN_WRITE_HEAD = Symbol('nest-mcp:own-write-head');
+
+interface PlatformBackedResponse extends ServerResponse {
+  [PLATFORM_REPLY]: PlatformReply;
+  [OWN_WRITE_HEAD]: ServerResponse['writeHead'];
 }
 
 /**
  * The answer is written on the Node response under a hijacked platform reply (Fastify): headers
  * set on the reply (by a guard such as ThrottlerGuard, a hook, a CORS plugin) are added when the
- * head is written, unless the answer sets its own.
+ * head is written, unless the answer sets its own. One shared function for every response,
+ * rather than a bound copy and a closure per request.
  */
-function keepPlatformHeaders(res: ServerResponse, platformHeaders: () => Record<string, unknown>): void {
-  const writeHead = res.writeHead.bind(res) as (...params: unknown[]) => ServerResponse;
-  res.writeHead = (...args: unknown[]) => {
-    for (const [name, value] of Object.entries(platformHeaders())) {
-      if (value !== undefined && !res.hasHeader(name)) {
-        res.setHeader(name, value as string);
-      }
+function keepPlatformHeaders(res: ServerResponse, reply: PlatformReply): void {
+  const backed = res as PlatformBackedResponse;
+  backed[PLATFORM_REPLY] = reply;
+  // The response's own method, called back with the response as `this`.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  backed[OWN_WRITE_HEAD] = res.writeHead;
+  res.writeHead = writeHeadWithPlatformHeaders;
+}
+
+function writeHeadWithPlatformHeaders(this: PlatformBackedResponse, ...args: unknown[]): ServerResponse {
+  const headers = this[PLATFORM_REPLY].getHeaders();
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined && !this.hasHeader(name)) {
+      this.setHeader(name, value as string);
     }
-    return writeHead(...args);
-  };
+  }
+  return (this[OWN_WRITE_HEAD] as (...params: unknown[]) => ServerResponse).apply(this, args);
 }
 
 /**

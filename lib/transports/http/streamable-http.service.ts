@@ -47,7 +47,9 @@ export class StreamableHttpService {
       return;
     }
     const { maxBodyBytes, maxJsonDepth } = this.http;
-    const body = await readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
+    const read = readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
+    // A body the platform parsed (Fastify) is here already: no turn of the microtask queue for it.
+    const body = read instanceof Promise ? await read : read;
     if (!body.ok) {
       this.refusals.refuseBody(exchange, body);
       return;
