@@ -77,6 +77,9 @@ export interface ChildMarks {
   cpuMs: number;
 }
 
+/** What the app prints when it listens. */
+type ListeningLine = ChildMarks & { port: number; platform: string; tools: number };
+
 /** One spawn of one variant. */
 export interface StartupSample {
   variant: Variant['id'];
@@ -278,7 +281,7 @@ async function spawnOnce(variant: Variant, platform: string): Promise<{ sample: 
     stderr += chunk.toString('utf8');
   });
   try {
-    const listening = await new Promise<{ at: number; marks: ChildMarks & { port: number } }>((done, fail) => {
+    const listening = await new Promise<{ at: number; marks: ListeningLine }>((done, fail) => {
       let stdout = '';
       const timer = setTimeout(() => fail(new Error(`no port within ${SPAWN_TIMEOUT_MS} ms`)), SPAWN_TIMEOUT_MS);
       child.stdout.on('data', (chunk: Buffer) => {
@@ -286,7 +289,7 @@ async function spawnOnce(variant: Variant, platform: string): Promise<{ sample: 
         const line = /^COLD-START-LISTENING (.*)$/m.exec(stdout);
         if (line !== null) {
           clearTimeout(timer);
-          done({ at: performance.now(), marks: JSON.parse(line[1]) as ChildMarks & { port: number } });
+          done({ at: performance.now(), marks: JSON.parse(line[1]) as ListeningLine });
         }
       });
       child.once('exit', (code, signal) => {
@@ -314,9 +317,25 @@ async function spawnOnce(variant: Variant, platform: string): Promise<{ sample: 
       }
     }
     const answered = performance.now();
+    if (listening.marks.platform !== platform || listening.marks.tools !== variant.tools) {
+      throw new Error(
+        `the app ran on ${listening.marks.platform} with ${listening.marks.tools} tools, not ${platform} with ${variant.tools}`,
+      );
+    }
     if (stderr !== '') {
       // An app that logs an error (or warns) while starting is not the startup we mean to time.
       throw new Error(`wrote to stderr while starting: ${stderr.slice(-1500)}`);
+    }
+    if (variant.module) {
+      // Not timed: the module must have found every decorated method, or the figure is not
+      // about registering `variant.tools` tools.
+      const listed = await probe(`http://127.0.0.1:${listening.marks.port}/mcp`, requestOf('tools/list', 'modern', ''));
+      const tools = (JSON.parse(listed.body) as { result?: { tools?: unknown[] } }).result?.tools;
+      if (listed.status !== 200 || tools?.length !== variant.tools) {
+        throw new Error(
+          `tools/list lists ${tools?.length} tools, expected ${variant.tools}: ${listed.body.slice(0, 300)}`,
+        );
+      }
     }
     const { entered, loaded, created, listening: listenedAt, cpuMs } = listening.marks;
     return {
@@ -533,6 +552,11 @@ async function measureList(
     const problem = listProblem(expected);
     if (problem !== undefined) {
       throw new Error(`tools/list 1000 modern: the server's sample response is not a success: ${problem}`);
+    }
+    // The children choose their platform from BENCH_PLATFORM: one that ignored it would be
+    // measured under the other platform's name (the floor's header names must equal these).
+    if (options.platform === 'fastify' && expected.headers['x-powered-by'] === 'Express') {
+      throw new Error('tools/list 1000: the server runs on Express although BENCH_PLATFORM=fastify');
     }
     const floorSample = await probe(floor.url, spec);
     if (floorSample.body !== expected.body) {
