@@ -5,7 +5,8 @@
  */
 import { createPublicKey, createSecretKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { type Logger } from '@nestjs/common';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type * as Jose from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { McpPrincipal } from '../protocol/call-context';
 import type { McpAuthRequest, McpJwtOptions, McpTokenVerifier } from './mcp-auth-options.interface';
 import {
@@ -17,6 +18,16 @@ import {
   type Authenticator,
 } from './authenticator';
 import { CredentialTable } from './credential-table';
+
+let jose: Promise<typeof Jose> | undefined;
+
+/**
+ * jose, loaded on the first JWT to verify: it is an ES module of some size (about 130 ms to load
+ * here), and an application that verifies no JWT should not pay for it at startup.
+ */
+function loadJose(): Promise<typeof Jose> {
+  return (jose ??= import('jose'));
+}
 
 /** What checking one token found. */
 export type TokenCheck =
@@ -146,8 +157,10 @@ function keyOf(key: NonNullable<McpJwtOptions['key']>): KeyObject | Uint8Array {
  * `exp`/`nbf` with the clock tolerance, issuer, audience and algorithms.
  */
 export function jwtTokens(options: McpJwtOptions & { audience: string | string[] }, logger: Logger): TokenChecker {
-  const keys: JWTVerifyGetKey | KeyObject | Uint8Array =
-    options.jwksUrl !== undefined ? createRemoteJWKSet(new URL(options.jwksUrl)) : keyOf(options.key!);
+  // Read now, so that a bad key or URL is a configuration error at startup.
+  const jwksUrl = options.jwksUrl !== undefined ? new URL(options.jwksUrl) : undefined;
+  const key = jwksUrl === undefined ? keyOf(options.key!) : undefined;
+  let keys: JWTVerifyGetKey | KeyObject | Uint8Array | undefined;
   const verifyOptions = {
     issuer: options.issuer,
     audience: options.audience,
@@ -156,13 +169,16 @@ export function jwtTokens(options: McpJwtOptions & { audience: string | string[]
   };
   const principalClaim = options.principalClaim ?? 'sub';
   return async (token) => {
+    const jose = await loadJose();
+    keys ??= jwksUrl !== undefined ? jose.createRemoteJWKSet(jwksUrl) : key!;
     let payload: JWTPayload;
     try {
       ({ payload } =
         typeof keys === 'function'
-          ? await jwtVerify(token, keys, verifyOptions)
-          : await jwtVerify(token, keys, verifyOptions));
+          ? await jose.jwtVerify(token, keys, verifyOptions)
+          : await jose.jwtVerify(token, keys, verifyOptions));
     } catch (error) {
+      const { errors: joseErrors } = jose;
       if (error instanceof joseErrors.JWTExpired) {
         return { ok: false, reason: 'expired' };
       }
