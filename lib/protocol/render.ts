@@ -6,6 +6,7 @@ import { hasFeature } from './revisions';
 import { isJsonObject, type JsonObject } from './json-rpc';
 import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './catalog';
 import type { CallToolResult, Implementation, McpIcon } from './mcp-types';
+import { copyOf } from './object-copies';
 
 type Target = JsonObject;
 
@@ -145,7 +146,7 @@ export function renderToolResult(
   revision: string | undefined,
   tool: ToolEntry | undefined,
 ): Target {
-  const rendered: Target = { ...result };
+  const rendered: Target = copyOf(result);
   if (rendered.structuredContent !== undefined) {
     const allowed =
       hasFeature(revision, 'outputSchema') &&

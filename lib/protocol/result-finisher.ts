@@ -13,6 +13,7 @@ import { isStoreUnavailable, STORE_UNAVAILABLE_MESSAGE } from './store-unavailab
 import type { EngineLogger, EngineOptions } from './engine-options';
 import type { EngineOutcome } from './transport-contract';
 import type { ResolvedRequest } from './resolved-request';
+import { merged } from './object-copies';
 
 /** Nothing to send: a notification, or a request that was cancelled. */
 export const NO_OUTCOME: EngineOutcome = Object.freeze({ type: 'none' });
@@ -101,7 +102,7 @@ export class ResultFinisher {
       this.metaByRevision.set(request.revision, stamp);
     }
     // Results without a `_meta` of their own share one (it is only ever serialized).
-    finished._meta = isJsonObject(finished._meta) ? { ...finished._meta, ...stamp } : stamp;
+    finished._meta = isJsonObject(finished._meta) ? merged(finished._meta, stamp) : stamp;
     return finished;
   }
 }

@@ -12,6 +12,7 @@ import type {
   ReadResourceResult,
   ResourceContents,
 } from './mcp-types';
+import { copyOf, merged } from './object-copies';
 
 function isContentBlock(value: unknown): value is ContentBlock {
   return isJsonObject(value) && typeof value.type === 'string';
@@ -36,7 +37,7 @@ export function toCallToolResult(value: unknown, hasOutputSchema: boolean): Call
   }
   if (isJsonObject(value) && Array.isArray(value.content)) {
     // A copy: the result is completed in place later, and the handler may reuse its object.
-    const result = { ...(value as CallToolResult) };
+    const result = copyOf(value as CallToolResult);
     if (result.structuredContent !== undefined && result.content.length === 0) {
       result.content = [{ type: 'text', text: toText(result.structuredContent) }];
     }
@@ -86,7 +87,7 @@ export function toReadResourceResult(value: unknown, uri: string, mimeType: stri
   };
   if (isJsonObject(value) && Array.isArray(value.contents)) {
     const result = value as ReadResourceResult;
-    return { ...result, contents: result.contents.map((content) => withUri(content as Record<string, unknown>)) };
+    return merged(result, { contents: result.contents.map((content) => withUri(content as Record<string, unknown>)) });
   }
   if (typeof value === 'string') {
     return { contents: [withUri({ text: value })] };

@@ -9,6 +9,7 @@ import { renderPrompt } from '../render';
 import { toGetPromptResult } from '../results';
 import type { ResolvedRequest } from '../resolved-request';
 import type { HandlerContext } from './handler-context';
+import { copyOf } from '../object-copies';
 
 export async function handlePromptsList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { catalog } = context;
@@ -53,5 +54,5 @@ export async function handlePromptsGet(context: HandlerContext, request: Resolve
     context.logFailure(request, new Error(`prompt ${prompt.name} returned neither messages nor a string`));
     throw new McpError(ErrorCode.InternalError, 'Internal prompt error');
   }
-  return { ...result };
+  return copyOf(result);
 }

@@ -10,6 +10,7 @@ import { renderResource, renderTemplate } from '../render';
 import { toReadResourceResult } from '../results';
 import type { ResolvedRequest } from '../resolved-request';
 import type { HandlerContext } from './handler-context';
+import { copyOf } from '../object-copies';
 
 export async function handleResourcesList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { catalog } = context;
@@ -83,7 +84,7 @@ export async function handleResourcesRead(context: HandlerContext, request: Reso
     context.logFailure(request, error);
     throw new McpError(ErrorCode.InternalError, 'Internal resource error');
   }
-  const result: JsonObject = { ...toReadResourceResult(value, uri, mimeType) };
+  const result: JsonObject = copyOf(toReadResourceResult(value, uri, mimeType));
   if (request.era === 'modern' && cacheTtlMs !== undefined && result.ttlMs === undefined) {
     result.ttlMs = cacheTtlMs;
   }

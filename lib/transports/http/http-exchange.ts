@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, failure, type JsonRpcMessage } from '../../protocol/json-rpc';
 import type { HeaderBag } from '../../protocol/request-headers';
 import type { CancellationSource } from '../../protocol/call-scope';
+import { copyOf } from '../../protocol/object-copies';
 
 export interface HttpExchange {
   /** The platform's request object (what guards and `REQUEST` see). */
@@ -151,11 +152,10 @@ export function sendJson(
     return;
   }
   const payload = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(payload),
-  });
+  const head: Record<string, string | number> = copyOf(headers);
+  head['content-type'] = 'application/json';
+  head['content-length'] = Buffer.byteLength(payload);
+  res.writeHead(status, head);
   res.end(payload);
 }
 
@@ -181,12 +181,11 @@ export class SseStream {
     private readonly res: ServerResponse,
     headers: Record<string, string> = {},
   ) {
-    res.writeHead(200, {
-      ...headers,
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-    });
+    const head = copyOf(headers);
+    head['content-type'] = 'text/event-stream';
+    head['cache-control'] = 'no-cache, no-transform';
+    head['x-accel-buffering'] = 'no';
+    res.writeHead(200, head);
     res.socket?.setNoDelay(true);
     res.flushHeaders();
     res.on('close', () => this.markClosed());

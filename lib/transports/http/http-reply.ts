@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { JsonRpcResponse } from '../../protocol/json-rpc';
 import type { RefusalReason } from '../../protocol/inbound';
 import { sendEmpty, sendJson } from './http-exchange';
+import { merged } from '../../protocol/object-copies';
 
 /** An HTTP answer: a JSON body, a bare status, or an answer written by the request's channel. */
 export type HttpReply =
@@ -54,7 +55,7 @@ export function refusalReply(reason: RefusalReason, error: unknown, headers: Rec
     return { type: 'none' };
   }
   const entry = REFUSAL_STATUS[reason];
-  return { type: 'json', status: entry.status, body: error, headers: { ...headers, ...entry.headers } };
+  return { type: 'json', status: entry.status, body: error, headers: merged(headers, entry.headers ?? {}) };
 }
 
 /** Writes a `json` or `empty` reply; the channel writes the others. */

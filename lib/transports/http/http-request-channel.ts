@@ -8,6 +8,7 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../..
 import { isAbandoned, onAbandoned, sendJson, SseStream, type HttpExchange } from './http-exchange';
 import { ResumableStream } from './sse/resumable-streams.service';
 import type { HttpReply } from './http-reply';
+import { merged } from '../../protocol/object-copies';
 
 /** The extra headers of answers that have none (never written to). */
 export const NO_HEADERS: Record<string, string> = Object.freeze({});
@@ -98,7 +99,7 @@ export class HttpRequestChannel implements RequestChannel, CancellationSource {
         this.exchange.res,
         status,
         response,
-        headers === undefined ? this.headers : { ...this.headers, ...headers },
+        headers === undefined ? this.headers : merged(this.headers, headers),
       );
     }
   }
