@@ -8,6 +8,7 @@
  * (NODE_OPTIONS). It only adds a listener: bench/child-runtime.ts's `attach` passes messages it
  * does not know on to the server, which ignores them, and every 'message' listener sees them.
  */
+import { getHeapSpaceStatistics } from 'node:v8';
 
 /** What the bench sends. */
 export interface HeapRequest {
@@ -24,6 +25,11 @@ export interface HeapReply {
   rss: number;
   /** How long the collections took, in ms (the server answers nothing meanwhile). */
   gcMs: number;
+  /**
+   * Bytes used in each V8 heap space (`v8.getHeapSpaceStatistics()`): growth in `code_space` is
+   * compiled code (V8 warming up, bounded), in `old_space` objects the program keeps.
+   */
+  spaces: Record<string, number>;
 }
 
 /** An error the probe reports instead of a reading (no `--expose-gc`). */
@@ -45,6 +51,10 @@ async function collect(): Promise<HeapReply | HeapError> {
   gc();
   const gcMs = performance.now() - start;
   const usage = process.memoryUsage();
+  const spaces: Record<string, number> = {};
+  for (const space of getHeapSpaceStatistics()) {
+    spaces[space.space_name] = space.space_used_size;
+  }
   return {
     type: 'heap',
     heapUsed: usage.heapUsed,
@@ -53,6 +63,7 @@ async function collect(): Promise<HeapReply | HeapError> {
     arrayBuffers: usage.arrayBuffers,
     rss: usage.rss,
     gcMs,
+    spaces,
   };
 }
 
