@@ -98,7 +98,7 @@ export interface HeapSample {
 /** Starts the server child with the heap probe loaded and `--expose-gc`. */
 async function startProbed(name: string, platform: MemoryOptions['platform']): Promise<ChildServer> {
   const nodeOptions = [process.env.NODE_OPTIONS, '--expose-gc'].filter((option) => option).join(' ');
-  return ChildServer.start(name, 'mcp-server.ts', {
+  const child = await ChildServer.start(name, 'mcp-server.ts', {
     env: {
       BENCH_PLATFORM: platform,
       MCP_PAGE_SIZE: '0',
@@ -107,6 +107,22 @@ async function startProbed(name: string, platform: MemoryOptions['platform']): P
       TS_NODE_PROJECT: join(__dirname, 'heap-probe.tsconfig.json'),
     },
   });
+  const problem = platformProblem(child, platform);
+  if (problem !== undefined) {
+    await child.stop();
+    throw new Error(problem);
+  }
+  return child;
+}
+
+/**
+ * Why the child is not serving on `platform`, if it is not: a child that ignored BENCH_PLATFORM
+ * would measure Express under Fastify's name. A child that does not say (no `platform` in its
+ * ready message) is taken as Express.
+ */
+export function platformProblem(child: ChildServer, platform: MemoryOptions['platform']): string | undefined {
+  const served = (child.ready as { platform?: string } | undefined)?.platform ?? 'express';
+  return served === platform ? undefined : `${child.name} serves on ${served}, not on ${platform}`;
 }
 
 /** The child's memory after two full collections. */

@@ -14,10 +14,12 @@
  *     [--platform express|fastify]
  */
 import { randomBytes } from 'node:crypto';
+import { createConnection, type Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { startRedisServer, type RedisServerHandle } from '../test/support/redis-server';
 import { ChildServer } from './children';
+import { platformProblem } from './memory';
 import { probe, type RequestSpec } from './load';
 import { type Era, openSession, problemWith, requestOf, TOOL_COUNT } from './requests';
 import { printTargets, summarizeTargets, target, type TargetResult } from './targets';
@@ -77,18 +79,52 @@ async function sendAll(url: string, spec: RequestSpec, count: number, expected: 
   return problems;
 }
 
-/** Counts MONITOR's commands by name, those run by a Lua script apart. */
+/**
+ * Counts, from MONITOR, the commands that Lua scripts ran, by name. MONITOR runs on a raw socket:
+ * ioredis's monitor mode can fail with "Command queue state error" when commands are already
+ * flowing as it starts. Each monitored command is one line: `+<time> [<db> <source>] "<name>" ...`,
+ * with `lua` as the source of a script's commands.
+ */
 class ScriptTally {
   readonly fromScripts: Record<string, number> = {};
   counting = false;
+  private buffered = '';
 
-  constructor(private readonly monitor: Awaited<ReturnType<Redis['monitor']>>) {
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (this.counting && source === 'lua' && args.length > 0) {
-        const name = args[0].toLowerCase();
-        this.fromScripts[name] = (this.fromScripts[name] ?? 0) + 1;
+  private constructor(private readonly socket: Socket) {
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      this.buffered += chunk;
+      let end: number;
+      while ((end = this.buffered.indexOf('\r\n')) >= 0) {
+        const line = this.buffered.slice(0, end);
+        this.buffered = this.buffered.slice(end + 2);
+        const match = /^\+[\d.]+ \[\d+ lua\] "([^"]+)"/.exec(line);
+        if (this.counting && match !== null) {
+          const name = match[1].toLowerCase();
+          this.fromScripts[name] = (this.fromScripts[name] ?? 0) + 1;
+        }
       }
     });
+    // A monitor that went away only leaves fromScripts short; the counts themselves come from INFO.
+    socket.on('error', () => undefined);
+  }
+
+  /** Connects and enters MONITOR (resolves on its +OK). */
+  static async start(port: number): Promise<ScriptTally> {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    await new Promise<void>((done, fail) => {
+      socket.once('error', fail);
+      socket.once('connect', () => socket.write('MONITOR\r\n'));
+      socket.once('data', (chunk) => {
+        socket.off('error', fail);
+        if (String(chunk).startsWith('+OK')) {
+          done();
+        } else {
+          fail(new Error(`MONITOR: ${String(chunk).trim()}`));
+        }
+      });
+    });
+    return new ScriptTally(socket);
   }
 
   reset(): void {
@@ -98,7 +134,7 @@ class ScriptTally {
   }
 
   stop(): void {
-    this.monitor.disconnect();
+    this.socket.destroy();
   }
 }
 
@@ -211,7 +247,11 @@ export async function runRedisCommands(
         MCP_REQUEST_STATE_SECRET: randomBytes(32).toString('base64url'),
       },
     });
-    tally = new ScriptTally(await admin.monitor());
+    const problem = platformProblem(child, options.platform);
+    if (problem !== undefined) {
+      throw new Error(problem);
+    }
+    tally = await ScriptTally.start(redis.port);
     // Opened right before the legacy era is counted (see EraCount.sessionAgeS).
     const sessionId = await openSession(child.url);
     const sessionOpenedAt = Date.now();
