@@ -284,9 +284,9 @@ function moments(points: { x: number; y: number }[]): { sxx: number; sxy: number
 
 /**
  * A heap level that changes once, all at a time, is not a leak: every run so far showed one or
- * two releases of about 1 MiB at once (old and large-object space, not code space; most likely
- * V8 flushing the bytecode of startup code it no longer runs, not verified), anywhere from the
- * first to the fourth minute, and a drop inside the window pulls
+ * two releases of 0.8 to 1.3 MiB at once (old and large-object space, not code space; not V8's
+ * bytecode flushing, which a run with --no-flush-bytecode ruled out; what it is is not known
+ * yet), anywhere from the first to the fourth minute, and a drop inside the window pulls
  * the plain slope far below zero, which would hide a leak. So the slope is fitted with at most
  * one step: one slope shared by the readings before and after the step, each side its own
  * level (least squares, the step put where it fits best). The step is taken only when its size
