@@ -662,16 +662,16 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
 
   const targets = [
     target(
-      'cold-start:module-ms',
-      'cold start: McpModule adds (10 tools)',
+      `${options.platform}/cold-start:module-ms`,
+      `${options.platform} cold start: McpModule adds (10 tools)`,
       medianOf('with-10') - medianOf('without-10'),
       'at-most',
       150,
       'ms',
     ),
     target(
-      'cold-start:1000-tools-ms',
-      'cold start: 1,000 tools add over 10 (McpModule)',
+      `${options.platform}/cold-start:1000-tools-ms`,
+      `${options.platform} cold start: 1,000 tools add over 10 (McpModule)`,
       medianOf('with-1000') - medianOf('with-10'),
       'at-most',
       1000,

@@ -44,6 +44,9 @@ import { printScale, runScale, SCALE_SCENARIOS, type ScaleRow } from './scale-ou
 import type { BenchPlatform } from './child-runtime';
 import { printTargets, summarizeTargets, target, type TargetResult } from './targets';
 import { writeRatioChart } from './chart';
+import { printColdStart, runColdStart, type ColdStartDetails } from './cold-start';
+import { MEMORY_DEFAULTS, runMemory } from './memory';
+import { REDIS_COMMANDS_DEFAULTS, runRedisCommands } from './redis-commands';
 
 const { values: args } = parseArgs({
   options: {
@@ -57,6 +60,8 @@ const { values: args } = parseArgs({
     telemetry: { type: 'boolean', default: false },
     platform: { type: 'string', default: 'express,fastify' },
     runs: { type: 'string', default: '3' },
+    'cold-repeats': { type: 'string', default: '5' },
+    soak: { type: 'string', default: String(MEMORY_DEFAULTS.soakS) },
     out: { type: 'string', default: join(__dirname, 'results', 'latest.json') },
   },
 });
@@ -633,6 +638,12 @@ interface RunResult {
   rows: Row[];
   telemetry?: TelemetrySummary;
   scale?: { rows: ScaleRow[]; setup: Record<string, unknown> };
+  /** Per platform: startup with and without McpModule, and tools/list of 1,000 tools. */
+  coldStart?: ColdStartDetails[];
+  /** Heap per idle legacy session and the soak (bench/memory.ts), on the first platform. */
+  memory?: unknown;
+  /** Redis commands per tools/call (bench/redis-commands.ts), on the first platform. */
+  redis?: unknown;
   targets: TargetResult[];
 }
 
@@ -660,16 +671,58 @@ async function runOnce(
       ? await runScale(scaleScenarios, { durationS: DURATION, rounds: ROUNDS, warmupS: WARMUP })
       : undefined;
   failures.push(...(scale?.failures ?? []));
+  const targets = baseTargets(rows);
+  let coldStart: ColdStartDetails[] | undefined;
+  if (selected('cold-start')) {
+    coldStart = [];
+    for (const platform of PLATFORMS) {
+      console.log(`${platform}: cold start (startup with and without McpModule; tools/list of 1,000 tools)`);
+      const cold = await runColdStart({
+        repeats: Math.max(1, Math.floor(Number(args['cold-repeats']))),
+        listDurationS: DURATION,
+        listRounds: ROUNDS,
+        warmupS: WARMUP,
+        platform,
+      });
+      failures.push(...cold.failures);
+      targets.push(...cold.targets);
+      coldStart.push(cold.details);
+    }
+  }
+  // Neither depends on the platform's speed: measured once per run, on the first platform.
+  let memory: unknown;
+  if (selected('memory')) {
+    console.log(`${PLATFORMS[0]}: memory (heap per idle legacy session; a ${args.soak} s mixed soak)`);
+    const measured = await runMemory({ ...MEMORY_DEFAULTS, soakS: Number(args.soak), platform: PLATFORMS[0] });
+    failures.push(...measured.failures);
+    targets.push(...measured.targets);
+    memory = measured.details;
+  }
+  let redis: unknown;
+  if (selected('redis')) {
+    console.log(`${PLATFORMS[0]}: Redis commands per tools/call (INFO commandstats)`);
+    const measured = await runRedisCommands({ ...REDIS_COMMANDS_DEFAULTS, platform: PLATFORMS[0] });
+    failures.push(...measured.failures);
+    targets.push(...measured.targets);
+    redis = measured.details;
+  }
   return {
     rows,
     telemetry,
     scale: scale === undefined ? undefined : { rows: scale.rows, setup: scale.setup },
-    targets: baseTargets(rows),
+    coldStart,
+    memory,
+    redis,
+    targets,
   };
 }
 
 function printRun(result: RunResult): void {
-  const { rows, telemetry, scale } = result;
+  const { rows, telemetry, scale, coldStart } = result;
+  for (const details of coldStart ?? []) {
+    console.log('');
+    printColdStart(details);
+  }
   if (rows.length > 0) {
     console.log('');
     printTable(rows);
