@@ -50,6 +50,10 @@ export class CallScope {
   limitMs = 0;
   next: CallScope | undefined;
   previous: CallScope | undefined;
+  /** Maintained by `InflightRequests`: the method while the request runs, and its neighbours in the running list. */
+  runningMethod: string | undefined;
+  runningNext: CallScope | undefined;
+  runningPrevious: CallScope | undefined;
 
   get aborted(): boolean {
     return this.isAborted;

