@@ -12,9 +12,14 @@ import type { McpHandlerKind, McpMetadataAccessor, McpParamsLayout } from './mcp
 import { globalEnhancersOf, hasGlobalEnhancers, type HostWrapper } from './nest-internals';
 import { createQuietContextCreator } from './quiet-context-creator';
 import { createShadowHost } from './shadow-host.factory';
+import { isThenable } from '../protocol/thenables';
 
 /** Runs one handler for one call. */
-export type McpInvoker = (args: unknown, call: McpCallContext, native: NativeExchange | undefined) => Promise<unknown>;
+/**
+ * Calls a decorated method: its value, or a promise of it when the method (or the pipeline) is
+ * asynchronous. It may throw synchronously, as a handler of the registry may.
+ */
+export type McpInvoker = (args: unknown, call: McpCallContext, native: NativeExchange | undefined) => unknown;
 
 /** One decorated method, as the explorer found it. */
 export interface McpHandlerTarget {
@@ -72,13 +77,15 @@ export class McpHandlerFactory {
       : isStatic
         ? await this.staticCall(target, layout)
         : this.scopedCall(target, layout);
-    return async (args, call, native) => {
+    return (args, call, native) => {
+      let result: unknown;
       try {
-        const result = await run(args, call, native);
-        return isObservable(result) ? await lastValueFrom(result) : result;
+        result = run(args, call, native);
       } catch (error) {
         throw translateHttpException(error, target.kind, call.era);
       }
+      // A method that answers synchronously is answered without a turn of the microtask queue.
+      return isThenable(result) || isObservable(result) ? settled(result, target, call) : result;
     };
   }
 
@@ -167,5 +174,15 @@ export class McpHandlerFactory {
         `${target.where} is declared on a controller or a factory provider; its request-scoped enhancer ${enhancer.name} cannot be bound there. Move the handler to a class provider.`,
     );
     return createShadowHost(instance, target.methodName, layout?.metadataKey, resolve);
+  }
+}
+
+/** The value of an asynchronous call: a promise's, or an Observable's last; HTTP exceptions translated. */
+async function settled(result: unknown, target: McpHandlerTarget, call: McpCallContext): Promise<unknown> {
+  try {
+    const value = isObservable(result) ? result : await result;
+    return isObservable(value) ? await lastValueFrom(value) : value;
+  } catch (error) {
+    throw translateHttpException(error, target.kind, call.era);
   }
 }

@@ -31,6 +31,7 @@ import {
 import { decideEra } from './request-meta';
 import { hasFeature, legacyHeaderRevision } from './revisions';
 import type { SessionHandle } from './session-handle';
+import { isThenable } from './thenables';
 
 export * from './inbound-types';
 export { inboundFacts, sessionRevision, type LegacyFacts } from './inbound-facts';
@@ -55,10 +56,6 @@ export const SESSIONLESS: LegacySessionPort = Object.freeze({
 function refusal(reason: RefusalReason, id: JsonRpcId | null, message: string): InboundResult<never> {
   const code = reason === 'session-limit' ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
   return { kind: 'refused', reason, error: failure(id, code, message) };
-}
-
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }
 
 /** Runs inbound bodies through one engine; see the file's header for the sequence. */
@@ -98,7 +95,7 @@ export class InboundDispatcher {
    */
   deliver(responses: readonly JsonRpcResponse[], sessions: LegacySessionPort): Promise<InboundResult<never>> {
     const current = sessions.current();
-    return isPromise(current)
+    return isThenable<SessionHandle | undefined>(current)
       ? current.then((session) => this.deliverTo(session, responses))
       : Promise.resolve(this.deliverTo(current, responses));
   }

@@ -10,6 +10,7 @@ import { MCP_SERVER_SETTINGS } from '../mcp.constants';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { compileDtoSchema } from './dto-schema.adapter';
 import { joinListed } from './validation-messages';
+import { isThenable } from '../protocol/thenables';
 
 const DRAFT_07_META = 'http://json-schema.org/draft-07/schema';
 
@@ -227,10 +228,6 @@ export class McpSchemaCompiler implements SchemaCompiler {
       },
     };
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** What `~standard.validate` answers. */

@@ -13,6 +13,7 @@ import type { HandlerContext } from './handler-context';
 import type { CallToolResult } from '../mcp-types';
 import type { ToolEntry } from '../catalog';
 import { clientTakesTasks, taskMode, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
+import { isThenable } from '../thenables';
 
 export async function handleToolsList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { catalog } = context;
@@ -92,7 +93,9 @@ async function runTool(
   const call = context.createCallContext(request, tool.name);
   let result: CallToolResult;
   try {
-    result = toCallToolResult(await tool.invoke(input.value, call, request.facts.native), tool.output !== undefined);
+    const invoked = tool.invoke(input.value, call, request.facts.native);
+    // A tool that answers synchronously costs no turn of the microtask queue.
+    result = toCallToolResult(isThenable(invoked) ? await invoked : invoked, tool.output !== undefined);
   } catch (error) {
     if (error instanceof McpToolError) {
       result = toolErrorResult(error.message);
