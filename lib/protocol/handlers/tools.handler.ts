@@ -66,7 +66,9 @@ export async function handleToolsCall(context: HandlerContext, request: Resolved
     case 'escalate':
       return context.taskCalls.runEscalating(context.tasks!, request, work);
     default:
-      return work();
+      // Awaited here: returning the promise from an async function would cost two more turns
+      // of the microtask queue to adopt it.
+      return await work();
   }
 }
 

@@ -37,7 +37,7 @@ interface FastifyReply {
 /** The Fastify instance, as far as the hooks use it. */
 export interface FastifyInstance {
   addHook(name: 'onRoute', hook: (route: FastifyRoute) => void): void;
-  addHook(name: 'onRequest', hook: (request: FastifyRequest, reply: FastifyReply) => Promise<void>): void;
+  addHook(name: 'onRequest', hook: (request: FastifyRequest, reply: FastifyReply, done: () => void) => void): void;
 }
 
 function asArray(value: unknown): unknown[] {
@@ -79,14 +79,16 @@ export function installOnFastify(
   if (byPath.size === 0) {
     return;
   }
-  fastify.addHook('onRequest', async (request, reply) => {
-    if (request.is404 !== true) {
-      return;
+  // A callback hook, not an async one: it runs for every request of the application, and an
+  // async hook costs each of them a promise and a turn of the microtask queue.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (request.is404 === true) {
+      const marker = byPath.get(pathOf(request.url));
+      if (marker !== undefined) {
+        endpoints.methodNotAllowed(request, reply, marker);
+      }
     }
-    const marker = byPath.get(pathOf(request.url));
-    if (marker !== undefined) {
-      endpoints.methodNotAllowed(request, reply, marker);
-    }
+    done();
   });
 }
 

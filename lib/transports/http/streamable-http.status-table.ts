@@ -29,7 +29,8 @@ export function streamableReply(result: InboundResult<HttpRequestChannel>, statu
         return { type: 'end' };
       }
       const { response } = result.outcome;
-      return { type: 'respond', response, ...statusOf(response, result.era) };
+      const { status, headers } = statusOf(response, result.era);
+      return { type: 'respond', response, status, headers };
     }
     case 'batch':
       return result.answers.length === 0
