@@ -54,6 +54,8 @@ export interface Measurement {
   sliceRps: number[];
   /** Server CPU µs per request of each measured slice. */
   sliceCpuUs: number[];
+  /** p99 latency of each measured slice, in ms. */
+  sliceP99: number[];
 }
 
 /** Sends the request once with fetch; the body is returned as text. */
@@ -166,6 +168,7 @@ export function summarize(slices: Slice[]): Measurement {
     clientCpuShare: durationS > 0 ? sum((s) => s.clientCpuUs) / 1e6 / durationS : NaN,
     sliceRps: slices.map((s) => s.requests / s.durationS),
     sliceCpuUs: slices.map((s) => (s.serverCpuUs ?? NaN) / s.requests),
+    sliceP99: slices.map((s) => percentile(Float64Array.from(s.latencies).sort(), 99)),
   };
 }
 
