@@ -3,6 +3,7 @@ import {
   type CanActivate,
   Controller,
   type ExecutionContext,
+  ForbiddenException,
   Injectable,
   Module,
   type Provider,
@@ -11,6 +12,7 @@ import {
 } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
+import { of } from 'rxjs';
 import { McpExecutionContext } from '../context/mcp-execution-context';
 import { McpCtx } from '../decorators/mcp-ctx.decorator';
 import { McpRequest, ToolArgs } from '../decorators/mcp-params.decorator';
@@ -123,6 +125,51 @@ describe('McpExplorer', () => {
       expect(await registry.getPrompt('greet')!.get({ who: 'bob' }, callOf('greet'), undefined)).toBe(
         'hello bob (modern)',
       );
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers a synchronous method with its value, an asynchronous one with a promise, an Observable with its last value', async () => {
+    @Injectable()
+    class Kinds {
+      @McpTool({ name: 'sync_tool' })
+      syncTool() {
+        return 'now';
+      }
+
+      @McpTool({ name: 'async_tool' })
+      async asyncTool() {
+        return 'later';
+      }
+
+      @McpTool({ name: 'observable_tool' })
+      observableTool() {
+        return of('first', 'last');
+      }
+
+      @McpTool({ name: 'throwing_tool' })
+      throwingTool(): string {
+        throw new ForbiddenException('not yours');
+      }
+    }
+    const { app, registry } = await explore([Kinds]);
+    try {
+      // No promise for a value that is there: a turn of the microtask queue saved per call.
+      expect(registry.getTool('sync_tool')!.invoke({}, callOf('sync_tool'), undefined)).toBe('now');
+      const later = registry.getTool('async_tool')!.invoke({}, callOf('async_tool'), undefined);
+      expect(later).toBeInstanceOf(Promise);
+      expect(await later).toBe('later');
+      expect(await registry.getTool('observable_tool')!.invoke({}, callOf('observable_tool'), undefined)).toBe('last');
+      // Thrown at once, and translated like an asynchronous one.
+      let thrown: unknown;
+      try {
+        registry.getTool('throwing_tool')!.invoke({}, callOf('throwing_tool'), undefined);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(isMcpToolError(thrown)).toBe(true);
+      expect((thrown as Error).message).toContain('not yours');
     } finally {
       await app.close();
     }

@@ -1,5 +1,6 @@
 import type { HeaderBag } from '../../protocol/request-headers';
-import { isLoopbackAddress, passesHostAndOrigin, type HostOriginPolicy } from './host-origin';
+import type { IncomingMessage } from 'node:http';
+import { HostOriginVerdicts, isLoopbackAddress, passesHostAndOrigin, type HostOriginPolicy } from './host-origin';
 
 const LOOPBACK = '127.0.0.1';
 const PUBLIC = '10.0.0.5';
@@ -234,5 +235,33 @@ describe('passesHostAndOrigin', () => {
         {},
       ),
     ).toBe(false);
+  });
+});
+
+describe('HostOriginVerdicts', () => {
+  const requestOn = (socket: object, headers: HeaderBag): IncomingMessage =>
+    ({ headers, socket }) as unknown as IncomingMessage;
+
+  it('judges each request of a connection by its own Host and Origin, not by the last verdict', () => {
+    const verdicts = new HostOriginVerdicts({});
+    const socket = { localAddress: LOOPBACK };
+    expect(verdicts.of(requestOn(socket, { host: '127.0.0.1:3000' }))).toBeUndefined();
+    expect(verdicts.of(requestOn(socket, { host: 'evil.example:3000' }))).toBe('host');
+    expect(verdicts.of(requestOn(socket, { host: '127.0.0.1:3000', origin: 'http://evil.example' }))).toBe('origin');
+    expect(verdicts.of(requestOn(socket, { host: '127.0.0.1:3000' }))).toBeUndefined();
+  });
+
+  it('keeps connections apart: the same headers on a loopback and on a public address', () => {
+    const verdicts = new HostOriginVerdicts({});
+    const headers = { host: 'notes.example' };
+    expect(verdicts.of(requestOn({ localAddress: LOOPBACK }, headers))).toBe('host');
+    expect(verdicts.of(requestOn({ localAddress: PUBLIC }, headers))).toBeUndefined();
+    expect(verdicts.of(requestOn({ localAddress: LOOPBACK }, headers))).toBe('host');
+  });
+
+  it('judges a request without a socket (an injected one) from its headers alone', () => {
+    const verdicts = new HostOriginVerdicts({ allowedHosts: ['notes.example'] });
+    expect(verdicts.of({ headers: { host: 'notes.example' } } as unknown as IncomingMessage)).toBeUndefined();
+    expect(verdicts.of({ headers: { host: 'other.example' } } as unknown as IncomingMessage)).toBe('host');
   });
 });

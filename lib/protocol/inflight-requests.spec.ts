@@ -1,0 +1,79 @@
+import { CallScope } from './call-scope';
+import { InflightRequests } from './inflight-requests';
+import type { ResolvedRequest } from './resolved-request';
+
+/** The parts of a request the running list reads. */
+function request(method: string, id: number, cancelScope?: string): ResolvedRequest {
+  return { id, method, scope: new CallScope(), facts: { cancelScope } } as unknown as ResolvedRequest;
+}
+
+describe('InflightRequests', () => {
+  it('counts what runs, and forgets each request once it ends, in any order', () => {
+    const running = new InflightRequests(0);
+    const [a, b, c] = [request('tools/call', 1), request('tools/call', 2), request('prompts/get', 3)];
+    const releases = [a, b, c].map((each) => running.track(each));
+    expect(running.size).toBe(3);
+    releases[1]();
+    expect(running.size).toBe(2);
+    releases[0]();
+    releases[2]();
+    expect(running.size).toBe(0);
+  });
+
+  it('counts a request tracked twice once, and a second release does nothing', () => {
+    const running = new InflightRequests(0);
+    const call = request('tools/call', 1);
+    const release = running.track(call);
+    running.track(call);
+    expect(running.size).toBe(1);
+    release();
+    release();
+    expect(running.size).toBe(0);
+  });
+
+  it('tells the long-lived requests (subscriptions/listen) apart', () => {
+    const running = new InflightRequests(0);
+    running.track(request('subscriptions/listen', 1));
+    running.track(request('tools/call', 2));
+    const release = running.track(request('subscriptions/listen', 3));
+    expect(running.longLived).toBe(2);
+    release();
+    expect(running.longLived).toBe(1);
+  });
+
+  it('aborts every running request, the ones between others included, and says how many', () => {
+    const running = new InflightRequests(0);
+    const calls = [1, 2, 3].map((id) => request('tools/call', id));
+    const releases = calls.map((call) => running.track(call));
+    releases[1]();
+    const reason = new Error('stopping');
+    expect(running.abortAll(reason)).toBe(2);
+    expect(calls.map((call) => call.scope.aborted)).toEqual([true, false, true]);
+    expect(calls[0].scope.reason).toBe(reason);
+  });
+
+  it('resolves whenIdle once the last request ends, at once when none runs', async () => {
+    const running = new InflightRequests(0);
+    await running.whenIdle();
+    const releases = [request('tools/call', 1), request('tools/call', 2)].map((call) => running.track(call));
+    let idle = false;
+    const waiting = running.whenIdle().then(() => (idle = true));
+    releases[0]();
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    releases[1]();
+    await waiting;
+    expect(idle).toBe(true);
+  });
+
+  it('finds a request of a cancel scope while it runs, and not after', () => {
+    const running = new InflightRequests(0);
+    const call = request('tools/call', 7, 'session-1');
+    const release = running.track(call);
+    expect(running.find('session-1', 7)).toBe(call.scope);
+    expect(running.runningIn('session-1')).toBe(1);
+    release();
+    expect(running.find('session-1', 7)).toBeUndefined();
+    expect(running.runningIn('session-1')).toBe(0);
+  });
+});
