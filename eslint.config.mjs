@@ -39,6 +39,8 @@ export default tseslint.config(
       'coverage/**',
       'test/consumers/**',
       'conformance-runner/**',
+      // What `npm run bench` writes: results, profiles and the cold-start build (compiled JS).
+      'bench/results/**',
       'eslint.config.mjs',
       'jest.config.js',
     ],

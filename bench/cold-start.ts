@@ -24,7 +24,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ChildServer } from './children';
 import { load, median, probe, summarize, type Measurement, type Probe, type Slice } from './load';
-import { BASE_HEADERS, LEGACY, openSession, requestOf, runProblems } from './requests';
+import { BASE_HEADERS, LEGACY, openSession, problemWith, requestOf, runProblems } from './requests';
 import { printTargets, summarizeTargets, target, type TargetResult } from './targets';
 
 /** How the section runs. */
@@ -472,32 +472,6 @@ async function measureStartup(
   return { samples, summaries };
 }
 
-/**
- * Why a tools/list answer is not one page of the 1,000 tools, or undefined when it is
- * (requests.ts problemWith expects the scenarios' 100).
- */
-function listProblem(response: Probe): string | undefined {
-  if (response.status !== 200) {
-    return `HTTP ${response.status}: ${response.body.slice(0, 300)}`;
-  }
-  let parsed: { error?: unknown; result?: { tools?: unknown; nextCursor?: unknown } };
-  try {
-    parsed = JSON.parse(response.body) as typeof parsed;
-  } catch {
-    return `not JSON (${response.headers['content-type']}): ${response.body.slice(0, 300)}`;
-  }
-  if (parsed.error !== undefined || parsed.result === undefined) {
-    return `JSON-RPC error: ${response.body.slice(0, 300)}`;
-  }
-  if (!Array.isArray(parsed.result.tools) || parsed.result.tools.length !== LIST_TOOLS) {
-    return `expected ${LIST_TOOLS} tools, got ${Array.isArray(parsed.result.tools) ? parsed.result.tools.length : 'none'}`;
-  }
-  if (parsed.result.nextCursor !== undefined) {
-    return 'tools/list is paginated; the bench expects one page';
-  }
-  return undefined;
-}
-
 function headerNames(response: Probe): string {
   return Object.keys(response.headers)
     .filter((name) => name !== 'date')
@@ -537,7 +511,7 @@ async function measureList(
     const lists: { legacy: unknown[]; modern: unknown[] } = { legacy: [], modern: [] };
     for (const era of ['legacy', 'modern'] as const) {
       const response = await probe(server.url, requestOf('tools/list', era, sessionId));
-      const problem = listProblem(response);
+      const problem = problemWith('tools/list', response, LIST_TOOLS);
       if (problem !== undefined) {
         throw new Error(`tools/list 1000 ${era} on the server: ${problem}`);
       }
@@ -549,7 +523,7 @@ async function measureList(
     // Check before measuring: the same bytes and header names from both.
     const spec = requestOf('tools/list', 'modern', '');
     const expected = await probe(server.url, spec);
-    const problem = listProblem(expected);
+    const problem = problemWith('tools/list', expected, LIST_TOOLS);
     if (problem !== undefined) {
       throw new Error(`tools/list 1000 modern: the server's sample response is not a success: ${problem}`);
     }

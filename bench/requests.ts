@@ -72,8 +72,11 @@ export async function openSession(url: string): Promise<string> {
   return sessionId;
 }
 
-/** Why a sample response is not the success we mean to measure, or undefined when it is. */
-export function problemWith(method: Method, response: Probe): string | undefined {
+/**
+ * Why a sample response is not the success we mean to measure, or undefined when it is; a
+ * tools/list answer must be one page of `tools` tools.
+ */
+export function problemWith(method: Method, response: Probe, tools = TOOL_COUNT): string | undefined {
   if (response.status !== 200) {
     return `HTTP ${response.status}: ${response.body.slice(0, 300)}`;
   }
@@ -90,8 +93,8 @@ export function problemWith(method: Method, response: Probe): string | undefined
     if (parsed.result.isError === true || parsed.result.content?.[0]?.text !== ECHO_TEXT) {
       return `unexpected tool result: ${response.body.slice(0, 300)}`;
     }
-  } else if (!Array.isArray(parsed.result.tools) || parsed.result.tools.length !== TOOL_COUNT) {
-    return `expected ${TOOL_COUNT} tools, got ${parsed.result.tools?.length}`;
+  } else if (!Array.isArray(parsed.result.tools) || parsed.result.tools.length !== tools) {
+    return `expected ${tools} tools, got ${parsed.result.tools?.length}`;
   } else if (parsed.result.nextCursor !== undefined) {
     return 'tools/list is paginated; the bench expects one page';
   }

@@ -32,21 +32,19 @@ import { initializeAnswer, SERVER_INFO } from './initialize-answer';
 // Types only (erased): the values are required where each variant needs them.
 import type { McpModule as McpModuleClass } from '../../lib';
 import type { FastifyAdapter as FastifyAdapterClass } from '@nestjs/platform-fastify';
+import { fillerTool } from '../tool-shape';
 
 const WITH_MODULE = process.env.COLD_MODULE === '1';
 const TOOL_COUNT = Number(process.env.COLD_TOOLS ?? 10);
 const PLATFORM = process.env.BENCH_PLATFORM === 'fastify' ? 'fastify' : 'express';
 const TOOLS_PER_PROVIDER = 10;
 
-const AREAS = ['inventory', 'billing', 'shipping', 'accounts', 'reports', 'search', 'calendar', 'files'] as const;
-const VERBS = ['get', 'list', 'find', 'update', 'archive', 'export', 'count', 'sync'] as const;
-
 /**
  * `count` tools as users write them: `@McpTool`-decorated methods of `@Injectable()` classes,
  * 10 per class. The decorators are applied with `Reflect.decorate` and the same design-type
  * metadata tsc emits for a decorated `(args, ctx) => string` method, which is what the compiled
  * class of a user would run at load time. Each tool has a small JSON Schema input (a string, a
- * bounded integer and an enum), like bench/bench-tools.ts.
+ * bounded integer and an enum): the shape of bench/tool-shape.ts, as the list scenarios' tools.
  */
 function toolProviders(count: number): Type[] {
   const providers: Type[] = [];
@@ -56,9 +54,7 @@ function toolProviders(count: number): Type[] {
     const provider = { [className]: class {} }[className] as Type;
     for (let m = 0; m < TOOLS_PER_PROVIDER && p * TOOLS_PER_PROVIDER + m < count; m++) {
       const i = p * TOOLS_PER_PROVIDER + m;
-      const area = AREAS[i % AREAS.length];
-      const verb = VERBS[Math.floor(i / AREAS.length) % VERBS.length];
-      const name = `cold_${area}_${verb}_${String(i).padStart(4, '0')}`;
+      const { name, description, input, annotations } = fillerTool(i, 'cold', 4);
       Object.defineProperty(provider.prototype, name, {
         value: (args: { query: string }) => `${name}: ${args.query}`,
         writable: true,
@@ -68,20 +64,7 @@ function toolProviders(count: number): Type[] {
       const descriptor = Object.getOwnPropertyDescriptor(provider.prototype, name)!;
       const decorated = Reflect.decorate(
         [
-          McpTool({
-            description: `Cold-start tool ${i}: ${verb}s ${area} records matching a query, with paging and a sort order.`,
-            input: {
-              type: 'object',
-              properties: {
-                query: { type: 'string', description: `What to look for in ${area}` },
-                limit: { type: 'integer', minimum: 1, maximum: 100, description: 'How many records to return' },
-                order: { type: 'string', enum: ['asc', 'desc'], description: 'Sort order' },
-              },
-              required: ['query'],
-              additionalProperties: false,
-            },
-            annotations: { readOnlyHint: verb !== 'update' && verb !== 'archive', idempotentHint: true },
-          }),
+          McpTool({ description, input, annotations }),
           Reflect.metadata('design:type', Function),
           Reflect.metadata('design:paramtypes', [Object, Object]),
           Reflect.metadata('design:returntype', String),
