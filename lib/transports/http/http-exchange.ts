@@ -74,6 +74,11 @@ interface PlatformBackedResponse extends ServerResponse {
 function keepPlatformHeaders(res: ServerResponse, reply: PlatformReply): void {
   const backed = res as PlatformBackedResponse;
   backed[PLATFORM_REPLY] = reply;
+  if (res.writeHead === writeHeadWithPlatformHeaders) {
+    // Taken over once already (a refusal answered after the exchange was made): wrapping our
+    // own function again would make it call itself.
+    return;
+  }
   // The response's own method, called back with the response as `this`.
   // eslint-disable-next-line @typescript-eslint/unbound-method
   backed[OWN_WRITE_HEAD] = res.writeHead;
