@@ -216,10 +216,11 @@ function printTable(rows: Row[]): void {
     fmt(row.floor?.rps),
     fmt(row.floor?.p50, 2),
     fmt(row.floor?.p99, 2),
-    row.ratio === undefined ? '-' : `${row.ratio.toFixed(3)}${row.target === undefined ? '' : ` (≥${row.target})`}`,
+    fmt(row.ratio, 3),
     row.pairedRatio === undefined
       ? '-'
-      : `${row.pairedRatio.toFixed(3)} (${row.pairedRange![0].toFixed(2)}–${row.pairedRange![1].toFixed(2)})`,
+      : `${row.pairedRatio.toFixed(3)} (${row.pairedRange![0].toFixed(2)}–${row.pairedRange![1].toFixed(2)})` +
+        (row.target === undefined ? '' : ` ≥${row.target}`),
     fmt(row.server.cpuUsPerRequest),
     fmt(row.floor?.cpuUsPerRequest),
     fmt(row.cpuRatio, 3),
@@ -543,6 +544,7 @@ async function runBase(
       process.stdout.write('\n');
 
       const ratio = floorMeasured ? measured.rps / floorMeasured.rps : undefined;
+      const pairedRatios = floorMeasured ? paired(measured, floorMeasured) : {};
       rows.push({
         scenario: scenario.id,
         platform,
@@ -552,7 +554,7 @@ async function runBase(
         server: measured,
         floor: floorMeasured,
         ratio,
-        ...(floorMeasured ? paired(measured, floorMeasured) : {}),
+        ...pairedRatios,
         ...(patchedMeasured
           ? {
               patched: patchedMeasured,
@@ -567,7 +569,11 @@ async function runBase(
             }
           : {}),
         target: scenario.target,
-        met: scenario.target === undefined || ratio === undefined ? undefined : ratio >= scenario.target,
+        // The verdict's figure (baseTargets): the median of the paired rounds.
+        met:
+          scenario.target === undefined || pairedRatios.pairedRatio === undefined
+            ? undefined
+            : pairedRatios.pairedRatio >= scenario.target,
         p99Target: scenario.p99Target,
       });
       if (!server.alive) {
