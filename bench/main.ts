@@ -621,11 +621,12 @@ function baseTargets(rows: Row[]): TargetResult[] {
     if (row.target !== undefined) {
       targets.push(target(`${id}:ratio`, `${name}: req/s ÷ floor`, row.pairedRatio, 'at-least', row.target, 'ratio'));
       if (row.platform === 'fastify') {
-        // CPU per request is what a saturated core turns into throughput: the floor's µs ÷ ours,
-        // inverted to read as "times the floor's".
-        targets.push(
-          target(`${id}:cpu`, `${name}: CPU/request ÷ floor`, 1 / row.cpuRatio!, 'at-most', FASTIFY_CPU_TARGET, '×'),
-        );
+        // CPU per request, which a saturated core turns into throughput, read as "times the
+        // floor's": the median of the per-round server µs ÷ floor µs (the inverse of the median
+        // cpu ratio differs from it when the rounds are even in number).
+        const floorCpu = row.floor.sliceCpuUs;
+        const cpu = median(row.server.sliceCpuUs.map((us, i) => us / floorCpu[i]));
+        targets.push(target(`${id}:cpu`, `${name}: CPU/request ÷ floor`, cpu, 'at-most', FASTIFY_CPU_TARGET, '×'));
       }
     }
     if (row.p99Target !== undefined) {
