@@ -11,6 +11,7 @@ import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { compileDtoSchema } from './dto-schema.adapter';
 import { joinListed } from './validation-messages';
 import { isThenable } from '../protocol/thenables';
+import { checkStrictSchema, VENDOR_KEYWORD } from './strict-schema.checker';
 
 const DRAFT_07_META = 'http://json-schema.org/draft-07/schema';
 
@@ -22,9 +23,6 @@ const ANY_OBJECT: CompiledSchema = {
 
 /** ajv's strict-mode refusal of a keyword it does not know. */
 const UNKNOWN_KEYWORD = /^strict mode: unknown keyword: "(.*)"$/;
-
-/** Vendor extensions: annotations any schema may carry (`x-mcp-header`, OpenAPI's `x-*`...). */
-const VENDOR_KEYWORD = /^x-/;
 
 /** Formats ajv errors as one readable line. */
 export function formatAjvErrors(errors: ErrorObject[] | null | undefined): string {
@@ -43,7 +41,7 @@ function isStandardSchema(schema: unknown): schema is StandardSchemaLike {
 }
 
 /** What a schema is checked against: 2020-12 (the default of MCP) or draft-07, named in `$schema`. */
-type Dialect = '2020-12' | 'draft-07';
+export type Dialect = '2020-12' | 'draft-07';
 
 function dialectOf(jsonSchema: Record<string, unknown>): Dialect {
   const declared = typeof jsonSchema.$schema === 'string' ? jsonSchema.$schema.replace(/#$/, '') : undefined;
@@ -66,8 +64,52 @@ function schemaErrorMessage(error: unknown): string {
 }
 
 /**
+ * An ajv instance as the compiler uses it: strict about schemas (unknown keywords and formats,
+ * ignored keywords), not about data. Exported for the strictness check's specs.
+ */
+export function createAjv(dialect: Dialect, assertFormats: boolean): Ajv2020 | AjvDraft07 {
+  const options = {
+    strict: false,
+    strictSchema: true,
+    // `properties` beside a matching `patternProperties` is a legitimate schema.
+    allowMatchingProperties: true,
+    allErrors: true,
+    validateFormats: assertFormats,
+  } as const;
+  let ajv: Ajv2020 | AjvDraft07;
+  if (dialect === 'draft-07') {
+    ajv = new AjvDraft07(options);
+  } else {
+    ajv = new Ajv2020(options);
+    // ajv resolves `$anchor` but leaves it out of its 2020-12 keywords: strict mode would refuse it.
+    ajv.addKeyword('$anchor');
+  }
+  if (assertFormats) {
+    addFormats(ajv);
+  }
+  return ajv;
+}
+
+/** Compiles with ajv now, declaring each vendor extension met as an annotation. */
+export function compileStrictly(ajv: Ajv2020 | AjvDraft07, jsonSchema: Record<string, unknown>): ValidateFunction {
+  for (;;) {
+    try {
+      return ajv.compile(jsonSchema);
+    } catch (error) {
+      // Strict mode refuses vendor extensions like any unknown keyword: declare the one met, and
+      // try again.
+      const keyword = UNKNOWN_KEYWORD.exec(error instanceof Error ? error.message : '')?.[1];
+      if (keyword === undefined || !VENDOR_KEYWORD.test(keyword) || ajv.getKeyword(keyword) !== false) {
+        throw error;
+      }
+      ajv.addKeyword(keyword);
+    }
+  }
+}
+
+/**
  * Compiles tool schemas of the three supported kinds into JSON Schema 2020-12 plus a
- * validator, once, when a tool registers.
+ * validator, when a tool registers; the ajv validator itself is built on its first use.
  *
  * - Plain JSON Schema: advertised verbatim, validated with ajv (2020-12, or draft-07 when the
  *   schema names it in `$schema`). Remote `$ref`s are never fetched.
@@ -76,9 +118,9 @@ function schemaErrorMessage(error: unknown): string {
  * - Standard Schema objects (zod 4, valibot, arktype...): JSON Schema from the schema's Standard
  *   JSON Schema converter; values validated by the schema itself.
  *
- * Every schema is compiled by ajv in strict mode: an unknown keyword (`propertes`, `requird`)
- * is a configuration error, since it would leave values unchecked; vendor extensions (`x-*`) are
- * annotations. A DTO or Standard Schema value is checked against its advertised JSON Schema too,
+ * Every schema is held to ajv's strict mode at registration: an unknown keyword (`propertes`,
+ * `requird`) is a configuration error, since it would leave values unchecked; vendor extensions
+ * (`x-*`) are annotations. A DTO or Standard Schema value is checked against its advertised JSON Schema too,
  * after its own validator, so that a call never passes what the advertised schema refuses.
  */
 @Injectable()
@@ -124,8 +166,10 @@ export class McpSchemaCompiler implements SchemaCompiler {
     const validator = this.validatorFor(jsonSchema, true);
     return {
       jsonSchema,
-      validate: (value): ValidationOutcome =>
-        validator(value) ? { ok: true, value } : { ok: false, message: formatAjvErrors(validator.errors) },
+      validate: (value): ValidationOutcome => {
+        const validate = validator();
+        return validate(value) ? { ok: true, value } : { ok: false, message: formatAjvErrors(validate.errors) };
+      },
     };
   }
 
@@ -138,9 +182,14 @@ export class McpSchemaCompiler implements SchemaCompiler {
    * `@IsUrl()` accepts `example.com`, ajv's `url` does not), and 2020-12 does not require it.
    */
   private enforceJsonSchema(native: CompiledSchema): CompiledSchema {
-    const advertised = this.validatorFor(native.jsonSchema, false);
-    const check = (own: ValidationOutcome, value: unknown): ValidationOutcome =>
-      !own.ok || advertised(value) ? own : { ok: false, message: formatAjvErrors(advertised.errors) };
+    const advertisedValidator = this.validatorFor(native.jsonSchema, false);
+    const check = (own: ValidationOutcome, value: unknown): ValidationOutcome => {
+      if (!own.ok) {
+        return own;
+      }
+      const advertised = advertisedValidator();
+      return advertised(value) ? own : { ok: false, message: formatAjvErrors(advertised.errors) };
+    };
     return {
       jsonSchema: native.jsonSchema,
       validate: (value) => {
@@ -150,23 +199,21 @@ export class McpSchemaCompiler implements SchemaCompiler {
     };
   }
 
-  /** The compiled ajv validator of a schema; a configuration error when it is not a valid one. */
-  private validatorFor(jsonSchema: Record<string, unknown>, assertFormats: boolean): ValidateFunction {
+  /**
+   * The ajv validator of a schema, compiled on its first use: a configuration error now when it
+   * is not a valid schema. Strict mode's refusals are found by `checkStrictSchema` without
+   * compiling; a schema it cannot judge alone (references, identifiers...) is compiled now.
+   */
+  private validatorFor(jsonSchema: Record<string, unknown>, assertFormats: boolean): () => ValidateFunction {
     try {
-      const ajv = this.ajv(dialectOf(jsonSchema), assertFormats);
-      for (;;) {
-        try {
-          return ajv.compile(jsonSchema);
-        } catch (error) {
-          // Strict mode refuses vendor extensions like any unknown keyword: declare each one met
-          // as an annotation, and try again.
-          const keyword = UNKNOWN_KEYWORD.exec(error instanceof Error ? error.message : '')?.[1];
-          if (keyword === undefined || !VENDOR_KEYWORD.test(keyword) || ajv.getKeyword(keyword) !== false) {
-            throw error;
-          }
-          ajv.addKeyword(keyword);
-        }
+      const dialect = dialectOf(jsonSchema);
+      const ajv = this.ajv(dialect, assertFormats);
+      if (checkStrictSchema(ajv, jsonSchema, { next: dialect === '2020-12', assertFormats }) === 'checked') {
+        let compiled: ValidateFunction | undefined;
+        return () => (compiled ??= ajv.compile(jsonSchema));
       }
+      const compiled = compileStrictly(ajv, jsonSchema);
+      return () => compiled;
     } catch (error) {
       throw error instanceof McpConfigurationError ? error : new McpConfigurationError(schemaErrorMessage(error));
     }
@@ -176,25 +223,7 @@ export class McpSchemaCompiler implements SchemaCompiler {
     const key = `${dialect}:${assertFormats}`;
     let ajv = this.instances.get(key);
     if (ajv === undefined) {
-      const options = {
-        // Strict about schemas (unknown keywords and formats, ignored keywords), not about data.
-        strict: false,
-        strictSchema: true,
-        // `properties` beside a matching `patternProperties` is a legitimate schema.
-        allowMatchingProperties: true,
-        allErrors: true,
-        validateFormats: assertFormats,
-      } as const;
-      if (dialect === 'draft-07') {
-        ajv = new AjvDraft07(options);
-      } else {
-        ajv = new Ajv2020(options);
-        // ajv resolves `$anchor` but leaves it out of its 2020-12 keywords: strict mode would refuse it.
-        ajv.addKeyword('$anchor');
-      }
-      if (assertFormats) {
-        addFormats(ajv);
-      }
+      ajv = createAjv(dialect, assertFormats);
       this.instances.set(key, ajv);
     }
     return ajv;
