@@ -41,6 +41,8 @@ export default tseslint.config(
       'conformance-runner/**',
       // What `npm run bench` writes: results, profiles and the cold-start build (compiled JS).
       'bench/results/**',
+      // ajv's standalone code for the meta-schemas, written by scripts/generate-meta-validators.ts.
+      'lib/schema/meta/**',
       'eslint.config.mjs',
       'jest.config.js',
     ],

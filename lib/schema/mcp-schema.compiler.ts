@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import Ajv2020, { type ErrorObject, type Options, type ValidateFunction } from 'ajv/dist/2020';
 import AjvDraft07 from 'ajv';
 import addFormats from 'ajv-formats';
 import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
@@ -12,6 +12,7 @@ import { compileDtoSchema } from './dto-schema.adapter';
 import { joinListed } from './validation-messages';
 import { isThenable } from '../protocol/thenables';
 import { checkStrictSchema, VENDOR_KEYWORD } from './strict-schema.checker';
+import { checkMetaSchema } from './meta-schemas';
 
 const DRAFT_07_META = 'http://json-schema.org/draft-07/schema';
 
@@ -65,17 +66,25 @@ function schemaErrorMessage(error: unknown): string {
 
 /**
  * An ajv instance as the compiler uses it: strict about schemas (unknown keywords and formats,
- * ignored keywords), not about data. Exported for the strictness check's specs.
+ * ignored keywords), not about data. Exported for the strictness check's specs and the
+ * meta-validator generator, which can override its `code` and `validateSchema` options.
  */
-export function createAjv(dialect: Dialect, assertFormats: boolean): Ajv2020 | AjvDraft07 {
-  const options = {
+export function createAjv(
+  dialect: Dialect,
+  assertFormats: boolean,
+  overrides: Pick<Options, 'code' | 'validateSchema'> = {},
+): Ajv2020 | AjvDraft07 {
+  const options: Options = {
+    // The module checks schemas against their meta-schema itself (checkMetaSchema).
+    validateSchema: false,
     strict: false,
     strictSchema: true,
     // `properties` beside a matching `patternProperties` is a legitimate schema.
     allowMatchingProperties: true,
     allErrors: true,
     validateFormats: assertFormats,
-  } as const;
+    ...overrides,
+  };
   let ajv: Ajv2020 | AjvDraft07;
   if (dialect === 'draft-07') {
     ajv = new AjvDraft07(options);
@@ -208,6 +217,7 @@ export class McpSchemaCompiler implements SchemaCompiler {
     try {
       const dialect = dialectOf(jsonSchema);
       const ajv = this.ajv(dialect, assertFormats);
+      checkMetaSchema(ajv, dialect, jsonSchema);
       if (checkStrictSchema(ajv, jsonSchema, { next: dialect === '2020-12', assertFormats }) === 'checked') {
         let compiled: ValidateFunction | undefined;
         return () => (compiled ??= ajv.compile(jsonSchema));

@@ -2,6 +2,7 @@ import AjvCore from 'ajv/dist/core';
 import { z } from 'zod';
 import { JSON_SCHEMA_2020_12_INPUT } from '../../test/conformance/conformance.fixtures';
 import { compileStrictly, createAjv, McpSchemaCompiler, type Dialect } from './mcp-schema.compiler';
+import { checkMetaSchema } from './meta-schemas';
 import { checkStrictSchema } from './strict-schema.checker';
 
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
@@ -9,18 +10,20 @@ const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 /** What ajv's compile makes of a schema, on an instance of its own: `ok` or its message. */
 function ajvVerdict(schema: Record<string, unknown>, dialect: Dialect, assertFormats: boolean): string {
   try {
-    compileStrictly(createAjv(dialect, assertFormats), schema);
+    // ajv's own meta-schema check, not the module's generated one: the reference is ajv alone.
+    compileStrictly(createAjv(dialect, assertFormats, { validateSchema: true }), schema);
     return 'ok';
   } catch (error) {
     return (error as Error).message;
   }
 }
 
-/** What the check makes of it, on an instance of its own; `checked` is then compiled there. */
+/** What the module's checks make of it, on an instance of its own; `checked` is then compiled there. */
 function checkVerdict(schema: Record<string, unknown>, dialect: Dialect, assertFormats: boolean): string {
   const ajv = createAjv(dialect, assertFormats);
   let verdict: string;
   try {
+    checkMetaSchema(ajv, dialect, schema);
     verdict = checkStrictSchema(ajv, schema, { next: dialect === '2020-12', assertFormats });
   } catch (error) {
     return (error as Error).message;

@@ -106,8 +106,8 @@ function isSchemaObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Checks `schema` as ajv's strict mode would when compiling it with `ajv`: its meta-schema,
- * unknown keywords (a vendor extension `x-*` is declared to `ajv` as an annotation, as the
+ * Checks `schema`, already checked against its meta-schema (`checkMetaSchema`), as ajv's strict
+ * mode would when compiling it with `ajv`: unknown keywords (a vendor extension `x-*` is declared to `ajv` as an annotation, as the
  * compiler does), unknown formats, keywords strict mode calls meaningless and patterns that are
  * not regular expressions.
  *
@@ -118,9 +118,6 @@ export function checkStrictSchema(
   schema: Record<string, unknown>,
   options: StrictCheckOptions,
 ): StrictCheckVerdict {
-  // ajv's compile validates against the meta-schema first, and throws this message (a promise
-  // would only come from an `$async` meta-schema, which ours are not).
-  void ajv.validateSchema(schema, true);
   const known = ajv.RULES.keywords;
 
   const pattern = (source: unknown): void => {
