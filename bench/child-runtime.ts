@@ -7,6 +7,7 @@ import { ConsoleLogger, type INestApplication, type LoggerService, type Type } f
 import { NestFactory } from '@nestjs/core';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
+import type { HeapReply, HeapRequest } from './heap-probe';
 import type { TelemetryCounts } from './telemetry-sdk';
 
 /** Messages a child sends to the bench. */
@@ -19,7 +20,9 @@ export type ChildMessage =
   /** The round-robin proxy: requests sent to each target so far. */
   | { type: 'hits'; hits: number[] }
   /** The telemetry child (--telemetry): what its SDK recorded so far. */
-  | ({ type: 'telemetry' } & TelemetryCounts);
+  | ({ type: 'telemetry' } & TelemetryCounts)
+  /** A child started with the heap probe (bench/heap-probe.ts, the memory section). */
+  | HeapReply;
 
 /** Messages the bench sends to a child. */
 export type ParentMessage =
@@ -30,7 +33,9 @@ export type ParentMessage =
   | { type: 'profile'; action: 'stop'; file: string }
   | { type: 'tools'; legacy: unknown[]; modern: unknown[] }
   | { type: 'hits' }
-  | { type: 'telemetry' };
+  | { type: 'telemetry' }
+  /** Answered by the heap probe only: a child started without it ignores it. */
+  | HeapRequest;
 
 export function send(message: ChildMessage): void {
   process.send?.(message);

@@ -128,6 +128,13 @@ export class ChildServer {
     return counts;
   }
 
+  /** The memory of a child started with the heap probe (bench/heap-probe.ts), after full collections. */
+  async heap(timeoutMs = 30_000): Promise<Extract<ChildMessage, { type: 'heap' }>> {
+    const reply = this.next('heap', timeoutMs);
+    this.send({ type: 'heap' });
+    return reply;
+  }
+
   /** Starts the child's CPU profiler, or stops it and writes the profile to `file`. */
   async profile(action: 'start' | 'stop', file = ''): Promise<void> {
     const ack = this.next('ack');

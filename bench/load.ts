@@ -58,9 +58,17 @@ export interface Measurement {
   sliceP99: number[];
 }
 
+/** A probe that gets no answer in this long fails, rather than holding the bench up. */
+export const PROBE_TIMEOUT_MS = 30_000;
+
 /** Sends the request once with fetch; the body is returned as text. */
 export async function probe(url: string, spec: RequestSpec): Promise<Probe> {
-  const response = await fetch(url, { method: 'POST', headers: spec.headers, body: spec.body });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: spec.headers,
+    body: spec.body,
+    signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+  });
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => {
     headers[key] = value;

@@ -14,8 +14,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ChildServer } from './children';
-import type { HeapReply, HeapRequest } from './heap-probe';
-import { probe, type Probe, type RequestSpec } from './load';
+import { probe, PROBE_TIMEOUT_MS, type Probe, type RequestSpec } from './load';
 import { LEGACY, type Method, openSession, problemWith, requestOf, TOOL_COUNT } from './requests';
 import { printTargets, summarizeTargets, target, type TargetResult } from './targets';
 
@@ -82,12 +81,6 @@ const LONG_LIVED_SESSIONS = 4;
 
 type SoakWorker = 'tools/call modern' | 'tools/call legacy' | 'tools/list' | 'session churn';
 
-/** The child's messages as the probe extends them (bench/child-runtime.ts does not know 'heap'). */
-interface ProbedChild {
-  send(message: HeapRequest): void;
-  next(type: 'heap', timeoutMs?: number): Promise<HeapReply>;
-}
-
 /** One reading of the child's memory, after full collections. */
 export interface HeapSample {
   /** Seconds since the mixed load started (0 for the session figure's readings). */
@@ -126,16 +119,13 @@ async function startProbed(name: string, platform: MemoryOptions['platform']): P
  * ready message) is taken as Express.
  */
 export function platformProblem(child: ChildServer, platform: MemoryOptions['platform']): string | undefined {
-  const served = (child.ready as { platform?: string } | undefined)?.platform ?? 'express';
+  const served = child.ready?.platform ?? 'express';
   return served === platform ? undefined : `${child.name} serves on ${served}, not on ${platform}`;
 }
 
 /** The child's memory after two full collections. */
 async function readHeap(child: ChildServer, atS = 0): Promise<HeapSample> {
-  const probed = child as unknown as ProbedChild;
-  const reply = probed.next('heap', 30_000);
-  probed.send({ type: 'heap' });
-  const heap = await reply;
+  const heap = await child.heap();
   return { atS, heapUsed: heap.heapUsed, external: heap.external, rss: heap.rss, gcMs: heap.gcMs, spaces: heap.spaces };
 }
 
@@ -144,6 +134,7 @@ async function deleteSession(url: string, sessionId: string): Promise<string | u
   const response = await fetch(url, {
     method: 'DELETE',
     headers: { 'mcp-protocol-version': LEGACY, 'mcp-session-id': sessionId },
+    signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
   });
   const body = await response.text();
   return response.status === 204 ? undefined : `DELETE session: HTTP ${response.status} ${body.slice(0, 200)}`;
