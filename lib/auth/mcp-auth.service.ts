@@ -5,9 +5,10 @@ import { ANONYMOUS_PRINCIPAL } from '../protocol/call-context';
 import type { AuthKind, ResolvedAuthOptions } from './auth-options';
 import type { McpAuthProvider, McpAuthRequest, McpTokenVerifier } from './mcp-auth-options.interface';
 import { principalFrom, type AuthOutcome, type Authenticator } from './authenticator';
-import { BearerAuthenticator, jwtTokens, staticTokens, verifiedTokens } from './bearer.authenticator';
-import { ApiKeyAuthenticator } from './api-key.authenticator';
-import { BasicAuthenticator } from './basic.authenticator';
+import type { BearerAuthenticator } from './bearer.authenticator';
+import type * as BearerModule from './bearer.authenticator';
+import type * as ApiKeyModule from './api-key.authenticator';
+import type * as BasicModule from './basic.authenticator';
 import { McpLogger } from '../telemetry/mcp.logger';
 
 /** What authentication reads of a platform request (Express or Fastify), and where it leaves the principal. */
@@ -57,6 +58,8 @@ class CustomAuthenticator implements Authenticator {
 export class McpAuthService implements OnModuleInit {
   private readonly logger = new McpLogger('McpAuth');
   private authenticator: Authenticator | undefined;
+  /** The authenticator when it is the bearer one: the only one with step-up challenges. */
+  private bearer: BearerAuthenticator | undefined;
   private ready: Promise<void> | undefined;
 
   constructor(
@@ -121,13 +124,18 @@ export class McpAuthService implements OnModuleInit {
    * only bearer tokens can be exchanged for more scopes.
    */
   insufficientScopeChallenge(scopes: readonly string[]): string | undefined {
-    return this.authenticator instanceof BearerAuthenticator ? this.authenticator.insufficientScope(scopes) : undefined;
+    return this.bearer?.insufficientScope(scopes);
   }
 
+  // Each authenticator is loaded by the server that uses it (none by default): an application
+  // without auth, or with another kind, does not load their code at startup.
   private async build(): Promise<void> {
     const config = this.config;
     switch (config.kind) {
       case 'bearer': {
+        const { BearerAuthenticator, jwtTokens, staticTokens, verifiedTokens } =
+          // eslint-disable-next-line @typescript-eslint/no-require-imports
+          require('./bearer.authenticator') as typeof BearerModule;
         const bearer = config.bearer!;
         const check =
           bearer.tokens !== undefined
@@ -135,7 +143,7 @@ export class McpAuthService implements OnModuleInit {
             : bearer.verifier !== undefined
               ? verifiedTokens(await this.verifierOf(bearer.verifier), this.logger)
               : jwtTokens(config.jwt!, this.logger);
-        this.authenticator = new BearerAuthenticator(
+        this.authenticator = this.bearer = new BearerAuthenticator(
           check,
           bearer.realm,
           this.metadataUrl,
@@ -143,10 +151,15 @@ export class McpAuthService implements OnModuleInit {
         );
         break;
       }
-      case 'apiKey':
+      case 'apiKey': {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { ApiKeyAuthenticator } = require('./api-key.authenticator') as typeof ApiKeyModule;
         this.authenticator = new ApiKeyAuthenticator(config.apiKey!);
         break;
+      }
       case 'basic': {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { BasicAuthenticator } = require('./basic.authenticator') as typeof BasicModule;
         const basic = new BasicAuthenticator(config.basic!);
         await basic.init();
         this.authenticator = basic;

@@ -4,10 +4,10 @@
  */
 import type { Provider, Type } from '@nestjs/common';
 import { MCP_CONSOLE_SETTINGS } from '../mcp.constants';
-import { ConsoleAssets, consoleAssets } from './console-assets';
-import { ConsoleBanner } from './console-banner.service';
+import type * as ConsoleAssetsModule from './console-assets';
+import type * as ConsoleBannerModule from './console-banner.service';
 import type { ConsoleSettings } from './console-settings';
-import { createConsoleController } from './console.controller';
+import type * as ConsoleControllerModule from './console.controller';
 
 /**
  * The controller and providers of one server's console; none when it is off.
@@ -23,6 +23,13 @@ export function consoleModuleParts(
   if (settings === undefined) {
     return { controllers: [], providers: [] };
   }
+  // Loaded when a console is on (it is off by default): an application without one does not
+  // load the console's code at startup.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { ConsoleAssets, consoleAssets } = require('./console-assets') as typeof ConsoleAssetsModule;
+  const { ConsoleBanner } = require('./console-banner.service') as typeof ConsoleBannerModule;
+  const { createConsoleController } = require('./console.controller') as typeof ConsoleControllerModule;
+  /* eslint-enable @typescript-eslint/no-require-imports */
   return {
     controllers: [createConsoleController(settings.path, server, decorators)],
     providers: [

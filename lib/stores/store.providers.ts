@@ -30,17 +30,22 @@ import { MemoryNotificationBus } from './memory/memory-notification.bus';
 import { MemoryReplayStore } from './memory/memory-replay.store';
 import { MemorySessionStore } from './memory/memory-session.store';
 import { MemoryTaskStore } from './memory/memory-task.store';
-import { RedisHub } from './redis/redis-hub';
+import type { RedisHub } from './redis/redis-hub';
+import type * as RedisParts from './redis/redis-parts';
 import type { ResolvedRedisOptions } from './redis/redis-settings';
-import { RedisClusterLink } from './redis/redis-cluster.link';
-import { RedisNotificationBus } from './redis/redis-notification.bus';
-import { RedisReplayStore } from './redis/redis-replay.store';
-import { RedisSessionStore } from './redis/redis-session.store';
-import { RedisTaskStore } from './redis/redis-task.store';
 import { McpLogger } from '../telemetry/mcp.logger';
 
 type Hub = RedisHub | undefined;
 type Stores = ResolvedStoreOptions | undefined;
+
+/**
+ * The Redis classes, loaded on first use: only a server with `redis` set (a hub) reaches them,
+ * so an application without Redis does not load their code at startup.
+ */
+function redis(): typeof RedisParts {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./redis/redis-parts') as typeof RedisParts;
+}
 
 /**
  * The injection token of the session store (`SessionStore`): the one given as `stores.sessions`,
@@ -103,7 +108,8 @@ export class McpStoresLifecycle implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.link.close();
     // The application's own bus is the application's to close.
-    if (this.bus instanceof RedisNotificationBus) {
+    // Only a hub makes a Redis bus (and loads its class).
+    if (this.hub !== undefined && this.bus instanceof redis().RedisNotificationBus) {
       this.bus.close();
     }
     await this.hub?.close();
@@ -112,10 +118,10 @@ export class McpStoresLifecycle implements OnApplicationShutdown {
 
 /** Connects to Redis when `redis` is set. */
 async function connectHub(
-  redis: ResolvedRedisOptions | undefined,
+  options: ResolvedRedisOptions | undefined,
   server: Pick<McpServerSettings, 'requestState'>,
 ): Promise<Hub> {
-  if (redis === undefined) {
+  if (options === undefined) {
     return undefined;
   }
   if (server.requestState.secret === undefined) {
@@ -124,7 +130,7 @@ async function connectHub(
         'so a multi round-trip retry that reaches another instance is refused. Set the same secret on every instance.',
     );
   }
-  return RedisHub.connect(redis);
+  return redis().RedisHub.connect(options);
 }
 
 function sessionStore(stores: Stores, hub: Hub, sessions: SessionSettings): SessionStore {
@@ -133,7 +139,7 @@ function sessionStore(stores: Stores, hub: Hub, sessions: SessionSettings): Sess
   }
   return hub === undefined
     ? new MemorySessionStore()
-    : new RedisSessionStore(hub, { idleTimeoutMs: sessions.idleTimeoutMs });
+    : new (redis().RedisSessionStore)(hub, { idleTimeoutMs: sessions.idleTimeoutMs });
 }
 
 function replayStore(
@@ -149,7 +155,7 @@ function replayStore(
   return hub === undefined
     ? new MemoryReplayStore(http.replayBufferSize)
     : // As long as a session's own keys: the buffer ends with its session, the TTL is a backstop.
-      new RedisReplayStore(
+      new (redis().RedisReplayStore)(
         hub,
         http.replayBufferSize,
         sessions.idleTimeoutMs + Math.max(sessions.idleTimeoutMs, 60_000),
@@ -157,11 +163,11 @@ function replayStore(
 }
 
 function taskStore(stores: Stores, hub: Hub): TaskStore {
-  return stores?.tasks ?? (hub === undefined ? new MemoryTaskStore() : new RedisTaskStore(hub, {}));
+  return stores?.tasks ?? (hub === undefined ? new MemoryTaskStore() : new (redis().RedisTaskStore)(hub, {}));
 }
 
 function notificationBus(stores: Stores, hub: Hub): Promise<NotificationBus> | NotificationBus {
-  return stores?.bus ?? (hub === undefined ? new MemoryNotificationBus() : RedisNotificationBus.create(hub));
+  return stores?.bus ?? (hub === undefined ? new MemoryNotificationBus() : redis().RedisNotificationBus.create(hub));
 }
 
 /** Every provider of the server's state. */
@@ -170,7 +176,7 @@ export const STORE_PROVIDERS: Provider[] = [
   {
     provide: MCP_CLUSTER_LINK,
     useFactory: (hub: Hub): Promise<ClusterLink> | ClusterLink =>
-      hub === undefined ? new MemoryClusterLink() : RedisClusterLink.create(hub),
+      hub === undefined ? new MemoryClusterLink() : redis().RedisClusterLink.create(hub),
     inject: [MCP_REDIS_HUB],
   },
   { provide: MCP_NOTIFICATION_BUS, useFactory: notificationBus, inject: [MCP_STORE_SETTINGS, MCP_REDIS_HUB] },

@@ -4,7 +4,7 @@
  * is one, so that a log line and its trace can be found from each other.
  */
 import { Logger } from '@nestjs/common';
-import { openTelemetry } from './open-telemetry';
+import { registeredOpenTelemetry } from './open-telemetry';
 
 /**
  * `message` with ` trace_id=<32 hex> span_id=<16 hex>` appended when a span is active (a
@@ -14,7 +14,8 @@ export function withTraceIds(message: unknown): unknown {
   if (typeof message !== 'string') {
     return message;
   }
-  const api = openTelemetry();
+  // No span is active before something registered with the API (a context manager).
+  const api = registeredOpenTelemetry();
   const span = api?.trace.getActiveSpan()?.spanContext();
   if (span === undefined || !api!.trace.isSpanContextValid(span)) {
     return message;

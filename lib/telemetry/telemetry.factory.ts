@@ -5,8 +5,9 @@
  */
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { McpTelemetry } from './mcp-telemetry';
-import { openTelemetry, type OpenTelemetryApi } from './open-telemetry';
+import type * as TelemetryModule from './mcp-telemetry';
+import type { McpTelemetry } from './mcp-telemetry';
+import { openTelemetry, registeredOpenTelemetry, type OpenTelemetryApi } from './open-telemetry';
 import type { TelemetrySettings } from './telemetry-settings';
 
 /** The instrumentation scope of every span and metric of the module. */
@@ -39,9 +40,12 @@ export function createMcpTelemetry(
   if (settings === false) {
     return null;
   }
-  const api = openTelemetry();
+  const given = settings.tracerProvider !== undefined || settings.meterProvider !== undefined;
+  // Without a provider given only a registered global one turns telemetry on, and there is none
+  // while nothing registered with the API: then the API is not loaded at all (startup time).
+  const api = given ? openTelemetry() : registeredOpenTelemetry();
   if (api === undefined) {
-    if (settings.tracerProvider !== undefined || settings.meterProvider !== undefined) {
+    if (given) {
       throw new McpConfigurationError(
         'telemetry: providers are given but "@opentelemetry/api" is not installed (npm install @opentelemetry/api)',
       );
@@ -57,6 +61,9 @@ export function createMcpTelemetry(
     `OpenTelemetry: ${tracerProvider === undefined ? 'no traces' : 'traces'}, ${meterProvider === undefined ? 'no metrics' : 'metrics'}` +
       (settings.captureArguments ? ', tool arguments and results recorded' : ''),
   );
+  // Loaded here, not with this file: applications without telemetry never run it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { McpTelemetry } = require('./mcp-telemetry') as typeof TelemetryModule;
   return new McpTelemetry({
     api,
     // Without a tracer provider the API's no-op tracer makes spans that record nothing.

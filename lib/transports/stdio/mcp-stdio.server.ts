@@ -11,7 +11,8 @@ import { McpEngine } from '../../protocol/engine';
 import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
 import { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import { SessionChannels } from '../../sessions/session-channels';
-import { StdioConnection } from './stdio-connection';
+import type { StdioConnection } from './stdio-connection';
+import type * as StdioConnectionModule from './stdio-connection';
 import { McpLogger } from '../../telemetry/mcp.logger';
 
 /**
@@ -103,6 +104,9 @@ export class McpStdioServer implements OnApplicationShutdown {
     const input = options.input ?? process.stdin;
     const output = options.output ?? process.stdout;
     const { stdio } = this;
+    // Loaded by the first listen(): an application that serves HTTP alone never runs it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { StdioConnection } = require('./stdio-connection') as typeof StdioConnectionModule;
     const connection = new StdioConnection(
       input,
       output,
