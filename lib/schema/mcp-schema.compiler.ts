@@ -1,7 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import Ajv2020, { type ErrorObject, type Options, type ValidateFunction } from 'ajv/dist/2020';
-import AjvDraft07 from 'ajv';
-import addFormats from 'ajv-formats';
+import type Ajv2020 from 'ajv/dist/2020';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020';
+import type AjvDraft07 from 'ajv';
+import type * as AjvFormatsModule from 'ajv-formats';
 import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
 import type { SchemaCompiler } from '../registry/entry-schemas';
 import type { McpSchema, McpValidatorOptions, StandardSchemaLike } from '../interfaces/mcp-schema.interface';
@@ -12,7 +13,7 @@ import { compileDtoSchema } from './dto-schema.adapter';
 import { joinListed } from './validation-messages';
 import { isThenable } from '../protocol/thenables';
 import { checkStrictSchema, VENDOR_KEYWORD } from './strict-schema.checker';
-import { checkMetaSchema } from './meta-schemas';
+import { checkMetaSchema, dialectTables, type Dialect } from './meta-schemas';
 
 const DRAFT_07_META = 'http://json-schema.org/draft-07/schema';
 
@@ -40,9 +41,6 @@ export function formatAjvErrors(errors: ErrorObject[] | null | undefined): strin
 function isStandardSchema(schema: unknown): schema is StandardSchemaLike {
   return typeof schema === 'object' && schema !== null && '~standard' in schema;
 }
-
-/** What a schema is checked against: 2020-12 (the default of MCP) or draft-07, named in `$schema`. */
-export type Dialect = '2020-12' | 'draft-07';
 
 function dialectOf(jsonSchema: Record<string, unknown>): Dialect {
   const declared = typeof jsonSchema.$schema === 'string' ? jsonSchema.$schema.replace(/#$/, '') : undefined;
@@ -85,17 +83,20 @@ export function createAjv(
     validateFormats: assertFormats,
     ...overrides,
   };
+  // ajv is loaded by the first validator compiled, not at startup (lib/schema/meta-schemas.ts).
+  /* eslint-disable @typescript-eslint/no-require-imports */
   let ajv: Ajv2020 | AjvDraft07;
   if (dialect === 'draft-07') {
-    ajv = new AjvDraft07(options);
+    ajv = new (require('ajv') as { default: typeof AjvDraft07 }).default(options);
   } else {
-    ajv = new Ajv2020(options);
+    ajv = new (require('ajv/dist/2020') as { default: typeof Ajv2020 }).default(options);
     // ajv resolves `$anchor` but leaves it out of its 2020-12 keywords: strict mode would refuse it.
     ajv.addKeyword('$anchor');
   }
   if (assertFormats) {
-    addFormats(ajv);
+    (require('ajv-formats') as typeof AjvFormatsModule).default(ajv);
   }
+  /* eslint-enable @typescript-eslint/no-require-imports */
   return ajv;
 }
 
@@ -216,13 +217,18 @@ export class McpSchemaCompiler implements SchemaCompiler {
   private validatorFor(jsonSchema: Record<string, unknown>, assertFormats: boolean): () => ValidateFunction {
     try {
       const dialect = dialectOf(jsonSchema);
-      const ajv = this.ajv(dialect, assertFormats);
-      checkMetaSchema(ajv, dialect, jsonSchema);
-      if (checkStrictSchema(ajv, jsonSchema, { next: dialect === '2020-12', assertFormats }) === 'checked') {
+      checkMetaSchema(dialect, jsonSchema);
+      const { keywords, formats } = dialectTables(dialect);
+      const verdict = checkStrictSchema(jsonSchema, {
+        next: dialect === '2020-12',
+        keywords,
+        formats: assertFormats ? formats : undefined,
+      });
+      if (verdict === 'checked') {
         let compiled: ValidateFunction | undefined;
-        return () => (compiled ??= ajv.compile(jsonSchema));
+        return () => (compiled ??= compileStrictly(this.ajv(dialect, assertFormats), jsonSchema));
       }
-      const compiled = compileStrictly(ajv, jsonSchema);
+      const compiled = compileStrictly(this.ajv(dialect, assertFormats), jsonSchema);
       return () => compiled;
     } catch (error) {
       throw error instanceof McpConfigurationError ? error : new McpConfigurationError(schemaErrorMessage(error));

@@ -1,8 +1,8 @@
 import AjvCore from 'ajv/dist/core';
 import { z } from 'zod';
 import { JSON_SCHEMA_2020_12_INPUT } from '../../test/conformance/conformance.fixtures';
-import { compileStrictly, createAjv, McpSchemaCompiler, type Dialect } from './mcp-schema.compiler';
-import { checkMetaSchema } from './meta-schemas';
+import { compileStrictly, createAjv, McpSchemaCompiler } from './mcp-schema.compiler';
+import { checkMetaSchema, dialectTables, type Dialect } from './meta-schemas';
 import { checkStrictSchema } from './strict-schema.checker';
 
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
@@ -18,19 +18,23 @@ function ajvVerdict(schema: Record<string, unknown>, dialect: Dialect, assertFor
   }
 }
 
-/** What the module's checks make of it, on an instance of its own; `checked` is then compiled there. */
+/** What the module's checks make of it, without ajv; `checked` is then compiled as the compiler would. */
 function checkVerdict(schema: Record<string, unknown>, dialect: Dialect, assertFormats: boolean): string {
-  const ajv = createAjv(dialect, assertFormats);
   let verdict: string;
   try {
-    checkMetaSchema(ajv, dialect, schema);
-    verdict = checkStrictSchema(ajv, schema, { next: dialect === '2020-12', assertFormats });
+    checkMetaSchema(dialect, schema);
+    const { keywords, formats } = dialectTables(dialect);
+    verdict = checkStrictSchema(schema, {
+      next: dialect === '2020-12',
+      keywords,
+      formats: assertFormats ? formats : undefined,
+    });
   } catch (error) {
     return (error as Error).message;
   }
   if (verdict === 'checked') {
-    // The instance the check prepared (vendor keywords declared) compiles it without a refusal.
-    ajv.compile(schema);
+    // Compiled later, as the compiler does on the first call: without a refusal.
+    compileStrictly(createAjv(dialect, assertFormats), schema);
     return 'ok';
   }
   return verdict;
@@ -159,6 +163,7 @@ const COMPILED_NOW: Array<[string, Record<string, unknown>]> = [
   ['an anchor', { type: 'object', $defs: { a: { $anchor: 'x' } }, properties: { a: { $ref: '#x' } } }],
   ['$schema inside a subschema', { type: 'object', properties: { a: { $schema: DRAFT_07 } } }],
   ['the 2020-12 conformance schema of every keyword', JSON_SCHEMA_2020_12_INPUT],
+  ["ajv-formats' own keywords", { type: 'string', format: 'date', formatMinimum: '2020-01-01' }],
   ['the unsupported id keyword', { type: 'object', properties: { a: { id: 'x' } } }],
 ];
 
@@ -220,6 +225,22 @@ describe('McpSchemaCompiler compiles a validator on its first use', () => {
     });
     expect(await compiled.validate({ query: 'a', limit: 1 })).toEqual({ ok: true, value: { query: 'a', limit: 1 } });
     expect(compile.mock.calls.filter(([schema]) => schema === filler)).toHaveLength(1);
+  });
+
+  it('loads ajv for the first validator it compiles, not to check a schema', async () => {
+    let loads = 0;
+    let compiled!: ReturnType<McpSchemaCompiler['compile']>;
+    jest.isolateModules(() => {
+      jest.doMock('ajv/dist/2020', () => {
+        loads++;
+        return jest.requireActual('ajv/dist/2020');
+      });
+      const fresh = jest.requireActual<{ McpSchemaCompiler: typeof McpSchemaCompiler }>('./mcp-schema.compiler');
+      compiled = new fresh.McpSchemaCompiler().compile(filler, 'input');
+    });
+    expect(loads).toBe(0);
+    expect(await compiled.validate({ query: 'a' })).toMatchObject({ ok: true });
+    expect(loads).toBe(1);
   });
 
   it('compiles a schema with references at registration', () => {

@@ -9,12 +9,12 @@
  *
  * It is exact by construction rather than by imitation: it walks only the keywords whose
  * compile-time checks it repeats (the applicators, assertions and annotations of the two
- * dialects), with the instance's own keyword table and formats. A schema using anything else
+ * dialects), with the keyword table and formats of the module's ajv instances (generated with
+ * the meta-schema validators, lib/schema/meta), so that it needs no ajv instance at all. A schema using anything else
  * (references, identifiers and anchors, `$defs`, `nullable`, `$async`, keywords added later)
  * is answered `compile-now`, and ajv itself compiles it at registration as before.
  * `strict-schema.checker.spec.ts` holds both to the same verdicts and messages.
  */
-import type AjvCore from 'ajv/dist/core';
 
 /** Vendor extensions: annotations any schema may carry (`x-mcp-header`, OpenAPI's `x-*`...). */
 export const VENDOR_KEYWORD = /^x-/;
@@ -22,12 +22,14 @@ export const VENDOR_KEYWORD = /^x-/;
 /** `checked`: compiling it later will not refuse it. `compile-now`: only ajv can tell. */
 export type StrictCheckVerdict = 'checked' | 'compile-now';
 
-/** How the schema's ajv instance was built. */
+/** What the ajv instance the schema will be compiled on knows. */
 export interface StrictCheckOptions {
   /** 2020-12 semantics (ajv's `next`: `minContains` and `maxContains` count). */
   readonly next: boolean;
-  /** Whether the instance asserts `format`, so that an unknown format is refused. */
-  readonly assertFormats: boolean;
+  /** Every keyword the instance knows (ajv's `RULES.keywords`). */
+  readonly keywords: ReadonlySet<string>;
+  /** The formats the instance asserts; `undefined` when it takes `format` as an annotation. */
+  readonly formats: ReadonlySet<string> | undefined;
 }
 
 /** Keywords whose value is one subschema. */
@@ -107,18 +109,14 @@ function isSchemaObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Checks `schema`, already checked against its meta-schema (`checkMetaSchema`), as ajv's strict
- * mode would when compiling it with `ajv`: unknown keywords (a vendor extension `x-*` is declared to `ajv` as an annotation, as the
- * compiler does), unknown formats, keywords strict mode calls meaningless and patterns that are
- * not regular expressions.
+ * mode would when compiling it: unknown keywords (a vendor extension `x-*` is an annotation, which
+ * the compiler declares to ajv when it compiles), unknown formats, keywords strict mode calls
+ * meaningless and patterns that are not regular expressions.
  *
  * @throws Error with the message ajv's compile would throw.
  */
-export function checkStrictSchema(
-  ajv: AjvCore,
-  schema: Record<string, unknown>,
-  options: StrictCheckOptions,
-): StrictCheckVerdict {
-  const known = ajv.RULES.keywords;
+export function checkStrictSchema(schema: Record<string, unknown>, options: StrictCheckOptions): StrictCheckVerdict {
+  const { keywords, formats } = options;
 
   const pattern = (source: unknown): void => {
     if (typeof source === 'string') {
@@ -133,18 +131,17 @@ export function checkStrictSchema(
       return true; // a boolean schema: the meta-schema allows nothing else here
     }
     for (const keyword in node) {
-      if (known[keyword] !== true) {
+      if (!keywords.has(keyword)) {
         if (!VENDOR_KEYWORD.test(keyword)) {
           throw new Error(`strict mode: unknown keyword: "${keyword}"`);
         }
-        ajv.addKeyword(keyword);
       } else if (!MODELLED.has(keyword) && !(root && keyword === '$schema')) {
         return false;
       }
     }
     checkMeaningless(node, options);
     pattern(node.pattern);
-    if (options.assertFormats && typeof node.format === 'string' && ajv.formats[node.format] === undefined) {
+    if (formats !== undefined && typeof node.format === 'string' && !formats.has(node.format)) {
       throw new Error(`unknown format "${node.format}" ignored in schema at path "${path}"`);
     }
     const walkList = (list: unknown, listPath: string): boolean =>
