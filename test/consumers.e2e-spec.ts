@@ -83,13 +83,15 @@ interface Packed {
 
 /** Builds the library and packs it into `destination`. */
 async function buildAndPack(destination: string): Promise<Packed> {
-  // What `npm run build` does: the library, then the console's browser files beside it.
+  // What `npm run build` does: the library, the console's browser files beside it, then the
+  // library bundled into dist/index.js.
   await run(
     process.execPath,
     [require.resolve('typescript/bin/tsc', { paths: [ROOT] }), '-p', 'tsconfig.build.json'],
     ROOT,
   );
   await run(process.execPath, [join(ROOT, 'scripts', 'copy-console-ui.mjs')], ROOT);
+  await run(process.execPath, [join(ROOT, 'scripts', 'bundle-library.mjs'), 'dist'], ROOT);
   const { stdout } = await npm(['pack', '--json', '--pack-destination', destination], ROOT);
   const [pack] = JSON.parse(stdout) as { filename: string; integrity: string; files: { path: string }[] }[];
   const files = pack.files.map((file) => file.path);

@@ -12,9 +12,9 @@
  * own milestones, ms since the process started); the bench's clock stops at the answer to its
  * first `initialize`, not at this line.
  *
- * The library is imported by a relative path to lib/ (compiled next to this file): the emitted
- * JavaScript is run by node alone, without ts-node or tsconfig-paths, so the `nest-mcp` path
- * alias of tsconfig.json would not resolve.
+ * The library is imported by relative paths (compiled next to this file, and bundled beside it
+ * as it is published): the emitted JavaScript is run by node alone, without ts-node or
+ * tsconfig-paths, so the `nest-mcp` path alias of tsconfig.json would not resolve.
  */
 import { performance } from 'node:perf_hooks';
 // Read before anything else is loaded: how long node itself took to reach the app's code.
@@ -26,7 +26,8 @@ import { NestFactory } from '@nestjs/core';
 import type { NestApplicationOptions } from '@nestjs/common';
 // Only the decorator: without McpModule an application would not load the module's code at all,
 // but it keeps its providers, whose `@McpTool` metadata is then inert. Loading the rest of the
-// library is part of what the module adds (the "with" variant imports lib/index, as `nest-mcp`).
+// library is part of what the module adds (the "with" variant requires the bundle, as
+// `nest-mcp`; the decorator's metadata keys are strings, read the same by both copies).
 import { McpTool } from '../../lib/decorators/mcp-tool.decorator';
 import { initializeAnswer, SERVER_INFO } from './initialize-answer';
 // Types only (erased): the values are required where each variant needs them.
@@ -131,9 +132,10 @@ async function main(): Promise<void> {
   const imports: DynamicModule[] = [];
   const controllers: Type[] = [];
   if (WITH_MODULE) {
-    // What `import { McpModule } from 'nest-mcp'` loads: the library's entry point.
+    // What `import { McpModule } from 'nest-mcp'` loads: the published library, one bundled file
+    // (bench/cold-start.ts bundles the compiled lib/ as `npm run build` does).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { McpModule } = require('../../lib') as { McpModule: typeof McpModuleClass };
+    const { McpModule } = require('../../library-bundle') as { McpModule: typeof McpModuleClass };
     imports.push(McpModule.forRoot({ ...SERVER_INFO, pageSize: 0 }));
   } else {
     controllers.push(HandBuiltInitializeController);

@@ -4,13 +4,17 @@
  * of their `forRoot` calls. Two servers with one name or one path stop startup here, naming both.
  */
 import type { ModulesContainer } from '@nestjs/core';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MCP_SERVER_IDENTITY } from '../mcp.constants';
 import { endpointPathOptions, normalizePath } from '../transports/http/http-paths';
 import { assertValidIdentity, type McpServerIdentity } from './server-identity';
 
-const OWN_DIRECTORY = dirname(__dirname);
+/**
+ * The library's own directory: lib/ from this file's directory in the sources, or the directory
+ * of the published bundle itself (scripts/bundle-library.mjs), where every module is one file.
+ */
+const OWN_DIRECTORY = basename(__dirname) === 'servers' ? dirname(__dirname) : __dirname;
 
 /** The first stack frame outside this package and Nest: the application's `forRoot` call. */
 export function callSite(): string | undefined {
