@@ -10,9 +10,10 @@
  * It is exact by construction rather than by imitation: it walks only the keywords whose
  * compile-time checks it repeats (the applicators, assertions and annotations of the two
  * dialects), with the keyword table and formats of the module's ajv instances (generated with
- * the meta-schema validators, lib/schema/meta), so that it needs no ajv instance at all. A schema using anything else
- * (references, identifiers and anchors, `$defs`, `nullable`, `$async`, keywords added later)
- * is answered `compile-now`, and ajv itself compiles it at registration as before.
+ * the meta-schema validators, lib/schema/meta), so that it needs no ajv instance at all. A
+ * schema using anything else (references, identifiers and anchors, `$defs`, `nullable`,
+ * `$async`, keywords added later) is answered `compile-now`, and ajv itself compiles it at
+ * registration as before.
  * `strict-schema.checker.spec.ts` holds both to the same verdicts and messages.
  */
 
