@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, extname, join } from 'node:path';
+import { extname, join } from 'node:path';
+import { LIBRARY_DIRECTORY } from '../library-directory';
 import { McpLogger } from '../telemetry/mcp.logger';
 
 /** The content type of each file type served; anything else in `ui/` (tsconfig.json) is not. */
@@ -25,13 +26,8 @@ export interface ConsoleAsset {
   readonly etag: string;
 }
 
-/**
- * Where the console's browser files are: beside this file in the sources (lib/console/ui), and
- * in the published package console/ui beside the bundle (scripts/bundle-library.mjs), which is
- * then this file's directory.
- */
-export const CONSOLE_UI_DIRECTORY =
-  basename(__dirname) === 'console' ? join(__dirname, 'ui') : join(__dirname, 'console', 'ui');
+/** Where the console's browser files are: lib/console/ui, copied to dist/console/ui by the build. */
+export const CONSOLE_UI_DIRECTORY = join(LIBRARY_DIRECTORY, 'console', 'ui');
 
 /** The allow-list of the console's files (see the file comment). */
 export class ConsoleAssets {

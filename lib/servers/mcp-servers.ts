@@ -4,17 +4,11 @@
  * of their `forRoot` calls. Two servers with one name or one path stop startup here, naming both.
  */
 import type { ModulesContainer } from '@nestjs/core';
-import { basename, dirname } from 'node:path';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MCP_SERVER_IDENTITY } from '../mcp.constants';
+import { LIBRARY_DIRECTORY } from '../library-directory';
 import { endpointPathOptions, normalizePath } from '../transports/http/http-paths';
 import { assertValidIdentity, type McpServerIdentity } from './server-identity';
-
-/**
- * The library's own directory: lib/ from this file's directory in the sources, or the directory
- * of the published bundle itself (scripts/bundle-library.mjs), where every module is one file.
- */
-const OWN_DIRECTORY = basename(__dirname) === 'servers' ? dirname(__dirname) : __dirname;
 
 /** The first stack frame outside this package and Nest: the application's `forRoot` call. */
 export function callSite(): string | undefined {
@@ -25,7 +19,7 @@ export function callSite(): string | undefined {
       continue;
     }
     const file = location[1];
-    if (file.startsWith(OWN_DIRECTORY) || file.includes('node_modules') || file.startsWith('node:')) {
+    if (file.startsWith(LIBRARY_DIRECTORY) || file.includes('node_modules') || file.startsWith('node:')) {
       continue;
     }
     return `${file}:${location[2]}:${location[3]}`;
