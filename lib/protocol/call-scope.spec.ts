@@ -38,3 +38,45 @@ describe('CallScope.abandon', () => {
     expect(scope.signal.reason).toBe(first);
   });
 });
+
+describe('CallScope.run', () => {
+  it('returns what synchronous work returns, without a promise, and throws what it throws', () => {
+    const scope = new CallScope();
+    expect(scope.run(() => 42)).toBe(42);
+    const failure = new Error('at once');
+    expect(() =>
+      new CallScope().run(() => {
+        throw failure;
+      }),
+    ).toThrow(failure);
+  });
+
+  it('throws the reason of a stop during synchronous work, whatever the work returns', () => {
+    const scope = new CallScope();
+    const reason = new Error('input required');
+    expect(() =>
+      scope.run(() => {
+        scope.interrupt(reason);
+        scope.interrupt(new Error('second'));
+        return 'dropped';
+      }),
+    ).toThrow(reason);
+  });
+
+  it('settles asynchronous work early, rejected with the reason, when the scope is aborted', async () => {
+    const scope = new CallScope();
+    const running = scope.run(() => new Promise<string>(() => undefined));
+    expect(running).toBeInstanceOf(Promise);
+    const reason = new Error('client went away');
+    scope.abort(reason);
+    await expect(running).rejects.toBe(reason);
+  });
+
+  it('never runs work for a scope aborted before', async () => {
+    const scope = new CallScope();
+    scope.abort(new Error('lost'));
+    const work = jest.fn(() => 1);
+    await expect(scope.run(work)).rejects.toThrow('lost');
+    expect(work).not.toHaveBeenCalled();
+  });
+});

@@ -4,6 +4,7 @@
  * `AbortController` is only created if a handler asks for the signal, and deadlines are watched
  * by one shared timer rather than one timer per request.
  */
+import { isThenable, type Awaitable } from './thenables';
 
 /** What a transport offers to tell the engine that a request is lost. */
 export interface CancellationSource {
@@ -37,7 +38,11 @@ export class CallScope {
   private source: CancellationSource | undefined;
   private stopListening: (() => void) | undefined;
   private abortReason: unknown;
-  private settle: ((reason: Error) => void) | undefined;
+  /** Rejects the promise `run()` returned, once its work went asynchronous. */
+  private reject: ((reason: Error) => void) | undefined;
+  /** While the synchronous part of `run()`'s work runs: a stop then waits in `stoppedWith`. */
+  private working = false;
+  private stoppedWith: Error | undefined;
   private isAborted = false;
   /** Set by `abandon`: the signal aborts, also when the handler first asks for it afterwards. */
   private abandoned = false;
@@ -100,7 +105,7 @@ export class CallScope {
    * in another way (a multi round-trip round that needs input).
    */
   interrupt(reason: Error): void {
-    this.settle?.(reason);
+    this.stop(reason);
   }
 
   /**
@@ -124,21 +129,51 @@ export class CallScope {
     this.isAborted = true;
     this.abortReason = reason;
     this.controller?.abort(reason);
-    this.settle?.(asError(reason));
+    this.stop(asError(reason));
+  }
+
+  /** Settles `run()` now with `reason`; the first stop wins, as a promise's first settlement does. */
+  private stop(reason: Error): void {
+    if (this.reject !== undefined) {
+      this.reject(reason);
+    } else if (this.working) {
+      this.stoppedWith ??= reason;
+    }
   }
 
   /**
    * Runs `work`, settling early (rejected with the abort reason) if the scope is aborted first:
-   * a handler that ignores its signal must not hold the answer.
+   * a handler that ignores its signal must not hold the answer. Work that answers synchronously
+   * is answered the same way, without a promise; it throws what it throws.
    */
-  run<T>(work: () => Promise<T>): Promise<T> {
+  run<T>(work: () => Awaitable<T>): Awaitable<T> {
     if (this.isAborted) {
       // Lost before it started (the client went away while the body was read...): never run it.
       return Promise.reject(asError(this.abortReason));
     }
+    let result: Awaitable<T>;
+    this.working = true;
+    try {
+      result = work();
+    } catch (error) {
+      throw this.stoppedWith ?? error;
+    } finally {
+      this.working = false;
+    }
+    if (this.stoppedWith !== undefined) {
+      // Stopped while it ran (a question it asked ended the round): what it returns is dropped.
+      if (isThenable(result)) {
+        Promise.resolve(result).catch(() => undefined);
+      }
+      throw this.stoppedWith;
+    }
+    if (!isThenable<T>(result)) {
+      return result;
+    }
+    const pending = result;
     return new Promise<T>((resolve, reject) => {
-      this.settle = reject;
-      work().then(resolve, reject);
+      this.reject = reject;
+      pending.then(resolve, reject);
     });
   }
 }

@@ -22,6 +22,7 @@ import {
 } from './json-rpc';
 import type { LogLevel } from './log-levels';
 import { McpError, McpToolError } from './mcp-error';
+import { isThenable } from './thenables';
 import type { HeaderBag } from './request-headers';
 import type { Revision } from './revisions';
 import type { SessionHandle, SessionState } from './session-handle';
@@ -1485,5 +1486,67 @@ describe('ctx.closeStream()', () => {
     const facts = makeFacts({ revision: '2025-11-25' });
     const outcome = await closingEngine().handle(facts, legacyRequest('tools/call', { name: 'poll', arguments: {} }));
     expect(resultOf(outcome).content).toEqual([{ type: 'text', text: 'done' }]);
+  });
+});
+
+describe('McpEngine: answers as synchronously as the handler does', () => {
+  /** A tool whose invoker answers as the method does (the fixture's `tool` always answers with a promise). */
+  const direct = (name: string, invoke: (args: any) => unknown): ToolEntry =>
+    tool(name, invoke, { invoke: (args) => invoke(args) });
+
+  it.each(['legacy', 'modern'] as const)(
+    'a tool that answers at once is answered without a promise, and its request is over (%s)',
+    (era) => {
+      const { engine } = makeEngine(standardCatalog().addTool(direct('now', (args: { text: string }) => args.text)));
+      const message =
+        era === 'modern'
+          ? modernRequest('tools/call', { name: 'now', arguments: { text: 'now' } }, 1)
+          : legacyRequest('tools/call', { name: 'now', arguments: { text: 'now' } }, 1);
+      const facts = era === 'modern' ? modernFacts(message) : makeFacts({ cancelScope: 'session-a' });
+      const outcome = engine.handle(facts, message);
+      expect(isThenable(outcome)).toBe(false);
+      expect(resultOf(outcome as EngineOutcome).content).toEqual([{ type: 'text', text: 'now' }]);
+      expect(engine.runningIn('session-a')).toBe(0);
+    },
+  );
+
+  it('a tool that throws at once is answered at once, as it would be from a promise', () => {
+    const catalog = standardCatalog()
+      .addTool(
+        direct('refuse', () => {
+          throw new McpError(-32602, 'Unknown warehouse');
+        }),
+      )
+      .addTool(
+        direct('reject', () => {
+          throw new McpToolError('Out of stock');
+        }),
+      );
+    const { engine } = makeEngine(catalog);
+    const refused = engine.handle(makeFacts(), legacyRequest('tools/call', { name: 'refuse' }, 2));
+    const rejected = engine.handle(makeFacts(), legacyRequest('tools/call', { name: 'reject' }, 3));
+    expect(isThenable(refused) || isThenable(rejected)).toBe(false);
+    expect(errorOf(refused as EngineOutcome)).toMatchObject({ id: 2, code: -32602, message: 'Unknown warehouse' });
+    expect(resultOf(rejected as EngineOutcome)).toEqual({
+      content: [{ type: 'text', text: 'Out of stock' }],
+      isError: true,
+    });
+  });
+
+  it('a tool that answers with a promise is answered with a promise, counted as running until it settles', async () => {
+    let finish: (text: string) => void = () => undefined;
+    const catalog = standardCatalog().addTool(
+      direct('later', () => new Promise<string>((resolve) => (finish = resolve))),
+    );
+    const { engine } = makeEngine(catalog);
+    const outcome = engine.handle(
+      makeFacts({ cancelScope: 'session-b' }),
+      legacyRequest('tools/call', { name: 'later' }, 4),
+    );
+    expect(isThenable(outcome)).toBe(true);
+    expect(engine.runningIn('session-b')).toBe(1);
+    finish('done');
+    expect(resultOf(await outcome).content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(engine.runningIn('session-b')).toBe(0);
   });
 });

@@ -12,6 +12,7 @@
 import type { Era, Revision } from './revisions';
 import {
   ErrorCode,
+  type JsonObject,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcNotification,
@@ -40,6 +41,7 @@ import { TaskCalls, type TaskCall } from './task-calls';
 import type { TaskPort } from './tasks/task-port';
 import type { EngineHooks, EngineOutcome, RequestChannel, RequestFacts } from './transport-contract';
 import type { EngineObserver } from './engine-observer';
+import { isThenable, type Awaitable } from './thenables';
 
 export type {
   EngineCluster,
@@ -52,8 +54,6 @@ export type {
 export type { CacheHint, EngineLogger, EngineOptions } from './engine-options';
 export type { EngineObserver, ObservedQuestion, ObservedTask } from './engine-observer';
 export type { ResolvedRequest } from './resolved-request';
-
-const NOTHING_TO_SEND: Promise<EngineOutcome> = Promise.resolve(NO_OUTCOME);
 
 export class McpEngine {
   /** Rendered lists, per catalog version and revision. */
@@ -123,18 +123,21 @@ export class McpEngine {
     return this.resolver.revisionsOf(era);
   }
 
-  /** Handles one request or notification. */
-  handle(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Promise<EngineOutcome> {
+  /**
+   * Handles one request or notification: its outcome, synchronously when its handler answered
+   * synchronously (a promise of it otherwise, and always under an observer).
+   */
+  handle(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Awaitable<EngineOutcome> {
     const { observer } = this;
     return observer === undefined
       ? this.handleMessage(facts, message)
-      : observer.message(facts, message, () => this.handleMessage(facts, message));
+      : observer.message(facts, message, () => Promise.resolve(this.handleMessage(facts, message)));
   }
 
-  private handleMessage(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Promise<EngineOutcome> {
+  private handleMessage(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Awaitable<EngineOutcome> {
     if (!('id' in message)) {
       this.handleNotification(facts, message);
-      return NOTHING_TO_SEND;
+      return NO_OUTCOME;
     }
     return this.handleRequest(facts, message);
   }
@@ -236,7 +239,7 @@ export class McpEngine {
     // nothing from the server; notifications are never answered.
   }
 
-  private handleRequest(facts: RequestFacts, message: JsonRpcRequest): Promise<EngineOutcome> {
+  private handleRequest(facts: RequestFacts, message: JsonRpcRequest): Awaitable<EngineOutcome> {
     let resolved: ResolvedRequest | McpError;
     try {
       resolved = this.resolver.resolve(facts, message);
@@ -244,13 +247,17 @@ export class McpEngine {
       resolved = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
     }
     if (resolved instanceof McpError) {
-      return Promise.resolve(this.finisher.error(message.id, resolved));
+      return this.finisher.error(message.id, resolved);
     }
     return this.run(resolved);
   }
 
-  /** Runs the handler with cancellation and deadline, then finishes the result for the era. */
-  private async run(request: ResolvedRequest): Promise<EngineOutcome> {
+  /**
+   * Runs the handler with cancellation and deadline, then finishes the result for the era. A
+   * handler that answers synchronously is finished synchronously: no promise, no turn of the
+   * microtask queue.
+   */
+  private run(request: ResolvedRequest): Awaitable<EngineOutcome> {
     // The resolver let only served methods through: every one has its handler in the table.
     const { handler } = methodEntry(request.method)!;
     const { scope } = request;
@@ -260,25 +267,55 @@ export class McpEngine {
     }
     scope.cancelledBy(request.facts.cancellation);
     const release = this.running.track(request);
+    let result: Awaitable<JsonObject>;
     try {
-      let result = await scope.run(() => handler(this.handlers, request));
+      result = scope.run(() => handler(this.handlers, request));
+    } catch (error) {
+      return this.failed(request, release, error);
+    }
+    return isThenable<JsonObject>(result)
+      ? Promise.resolve(result).then(
+          (value) => this.completed(request, release, value),
+          (error: unknown) => this.failed(request, release, error),
+        )
+      : this.completed(request, release, result);
+  }
+
+  /** The outcome of a handler that returned; the request is over either way. */
+  private completed(request: ResolvedRequest, release: () => void, result: JsonObject): EngineOutcome {
+    const { scope } = request;
+    try {
       if (scope.aborted && !(scope.reason instanceof CallStoppedError)) {
         // Cancelled by the client as the result came: it no longer waits for it.
         return NO_OUTCOME;
       }
       if (this.rounds.unanswered(request)) {
         // The handler returned although questions are unanswered (it did not await them).
-        result = this.rounds.end(request);
+        return this.finisher.result(request, this.rounds.end(request));
       }
       return this.finisher.result(request, result);
     } catch (error) {
-      if (this.rounds.interrupted(request, error)) {
-        return this.finisher.result(request, this.rounds.end(request));
-      }
-      return this.finisher.failure(request, error);
+      return this.failure(request, error);
     } finally {
       scope.finish();
       release();
     }
+  }
+
+  /** The outcome of a handler that threw (or rejected); the request is over either way. */
+  private failed(request: ResolvedRequest, release: () => void, error: unknown): EngineOutcome {
+    try {
+      return this.failure(request, error);
+    } finally {
+      request.scope.finish();
+      release();
+    }
+  }
+
+  private failure(request: ResolvedRequest, error: unknown): EngineOutcome {
+    if (this.rounds.interrupted(request, error)) {
+      return this.finisher.result(request, this.rounds.end(request));
+    }
+    return this.finisher.failure(request, error);
   }
 }

@@ -8,7 +8,7 @@
  * work (shutdown), and its own status table.
  */
 import { batchRefusedByHeader, planBatch, runBatch } from './batch';
-import type { EngineLogger, McpEngine, RequestChannel } from './engine';
+import type { EngineLogger, EngineOutcome, McpEngine, RequestChannel } from './engine';
 import { inboundFacts, type LegacyFacts } from './inbound-facts';
 import type {
   InboundBinding,
@@ -29,9 +29,9 @@ import {
   type JsonRpcResponse,
 } from './json-rpc';
 import { decideEra } from './request-meta';
-import { hasFeature, legacyHeaderRevision } from './revisions';
+import { hasFeature, legacyHeaderRevision, type Era } from './revisions';
 import type { SessionHandle } from './session-handle';
-import { isThenable } from './thenables';
+import { isThenable, type Awaitable } from './thenables';
 
 export * from './inbound-types';
 export { inboundFacts, sessionRevision, type LegacyFacts } from './inbound-facts';
@@ -65,22 +65,25 @@ export class InboundDispatcher {
     private readonly logger?: Pick<EngineLogger, 'debug'>,
   ) {}
 
-  /** One parsed body (a message or a batch), start to end. */
-  dispatch<C extends RequestChannel>(body: unknown, binding: InboundBinding<C>): Promise<InboundResult<C>> {
+  /**
+   * One parsed body (a message or a batch), start to end: synchronously when nothing on the way
+   * waits (a modern request whose handler answers at once), a promise otherwise.
+   */
+  dispatch<C extends RequestChannel>(body: unknown, binding: InboundBinding<C>): Awaitable<InboundResult<C>> {
     if (Array.isArray(body)) {
       return this.dispatchBatch(body, binding);
     }
     const message = classifyMessage(body);
     if (binding.admits?.(message) === false) {
-      return Promise.resolve(NOT_ADMITTED);
+      return NOT_ADMITTED;
     }
     switch (message.kind) {
       case 'invalid':
-        return Promise.resolve({
+        return {
           kind: 'invalid',
           error: failure(message.id, ErrorCode.InvalidRequest, message.reason),
           notification: message.isNotification,
-        });
+        };
       case 'response':
         binding.beforeHandle?.();
         return this.deliver([message.message], binding.sessions);
@@ -110,20 +113,40 @@ export class InboundDispatcher {
   }
 
   /** One request or notification: its era, its legacy session, its facts, the engine. */
-  async serve<C extends RequestChannel>(
+  serve<C extends RequestChannel>(
     message: JsonRpcRequest | JsonRpcNotification,
     binding: InboundBinding<C>,
-  ): Promise<InboundResult<C>> {
-    const id = 'id' in message ? message.id : null;
+  ): Awaitable<InboundResult<C>> {
     const era = binding.era ?? decideEra(message.params, binding.versionHeader);
-    let legacy: (LegacyFacts & { readonly opened?: boolean }) | undefined;
-    if (era === 'legacy') {
-      const resolved = await binding.sessions.resolve(this.target(id, message.method, binding));
-      if (!resolved.ok) {
-        return refusal(resolved.reason, id, resolved.message);
-      }
-      legacy = resolved;
+    if (era === 'modern') {
+      return this.handOver(message, binding, era, undefined);
     }
+    const resolved = binding.sessions.resolve(
+      this.target('id' in message ? message.id : null, message.method, binding),
+    );
+    return isThenable<LegacyResolution>(resolved)
+      ? Promise.resolve(resolved).then((legacy) => this.serveLegacy(message, binding, legacy))
+      : this.serveLegacy(message, binding, resolved);
+  }
+
+  private serveLegacy<C extends RequestChannel>(
+    message: JsonRpcRequest | JsonRpcNotification,
+    binding: InboundBinding<C>,
+    resolved: LegacyResolution,
+  ): Awaitable<InboundResult<C>> {
+    if (!resolved.ok) {
+      return refusal(resolved.reason, 'id' in message ? message.id : null, resolved.message);
+    }
+    return this.handOver(message, binding, 'legacy', resolved);
+  }
+
+  /** Hands the message to the engine, on the channel the transport opens for it. */
+  private handOver<C extends RequestChannel>(
+    message: JsonRpcRequest | JsonRpcNotification,
+    binding: InboundBinding<C>,
+    era: Era,
+    legacy: (LegacyFacts & { readonly opened?: boolean }) | undefined,
+  ): Awaitable<InboundResult<C>> {
     if (binding.beforeHandle?.() === false) {
       return WITHDRAWN;
     }
@@ -131,8 +154,22 @@ export class InboundDispatcher {
     const facts = inboundFacts(binding, era, opened, legacy);
     const pending = this.engine.handle(facts, message);
     binding.onHanded?.(facts.cancelScope);
-    const outcome = await pending;
-    let session = legacy?.session;
+    const id = 'id' in message ? message.id : null;
+    return isThenable<EngineOutcome>(pending)
+      ? Promise.resolve(pending).then((outcome) => this.answered(binding, id, era, legacy, opened.channel, outcome))
+      : this.answered(binding, id, era, legacy, opened.channel, pending);
+  }
+
+  /** The result of a message the engine handled: a notification accepted, a request answered. */
+  private answered<C extends RequestChannel>(
+    binding: InboundBinding<C>,
+    id: JsonRpcId | null,
+    era: Era,
+    legacy: (LegacyFacts & { readonly opened?: boolean }) | undefined,
+    channel: C,
+    outcome: EngineOutcome,
+  ): Awaitable<InboundResult<C>> {
+    const session = legacy?.session;
     if (id === null) {
       return { kind: 'accepted', era, session };
     }
@@ -143,10 +180,11 @@ export class InboundDispatcher {
       'error' in outcome.response
     ) {
       // A failed handshake leaves no session behind.
-      await binding.sessions.discard(session);
-      session = undefined;
+      return binding.sessions
+        .discard(session)
+        .then(() => ({ kind: 'answered', era, outcome, channel, session: undefined }) as const);
     }
-    return { kind: 'answered', era, outcome, channel: opened.channel, session };
+    return { kind: 'answered', era, outcome, channel, session };
   }
 
   /**

@@ -7,6 +7,7 @@ import { hasFeature, type Era, type RevisionFeature } from './revisions';
 import type { JsonObject } from './json-rpc';
 import type { TransportKind } from './transport-contract';
 import type { ResolvedRequest } from './resolved-request';
+import type { Awaitable } from './thenables';
 import type { HandlerContext } from './handlers/handler-context';
 import { handleDiscover, handleInitialize, handlePing, handleSetLevel } from './handlers/lifecycle.handler';
 import { handleToolsCall, handleToolsList } from './handlers/tools.handler';
@@ -29,7 +30,7 @@ import {
 } from './handlers/tasks.handler';
 
 /** Serves one method. */
-export type MethodHandler = (context: HandlerContext, request: ResolvedRequest) => Promise<JsonObject>;
+export type MethodHandler = (context: HandlerContext, request: ResolvedRequest) => Awaitable<JsonObject>;
 
 /** What the engine knows of one method. Flags are absent when false. */
 export interface MethodEntry {

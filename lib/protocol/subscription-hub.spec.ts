@@ -398,7 +398,7 @@ describe('subscriptions/listen in the engine', () => {
     const engine = makeEngine();
     const { facts, sink, abort } = listenFacts();
     abort.abort(new Error('gone'));
-    await expect(engine.handle(facts, listenRequest({ toolsListChanged: true }))).resolves.toEqual({ type: 'none' });
+    expect(await engine.handle(facts, listenRequest({ toolsListChanged: true }))).toEqual({ type: 'none' });
     expect(engine.subscriptions.size).toBe(0);
     expect(sink.messages).toEqual([]);
   });
@@ -407,9 +407,11 @@ describe('subscriptions/listen in the engine', () => {
     const engine = makeEngine({ callTimeoutMs: 20 });
     const { facts, sink } = listenFacts();
     let answered = false;
-    const outcome = engine.handle(facts, listenRequest({ promptsListChanged: true }, 9)).finally(() => {
-      answered = true;
-    });
+    const outcome = Promise.resolve(engine.handle(facts, listenRequest({ promptsListChanged: true }, 9))).finally(
+      () => {
+        answered = true;
+      },
+    );
     await new Promise((resolve) => setTimeout(resolve, 120));
     expect(answered).toBe(false);
     expect(engine.subscriptions.size).toBe(1);

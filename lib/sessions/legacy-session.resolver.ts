@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MCP_OWN_SESSIONS } from '../mcp.constants';
 import type { McpPrincipal } from '../protocol/call-context';
-import { sessionRevision, type LegacyResolution, type LegacySessionPort } from '../protocol/inbound';
+import { sessionRevision, type LegacyResolution, type LegacySessionPort, type LegacyTarget } from '../protocol/inbound';
+import type { Awaitable } from '../protocol/thenables';
 import type { SessionHandle } from '../protocol/session-handle';
 import { McpSessionService, SessionLimitError } from './mcp-session.service';
 import type { SessionRecord } from './session-store.interface';
@@ -10,6 +11,9 @@ import type { SessionRecord } from './session-store.interface';
 export const SESSION_REQUIRED = 'Bad Request: Mcp-Session-Id header required';
 /** The refusal of a session that is unknown, ended, or another principal's: all alike to the sender. */
 export const SESSION_NOT_FOUND = 'Session not found';
+
+const SESSION_MISSING = Object.freeze({ ok: false, reason: 'session-required', message: SESSION_REQUIRED } as const);
+const UNKNOWN_SESSION = Object.freeze({ ok: false, reason: 'unknown-session', message: SESSION_NOT_FOUND } as const);
 
 /** A session found or opened, or why there is none. */
 export type SessionLookup =
@@ -76,37 +80,56 @@ export class LegacySessionResolver {
    */
   byHeader(sessionId: string | undefined, principal: McpPrincipal): LegacySessionPort {
     return {
-      resolve: async ({ id, method, versionHeader, supported }): Promise<LegacyResolution> => {
-        let record: SessionRecord | undefined;
-        // Only an initialize *request* opens a session: a notification of that name is served
-        // like any other message without one, and holds no session against the cap.
-        const opens = method === 'initialize' && id !== null && sessionId === undefined;
-        if (opens || sessionId !== undefined || method !== 'server/discover') {
-          const found = opens ? await this.open(principal) : await this.find(sessionId, principal);
-          if (!found.ok) {
-            return found;
-          }
-          record = found.record;
-        }
-        const read = sessionRevision(versionHeader, method, record?.state, record !== undefined, supported);
-        if ('error' in read) {
-          if (opens && record !== undefined) {
-            await this.sessions.close(record.id);
-          }
-          return { ok: false, reason: 'bad-version', message: read.error };
-        }
-        if (record !== undefined && !opens) {
-          await this.refresh(record);
-        }
-        const session = record === undefined ? undefined : this.sessions.handle(record);
-        return { ok: true, session, revision: read.revision, opened: opens };
-      },
+      resolve: (target) => this.resolveByHeader(sessionId, principal, target),
       current: async () => {
         const record = sessionId === undefined ? undefined : await this.sessions.find(sessionId, principal);
         return record === undefined ? undefined : this.sessions.handle(record);
       },
       discard: (session) => this.sessions.close(session.id).then(() => undefined),
     };
+  }
+
+  /**
+   * The session of a message that names its own in a header, or opens one. Chained on the
+   * store's own promise, with no async frame of its own: this runs on every legacy request.
+   */
+  private resolveByHeader(
+    sessionId: string | undefined,
+    principal: McpPrincipal,
+    target: LegacyTarget,
+  ): Awaitable<LegacyResolution> {
+    // Only an initialize *request* opens a session: a notification of that name is served like
+    // any other message without one, and holds no session against the cap.
+    if (target.method === 'initialize' && target.id !== null && sessionId === undefined) {
+      return this.open(principal).then((found) => (found.ok ? this.resolvedIn(found.record, true, target) : found));
+    }
+    if (sessionId !== undefined) {
+      return this.sessions
+        .find(sessionId, principal)
+        .then((record) => (record === undefined ? UNKNOWN_SESSION : this.resolvedIn(record, false, target)));
+    }
+    return target.method === 'server/discover' ? this.resolvedIn(undefined, false, target) : SESSION_MISSING;
+  }
+
+  /** A message's revision within its session (or without one: `server/discover`), the session refreshed. */
+  private resolvedIn(
+    record: SessionRecord | undefined,
+    opened: boolean,
+    { method, versionHeader, supported }: LegacyTarget,
+  ): Awaitable<LegacyResolution> {
+    const read = sessionRevision(versionHeader, method, record?.state, record !== undefined, supported);
+    if ('error' in read) {
+      const refusal = { ok: false, reason: 'bad-version', message: read.error } as const;
+      return opened && record !== undefined ? this.sessions.close(record.id).then(() => refusal) : refusal;
+    }
+    const resolution: LegacyResolution = {
+      ok: true,
+      session: record === undefined ? undefined : this.sessions.handle(record),
+      revision: read.revision,
+      opened,
+    };
+    const refreshing = record === undefined || opened ? undefined : this.sessions.refresh(record);
+    return refreshing === undefined ? resolution : refreshing.then(() => resolution);
   }
 
   /** The port of a session found already (the SSE pair's): every message is served within it. */

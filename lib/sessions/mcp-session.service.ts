@@ -97,9 +97,11 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    * The session `id` if it exists and belongs to `principal`. A session of another principal is
    * reported exactly like an unknown one.
    */
-  async find(id: string, principal: McpPrincipal): Promise<SessionRecord | undefined> {
-    const record = await this.store.get(id);
-    return record !== undefined && record.principalId === principal.id ? record : undefined;
+  find(id: string, principal: McpPrincipal): Promise<SessionRecord | undefined> {
+    // Chained on the store's promise, with no async frame of its own: every legacy request finds its session.
+    return this.store
+      .get(id)
+      .then((record) => (record !== undefined && record.principalId === principal.id ? record : undefined));
   }
 
   /** Records activity on a session. */

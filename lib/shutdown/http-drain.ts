@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ErrorCode, failure, type ClassifiedMessage, type JsonRpcFailure, type JsonRpcId } from '../protocol/json-rpc';
 import { SHUTTING_DOWN } from '../mcp.messages';
 import { sendJson, type HttpExchange } from '../transports/http/http-exchange';
+import { isThenable, type Awaitable } from '../protocol/thenables';
 
 /** How long a refused client should wait before it retries (here or, behind a balancer, elsewhere). */
 const RETRY_AFTER_S = '1';
@@ -50,15 +51,22 @@ export class HttpDrain {
     return exchange.req.method !== 'GET';
   }
 
-  /** Serves a request that passed: counted as being served until `serve` settles. */
-  track<T>(serve: () => Promise<T>): Promise<T> {
+  /**
+   * Serves a request that passed: counted as being served until `serve` returns, or until the
+   * promise it returns settles.
+   */
+  track<T>(serve: () => Awaitable<T>): Awaitable<T> {
     this.serving += 1;
-    let served: Promise<T>;
+    let served: Awaitable<T>;
     try {
       served = serve();
     } catch (error) {
       this.done();
       throw error;
+    }
+    if (!isThenable(served)) {
+      this.done();
+      return served;
     }
     // Counted off beside the caller's own wait, rather than through one more async frame that
     // every request would pay for; the caller still sees `served` settle (or reject) as it does.

@@ -11,9 +11,9 @@ import { toCallToolResult, toolErrorResult } from '../results';
 import type { ResolvedRequest } from '../resolved-request';
 import type { HandlerContext } from './handler-context';
 import type { CallToolResult } from '../mcp-types';
-import type { ToolEntry } from '../catalog';
+import type { ToolEntry, ValidationOutcome } from '../catalog';
 import { clientTakesTasks, taskMode, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
-import { isThenable } from '../thenables';
+import { isThenable, type Awaitable } from '../thenables';
 
 export async function handleToolsList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { catalog } = context;
@@ -23,7 +23,11 @@ export async function handleToolsList(context: HandlerContext, request: Resolved
   return listResult(context, request, 'tools', catalog.listTools(), rendered, (tool) => tool.name as string);
 }
 
-export async function handleToolsCall(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+/**
+ * tools/call. Synchronous from end to end when the tool and its validators are: the engine then
+ * answers without a turn of the microtask queue. Protocol errors are thrown.
+ */
+export function handleToolsCall(context: HandlerContext, request: ResolvedRequest): Awaitable<JsonObject> {
   const { params } = request;
   if (typeof params.name !== 'string') {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: name must be a string');
@@ -48,7 +52,6 @@ export async function handleToolsCall(context: HandlerContext, request: Resolved
     context.tasks !== undefined && clientTakesTasks(request.era, request.revision, params, request.clientCapabilities),
     request.era,
   );
-  const work = (): Promise<JsonObject> => runTool(context, request, tool, args);
   switch (mode) {
     case 'refuse':
       throw request.era === 'modern'
@@ -62,29 +65,39 @@ export async function handleToolsCall(context: HandlerContext, request: Resolved
             `Tool ${tool.name} must be called as a task: send the "task" param (protocol revision 2025-11-25)`,
           );
     case 'task':
-      return context.taskCalls.runAsTask(context.tasks!, request, work);
+      return context.taskCalls.runAsTask(context.tasks!, request, async () => runTool(context, request, tool, args));
     case 'escalate':
-      return context.taskCalls.runEscalating(context.tasks!, request, work);
+      return context.taskCalls.runEscalating(context.tasks!, request, async () =>
+        runTool(context, request, tool, args),
+      );
     default:
-      // Awaited here: returning the promise from an async function would cost two more turns
-      // of the microtask queue to adopt it.
-      return await work();
+      return runTool(context, request, tool, args);
   }
 }
 
 /**
  * Runs one call of a tool: validates the arguments, invokes the tool, checks its output and
- * renders the result. A tool error becomes an error result; a protocol error is thrown.
+ * renders the result. A tool error becomes an error result; a protocol error is thrown. Each
+ * step waits only for what answers with a promise.
  */
-async function runTool(
+function runTool(
   context: HandlerContext,
   request: ResolvedRequest,
   tool: ToolEntry,
   args: JsonObject,
-): Promise<JsonObject> {
-  // Validators of JSON Schema answer synchronously: await only those that do not.
+): Awaitable<JsonObject> {
   const checked = tool.input.validate(args);
-  const input = checked instanceof Promise ? await checked : checked;
+  return checked instanceof Promise
+    ? checked.then((input) => invokeTool(context, request, tool, input))
+    : invokeTool(context, request, tool, checked);
+}
+
+function invokeTool(
+  context: HandlerContext,
+  request: ResolvedRequest,
+  tool: ToolEntry,
+  input: ValidationOutcome,
+): Awaitable<JsonObject> {
   if (!input.ok) {
     return renderToolResult(
       toolErrorResult(`Invalid arguments for tool ${tool.name}: ${input.message}`),
@@ -93,35 +106,85 @@ async function runTool(
     );
   }
   const call = context.createCallContext(request, tool.name);
-  let result: CallToolResult;
+  let invoked: unknown;
   try {
-    const invoked = tool.invoke(input.value, call, request.facts.native);
-    // A tool that answers synchronously costs no turn of the microtask queue.
-    result = toCallToolResult(isThenable(invoked) ? await invoked : invoked, tool.output !== undefined);
+    invoked = tool.invoke(input.value, call, request.facts.native);
   } catch (error) {
-    if (error instanceof McpToolError) {
-      result = toolErrorResult(error.message);
-    } else if (error instanceof McpError || request.scope.aborted || request.task?.closed === true) {
-      throw error;
-    } else {
-      context.logFailure(request, error);
-      result = toolErrorResult('Internal tool error');
-    }
+    return checkOutput(context, request, tool, failedCall(context, request, error));
   }
-  if (tool.output !== undefined && result.isError !== true) {
-    if (result.structuredContent === undefined) {
-      context.options.logger.warn(`Tool ${tool.name} declares an output schema but returned no structured content`);
-      result = toolErrorResult(`Tool ${tool.name} returned no structured content`);
-    } else {
-      const checkedOutput = tool.output.validate(result.structuredContent);
-      const output = checkedOutput instanceof Promise ? await checkedOutput : checkedOutput;
-      if (!output.ok) {
-        context.options.logger.warn(
-          `Tool ${tool.name} returned output that does not match its schema: ${output.message}`,
-        );
-        result = toolErrorResult(`Invalid output from tool ${tool.name}: ${output.message}`);
-      }
-    }
+  if (isThenable(invoked)) {
+    return Promise.resolve(invoked).then(
+      (value) => checkOutput(context, request, tool, callResult(context, request, tool, value)),
+      (error: unknown) => checkOutput(context, request, tool, failedCall(context, request, error)),
+    );
+  }
+  return checkOutput(context, request, tool, callResult(context, request, tool, invoked));
+}
+
+/** What a tool returned, as a result (a value it cannot be made into fails as the call would). */
+function callResult(
+  context: HandlerContext,
+  request: ResolvedRequest,
+  tool: ToolEntry,
+  value: unknown,
+): CallToolResult {
+  try {
+    return toCallToolResult(value, tool.output !== undefined);
+  } catch (error) {
+    return failedCall(context, request, error);
+  }
+}
+
+/** A call that threw: a tool error's result, or a logged generic one; protocol errors go on. */
+function failedCall(context: HandlerContext, request: ResolvedRequest, error: unknown): CallToolResult {
+  if (error instanceof McpToolError) {
+    return toolErrorResult(error.message);
+  }
+  if (error instanceof McpError || request.scope.aborted || request.task?.closed === true) {
+    throw error;
+  }
+  context.logFailure(request, error);
+  return toolErrorResult('Internal tool error');
+}
+
+/** Checks a result against the tool's output schema, then renders it. */
+function checkOutput(
+  context: HandlerContext,
+  request: ResolvedRequest,
+  tool: ToolEntry,
+  result: CallToolResult,
+): Awaitable<JsonObject> {
+  if (tool.output === undefined || result.isError === true) {
+    return renderToolResult(result, request.revision, tool);
+  }
+  if (result.structuredContent === undefined) {
+    context.options.logger.warn(`Tool ${tool.name} declares an output schema but returned no structured content`);
+    return renderToolResult(
+      toolErrorResult(`Tool ${tool.name} returned no structured content`),
+      request.revision,
+      tool,
+    );
+  }
+  const checked = tool.output.validate(result.structuredContent);
+  return checked instanceof Promise
+    ? checked.then((output) => renderChecked(context, request, tool, result, output))
+    : renderChecked(context, request, tool, result, checked);
+}
+
+function renderChecked(
+  context: HandlerContext,
+  request: ResolvedRequest,
+  tool: ToolEntry,
+  result: CallToolResult,
+  output: ValidationOutcome,
+): JsonObject {
+  if (!output.ok) {
+    context.options.logger.warn(`Tool ${tool.name} returned output that does not match its schema: ${output.message}`);
+    return renderToolResult(
+      toolErrorResult(`Invalid output from tool ${tool.name}: ${output.message}`),
+      request.revision,
+      tool,
+    );
   }
   return renderToolResult(result, request.revision, tool);
 }

@@ -7,6 +7,7 @@ import { HttpExchanges } from './http-exchanges.service';
 import { McpHttpGuard } from './mcp-http.guard';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
 import { markerOf, type McpEndpointMarker } from './endpoint-marker';
+import type { Awaitable } from '../../protocol/thenables';
 
 /**
  * Marks a class as one of the module's endpoint controllers: the application's decorators for
@@ -45,13 +46,14 @@ export abstract class McpEndpointController {
 
   /**
    * Serves a request the guard let through: `serve` answers it on the raw response, and counts
-   * as being served (for the drain) until it returns. What it throws goes to the filter.
+   * as being served (for the drain) until it returns (or its promise settles). What it throws
+   * goes to the filter.
    */
   protected serve(
     request: unknown,
     response: unknown,
-    serve: (exchange: HttpExchange) => Promise<void>,
-  ): Promise<void> {
+    serve: (exchange: HttpExchange) => Awaitable<void>,
+  ): Awaitable<void> {
     const exchange = this.exchanges.of(request, response);
     return this.drain.track(() => serve(exchange));
   }

@@ -11,6 +11,7 @@ import { McpEndpoint, McpEndpointController, McpEndpointRoute } from './endpoint
 import { StreamableHttpService } from './streamable-http.service';
 import { SimpleHttpService } from './simple-http.service';
 import { LegacySseService } from './legacy-sse.service';
+import type { Awaitable } from '../../protocol/thenables';
 
 /** Streamable HTTP: POST a message, GET a session's stream, DELETE a session. */
 function streamableHttpController(
@@ -27,17 +28,17 @@ function streamableHttpController(
     }
 
     @McpEndpointRoute(Get, STREAMABLE)
-    get(@Req() request: unknown, @Res() response: unknown): Promise<void> {
+    get(@Req() request: unknown, @Res() response: unknown): Awaitable<void> {
       return this.serve(request, response, (exchange) => this.transport.get(exchange));
     }
 
     @McpEndpointRoute(Post, STREAMABLE)
-    post(@Req() request: unknown, @Res() response: unknown): Promise<void> {
+    post(@Req() request: unknown, @Res() response: unknown): Awaitable<void> {
       return this.serve(request, response, (exchange) => this.transport.post(exchange));
     }
 
     @McpEndpointRoute(Delete, STREAMABLE)
-    delete(@Req() request: unknown, @Res() response: unknown): Promise<void> {
+    delete(@Req() request: unknown, @Res() response: unknown): Awaitable<void> {
       return this.serve(request, response, (exchange) => this.transport.delete(exchange));
     }
 
@@ -64,7 +65,7 @@ function simpleHttpController(
     }
 
     @McpEndpointRoute(Post, SIMPLE)
-    post(@Req() request: unknown, @Res() response: unknown): Promise<void> {
+    post(@Req() request: unknown, @Res() response: unknown): Awaitable<void> {
       return this.serve(request, response, (exchange) => this.transport.post(exchange));
     }
 
@@ -91,7 +92,7 @@ function sseEventsController(
     }
 
     @McpEndpointRoute(Get, SSE_EVENTS)
-    get(@Req() request: unknown, @Res() response: unknown): Promise<void> {
+    get(@Req() request: unknown, @Res() response: unknown): Awaitable<void> {
       return this.serve(request, response, (exchange) => this.transport.events(exchange));
     }
 
@@ -118,7 +119,7 @@ function sseMessagesController(
     }
 
     @McpEndpointRoute(Post, SSE_MESSAGES)
-    post(@Req() request: unknown, @Res() response: unknown): Promise<void> {
+    post(@Req() request: unknown, @Res() response: unknown): Awaitable<void> {
       return this.serve(request, response, (exchange) => this.transport.messages(exchange));
     }
 

@@ -5,12 +5,19 @@ import { McpEngine } from '../../protocol/engine';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
 import { headerValue } from '../../protocol/request-headers';
 import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision } from '../../protocol/revisions';
-import { InboundDispatcher, type ChannelTarget, type InboundBinding, type OpenedChannel } from '../../protocol/inbound';
+import {
+  InboundDispatcher,
+  type ChannelTarget,
+  type InboundBinding,
+  type InboundResult,
+  type OpenedChannel,
+} from '../../protocol/inbound';
+import { isThenable, type Awaitable } from '../../protocol/thenables';
 import { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import type { SessionRecord } from '../../sessions/session-store.interface';
 import { SessionChannels } from '../../sessions/session-channels';
 import { firstHeader, sendEmpty, sendJson, type HttpExchange } from './http-exchange';
-import { readJsonBody } from './request-body';
+import { readJsonBody, type BodyOutcome } from './request-body';
 import { accepts, acceptsPost } from './content-negotiation';
 import { HttpDrain } from '../../shutdown/http-drain';
 import { HttpRefusals } from './http-refusals.service';
@@ -41,20 +48,34 @@ export class StreamableHttpService {
     this.dispatcher = new InboundDispatcher(engine, new McpLogger('McpStreamableHttp'));
   }
 
-  /** POST: one JSON-RPC message (or a batch), answered with JSON or an SSE stream. `McpHttpGuard` has admitted it. */
-  async post(exchange: HttpExchange): Promise<void> {
+  /**
+   * POST: one JSON-RPC message (or a batch), answered with JSON or an SSE stream. `McpHttpGuard`
+   * has admitted it. Answered synchronously when nothing on the way waits (a body the platform
+   * parsed, a modern call whose tool answers at once): no turn of the microtask queue for it.
+   */
+  post(exchange: HttpExchange): Awaitable<void> {
     if (!acceptsPost(exchange, 'json-and-sse')) {
       return;
     }
     const { maxBodyBytes, maxJsonDepth } = this.http;
     const read = readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
-    // A body the platform parsed (Fastify) is here already: no turn of the microtask queue for it.
-    const body = read instanceof Promise ? await read : read;
+    return read instanceof Promise
+      ? read.then((body) => this.serveBody(exchange, body))
+      : this.serveBody(exchange, read);
+  }
+
+  private serveBody(exchange: HttpExchange, body: BodyOutcome): Awaitable<void> {
     if (!body.ok) {
       this.refusals.refuseBody(exchange, body);
       return;
     }
-    const result = await this.dispatcher.dispatch(body.value, this.binding(exchange));
+    const result = this.dispatcher.dispatch(body.value, this.binding(exchange));
+    return isThenable<InboundResult<HttpRequestChannel>>(result)
+      ? Promise.resolve(result).then((settled) => this.answer(exchange, settled))
+      : this.answer(exchange, result);
+  }
+
+  private answer(exchange: HttpExchange, result: InboundResult<HttpRequestChannel>): void {
     const reply = streamableReply(result, (response, era) => this.refusals.statusOf(response, era));
     if (result.kind === 'answered') {
       answerOn(result.channel, reply, result.session === undefined);

@@ -165,10 +165,19 @@ export class StdioRequests implements StdioBatchHost {
       this.cancel(message);
       return;
     }
-    const binding = { ...this.factsInput(), sessions: this.deps.session, channel: () => SILENT };
-    this.deps.dispatcher.serve(message, binding).catch((error: unknown) => {
+    void this.serveNotification(message);
+  }
+
+  private async serveNotification(message: JsonRpcNotification): Promise<void> {
+    try {
+      await this.deps.dispatcher.serve(message, {
+        ...this.factsInput(),
+        sessions: this.deps.session,
+        channel: () => SILENT,
+      });
+    } catch (error) {
       this.deps.debug(`A notification failed: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    }
   }
 
   /**
