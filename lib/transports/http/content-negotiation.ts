@@ -18,20 +18,22 @@ export interface HttpRefusal {
  * request, so each distinct value is parsed once. Bounded, as header values come from clients.
  */
 class VerdictCache<T> {
-  private readonly verdicts = new Map<string, T>();
+  /** `null` stands for a verdict of `undefined` (a value admitted), so that one lookup tells. */
+  private readonly verdicts = new Map<string, T | null>();
 
   constructor(private readonly decide: (value: string) => T) {}
 
   get(value: string): T {
-    let verdict = this.verdicts.get(value);
-    if (verdict === undefined && !this.verdicts.has(value)) {
-      verdict = this.decide(value);
-      if (this.verdicts.size >= 256) {
-        this.verdicts.clear();
-      }
-      this.verdicts.set(value, verdict);
+    const known = this.verdicts.get(value);
+    if (known !== undefined) {
+      return (known === null ? undefined : known) as T;
     }
-    return verdict as T;
+    const verdict = this.decide(value);
+    if (this.verdicts.size >= 256) {
+      this.verdicts.clear();
+    }
+    this.verdicts.set(value, verdict === undefined ? null : verdict);
+    return verdict;
   }
 }
 

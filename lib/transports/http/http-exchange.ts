@@ -7,6 +7,7 @@ import { ErrorCode, failure, type JsonRpcMessage } from '../../protocol/json-rpc
 import type { HeaderBag } from '../../protocol/request-headers';
 import type { CancellationSource } from '../../protocol/call-scope';
 import { copyOf } from '../../protocol/object-copies';
+import { fastifyReplyHeaders } from './platform-fastify';
 
 export interface HttpExchange {
   /** The platform's request object (what guards and `REQUEST` see). */
@@ -17,6 +18,9 @@ export interface HttpExchange {
   readonly res: ServerResponse;
   readonly headers: HeaderBag;
 }
+
+/** The extra headers of answers that have none (never written to). */
+export const NO_HEADERS: Record<string, string> = Object.freeze({});
 
 /** The answer to a request from a host or origin that is not allowed (HTTP 403). */
 export const FORBIDDEN = failure(null, ErrorCode.InvalidRequest, 'Forbidden: Host or Origin not allowed');
@@ -86,7 +90,7 @@ function keepPlatformHeaders(res: ServerResponse, reply: PlatformReply): void {
 }
 
 function writeHeadWithPlatformHeaders(this: PlatformBackedResponse, ...args: unknown[]): ServerResponse {
-  const headers = this[PLATFORM_REPLY].getHeaders();
+  const headers = fastifyReplyHeaders(this[PLATFORM_REPLY]);
   for (const name in headers) {
     const value = headers[name];
     if (value !== undefined && !this.hasHeader(name)) {
@@ -151,13 +155,14 @@ export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers: Record<string, string> = NO_HEADERS,
 ): void {
   if (res.headersSent || res.writableEnded || res.destroyed) {
     return;
   }
   const payload = JSON.stringify(body);
-  const head: Record<string, string | number> = copyOf(headers);
+  // Most answers have no extra headers: their head is built as a literal, not copied.
+  const head: Record<string, string | number> = headers === NO_HEADERS ? {} : copyOf(headers);
   head['content-type'] = 'application/json';
   head['content-length'] = Buffer.byteLength(payload);
   res.writeHead(status, head);

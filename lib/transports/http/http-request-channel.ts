@@ -5,13 +5,10 @@
 import type { RequestChannel } from '../../protocol/engine';
 import type { CancellationSource } from '../../protocol/call-scope';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/json-rpc';
-import { isAbandoned, onAbandoned, sendJson, SseStream, type HttpExchange } from './http-exchange';
+import { isAbandoned, NO_HEADERS, onAbandoned, sendJson, SseStream, type HttpExchange } from './http-exchange';
 import { ResumableStream } from './sse/resumable-streams.service';
 import type { HttpReply } from './http-reply';
 import { merged } from '../../protocol/object-copies';
-
-/** The extra headers of answers that have none (never written to). */
-export const NO_HEADERS: Record<string, string> = Object.freeze({});
 
 /**
  * The answer to one JSON-RPC request over HTTP: a JSON body, or an SSE stream opened as soon as

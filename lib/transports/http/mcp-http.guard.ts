@@ -10,6 +10,8 @@ import { HttpRefusals } from './http-refusals.service';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
 import { markerOf, servesVerb, type McpEndpointMarker } from './endpoint-marker';
 
+const NO_MARKER = Symbol('nest-mcp:no-marker');
+
 /** The principal `McpHttpGuard` left on the request; anonymous without authentication. */
 export function principalOf(request: unknown): McpPrincipal {
   const principal = (request as Record<string, unknown>)[MCP_PRINCIPAL_PROPERTY] as McpPrincipal | undefined;
@@ -36,7 +38,8 @@ export function principalOf(request: unknown): McpPrincipal {
  */
 @Injectable()
 export class McpHttpGuard implements CanActivate {
-  private readonly markers = new WeakMap<Type<unknown>, McpEndpointMarker | undefined>();
+  /** Each controller's marker; `NO_MARKER` for a controller without one, so that one lookup tells. */
+  private readonly markers = new WeakMap<Type<unknown>, McpEndpointMarker | typeof NO_MARKER>();
 
   constructor(
     private readonly exchanges: HttpExchanges,
@@ -70,10 +73,13 @@ export class McpHttpGuard implements CanActivate {
 
   /** The marker of a controller, read once per controller: this runs on every request. */
   private markerOf(controller: Type<unknown>): McpEndpointMarker | undefined {
-    if (!this.markers.has(controller)) {
-      this.markers.set(controller, markerOf(controller));
+    const known = this.markers.get(controller);
+    if (known !== undefined) {
+      return known === NO_MARKER ? undefined : known;
     }
-    return this.markers.get(controller);
+    const marker = markerOf(controller);
+    this.markers.set(controller, marker ?? NO_MARKER);
+    return marker;
   }
 
   private async authenticate(

@@ -40,6 +40,22 @@ export interface FastifyInstance {
   addHook(name: 'onRequest', hook: (request: FastifyRequest, reply: FastifyReply, done: () => void) => void): void;
 }
 
+/** Where a Fastify reply keeps the headers set on it; looked up on the first reply read (`null`: not found). */
+let replyHeadersKey: symbol | null | undefined;
+
+/**
+ * The headers set on a Fastify reply (by a guard such as ThrottlerGuard, a hook, a CORS plugin),
+ * for an answer written on its raw response. Read where the reply keeps them: `getHeaders()`
+ * would also copy the raw response's own headers, which are on it already, and merge the two
+ * into a new object, on every request. A Fastify that keeps them elsewhere gets `getHeaders()`.
+ */
+export function fastifyReplyHeaders(reply: { getHeaders(): Record<string, unknown> }): Record<string, unknown> {
+  replyHeadersKey ??=
+    Object.getOwnPropertySymbols(reply).find((key) => key.description === 'fastify.reply.headers') ?? null;
+  const own = replyHeadersKey === null ? undefined : (reply as Record<symbol, unknown>)[replyHeadersKey];
+  return typeof own === 'object' && own !== null ? (own as Record<string, unknown>) : reply.getHeaders();
+}
+
 function asArray(value: unknown): unknown[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
