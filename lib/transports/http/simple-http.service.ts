@@ -4,10 +4,17 @@ import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpEngine } from '../../protocol/engine';
 import { headerValue } from '../../protocol/request-headers';
 import { DEFAULT_LEGACY_HEADER_REVISION } from '../../protocol/revisions';
-import { InboundDispatcher, SESSIONLESS, type InboundBinding, type OpenedChannel } from '../../protocol/inbound';
+import {
+  InboundDispatcher,
+  SESSIONLESS,
+  type InboundBinding,
+  type InboundResult,
+  type OpenedChannel,
+} from '../../protocol/inbound';
+import { isThenable, type Awaitable } from '../../protocol/thenables';
 import { abandonment, type HttpExchange } from './http-exchange';
 import { acceptsPost } from './content-negotiation';
-import { readJsonBody } from './request-body';
+import { readJsonBody, type BodyOutcome } from './request-body';
 import { HttpDrain } from '../../shutdown/http-drain';
 import { HttpRefusals } from './http-refusals.service';
 import { principalOf } from './mcp-http.guard';
@@ -37,18 +44,33 @@ export class SimpleHttpService {
     this.dispatcher = new InboundDispatcher(engine);
   }
 
-  /** POST: one JSON-RPC message (or a batch), one JSON answer. `McpHttpGuard` has admitted it. */
-  async post(exchange: HttpExchange): Promise<void> {
+  /**
+   * POST: one JSON-RPC message (or a batch), one JSON answer. `McpHttpGuard` has admitted it.
+   * Answered synchronously when nothing on the way waits, as Streamable HTTP's POST is.
+   */
+  post(exchange: HttpExchange): Awaitable<void> {
     if (!acceptsPost(exchange, 'json')) {
       return;
     }
     const { maxBodyBytes, maxJsonDepth } = this.http;
-    const body = await readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
+    const read = readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
+    return read instanceof Promise
+      ? read.then((body) => this.serveBody(exchange, body))
+      : this.serveBody(exchange, read);
+  }
+
+  private serveBody(exchange: HttpExchange, body: BodyOutcome): Awaitable<void> {
     if (!body.ok) {
       this.refusals.refuseBody(exchange, body);
       return;
     }
-    const result = await this.dispatcher.dispatch(body.value, this.binding(exchange));
+    const result = this.dispatcher.dispatch(body.value, this.binding(exchange));
+    return isThenable<InboundResult>(result)
+      ? Promise.resolve(result).then((settled) => this.answer(exchange, settled))
+      : this.answer(exchange, result);
+  }
+
+  private answer(exchange: HttpExchange, result: InboundResult): void {
     writeReply(
       exchange.res,
       simpleReply(result, (response, era) => this.refusals.statusOf(response, era)),
