@@ -52,6 +52,11 @@ export const SESSIONLESS: LegacySessionPort = Object.freeze({
   discard: () => Promise.resolve(),
 });
 
+/** A request's id; `null` for a notification. */
+function idOf(message: JsonRpcRequest | JsonRpcNotification): JsonRpcId | null {
+  return 'id' in message ? message.id : null;
+}
+
 /** The JSON-RPC error of a refusal: a full session store is the server's failure, the rest the client's. */
 function refusal(reason: RefusalReason, id: JsonRpcId | null, message: string): InboundResult<never> {
   const code = reason === 'session-limit' ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
@@ -121,9 +126,7 @@ export class InboundDispatcher {
     if (era === 'modern') {
       return this.handOver(message, binding, era, undefined);
     }
-    const resolved = binding.sessions.resolve(
-      this.target('id' in message ? message.id : null, message.method, binding),
-    );
+    const resolved = binding.sessions.resolve(this.target(idOf(message), message.method, binding));
     return isThenable<LegacyResolution>(resolved)
       ? Promise.resolve(resolved).then((legacy) => this.serveLegacy(message, binding, legacy))
       : this.serveLegacy(message, binding, resolved);
@@ -135,7 +138,7 @@ export class InboundDispatcher {
     resolved: LegacyResolution,
   ): Awaitable<InboundResult<C>> {
     if (!resolved.ok) {
-      return refusal(resolved.reason, 'id' in message ? message.id : null, resolved.message);
+      return refusal(resolved.reason, idOf(message), resolved.message);
     }
     return this.handOver(message, binding, 'legacy', resolved);
   }
@@ -154,7 +157,7 @@ export class InboundDispatcher {
     const facts = inboundFacts(binding, era, opened, legacy);
     const pending = this.engine.handle(facts, message);
     binding.onHanded?.(facts.cancelScope);
-    const id = 'id' in message ? message.id : null;
+    const id = idOf(message);
     return isThenable<EngineOutcome>(pending)
       ? Promise.resolve(pending).then((outcome) => this.answered(binding, id, era, legacy, opened.channel, outcome))
       : this.answered(binding, id, era, legacy, opened.channel, pending);
