@@ -12,6 +12,7 @@ export const SESSION_REQUIRED = 'Bad Request: Mcp-Session-Id header required';
 /** The refusal of a session that is unknown, ended, or another principal's: all alike to the sender. */
 export const SESSION_NOT_FOUND = 'Session not found';
 
+/** The refusals of a message without a session, and of one whose session is not found. */
 const SESSION_MISSING = Object.freeze({ ok: false, reason: 'session-required', message: SESSION_REQUIRED } as const);
 const UNKNOWN_SESSION = Object.freeze({ ok: false, reason: 'unknown-session', message: SESSION_NOT_FOUND } as const);
 
@@ -36,12 +37,10 @@ export class LegacySessionResolver {
   /** The session `sessionId` names, if it is `principal`'s. */
   async find(sessionId: string | undefined, principal: McpPrincipal): Promise<SessionLookup> {
     if (sessionId === undefined) {
-      return { ok: false, reason: 'session-required', message: SESSION_REQUIRED };
+      return SESSION_MISSING;
     }
     const record = await this.sessions.find(sessionId, principal);
-    return record === undefined
-      ? { ok: false, reason: 'unknown-session', message: SESSION_NOT_FOUND }
-      : { ok: true, record };
+    return record === undefined ? UNKNOWN_SESSION : { ok: true, record };
   }
 
   /** Opens a session owned by `principal`, or refuses when the cap on live sessions is reached. */
@@ -61,12 +60,12 @@ export class LegacySessionResolver {
     return this.sessions.handle(record);
   }
 
-  /** Records activity on a session found moments ago (at a coarse resolution: see `McpSessionService.refresh`). */
-  async refresh(record: SessionRecord): Promise<void> {
-    const refreshing = this.sessions.refresh(record);
-    if (refreshing !== undefined) {
-      await refreshing;
-    }
+  /**
+   * Records activity on a session found moments ago (at a coarse resolution: see
+   * `McpSessionService.refresh`); a promise only when there is something to write.
+   */
+  refresh(record: SessionRecord): Promise<void> | undefined {
+    return this.sessions.refresh(record);
   }
 
   /** Ends a session; returns whether it existed. */
@@ -128,7 +127,7 @@ export class LegacySessionResolver {
       revision: read.revision,
       opened,
     };
-    const refreshing = record === undefined || opened ? undefined : this.sessions.refresh(record);
+    const refreshing = record === undefined || opened ? undefined : this.refresh(record);
     return refreshing === undefined ? resolution : refreshing.then(() => resolution);
   }
 
