@@ -84,8 +84,13 @@ export class McpHandlerFactory {
       } catch (error) {
         throw translateHttpException(error, target.kind, call.era);
       }
-      // A method that answers synchronously is answered without a turn of the microtask queue.
-      return isThenable(result) || isObservable(result) ? settled(result, target, call) : result;
+      // A method that answers synchronously is answered without a turn of the microtask queue;
+      // a primitive (most tools' text) is not even asked whether it is a promise or an observable.
+      return (typeof result === 'object' || typeof result === 'function') &&
+        result !== null &&
+        (isThenable(result) || isObservable(result))
+        ? settled(result, target, call)
+        : result;
     };
   }
 

@@ -144,9 +144,14 @@ export class CallScope {
   /**
    * Runs `work`, settling early (rejected with the abort reason) if the scope is aborted first:
    * a handler that ignores its signal must not hold the answer. Work that answers synchronously
-   * is answered the same way, without a promise; it throws what it throws.
+   * is answered the same way, without a promise; it throws what it throws. `work` is called
+   * with `context` and `input`, so that a caller needs no closure of its own per request.
    */
-  run<T>(work: () => Awaitable<T>): Awaitable<T> {
+  run<T, C = undefined, I = undefined>(
+    work: (context: C, input: I) => Awaitable<T>,
+    context?: C,
+    input?: I,
+  ): Awaitable<T> {
     if (this.isAborted) {
       // Lost before it started (the client went away while the body was read...): never run it.
       return Promise.reject(asError(this.abortReason));
@@ -154,7 +159,7 @@ export class CallScope {
     let result: Awaitable<T>;
     this.working = true;
     try {
-      result = work();
+      result = work(context as C, input as I);
     } catch (error) {
       throw this.stoppedWith ?? error;
     } finally {

@@ -266,23 +266,23 @@ export class McpEngine {
       return NO_OUTCOME;
     }
     scope.cancelledBy(request.facts.cancellation);
-    const release = this.running.track(request);
+    this.running.track(request);
     let result: Awaitable<JsonObject>;
     try {
-      result = scope.run(() => handler(this.handlers, request));
+      result = scope.run(handler, this.handlers, request);
     } catch (error) {
-      return this.failed(request, release, error);
+      return this.failed(request, error);
     }
     return isThenable<JsonObject>(result)
       ? Promise.resolve(result).then(
-          (value) => this.completed(request, release, value),
-          (error: unknown) => this.failed(request, release, error),
+          (value) => this.completed(request, value),
+          (error: unknown) => this.failed(request, error),
         )
-      : this.completed(request, release, result);
+      : this.completed(request, result);
   }
 
   /** The outcome of a handler that returned; the request is over either way. */
-  private completed(request: ResolvedRequest, release: () => void, result: JsonObject): EngineOutcome {
+  private completed(request: ResolvedRequest, result: JsonObject): EngineOutcome {
     const { scope } = request;
     try {
       if (scope.aborted && !(scope.reason instanceof CallStoppedError)) {
@@ -298,17 +298,17 @@ export class McpEngine {
       return this.failure(request, error);
     } finally {
       scope.finish();
-      release();
+      this.running.untrack(request);
     }
   }
 
   /** The outcome of a handler that threw (or rejected); the request is over either way. */
-  private failed(request: ResolvedRequest, release: () => void, error: unknown): EngineOutcome {
+  private failed(request: ResolvedRequest, error: unknown): EngineOutcome {
     try {
       return this.failure(request, error);
     } finally {
       request.scope.finish();
-      release();
+      this.running.untrack(request);
     }
   }
 

@@ -45,16 +45,15 @@ export class InflightRequests {
   }
 
   /**
-   * Registers a request that starts running, and watches its deadline; returns what to call once
-   * it ended. Map keys keep ids 1 and "1" apart, as JSON-RPC ids must be.
+   * Registers a request that starts running, and watches its deadline; `untrack` forgets it
+   * once it ended. Map keys keep ids 1 and "1" apart, as JSON-RPC ids must be.
    */
-  track(request: ResolvedRequest): () => void {
+  track(request: ResolvedRequest): void {
     const { scope, facts } = request;
     this.link(scope, request.method);
     const cancelScope = facts.cancelScope;
-    let running: Map<JsonRpcId, CallScope> | undefined;
     if (cancelScope !== undefined) {
-      running = this.byScope.get(cancelScope);
+      let running = this.byScope.get(cancelScope);
       if (running === undefined) {
         running = new Map();
         this.byScope.set(cancelScope, running);
@@ -66,16 +65,27 @@ export class InflightRequests {
       // A method that waits by a limit of its own is bound only by the transport's.
       this.deadlines.watch(scope, entry?.selfTimed === true ? (facts.timeoutMs ?? 0) : facts.timeoutMs);
     }
-    return () => {
-      this.deadlines.forget(scope);
-      this.release(scope);
-      if (running !== undefined && running.get(request.id) === scope) {
-        running.delete(request.id);
-        if (running.size === 0 && this.byScope.get(cancelScope!) === running) {
-          this.byScope.delete(cancelScope!);
-        }
+  }
+
+  /**
+   * Forgets a request that ended (a method rather than a closure from `track`: every request
+   * passes here). Forgetting it again does nothing.
+   */
+  untrack(request: ResolvedRequest): void {
+    const { scope } = request;
+    this.deadlines.forget(scope);
+    this.release(scope);
+    const cancelScope = request.facts.cancelScope;
+    if (cancelScope === undefined) {
+      return;
+    }
+    const running = this.byScope.get(cancelScope);
+    if (running !== undefined && running.get(request.id) === scope) {
+      running.delete(request.id);
+      if (running.size === 0) {
+        this.byScope.delete(cancelScope);
       }
-    };
+    }
   }
 
   /** The running request `requestId` of a cancel scope, if it runs here. */

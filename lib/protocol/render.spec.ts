@@ -267,4 +267,14 @@ describe('renderToolResult', () => {
     expect(result.content).toHaveLength(2);
     expect(result.structuredContent).toEqual({ hits: 1 });
   });
+
+  it('returns a result the revision takes whole as it is, without a copy', () => {
+    const result: CallToolResult = { content: [text], structuredContent: { hits: 1 } };
+    expect(renderToolResult(result, '2026-07-28', tool({ output: schema(OBJECT_OUTPUT) }))).toBe(result);
+    const links: CallToolResult = { content: [{ type: 'resource_link', name: 'n', uri: 'file:///n' }] };
+    const before = renderToolResult(links, '2025-03-26', undefined);
+    expect(before).not.toBe(links);
+    expect(before.content).toEqual([{ type: 'text', text: 'Resource n: file:///n' }]);
+    expect(links.content[0].type).toBe('resource_link');
+  });
 });

@@ -139,33 +139,38 @@ export function renderImplementation(info: Implementation, revision: string | un
 
 /**
  * Adapts a tool result to the revision: `structuredContent` only where the revision defines it
- * (and, before 2026-07-28, only as an object), audio content only from 2025-03-26 on.
+ * (and, before 2026-07-28, only as an object), audio content only from 2025-03-26 on. The input
+ * is never changed: it is returned as it is when the revision takes all of it (most calls, so
+ * they copy nothing), else a copy is.
  */
 export function renderToolResult(
   result: CallToolResult,
   revision: string | undefined,
   tool: ToolEntry | undefined,
 ): Target {
-  const rendered: Target = copyOf(result);
-  if (rendered.structuredContent !== undefined) {
+  /** The copy, made once something must change. */
+  let rendered: Target | undefined;
+  if (result.structuredContent !== undefined) {
     const allowed =
       hasFeature(revision, 'outputSchema') &&
-      (hasFeature(revision, 'outputSchemaAnyRoot') || isJsonObject(rendered.structuredContent)) &&
+      (hasFeature(revision, 'outputSchemaAnyRoot') || isJsonObject(result.structuredContent)) &&
       (tool === undefined || tool.output === undefined || outputSchemaVisible(revision, tool));
     if (!allowed) {
+      rendered = copyOf(result);
       delete rendered.structuredContent;
     }
   }
   if (!hasFeature(revision, 'audioContent') && result.content.some((block) => block.type === 'audio')) {
-    rendered.content = result.content.filter((block) => block.type !== 'audio');
+    (rendered ??= copyOf(result)).content = result.content.filter((block) => block.type !== 'audio');
   }
   if (!hasFeature(revision, 'resourceLinks') && result.content.some((block) => block.type === 'resource_link')) {
     // Clients before 2025-06-18 do not know resource links; they still learn where the resource is.
+    rendered ??= copyOf(result);
     rendered.content = (rendered.content as CallToolResult['content']).map((block) =>
       block.type === 'resource_link'
         ? { type: 'text' as const, text: `Resource ${String(block.name)}: ${String(block.uri)}` }
         : block,
     );
   }
-  return rendered;
+  return rendered ?? result;
 }
