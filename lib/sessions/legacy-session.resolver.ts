@@ -78,21 +78,15 @@ export class LegacySessionResolver {
    * without one opens a session; any other message needs one, but `server/discover`.
    */
   byHeader(sessionId: string | undefined, principal: McpPrincipal): LegacySessionPort {
-    return {
-      resolve: (target) => this.resolveByHeader(sessionId, principal, target),
-      current: async () => {
-        const record = sessionId === undefined ? undefined : await this.sessions.find(sessionId, principal);
-        return record === undefined ? undefined : this.sessions.handle(record);
-      },
-      discard: (session) => this.sessions.close(session.id).then(() => undefined),
-    };
+    return new HeaderSessionPort(this, sessionId, principal);
   }
 
   /**
-   * The session of a message that names its own in a header, or opens one. Chained on the
-   * store's own promise, with no async frame of its own: this runs on every legacy request.
+   * The session of a message that names its own in a header, or opens one (see `byHeader`).
+   * Chained on the store's own promise, with no async frame of its own: this runs on every
+   * legacy request.
    */
-  private resolveByHeader(
+  resolveByHeader(
     sessionId: string | undefined,
     principal: McpPrincipal,
     target: LegacyTarget,
@@ -139,5 +133,31 @@ export class LegacySessionResolver {
       current: () => session,
       discard: () => this.sessions.close(record.id).then(() => undefined),
     };
+  }
+}
+
+/**
+ * The session port of one message that names its session in a header. Made for every POST,
+ * legacy or not (the dispatcher decides the era later): one object whose methods are shared,
+ * rather than a literal with a closure per method.
+ */
+class HeaderSessionPort implements LegacySessionPort {
+  constructor(
+    private readonly resolver: LegacySessionResolver,
+    private readonly sessionId: string | undefined,
+    private readonly principal: McpPrincipal,
+  ) {}
+
+  resolve(target: LegacyTarget): Awaitable<LegacyResolution> {
+    return this.resolver.resolveByHeader(this.sessionId, this.principal, target);
+  }
+
+  async current(): Promise<SessionHandle | undefined> {
+    const lookup = await this.resolver.find(this.sessionId, this.principal);
+    return lookup.ok ? this.resolver.handle(lookup.record) : undefined;
+  }
+
+  discard(session: SessionHandle): Promise<void> {
+    return this.resolver.close(session.id).then(() => undefined);
   }
 }

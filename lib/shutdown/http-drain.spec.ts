@@ -101,9 +101,16 @@ describe('HttpDrain', () => {
     const drain = new HttpDrain();
     await expect(drain.whenQuiet()).resolves.toBeUndefined();
     const ends: Array<() => void> = [];
-    const handler = (): Promise<void> => new Promise<void>((resolve) => ends.push(resolve));
-    const post = drain.track(handler);
-    const get = drain.track(handler);
+    const served: string[] = [];
+    const handler = (name: string): Promise<void> =>
+      new Promise<void>((resolve) => {
+        served.push(name);
+        ends.push(resolve);
+      });
+    const post = drain.track(handler, 'post');
+    const get = drain.track(handler, 'get');
+    // Each handler is called with what it was tracked with.
+    expect(served).toEqual(['post', 'get']);
     let quiet = false;
     const waiting = drain.whenQuiet().then(() => (quiet = true));
     ends[0]();

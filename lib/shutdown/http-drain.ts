@@ -52,14 +52,15 @@ export class HttpDrain {
   }
 
   /**
-   * Serves a request that passed: counted as being served until `serve` returns, or until the
-   * promise it returns settles.
+   * Serves a request that passed: `serve(exchange)`, counted as being served until it returns,
+   * or until the promise it returns settles. The exchange is passed along rather than captured,
+   * so that a caller needs no closure of its own per request.
    */
-  track<T>(serve: () => Awaitable<T>): Awaitable<T> {
+  track<A, T>(serve: (exchange: A) => Awaitable<T>, exchange: A): Awaitable<T> {
     this.serving += 1;
     let served: Awaitable<T>;
     try {
-      served = serve();
+      served = serve(exchange);
     } catch (error) {
       this.done();
       throw error;

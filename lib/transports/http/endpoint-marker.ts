@@ -45,9 +45,15 @@ export function markerOf(target: unknown): McpEndpointMarker | undefined {
 }
 
 /**
- * Whether an endpoint serves a verb. Its routes are only those verbs, but the platforms route
- * `HEAD` to a `GET` route: that one reaches an endpoint's handler without being served.
+ * Whether a request of this verb can reach an endpoint's handler without the endpoint serving
+ * it. An endpoint's routes are only the verbs it serves, but the platforms route `HEAD` to a
+ * `GET` route: only that one needs {@link servesVerb}, and no other request pays for the lookup.
  */
+export function mayBeUnserved(method: string | undefined): boolean {
+  return method === 'HEAD';
+}
+
+/** Whether an endpoint serves a verb (see {@link mayBeUnserved}). */
 export function servesVerb(marker: McpEndpointMarker, method: string | undefined): boolean {
   return (SERVED_VERBS[marker.kind] as readonly string[]).includes(method ?? '');
 }

@@ -47,15 +47,14 @@ export abstract class McpEndpointController {
   /**
    * Serves a request the guard let through: `serve` answers it on the raw response, and counts
    * as being served (for the drain) until it returns (or its promise settles). What it throws
-   * goes to the filter.
+   * goes to the filter. `serve` is made once per controller (see the subclasses), not per request.
    */
   protected serve(
     request: unknown,
     response: unknown,
     serve: (exchange: HttpExchange) => Awaitable<void>,
   ): Awaitable<void> {
-    const exchange = this.exchanges.of(request, response);
-    return this.drain.track(() => serve(exchange));
+    return this.drain.track(serve, this.exchanges.of(request, response));
   }
 
   /** `OPTIONS`: 204 with `Allow`, and the CORS preflight answer for an admitted origin. */

@@ -89,7 +89,13 @@ function keepPlatformHeaders(res: ServerResponse, reply: PlatformReply): void {
   res.writeHead = writeHeadWithPlatformHeaders;
 }
 
-function writeHeadWithPlatformHeaders(this: PlatformBackedResponse, ...args: unknown[]): ServerResponse {
+// Node's `writeHead(status, [reason], [headers])`, passed on as it came (no rest array per call).
+function writeHeadWithPlatformHeaders(
+  this: PlatformBackedResponse,
+  status: number,
+  second?: unknown,
+  third?: unknown,
+): ServerResponse {
   const headers = fastifyReplyHeaders(this[PLATFORM_REPLY]);
   for (const name in headers) {
     const value = headers[name];
@@ -97,7 +103,12 @@ function writeHeadWithPlatformHeaders(this: PlatformBackedResponse, ...args: unk
       this.setHeader(name, value as string);
     }
   }
-  return (this[OWN_WRITE_HEAD] as (...params: unknown[]) => ServerResponse).apply(this, args);
+  return (this[OWN_WRITE_HEAD] as (status: number, second?: unknown, third?: unknown) => ServerResponse).call(
+    this,
+    status,
+    second,
+    third,
+  );
 }
 
 /**

@@ -12,6 +12,7 @@ import { StreamableHttpService } from './streamable-http.service';
 import { SimpleHttpService } from './simple-http.service';
 import { LegacySseService } from './legacy-sse.service';
 import type { Awaitable } from '../../protocol/thenables';
+import type { HttpExchange } from './http-exchange';
 
 /** Streamable HTTP: POST a message, GET a session's stream, DELETE a session. */
 function streamableHttpController(
@@ -27,19 +28,24 @@ function streamableHttpController(
       super();
     }
 
+    // The transport's verbs, made once for the controller rather than once per request.
+    private readonly getOn = (exchange: HttpExchange): Awaitable<void> => this.transport.get(exchange);
+    private readonly postOn = (exchange: HttpExchange): Awaitable<void> => this.transport.post(exchange);
+    private readonly deleteOn = (exchange: HttpExchange): Awaitable<void> => this.transport.delete(exchange);
+
     @McpEndpointRoute(Get, STREAMABLE)
     get(@Req() request: unknown, @Res() response: unknown): Awaitable<void> {
-      return this.serve(request, response, (exchange) => this.transport.get(exchange));
+      return this.serve(request, response, this.getOn);
     }
 
     @McpEndpointRoute(Post, STREAMABLE)
     post(@Req() request: unknown, @Res() response: unknown): Awaitable<void> {
-      return this.serve(request, response, (exchange) => this.transport.post(exchange));
+      return this.serve(request, response, this.postOn);
     }
 
     @McpEndpointRoute(Delete, STREAMABLE)
     delete(@Req() request: unknown, @Res() response: unknown): Awaitable<void> {
-      return this.serve(request, response, (exchange) => this.transport.delete(exchange));
+      return this.serve(request, response, this.deleteOn);
     }
 
     @McpEndpointRoute(Options, STREAMABLE)
@@ -64,9 +70,12 @@ function simpleHttpController(
       super();
     }
 
+    // The transport's verbs, made once for the controller rather than once per request.
+    private readonly postOn = (exchange: HttpExchange): Awaitable<void> => this.transport.post(exchange);
+
     @McpEndpointRoute(Post, SIMPLE)
     post(@Req() request: unknown, @Res() response: unknown): Awaitable<void> {
-      return this.serve(request, response, (exchange) => this.transport.post(exchange));
+      return this.serve(request, response, this.postOn);
     }
 
     @McpEndpointRoute(Options, SIMPLE)
@@ -91,9 +100,12 @@ function sseEventsController(
       super();
     }
 
+    // The transport's verbs, made once for the controller rather than once per request.
+    private readonly eventsOn = (exchange: HttpExchange): Awaitable<void> => this.transport.events(exchange);
+
     @McpEndpointRoute(Get, SSE_EVENTS)
     get(@Req() request: unknown, @Res() response: unknown): Awaitable<void> {
-      return this.serve(request, response, (exchange) => this.transport.events(exchange));
+      return this.serve(request, response, this.eventsOn);
     }
 
     @McpEndpointRoute(Options, SSE_EVENTS)
@@ -118,9 +130,12 @@ function sseMessagesController(
       super();
     }
 
+    // The transport's verbs, made once for the controller rather than once per request.
+    private readonly messagesOn = (exchange: HttpExchange): Awaitable<void> => this.transport.messages(exchange);
+
     @McpEndpointRoute(Post, SSE_MESSAGES)
     post(@Req() request: unknown, @Res() response: unknown): Awaitable<void> {
-      return this.serve(request, response, (exchange) => this.transport.messages(exchange));
+      return this.serve(request, response, this.messagesOn);
     }
 
     @McpEndpointRoute(Options, SSE_MESSAGES)

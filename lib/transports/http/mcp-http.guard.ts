@@ -8,7 +8,7 @@ import { HttpAdmission } from './http-admission.service';
 import { HttpExchanges } from './http-exchanges.service';
 import { HttpRefusals } from './http-refusals.service';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
-import { markerOf, servesVerb, type McpEndpointMarker } from './endpoint-marker';
+import { markerOf, mayBeUnserved, servesVerb, type McpEndpointMarker } from './endpoint-marker';
 
 const NO_MARKER = Symbol('nest-mcp:no-marker');
 
@@ -61,11 +61,14 @@ export class McpHttpGuard implements CanActivate {
     if (!served) {
       throw this.drainRefusal();
     }
-    const marker = this.markerOf(context.getClass());
-    if (marker !== undefined && !servesVerb(marker, raw.req.method)) {
-      throw McpHttpRefusal.methodNotAllowed(marker.allow);
+    const method = raw.req.method;
+    if (mayBeUnserved(method)) {
+      const marker = this.markerOf(context.getClass());
+      if (marker !== undefined && !servesVerb(marker, method)) {
+        throw McpHttpRefusal.methodNotAllowed(marker.allow);
+      }
     }
-    if (raw.req.method === 'OPTIONS' || this.auth.kind === 'none') {
+    if (method === 'OPTIONS' || this.auth.kind === 'none') {
       return true;
     }
     return this.authenticate(request, raw);

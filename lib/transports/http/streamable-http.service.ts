@@ -10,8 +10,13 @@ import {
   type ChannelTarget,
   type InboundBinding,
   type InboundResult,
+  type LegacySessionPort,
   type OpenedChannel,
 } from '../../protocol/inbound';
+import type { McpPrincipal } from '../../protocol/call-context';
+import type { RequestChannel } from '../../protocol/engine';
+import type { ClassifiedMessage } from '../../protocol/json-rpc';
+import type { HeaderBag } from '../../protocol/request-headers';
 import { isThenable, type Awaitable } from '../../protocol/thenables';
 import { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import type { SessionRecord } from '../../sessions/session-store.interface';
@@ -24,7 +29,7 @@ import { HttpRefusals } from './http-refusals.service';
 import { principalOf } from './mcp-http.guard';
 import { ResumableStreams } from './sse/resumable-streams.service';
 import { answerOn, HttpRequestChannel } from './http-request-channel';
-import { refusalReply, writeReply } from './http-reply';
+import { refusalReply, writeReply, type AnswerStatus } from './http-reply';
 import { SESSION_HEADER, sessionHeaders, streamableReply } from './streamable-http.status-table';
 import { McpLogger } from '../../telemetry/mcp.logger';
 
@@ -35,17 +40,22 @@ import { McpLogger } from '../../telemetry/mcp.logger';
 @Injectable()
 export class StreamableHttpService {
   private readonly dispatcher: InboundDispatcher;
+  /** What the binding of every POST reaches. */
+  private readonly parts: BindingParts;
+  /** The HTTP status of an answer, made once rather than once per request. */
+  private readonly statusOf: AnswerStatus = (response, era) => this.refusals.statusOf(response, era);
 
   constructor(
     @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
     private readonly refusals: HttpRefusals,
-    private readonly drain: HttpDrain,
+    drain: HttpDrain,
     engine: McpEngine,
     private readonly resolver: LegacySessionResolver,
     private readonly streams: ResumableStreams,
-    private readonly channels: SessionChannels,
+    channels: SessionChannels,
   ) {
     this.dispatcher = new InboundDispatcher(engine, new McpLogger('McpStreamableHttp'));
+    this.parts = { keepAliveMs: http.keepAliveMs, drain, resolver, streams, channels };
   }
 
   /**
@@ -69,66 +79,19 @@ export class StreamableHttpService {
       this.refusals.refuseBody(exchange, body);
       return;
     }
-    const result = this.dispatcher.dispatch(body.value, this.binding(exchange));
+    const result = this.dispatcher.dispatch(body.value, new StreamableHttpBinding(exchange, this.parts));
     return isThenable<InboundResult<HttpRequestChannel>>(result)
       ? Promise.resolve(result).then((settled) => this.answer(exchange, settled))
       : this.answer(exchange, result);
   }
 
   private answer(exchange: HttpExchange, result: InboundResult<HttpRequestChannel>): void {
-    const reply = streamableReply(result, (response, era) => this.refusals.statusOf(response, era));
+    const reply = streamableReply(result, this.statusOf);
     if (result.kind === 'answered') {
       answerOn(result.channel, reply, result.session === undefined);
     } else {
       writeReply(exchange.res, reply);
     }
-  }
-
-  /** What this transport knows about one POST, for the inbound dispatcher. */
-  private binding(exchange: HttpExchange): InboundBinding<HttpRequestChannel> {
-    const principal = principalOf(exchange.request);
-    const { headers } = exchange;
-    return {
-      transport: 'streamable-http',
-      principal,
-      headers,
-      headersInLegacy: true,
-      versionHeader: headerValue(headers, 'mcp-protocol-version'),
-      native: exchange,
-      sessions: this.resolver.byHeader(firstHeader(headers, SESSION_HEADER), principal),
-      admits: (messages) => !this.drain.refusesWork(exchange, messages),
-      channel: (target) => this.channelOf(exchange, target),
-      // A batch is answered in one JSON array: its calls' progress and logs have no stream to
-      // ride and are dropped, and their requests to the client go out on the session's GET
-      // stream when the client holds one.
-      batchChannel: ({ session }) => ({
-        notify: () => undefined,
-        request: (message) => session !== undefined && this.channels.route(session.id, message),
-      }),
-    };
-  }
-
-  /**
-   * The answer channel of a message: a modern request is cancelled when the client closes it;
-   * a legacy one streams resumably within its session.
-   */
-  private channelOf(exchange: HttpExchange, target: ChannelTarget): OpenedChannel<HttpRequestChannel> {
-    const { keepAliveMs } = this.http;
-    const { session } = target;
-    if (target.era === 'modern') {
-      const channel = new HttpRequestChannel(exchange, NO_HEADERS, keepAliveMs);
-      return { channel, cancellation: channel };
-    }
-    const headers = sessionHeaders(session);
-    const channel = new HttpRequestChannel(
-      exchange,
-      headers,
-      keepAliveMs,
-      session === undefined
-        ? undefined
-        : () => this.streams.openRequestStream(session.id, target.revision, exchange.res, headers),
-    );
-    return { channel };
   }
 
   /** GET: a legacy session's stream (or its resumption). `McpHttpGuard` has admitted it. */
@@ -189,5 +152,79 @@ export class StreamableHttpService {
       return undefined;
     }
     return found.record;
+  }
+}
+
+/** What a POST's binding reaches, made once per transport. */
+interface BindingParts {
+  readonly keepAliveMs: number;
+  readonly drain: HttpDrain;
+  readonly resolver: LegacySessionResolver;
+  readonly streams: ResumableStreams;
+  readonly channels: SessionChannels;
+}
+
+/**
+ * What this transport knows about one POST, for the inbound dispatcher. A class rather than a
+ * literal of closures: this is made for every POST, and its methods are then shared.
+ */
+class StreamableHttpBinding implements InboundBinding<HttpRequestChannel> {
+  readonly transport = 'streamable-http';
+  readonly headersInLegacy = true;
+  readonly principal: McpPrincipal;
+  readonly headers: HeaderBag;
+  readonly versionHeader: string | undefined;
+  readonly sessions: LegacySessionPort;
+
+  constructor(
+    readonly native: HttpExchange,
+    private readonly parts: BindingParts,
+  ) {
+    const headers = native.headers;
+    this.principal = principalOf(native.request);
+    this.headers = headers;
+    this.versionHeader = headerValue(headers, 'mcp-protocol-version');
+    this.sessions = parts.resolver.byHeader(firstHeader(headers, SESSION_HEADER), this.principal);
+  }
+
+  admits(messages: ClassifiedMessage | readonly ClassifiedMessage[]): boolean {
+    return !this.parts.drain.refusesWork(this.native, messages);
+  }
+
+  /**
+   * The answer channel of a message: a modern request is cancelled when the client closes it;
+   * a legacy one streams resumably within its session.
+   */
+  channel(target: ChannelTarget): OpenedChannel<HttpRequestChannel> {
+    const { keepAliveMs, streams } = this.parts;
+    const { session } = target;
+    const exchange = this.native;
+    if (target.era === 'modern') {
+      const channel = new HttpRequestChannel(exchange, NO_HEADERS, keepAliveMs);
+      return { channel, cancellation: channel };
+    }
+    const headers = sessionHeaders(session);
+    const channel = new HttpRequestChannel(
+      exchange,
+      headers,
+      keepAliveMs,
+      session === undefined
+        ? undefined
+        : () => streams.openRequestStream(session.id, target.revision, exchange.res, headers),
+    );
+    return { channel };
+  }
+
+  /**
+   * A batch is answered in one JSON array: its calls' progress and logs have no stream to ride
+   * and are dropped, and their requests to the client go out on the session's GET stream when
+   * the client holds one.
+   */
+  batchChannel({ session }: ChannelTarget): RequestChannel {
+    const { channels } = this.parts;
+    return {
+      notify: () => undefined,
+      request: (message) => session !== undefined && channels.route(session.id, message),
+    };
   }
 }
