@@ -50,9 +50,10 @@ export class McpHttpGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): true | Promise<true> {
-    const http = context.switchToHttp();
-    const request = http.getRequest<PlatformRequest>();
-    const raw = this.exchanges.raw(request, http.getResponse());
+    // The arguments as Nest passes them (request, response): `switchToHttp()` would make an
+    // object and three closures for every request to ask for the same two.
+    const request = context.getArgByIndex<PlatformRequest>(0);
+    const raw = this.exchanges.raw(request, context.getArgByIndex(1));
     // First, so that even a 403 closes its connection while draining.
     const served = this.drain.passes(raw);
     if (!this.admission.admits(raw.req, raw.res)) {
