@@ -1,0 +1,219 @@
+/**
+ * The module's own JavaScript per request, without the network: the Nest route of the MCP
+ * endpoint and the floor's (bench/floor-server.ts's controller, the same bytes hand-built) on
+ * Fastify, called directly with Fastify's request and reply objects over Node's own
+ * `IncomingMessage` and `ServerResponse` (no socket, nothing written). What is left is what the
+ * route costs: Nest's router and guards, the module's checks, the engine, the tool, the answer.
+ *
+ *   npx ts-node --transpile-only -r tsconfig-paths/register bench/route-cost.ts [--era modern|legacy] [--evict 2] [--rounds 15] [--calls 3000]
+ *
+ * Two regimes. Warm (`--evict 0`): the same request in a tight loop, everything in the CPU's
+ * caches, the least the route can cost. Cold (`--evict <MiB>`, 2 by default): before every
+ * call a walk through that much memory pushes the route's code and data out of the caches, as
+ * the kernel, the HTTP parser and the other connections do between two requests of a real
+ * server; the walk itself is not counted. A real server sits between the two, nearer the cold
+ * one: on the 2-core machine the cold difference is about what `npm run bench` measures
+ * between the server and the floor.
+ *
+ * Figures are CPU µs per call (`process.cpuUsage`) of alternating rounds, and the difference
+ * `mcp − floor` as the median of the per-round differences. One process does both, so the
+ * noise of a shared machine moves them together: a change of a microsecond or two shows.
+ */
+import 'reflect-metadata';
+import { Controller, Module, Post, Req, Res } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { parseArgs } from 'node:util';
+import { AppModule } from '../sample/app.module';
+import { requestOf, type Era } from './requests';
+
+const { values: args } = parseArgs({
+  options: {
+    era: { type: 'string', default: 'modern' },
+    evict: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '15' },
+    calls: { type: 'string', default: '3000' },
+  },
+});
+
+const SERVER_INFO = {
+  name: 'notes',
+  version: '1.0.0',
+  title: 'Notes',
+  description: 'A small notes server built with nest-mcp',
+};
+
+interface FloorRequest {
+  body: { id: number; params?: { arguments?: { text?: string }; _meta?: Record<string, unknown> } };
+  headers: Record<string, string | undefined>;
+}
+
+/** The floor of bench/floor-server.ts, for `tools/call` only. */
+@Controller('floor')
+class FloorController {
+  @Post()
+  post(@Req() req: FloorRequest, @Res() reply: { raw: ServerResponse; hijack(): void }): void {
+    const body = req.body;
+    const modern = body.params?._meta?.['io.modelcontextprotocol/protocolVersion'] !== undefined;
+    const result: Record<string, unknown> = { content: [{ type: 'text', text: body.params?.arguments?.text }] };
+    if (modern) {
+      result.resultType = 'complete';
+      result._meta = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
+    }
+    const payload = JSON.stringify({ jsonrpc: '2.0', id: body.id, result });
+    const session = req.headers['mcp-session-id'];
+    const headers: Record<string, string> = !modern && typeof session === 'string' ? { 'mcp-session-id': session } : {};
+    reply.hijack();
+    reply.raw.writeHead(200, {
+      ...headers,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+    });
+    reply.raw.end(payload);
+  }
+}
+
+@Module({ imports: [AppModule], controllers: [FloorController] })
+class RouteCostModule {}
+
+type RouteHandler = (request: unknown, reply: unknown) => Promise<unknown>;
+
+/** Where Fastify keeps a reply's headers (read by the module's answers, see platform-fastify.ts). */
+const REPLY_HEADERS = Symbol('fastify.reply.headers');
+
+interface Answer {
+  status: number;
+  body: string;
+  headers: Record<string, unknown>;
+}
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+}
+
+async function main(): Promise<void> {
+  const era = args.era as Era;
+  const evictBytes = Number(args.evict) * 1024 * 1024;
+  const rounds = Number(args.rounds);
+  const calls = Number(args.calls);
+
+  const adapter = new FastifyAdapter();
+  const routes = new Map<string, RouteHandler>();
+  adapter.getInstance().addHook('onRoute', (route: { url: string; method: string | string[]; handler: unknown }) => {
+    if ([route.method].flat().includes('POST')) {
+      routes.set(route.url, route.handler as RouteHandler);
+    }
+  });
+  const app = await NestFactory.create(RouteCostModule, adapter, { logger: ['error', 'warn'] });
+  await app.init();
+
+  // One socket for every call, as on a kept-alive connection.
+  const socket = new Socket();
+  Object.defineProperty(socket, 'localAddress', { value: '127.0.0.1' });
+  const call = async (url: string, headers: Record<string, string>, body: unknown): Promise<Answer> => {
+    const raw = new IncomingMessage(socket);
+    raw.method = 'POST';
+    raw.url = url;
+    raw.headers = headers;
+    const res = new ServerResponse(raw);
+    const answer: Answer = { status: 0, body: '', headers: {} };
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, status: number, head?: Record<string, unknown>) {
+      answer.headers = head ?? {};
+      return (writeHead as (status: number, head?: unknown) => ServerResponse).call(this, status, head);
+    } as typeof res.writeHead;
+    res.end = function (this: ServerResponse, chunk?: string | Buffer) {
+      answer.body = chunk === undefined ? '' : chunk.toString();
+      return this;
+    } as typeof res.end;
+    const reply = { raw: res, hijack: () => undefined, getHeaders: () => ({}), [REPLY_HEADERS]: {} };
+    await routes.get(url)!({ raw, body, headers, url, method: 'POST', id: 'route-cost' }, reply);
+    answer.status = res.statusCode;
+    return answer;
+  };
+
+  const base = {
+    host: '127.0.0.1:3000',
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+  let session = '';
+  if (era === 'legacy') {
+    const init = await call('/mcp', base, {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'route-cost', version: '1' } },
+    });
+    session = String(init.headers['mcp-session-id']);
+    await call(
+      '/mcp',
+      { ...base, 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': session },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/initialized',
+      },
+    );
+  }
+  const spec = requestOf('tools/call', era, session);
+  const headers = { ...spec.headers, host: base.host };
+  for (const url of ['/floor', '/mcp']) {
+    const answer = await call(url, headers, JSON.parse(spec.body));
+    if (answer.status !== 200 || !answer.body.includes('hello from the nest-mcp bench')) {
+      throw new Error(`${url} did not answer the call: ${answer.status} ${answer.body}`);
+    }
+  }
+
+  const junk = new Int32Array(evictBytes / 4);
+  const evict = (): void => {
+    // One read and write per 64-byte cache line.
+    for (let i = 0; i < junk.length; i += 16) {
+      junk[i] += 1;
+    }
+  };
+  const round = async (url: string): Promise<number> => {
+    let evicting = 0;
+    const start = process.cpuUsage();
+    for (let i = 0; i < calls; i++) {
+      if (evictBytes > 0) {
+        const before = process.cpuUsage();
+        evict();
+        const spent = process.cpuUsage(before);
+        evicting += spent.user + spent.system;
+      }
+      // A body of its own per call, as the platform's parser gives every request.
+      await call(url, headers, JSON.parse(spec.body));
+    }
+    const spent = process.cpuUsage(start);
+    return (spent.user + spent.system - evicting) / calls;
+  };
+
+  for (let i = 0; i < 3; i++) {
+    await round('/floor');
+    await round('/mcp');
+  }
+  const floor: number[] = [];
+  const mcp: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    // Alternating which goes first, so that neither always follows the other.
+    const order = i % 2 === 0 ? (['/mcp', '/floor'] as const) : (['/floor', '/mcp'] as const);
+    for (const url of order) {
+      (url === '/mcp' ? mcp : floor).push(await round(url));
+    }
+  }
+  const differences = mcp.map((value, i) => value - floor[i]);
+  const regime = evictBytes > 0 ? `cold (${args.evict} MiB evicted before each call)` : 'warm';
+  console.log(
+    `route cost, fastify tools/call ${era}, ${regime}, ${rounds} rounds of ${calls} calls: ` +
+      `floor ${median(floor).toFixed(2)} µs, mcp ${median(mcp).toFixed(2)} µs, ` +
+      `mcp − floor ${median(differences).toFixed(2)} µs [${Math.min(...differences).toFixed(2)}–${Math.max(...differences).toFixed(2)}]`,
+  );
+  await app.close();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
