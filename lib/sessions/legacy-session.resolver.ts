@@ -84,7 +84,9 @@ export class LegacySessionResolver {
   /**
    * The session of a message that names its own in a header, or opens one (see `byHeader`).
    * Chained on the store's own promise, with no async frame of its own: this runs on every
-   * legacy request.
+   * legacy request. Called by the header port `byHeader` makes, not by the transports.
+   *
+   * @internal
    */
   resolveByHeader(
     sessionId: string | undefined,
