@@ -14,30 +14,11 @@ import { Controller, Module, Post, Req, Res } from '@nestjs/common';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { AppModule } from '../sample/app.module';
 import { fillRegistry } from './bench-tools';
+import { floorAnswer, type FloorLists, type FloorRequest } from './floor-answer';
 import { benchPlatform, createBenchApp, type ParentMessage, ReportingLogger, send, serve } from './child-runtime';
 
-const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
-const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
-
-/** The sample's server info as 2026-07-28 renders it (sample/app.module.ts). */
-const SERVER_INFO = {
-  name: 'notes',
-  version: '1.0.0',
-  title: 'Notes',
-  description: 'A small notes server built with nest-mcp',
-};
-/** The default cache hints of list results in the modern era. */
-const LIST_TTL_MS = 60000;
-const LIST_CACHE_SCOPE = 'private';
-
-interface FloorRequest {
-  id: string | number;
-  method: string;
-  params?: { arguments?: { text?: string }; _meta?: Record<string, unknown> };
-}
-
 /** The tools the list scenarios return, rendered per era (the bench sends them at startup). */
-const lists: { legacy: unknown[]; modern: unknown[] } = { legacy: [], modern: [] };
+const lists: FloorLists = { legacy: [], modern: [] };
 
 /** What the floor reads of a request: Express's and Fastify's both have the parsed body and the headers. */
 interface PlatformRequest {
@@ -54,30 +35,7 @@ const FASTIFY = benchPlatform() === 'fastify';
 class FloorController {
   @Post()
   post(@Req() req: PlatformRequest, @Res() res: PlatformResponse): void {
-    const body = req.body;
-    const modern = body.params?._meta?.[PROTOCOL_VERSION_KEY] !== undefined;
-    let result: Record<string, unknown>;
-    if (body.method === 'tools/list') {
-      result = modern
-        ? {
-            tools: lists.modern,
-            resultType: 'complete',
-            ttlMs: LIST_TTL_MS,
-            cacheScope: LIST_CACHE_SCOPE,
-            _meta: { [SERVER_INFO_KEY]: SERVER_INFO },
-          }
-        : { tools: lists.legacy };
-    } else {
-      result = { content: [{ type: 'text', text: body.params?.arguments?.text }] };
-      if (modern) {
-        result.resultType = 'complete';
-        result._meta = { [SERVER_INFO_KEY]: SERVER_INFO };
-      }
-    }
-    const payload = JSON.stringify({ jsonrpc: '2.0', id: body.id, result });
-    const session = req.headers['mcp-session-id'];
-    const headers: Record<string, string> = !modern && typeof session === 'string' ? { 'mcp-session-id': session } : {};
-    const head = { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+    const { payload, head } = floorAnswer(req.body, req.headers, lists);
     let raw: ServerResponse;
     if (FASTIFY) {
       // Taken over from Fastify, as the module's transport does, and written the same way.

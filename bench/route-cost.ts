@@ -23,10 +23,11 @@ import 'reflect-metadata';
 import { Controller, Module, Post, Req, Res } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse, type IncomingHttpHeaders } from 'node:http';
 import { Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 import { AppModule } from '../sample/app.module';
+import { floorAnswer, type FloorLists, type FloorRequest } from './floor-answer';
 import { requestOf, type Era } from './requests';
 
 const { values: args } = parseArgs({
@@ -38,39 +39,20 @@ const { values: args } = parseArgs({
   },
 });
 
-const SERVER_INFO = {
-  name: 'notes',
-  version: '1.0.0',
-  title: 'Notes',
-  description: 'A small notes server built with nest-mcp',
-};
+/** The tools/list scenarios are not measured here: the floor answers calls only. */
+const NO_LISTS: FloorLists = { legacy: [], modern: [] };
 
-interface FloorRequest {
-  body: { id: number; params?: { arguments?: { text?: string }; _meta?: Record<string, unknown> } };
-  headers: Record<string, string | undefined>;
-}
-
-/** The floor of bench/floor-server.ts, for `tools/call` only. */
+/** The floor of bench/floor-server.ts (floor-answer.ts), taken over from Fastify as it is there. */
 @Controller('floor')
 class FloorController {
   @Post()
-  post(@Req() req: FloorRequest, @Res() reply: { raw: ServerResponse; hijack(): void }): void {
-    const body = req.body;
-    const modern = body.params?._meta?.['io.modelcontextprotocol/protocolVersion'] !== undefined;
-    const result: Record<string, unknown> = { content: [{ type: 'text', text: body.params?.arguments?.text }] };
-    if (modern) {
-      result.resultType = 'complete';
-      result._meta = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
-    }
-    const payload = JSON.stringify({ jsonrpc: '2.0', id: body.id, result });
-    const session = req.headers['mcp-session-id'];
-    const headers: Record<string, string> = !modern && typeof session === 'string' ? { 'mcp-session-id': session } : {};
+  post(
+    @Req() req: { body: FloorRequest; headers: IncomingHttpHeaders },
+    @Res() reply: { raw: ServerResponse; hijack(): void },
+  ): void {
+    const { payload, head } = floorAnswer(req.body, req.headers, NO_LISTS);
     reply.hijack();
-    reply.raw.writeHead(200, {
-      ...headers,
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(payload),
-    });
+    reply.raw.writeHead(200, head);
     reply.raw.end(payload);
   }
 }
