@@ -18,6 +18,10 @@
  * Figures are CPU µs per call (`process.cpuUsage`) of alternating rounds, and the difference
  * `mcp − floor` as the median of the per-round differences. One process does both, so the
  * noise of a shared machine moves them together: a change of a microsecond or two shows.
+ *
+ * With `--alloc`, the figure is the heap each call allocates instead (bytes, from V8's heap
+ * statistics across a round that no garbage collection interrupted): what a request makes,
+ * which the machine's noise does not move, so a change of a few objects shows in one run.
  */
 import 'reflect-metadata';
 import { Controller, Module, Post, Req, Res } from '@nestjs/common';
@@ -25,7 +29,10 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { IncomingMessage, ServerResponse, type IncomingHttpHeaders } from 'node:http';
 import { Socket } from 'node:net';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { AppModule } from '../sample/app.module';
 import { floorAnswer, type FloorLists, type FloorRequest } from './floor-answer';
 import { requestOf, type Era } from './requests';
@@ -36,6 +43,7 @@ const { values: args } = parseArgs({
     evict: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '15' },
     calls: { type: 'string', default: '3000' },
+    alloc: { type: 'boolean', default: false },
   },
 });
 
@@ -140,12 +148,23 @@ async function main(): Promise<void> {
     );
   }
   const spec = requestOf('tools/call', era, session);
-  const headers = { ...spec.headers, host: base.host };
+  // The length a client sends with the body (the module reads it, the floor does not).
+  const headers = {
+    ...spec.headers,
+    host: base.host,
+    'content-length': String(Buffer.byteLength(spec.body)),
+  };
   for (const url of ['/floor', '/mcp']) {
     const answer = await call(url, headers, JSON.parse(spec.body));
     if (answer.status !== 200 || !answer.body.includes('hello from the nest-mcp bench')) {
       throw new Error(`${url} did not answer the call: ${answer.status} ${answer.body}`);
     }
+  }
+
+  if (args.alloc) {
+    await measureAllocation(era, calls, rounds, (url) => call(url, headers, JSON.parse(spec.body)));
+    await app.close();
+    return;
   }
 
   const junk = new Int32Array(evictBytes / 4);
@@ -193,6 +212,60 @@ async function main(): Promise<void> {
       `mcp − floor ${median(differences).toFixed(2)} µs [${Math.min(...differences).toFixed(2)}–${Math.max(...differences).toFixed(2)}]`,
   );
   await app.close();
+}
+
+/**
+ * Heap bytes per call of each route. Rounds that a garbage collection interrupted are dropped
+ * (the heap shrank within them) and run again; the bodies are parsed before the round, as the
+ * platform's parser would have made them anyway.
+ */
+async function measureAllocation(
+  era: Era,
+  calls: number,
+  rounds: number,
+  callRoute: (url: string) => Promise<Answer>,
+): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  const collect = runInNewContext('gc') as () => void;
+  let collections = 0;
+  const observer = new PerformanceObserver((list) => {
+    collections += list.getEntries().length;
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  // The observer hears of a collection in a later task: long enough for it to have heard.
+  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+  const round = async (url: string): Promise<number | undefined> => {
+    collect();
+    await settle();
+    const seen = collections;
+    const before = getHeapStatistics().used_heap_size;
+    for (let i = 0; i < calls; i++) {
+      await callRoute(url);
+    }
+    const after = getHeapStatistics().used_heap_size;
+    await settle();
+    return collections === seen ? (after - before) / calls : undefined;
+  };
+  const measured = { '/floor': [] as number[], '/mcp': [] as number[] };
+  for (let warm = 0; warm < 3; warm++) {
+    await round('/floor');
+    await round('/mcp');
+  }
+  for (let attempts = 0; measured['/mcp'].length < rounds && attempts < rounds * 4; attempts++) {
+    for (const url of ['/floor', '/mcp'] as const) {
+      const bytes = await round(url);
+      if (bytes !== undefined) {
+        measured[url].push(bytes);
+      }
+    }
+  }
+  observer.disconnect();
+  const floor = median(measured['/floor']);
+  const mcp = median(measured['/mcp']);
+  console.log(
+    `route allocation, fastify tools/call ${era}, ${measured['/mcp'].length} rounds of ${calls} calls: ` +
+      `floor ${floor.toFixed(0)} B, mcp ${mcp.toFixed(0)} B, mcp − floor ${(mcp - floor).toFixed(0)} B per call`,
+  );
 }
 
 main().catch((error: unknown) => {
