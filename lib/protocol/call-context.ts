@@ -46,35 +46,56 @@ export interface CallContextHost {
 
 /**
  * The `McpCallContext` of one call. A class (shared methods and getters) rather than a literal
- * with closures: one is made per call.
+ * with closures: one is made per call. Its facts are read from the request when asked, not
+ * copied at construction: most handlers never ask.
  */
 export class RequestCallContext implements McpCallContext {
-  readonly requestId: JsonRpcId;
-  readonly method: string;
-  readonly era: Era;
-  readonly revision: Revision | undefined;
-  readonly transport: TransportKind;
-  readonly principal: McpPrincipal;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly clientInfo: Implementation | undefined;
-  readonly meta: Readonly<JsonObject>;
-  private lastProgress = -Infinity;
+  /** The last progress sent; `undefined` before the first. */
+  private lastProgress: number | undefined;
   private localState: JsonObject | undefined;
+  private metaRead: Readonly<JsonObject> | undefined;
 
   constructor(
     private readonly host: CallContextHost,
     private readonly request: ResolvedRequest,
     readonly name: string | undefined,
-  ) {
-    this.requestId = request.id;
-    this.method = request.method;
-    this.era = request.era;
-    this.revision = request.revision;
-    this.transport = request.facts.transport;
-    this.principal = request.principal;
-    this.clientCapabilities = request.clientCapabilities;
-    this.clientInfo = request.clientInfo;
-    this.meta = metaOf(request.params);
+  ) {}
+
+  get requestId(): JsonRpcId {
+    return this.request.id;
+  }
+
+  get method(): string {
+    return this.request.method;
+  }
+
+  get era(): Era {
+    return this.request.era;
+  }
+
+  get revision(): Revision | undefined {
+    return this.request.revision;
+  }
+
+  get transport(): TransportKind {
+    return this.request.facts.transport;
+  }
+
+  get principal(): McpPrincipal {
+    return this.request.principal;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.request.clientCapabilities;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.request.clientInfo;
+  }
+
+  /** The request's `_meta`; the same object on every read. */
+  get meta(): Readonly<JsonObject> {
+    return (this.metaRead ??= metaOf(this.request.params));
   }
 
   get signal(): AbortSignal {
@@ -212,7 +233,7 @@ export class RequestCallContext implements McpCallContext {
     if ((token === undefined && !describesTask) || this.closed || !Number.isFinite(progress)) {
       return;
     }
-    if (progress <= this.lastProgress) {
+    if (this.lastProgress !== undefined && progress <= this.lastProgress) {
       this.host.logger.debug(
         `progress ${progress} dropped for request ${String(this.requestId)}: not above ${this.lastProgress}`,
       );

@@ -172,10 +172,14 @@ export class CallScope {
       }
       throw this.stoppedWith;
     }
-    if (!isThenable<T>(result)) {
-      return result;
-    }
-    const pending = result;
+    return isThenable<T>(result) ? this.settledEarly(result) : result;
+  }
+
+  /**
+   * The work's promise, settled early (rejected) if the scope is stopped first. A function of
+   * its own, so that synchronous work pays nothing for its closure (see `Awaitable`).
+   */
+  private settledEarly<T>(pending: PromiseLike<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.reject = reject;
       pending.then(resolve, reject);

@@ -129,9 +129,16 @@ export class McpEngine {
    */
   handle(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Awaitable<EngineOutcome> {
     const { observer } = this;
-    return observer === undefined
-      ? this.handleMessage(facts, message)
-      : observer.message(facts, message, () => Promise.resolve(this.handleMessage(facts, message)));
+    return observer === undefined ? this.handleMessage(facts, message) : this.handleObserved(observer, facts, message);
+  }
+
+  /** `handleMessage` under the observer (a function of its own for its closure: see `Awaitable`). */
+  private handleObserved(
+    observer: EngineObserver,
+    facts: RequestFacts,
+    message: JsonRpcRequest | JsonRpcNotification,
+  ): Promise<EngineOutcome> {
+    return observer.message(facts, message, () => Promise.resolve(this.handleMessage(facts, message)));
   }
 
   private handleMessage(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Awaitable<EngineOutcome> {
@@ -273,12 +280,15 @@ export class McpEngine {
     } catch (error) {
       return this.failed(request, error);
     }
-    return isThenable<JsonObject>(result)
-      ? Promise.resolve(result).then(
-          (value) => this.completed(request, value),
-          (error: unknown) => this.failed(request, error),
-        )
-      : this.completed(request, result);
+    return isThenable<JsonObject>(result) ? this.completedLater(request, result) : this.completed(request, result);
+  }
+
+  /** `completed` or `failed` once the handler settles (a continuation of its own: see `Awaitable`). */
+  private completedLater(request: ResolvedRequest, pending: PromiseLike<JsonObject>): Promise<EngineOutcome> {
+    return Promise.resolve(pending).then(
+      (value) => this.completed(request, value),
+      (error: unknown) => this.failed(request, error),
+    );
   }
 
   /** The outcome of a handler that returned; the request is over either way. */

@@ -18,23 +18,18 @@ export interface LegacyFacts {
  * the legacy era its session and revision. A legacy message is cancelled within its session,
  * or else the transport's scope.
  */
-export function inboundFacts(
-  input: FactsInput,
-  era: Era,
-  opened: OpenedChannel,
-  legacy: LegacyFacts = {},
-): RequestFacts {
+export function inboundFacts(input: FactsInput, era: Era, opened: OpenedChannel, legacy?: LegacyFacts): RequestFacts {
   const modern = era === 'modern';
   return {
     era,
     transport: input.transport,
     principal: input.principal,
-    revision: modern ? undefined : legacy.revision,
-    session: modern ? undefined : legacy.session,
+    revision: modern ? undefined : legacy?.revision,
+    session: modern ? undefined : legacy?.session,
     headers: modern || input.headersInLegacy === true ? input.headers : undefined,
     cancellation: opened.cancellation ?? input.cancellation,
     channel: opened.channel,
-    cancelScope: modern ? input.cancelScope : (legacy.session?.id ?? input.cancelScope),
+    cancelScope: modern ? input.cancelScope : (legacy?.session?.id ?? input.cancelScope),
     timeoutMs: input.timeoutMs,
     native: input.native,
   };

@@ -128,8 +128,17 @@ export class InboundDispatcher {
     }
     const resolved = binding.sessions.resolve(this.target(idOf(message), message.method, binding));
     return isThenable<LegacyResolution>(resolved)
-      ? Promise.resolve(resolved).then((legacy) => this.serveLegacy(message, binding, legacy))
+      ? this.serveLegacyLater(message, binding, resolved)
       : this.serveLegacy(message, binding, resolved);
+  }
+
+  /** `serveLegacy` once the session is resolved (a continuation of its own: see `Awaitable`). */
+  private serveLegacyLater<C extends RequestChannel>(
+    message: JsonRpcRequest | JsonRpcNotification,
+    binding: InboundBinding<C>,
+    resolved: PromiseLike<LegacyResolution>,
+  ): Promise<InboundResult<C>> {
+    return Promise.resolve(resolved).then((legacy) => this.serveLegacy(message, binding, legacy));
   }
 
   private serveLegacy<C extends RequestChannel>(
@@ -159,8 +168,20 @@ export class InboundDispatcher {
     binding.onHanded?.(facts.cancelScope);
     const id = idOf(message);
     return isThenable<EngineOutcome>(pending)
-      ? Promise.resolve(pending).then((outcome) => this.answered(binding, id, era, legacy, opened.channel, outcome))
+      ? this.answeredLater(binding, id, era, legacy, opened.channel, pending)
       : this.answered(binding, id, era, legacy, opened.channel, pending);
+  }
+
+  /** `answered` once the engine's outcome settles (a continuation of its own: see `Awaitable`). */
+  private answeredLater<C extends RequestChannel>(
+    binding: InboundBinding<C>,
+    id: JsonRpcId | null,
+    era: Era,
+    legacy: (LegacyFacts & { readonly opened?: boolean }) | undefined,
+    channel: C,
+    pending: PromiseLike<EngineOutcome>,
+  ): Promise<InboundResult<C>> {
+    return Promise.resolve(pending).then((outcome) => this.answered(binding, id, era, legacy, channel, outcome));
   }
 
   /** The result of a message the engine handled: a notification accepted, a request answered. */
@@ -183,11 +204,19 @@ export class InboundDispatcher {
       'error' in outcome.response
     ) {
       // A failed handshake leaves no session behind.
-      return binding.sessions
-        .discard(session)
-        .then(() => ({ kind: 'answered', era, outcome, channel, session: undefined }) as const);
+      return this.answeredWithout(binding.sessions.discard(session), era, outcome, channel);
     }
     return { kind: 'answered', era, outcome, channel, session };
+  }
+
+  /** The answer of a failed handshake, once its session is discarded (a continuation of its own: see `Awaitable`). */
+  private answeredWithout<C extends RequestChannel>(
+    discarded: Promise<void>,
+    era: Era,
+    outcome: EngineOutcome,
+    channel: C,
+  ): Promise<InboundResult<C>> {
+    return discarded.then(() => ({ kind: 'answered', era, outcome, channel, session: undefined }) as const);
   }
 
   /**

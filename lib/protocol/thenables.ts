@@ -11,5 +11,15 @@ export function isThenable<T = unknown>(value: unknown): value is PromiseLike<T>
  * A value, or a promise of it. The request path returns this where its work may finish
  * synchronously (a tool that answers at once): each async frame it skips saves a promise and a
  * turn of the microtask queue.
+ *
+ * Where such a function goes on after a promise, the continuation (`pending.then((value) =>
+ * ...)`) is made in a small function of its own (named `...Later`), not inline: V8 allocates
+ * the variables a closure captures when the function that makes it is called, whichever branch
+ * runs, so an inline continuation would cost every synchronous request an object too.
  */
 export type Awaitable<T> = T | Promise<T>;
+
+/** `value`, once `pending` has settled well: the continuation a function would otherwise make inline (see `Awaitable`). */
+export function settledAs<T>(pending: PromiseLike<unknown>, value: T): Promise<T> {
+  return Promise.resolve(pending).then(() => value);
+}

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MCP_OWN_SESSIONS } from '../mcp.constants';
 import type { McpPrincipal } from '../protocol/call-context';
 import { sessionRevision, type LegacyResolution, type LegacySessionPort, type LegacyTarget } from '../protocol/inbound';
-import type { Awaitable } from '../protocol/thenables';
+import { settledAs, type Awaitable } from '../protocol/thenables';
 import type { SessionHandle } from '../protocol/session-handle';
 import { McpSessionService, SessionLimitError } from './mcp-session.service';
 import type { SessionRecord } from './session-store.interface';
@@ -115,7 +115,7 @@ export class LegacySessionResolver {
     const read = sessionRevision(versionHeader, method, record?.state, record !== undefined, supported);
     if ('error' in read) {
       const refusal = { ok: false, reason: 'bad-version', message: read.error } as const;
-      return opened && record !== undefined ? this.sessions.close(record.id).then(() => refusal) : refusal;
+      return opened && record !== undefined ? settledAs(this.sessions.close(record.id), refusal) : refusal;
     }
     const resolution: LegacyResolution = {
       ok: true,
@@ -124,7 +124,7 @@ export class LegacySessionResolver {
       opened,
     };
     const refreshing = record === undefined || opened ? undefined : this.refresh(record);
-    return refreshing === undefined ? resolution : refreshing.then(() => resolution);
+    return refreshing === undefined ? resolution : settledAs(refreshing, resolution);
   }
 
   /** The port of a session found already (the SSE pair's): every message is served within it. */
@@ -139,9 +139,9 @@ export class LegacySessionResolver {
 }
 
 /**
- * The session port of one message that names its session in a header. Made for every POST,
- * legacy or not (the dispatcher decides the era later): one object whose methods are shared,
- * rather than a literal with a closure per method.
+ * The session port of one message that names its session in a header, made when a legacy
+ * message first asks for it: one object whose methods are shared, rather than a literal with a
+ * closure per method.
  */
 class HeaderSessionPort implements LegacySessionPort {
   constructor(

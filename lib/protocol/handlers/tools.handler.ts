@@ -65,14 +65,28 @@ export function handleToolsCall(context: HandlerContext, request: ResolvedReques
             `Tool ${tool.name} must be called as a task: send the "task" param (protocol revision 2025-11-25)`,
           );
     case 'task':
-      return context.taskCalls.runAsTask(context.tasks!, request, async () => runTool(context, request, tool, args));
     case 'escalate':
-      return context.taskCalls.runEscalating(context.tasks!, request, async () =>
-        runTool(context, request, tool, args),
-      );
+      return runAsTask(context, request, tool, args, mode);
     default:
       return runTool(context, request, tool, args);
   }
+}
+
+/**
+ * A call run as a task, or escalated to one when it runs long. Apart from `handleToolsCall`, so
+ * that a plain call pays nothing for the closure (see `Awaitable`).
+ */
+function runAsTask(
+  context: HandlerContext,
+  request: ResolvedRequest,
+  tool: ToolEntry,
+  args: JsonObject,
+  mode: 'task' | 'escalate',
+): Promise<JsonObject> {
+  const work = async (): Promise<JsonObject> => runTool(context, request, tool, args);
+  return mode === 'task'
+    ? context.taskCalls.runAsTask(context.tasks!, request, work)
+    : context.taskCalls.runEscalating(context.tasks!, request, work);
 }
 
 /**
@@ -88,8 +102,18 @@ function runTool(
 ): Awaitable<JsonObject> {
   const checked = tool.input.validate(args);
   return checked instanceof Promise
-    ? checked.then((input) => invokeTool(context, request, tool, input))
+    ? invokeToolLater(context, request, tool, checked)
     : invokeTool(context, request, tool, checked);
+}
+
+/** `invokeTool` once asynchronous validation settles (a continuation of its own: see `Awaitable`). */
+function invokeToolLater(
+  context: HandlerContext,
+  request: ResolvedRequest,
+  tool: ToolEntry,
+  checked: Promise<ValidationOutcome>,
+): Promise<JsonObject> {
+  return checked.then((input) => invokeTool(context, request, tool, input));
 }
 
 function invokeTool(
@@ -112,13 +136,22 @@ function invokeTool(
   } catch (error) {
     return checkOutput(context, request, tool, failedCall(context, request, error));
   }
-  if (isThenable(invoked)) {
-    return Promise.resolve(invoked).then(
-      (value) => checkOutput(context, request, tool, callResult(context, request, tool, value)),
-      (error: unknown) => checkOutput(context, request, tool, failedCall(context, request, error)),
-    );
-  }
-  return checkOutput(context, request, tool, callResult(context, request, tool, invoked));
+  return isThenable(invoked)
+    ? checkOutputLater(context, request, tool, invoked)
+    : checkOutput(context, request, tool, callResult(context, request, tool, invoked));
+}
+
+/** `checkOutput` once an asynchronous tool settles (a continuation of its own: see `Awaitable`). */
+function checkOutputLater(
+  context: HandlerContext,
+  request: ResolvedRequest,
+  tool: ToolEntry,
+  invoked: PromiseLike<unknown>,
+): Promise<JsonObject> {
+  return Promise.resolve(invoked).then(
+    (value) => checkOutput(context, request, tool, callResult(context, request, tool, value)),
+    (error: unknown) => checkOutput(context, request, tool, failedCall(context, request, error)),
+  );
 }
 
 /** What a tool returned, as a result (a value it cannot be made into fails as the call would). */
@@ -167,8 +200,19 @@ function checkOutput(
   }
   const checked = tool.output.validate(result.structuredContent);
   return checked instanceof Promise
-    ? checked.then((output) => renderChecked(context, request, tool, result, output))
+    ? renderCheckedLater(context, request, tool, result, checked)
     : renderChecked(context, request, tool, result, checked);
+}
+
+/** `renderChecked` once asynchronous validation settles (a continuation of its own: see `Awaitable`). */
+function renderCheckedLater(
+  context: HandlerContext,
+  request: ResolvedRequest,
+  tool: ToolEntry,
+  result: CallToolResult,
+  checked: Promise<ValidationOutcome>,
+): Promise<JsonObject> {
+  return checked.then((output) => renderChecked(context, request, tool, result, output));
 }
 
 function renderChecked(

@@ -4,7 +4,7 @@ import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpEngine } from '../../protocol/engine';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
 import { headerValue } from '../../protocol/request-headers';
-import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision } from '../../protocol/revisions';
+import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision, type Revision } from '../../protocol/revisions';
 import {
   InboundDispatcher,
   type ChannelTarget,
@@ -27,7 +27,7 @@ import { accepts, acceptsPost } from './content-negotiation';
 import { HttpDrain } from '../../shutdown/http-drain';
 import { HttpRefusals } from './http-refusals.service';
 import { principalOf } from './mcp-http.guard';
-import { ResumableStreams } from './sse/resumable-streams.service';
+import { ResumableStream, ResumableStreams } from './sse/resumable-streams.service';
 import { answerOn, HttpRequestChannel } from './http-request-channel';
 import { refusalReply, writeReply, type AnswerStatus } from './http-reply';
 import { SESSION_HEADER, sessionHeaders, streamableReply } from './streamable-http.status-table';
@@ -69,9 +69,12 @@ export class StreamableHttpService {
     }
     const { maxBodyBytes, maxJsonDepth } = this.http;
     const read = readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
-    return read instanceof Promise
-      ? read.then((body) => this.serveBody(exchange, body))
-      : this.serveBody(exchange, read);
+    return read instanceof Promise ? this.serveBodyLater(exchange, read) : this.serveBody(exchange, read);
+  }
+
+  /** `serveBody` once the body is read (a continuation of its own: see `Awaitable`). */
+  private serveBodyLater(exchange: HttpExchange, read: Promise<BodyOutcome>): Promise<void> {
+    return read.then((body) => this.serveBody(exchange, body));
   }
 
   private serveBody(exchange: HttpExchange, body: BodyOutcome): Awaitable<void> {
@@ -81,8 +84,13 @@ export class StreamableHttpService {
     }
     const result = this.dispatcher.dispatch(body.value, new StreamableHttpBinding(exchange, this.parts));
     return isThenable<InboundResult<HttpRequestChannel>>(result)
-      ? Promise.resolve(result).then((settled) => this.answer(exchange, settled))
+      ? this.answerLater(exchange, result)
       : this.answer(exchange, result);
+  }
+
+  /** `answer` once the dispatch settles (a continuation of its own: see `Awaitable`). */
+  private answerLater(exchange: HttpExchange, pending: PromiseLike<InboundResult<HttpRequestChannel>>): Promise<void> {
+    return Promise.resolve(pending).then((settled) => this.answer(exchange, settled));
   }
 
   private answer(exchange: HttpExchange, result: InboundResult<HttpRequestChannel>): void {
@@ -165,6 +173,20 @@ interface BindingParts {
 }
 
 /**
+ * How a legacy request's answer opens as a resumable stream of its session. Made apart from
+ * `channel`, so that a modern request pays nothing for the closure (see `Awaitable`).
+ */
+function resumableOpener(
+  streams: ResumableStreams,
+  sessionId: string,
+  revision: Revision | undefined,
+  exchange: HttpExchange,
+  headers: Record<string, string>,
+): () => ResumableStream {
+  return () => streams.openRequestStream(sessionId, revision, exchange.res, headers);
+}
+
+/**
  * What this transport knows about one POST, for the inbound dispatcher. A class rather than a
  * literal of closures: this is made for every POST, and its methods are then shared.
  */
@@ -174,7 +196,7 @@ class StreamableHttpBinding implements InboundBinding<HttpRequestChannel> {
   readonly principal: McpPrincipal;
   readonly headers: HeaderBag;
   readonly versionHeader: string | undefined;
-  readonly sessions: LegacySessionPort;
+  private sessionPort: LegacySessionPort | undefined;
 
   constructor(
     readonly native: HttpExchange,
@@ -184,7 +206,14 @@ class StreamableHttpBinding implements InboundBinding<HttpRequestChannel> {
     this.principal = principalOf(native.request);
     this.headers = headers;
     this.versionHeader = headerValue(headers, 'mcp-protocol-version');
-    this.sessions = parts.resolver.byHeader(firstHeader(headers, SESSION_HEADER), this.principal);
+  }
+
+  /** The session the `Mcp-Session-Id` header names; made when a legacy message first asks (a modern one never does). */
+  get sessions(): LegacySessionPort {
+    return (this.sessionPort ??= this.parts.resolver.byHeader(
+      firstHeader(this.headers, SESSION_HEADER),
+      this.principal,
+    ));
   }
 
   admits(messages: ClassifiedMessage | readonly ClassifiedMessage[]): boolean {
@@ -208,9 +237,7 @@ class StreamableHttpBinding implements InboundBinding<HttpRequestChannel> {
       exchange,
       headers,
       keepAliveMs,
-      session === undefined
-        ? undefined
-        : () => streams.openRequestStream(session.id, target.revision, exchange.res, headers),
+      session === undefined ? undefined : resumableOpener(streams, session.id, target.revision, exchange, headers),
     );
     return { channel };
   }
