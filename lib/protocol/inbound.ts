@@ -52,6 +52,9 @@ export const SESSIONLESS: LegacySessionPort = Object.freeze({
   discard: () => Promise.resolve(),
 });
 
+/** The legacy part of a message handed to the engine: its session and revision, and whether this message opened the session. */
+type HandedLegacy = LegacyFacts & { readonly opened?: boolean };
+
 /** A request's id; `null` for a notification. */
 function idOf(message: JsonRpcRequest | JsonRpcNotification): JsonRpcId | null {
   return 'id' in message ? message.id : null;
@@ -157,7 +160,7 @@ export class InboundDispatcher {
     message: JsonRpcRequest | JsonRpcNotification,
     binding: InboundBinding<C>,
     era: Era,
-    legacy: (LegacyFacts & { readonly opened?: boolean }) | undefined,
+    legacy: HandedLegacy | undefined,
   ): Awaitable<InboundResult<C>> {
     if (binding.beforeHandle?.() === false) {
       return WITHDRAWN;
@@ -177,7 +180,7 @@ export class InboundDispatcher {
     binding: InboundBinding<C>,
     id: JsonRpcId | null,
     era: Era,
-    legacy: (LegacyFacts & { readonly opened?: boolean }) | undefined,
+    legacy: HandedLegacy | undefined,
     channel: C,
     pending: PromiseLike<EngineOutcome>,
   ): Promise<InboundResult<C>> {
@@ -189,7 +192,7 @@ export class InboundDispatcher {
     binding: InboundBinding<C>,
     id: JsonRpcId | null,
     era: Era,
-    legacy: (LegacyFacts & { readonly opened?: boolean }) | undefined,
+    legacy: HandedLegacy | undefined,
     channel: C,
     outcome: EngineOutcome,
   ): Awaitable<InboundResult<C>> {
