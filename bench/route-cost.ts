@@ -260,6 +260,9 @@ async function measureAllocation(
     }
   }
   observer.disconnect();
+  if (measured['/mcp'].length === 0 || measured['/floor'].length === 0) {
+    throw new Error(`every round of ${calls} calls met a garbage collection: try fewer --calls`);
+  }
   const floor = median(measured['/floor']);
   const mcp = median(measured['/mcp']);
   console.log(

@@ -31,7 +31,7 @@ import {
 import { decideEra } from './request-meta';
 import { hasFeature, legacyHeaderRevision, type Era } from './revisions';
 import type { SessionHandle } from './session-handle';
-import { isThenable, type Awaitable } from './thenables';
+import { isThenable, settledAs, type Awaitable } from './thenables';
 
 export * from './inbound-types';
 export { inboundFacts, sessionRevision, type LegacyFacts } from './inbound-facts';
@@ -207,19 +207,10 @@ export class InboundDispatcher {
       'error' in outcome.response
     ) {
       // A failed handshake leaves no session behind.
-      return this.answeredWithout(binding.sessions.discard(session), era, outcome, channel);
+      const answer = { kind: 'answered', era, outcome, channel, session: undefined } as const;
+      return settledAs(binding.sessions.discard(session), answer);
     }
     return { kind: 'answered', era, outcome, channel, session };
-  }
-
-  /** The answer of a failed handshake, once its session is discarded (a continuation of its own: see `Awaitable`). */
-  private answeredWithout<C extends RequestChannel>(
-    discarded: Promise<void>,
-    era: Era,
-    outcome: EngineOutcome,
-    channel: C,
-  ): Promise<InboundResult<C>> {
-    return discarded.then(() => ({ kind: 'answered', era, outcome, channel, session: undefined }) as const);
   }
 
   /**

@@ -18,7 +18,7 @@ import { readJsonBody, type BodyOutcome } from './request-body';
 import { HttpDrain } from '../../shutdown/http-drain';
 import { HttpRefusals } from './http-refusals.service';
 import { principalOf } from './mcp-http.guard';
-import { writeReply } from './http-reply';
+import { writeReply, type AnswerStatus } from './http-reply';
 import { simpleReply } from './simple-http.status-table';
 
 /** Nothing rides along with a simple answer: progress and log messages have no stream and are dropped. */
@@ -34,6 +34,8 @@ const NO_STREAM: OpenedChannel = Object.freeze({ channel: { notify: () => undefi
 @Injectable()
 export class SimpleHttpService {
   private readonly dispatcher: InboundDispatcher;
+  /** The HTTP status of an answer, made once rather than once per request. */
+  private readonly statusOf: AnswerStatus = (response, era) => this.refusals.statusOf(response, era);
 
   constructor(
     @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
@@ -54,9 +56,12 @@ export class SimpleHttpService {
     }
     const { maxBodyBytes, maxJsonDepth } = this.http;
     const read = readJsonBody(exchange.request, exchange.req, maxBodyBytes, maxJsonDepth);
-    return read instanceof Promise
-      ? read.then((body) => this.serveBody(exchange, body))
-      : this.serveBody(exchange, read);
+    return read instanceof Promise ? this.serveBodyLater(exchange, read) : this.serveBody(exchange, read);
+  }
+
+  /** `serveBody` once the body is read (a continuation of its own: see `Awaitable`). */
+  private serveBodyLater(exchange: HttpExchange, read: Promise<BodyOutcome>): Promise<void> {
+    return read.then((body) => this.serveBody(exchange, body));
   }
 
   private serveBody(exchange: HttpExchange, body: BodyOutcome): Awaitable<void> {
@@ -65,16 +70,16 @@ export class SimpleHttpService {
       return;
     }
     const result = this.dispatcher.dispatch(body.value, this.binding(exchange));
-    return isThenable<InboundResult>(result)
-      ? Promise.resolve(result).then((settled) => this.answer(exchange, settled))
-      : this.answer(exchange, result);
+    return isThenable<InboundResult>(result) ? this.answerLater(exchange, result) : this.answer(exchange, result);
+  }
+
+  /** `answer` once the dispatch settles (a continuation of its own: see `Awaitable`). */
+  private answerLater(exchange: HttpExchange, pending: PromiseLike<InboundResult>): Promise<void> {
+    return Promise.resolve(pending).then((settled) => this.answer(exchange, settled));
   }
 
   private answer(exchange: HttpExchange, result: InboundResult): void {
-    writeReply(
-      exchange.res,
-      simpleReply(result, (response, era) => this.refusals.statusOf(response, era)),
-    );
+    writeReply(exchange.res, simpleReply(result, this.statusOf));
   }
 
   /**
