@@ -40,6 +40,7 @@ import {
   runProblems,
   TOOL_COUNT,
 } from './requests';
+import { HeldConnections } from './held-load';
 import { printScale, runScale, SCALE_SCENARIOS, type ScaleRow } from './scale-out';
 import type { BenchPlatform } from './child-runtime';
 import { printTargets, summarizeTargets, target, type TargetResult } from './targets';
@@ -86,6 +87,8 @@ interface Scenario {
   target?: number;
   /** Overload: the most the server's p99 latency may be, as a multiple of the floor's. */
   p99Target?: number;
+  /** Driven over connections held open from slice to slice (see `driverFor`). */
+  held?: boolean;
 }
 
 /** Fastify: the most CPU per request the server may spend, as a multiple of the floor's. */
@@ -94,13 +97,53 @@ const FASTIFY_CPU_TARGET = 1.2;
 const SCENARIOS: Scenario[] = [
   { id: 'call-modern-1', method: 'tools/call', era: 'modern', connections: 1 },
   { id: 'call-modern-16', method: 'tools/call', era: 'modern', connections: 16, target: 0.85 },
-  { id: 'call-modern-128', method: 'tools/call', era: 'modern', connections: 128, p99Target: 1.2 },
+  { id: 'call-modern-128', method: 'tools/call', era: 'modern', connections: 128, p99Target: 1.2, held: true },
   { id: 'call-legacy-1', method: 'tools/call', era: 'legacy', connections: 1 },
   { id: 'call-legacy-16', method: 'tools/call', era: 'legacy', connections: 16, target: 0.85 },
-  { id: 'call-legacy-128', method: 'tools/call', era: 'legacy', connections: 128, p99Target: 1.2 },
+  { id: 'call-legacy-128', method: 'tools/call', era: 'legacy', connections: 128, p99Target: 1.2, held: true },
   { id: 'list-modern-16', method: 'tools/list', era: 'modern', connections: 16, target: 0.8 },
   { id: 'list-legacy-16', method: 'tools/list', era: 'legacy', connections: 16, target: 0.8 },
 ];
+
+/** Seconds of unmeasured load that open each slice of a held-connection scenario. */
+const LEAD_IN_S = 0.1;
+
+/** How one target of a scenario is driven, slice after slice. */
+interface Driver {
+  /** Runs unmeasured load for `durationS` seconds. */
+  warm(durationS: number): Promise<void>;
+  /** Called right before a measured slice (and before the server's CPU time is read); returns its requests. */
+  lead(): Promise<number>;
+  slice(durationS: number, expectBody: string): Promise<Slice>;
+  close(): void;
+}
+
+/**
+ * The driver of a target. Most scenarios use autocannon, which connects anew for every slice.
+ * The held ones (the overload scenarios) keep their connections from slice to slice
+ * (bench/held-load.ts says why), and open each slice with `LEAD_IN_S` of unmeasured load: a
+ * server that sat idle while the other targets were measured answers its first rounds slower,
+ * and a 0.5 s slice's p99 would count those (measured: in such slices the slow answers were the
+ * first 50 ms; without the lead-in, the p99 of a slice that followed another target's was some
+ * 5 ms higher than that of one that followed its own, on the floor and on the server alike).
+ */
+async function driverFor(scenario: Scenario, url: string, spec: RequestSpec): Promise<Driver> {
+  if (scenario.held !== true) {
+    return {
+      warm: async (durationS) => void (await load(url, spec, scenario.connections, durationS)),
+      lead: async () => 0,
+      slice: (durationS, expectBody) => load(url, spec, scenario.connections, durationS, expectBody),
+      close: () => {},
+    };
+  }
+  const held = await HeldConnections.open(url, spec, scenario.connections);
+  return {
+    warm: async (durationS) => void (await held.run(durationS)),
+    lead: async () => (await held.run(LEAD_IN_S)).requests,
+    slice: (durationS, expectBody) => held.run(durationS, expectBody),
+    close: () => held.close(),
+  };
+}
 
 function headerNames(response: Probe): string {
   return Object.keys(response.headers)
@@ -466,42 +509,53 @@ async function runBase(
       // variants, server, ...) so that all see the same background load: on a shared 2-core
       // machine the ratio is what holds.
       process.stdout.write(`${label.padEnd(38)}`);
-      const targets: { kind: TargetKind; child: ChildServer; spec: RequestSpec; slices: Slice[] }[] = [
-        { kind: 'server', child: server, spec, slices: [] },
+      const targets: {
+        kind: TargetKind;
+        child: ChildServer;
+        spec: RequestSpec;
+        slices: Slice[];
+        driver?: Driver;
+        /** Requests of the lead-ins, which the profiles see but the slices do not count. */
+        unmeasured: number;
+      }[] = [
+        { kind: 'server', child: server, spec, slices: [], unmeasured: 0 },
         ...variants.map((variant) => ({
           kind: variant.kind,
           child: variant.child,
           spec: requestOf(scenario.method, scenario.era, variant.sessionId),
           slices: [] as Slice[],
+          unmeasured: 0,
         })),
-        ...(floor ? [{ kind: 'floor' as const, child: floor, spec, slices: [] as Slice[] }] : []),
+        ...(floor ? [{ kind: 'floor' as const, child: floor, spec, slices: [] as Slice[], unmeasured: 0 }] : []),
       ];
       const slicesOf = (kind: TargetKind): Slice[] | undefined =>
         targets.find((target) => target.kind === kind)?.slices;
-      for (const target of targets) {
-        await load(target.child.url, target.spec, scenario.connections, WARMUP);
-      }
-      // Profiled: the server, the floor and the telemetry server (not an experiment's).
       const profiled = targets.filter((target) => target.kind !== 'patched');
-      if (profileDir !== undefined) {
-        await Promise.all(profiled.map((target) => target.child.profile('start')));
-      }
-      for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 === 0 ? targets : [...targets].reverse();
-        for (const target of order) {
-          if (!target.child.alive) {
-            throw new Error(`${target.child.name} is not running any more: ${target.child.errors.join('; ')}`);
+      try {
+        for (const target of targets) {
+          target.driver = await driverFor(scenario, target.child.url, target.spec);
+          await target.driver.warm(WARMUP);
+        }
+        // Profiled: the server, the floor and the telemetry server (not an experiment's).
+        if (profileDir !== undefined) {
+          await Promise.all(profiled.map((target) => target.child.profile('start')));
+        }
+        for (let round = 0; round < ROUNDS; round++) {
+          const order = round % 2 === 0 ? targets : [...targets].reverse();
+          for (const target of order) {
+            if (!target.child.alive) {
+              throw new Error(`${target.child.name} is not running any more: ${target.child.errors.join('; ')}`);
+            }
+            target.unmeasured += await target.driver!.lead();
+            const cpuBefore = await target.child.cpuUs();
+            const slice = await target.driver!.slice(DURATION / ROUNDS, expected.body);
+            slice.serverCpuUs = (await target.child.cpuUs()) - cpuBefore;
+            target.slices.push(slice);
           }
-          const cpuBefore = await target.child.cpuUs();
-          const slice = await load(
-            target.child.url,
-            target.spec,
-            scenario.connections,
-            DURATION / ROUNDS,
-            expected.body,
-          );
-          slice.serverCpuUs = (await target.child.cpuUs()) - cpuBefore;
-          target.slices.push(slice);
+        }
+      } finally {
+        for (const target of targets) {
+          target.driver?.close();
         }
       }
       const measured = summarize(slicesOf('server')!);
@@ -514,10 +568,13 @@ async function runBase(
             target.child.profile('stop', join(profileDir, `${profileName}.${target.kind}.cpuprofile`)),
           ),
         );
+        // Every request the profile saw, the lead-ins' included.
+        const seen = (kind: TargetKind, slices: Slice[] | undefined): number | undefined =>
+          slices ? summarize(slices).requests + targets.find((target) => target.kind === kind)!.unmeasured : undefined;
         const counts = {
-          server: measured.requests,
-          floor: floorSlices ? summarize(floorSlices).requests : undefined,
-          telemetry: telemetrySlices ? summarize(telemetrySlices).requests : undefined,
+          server: seen('server', slicesOf('server')),
+          floor: seen('floor', floorSlices),
+          telemetry: seen('telemetry', telemetrySlices),
         };
         writeFileSync(join(profileDir, `${profileName}.requests.json`), JSON.stringify(counts));
       }
