@@ -16,17 +16,13 @@
  * pipelining), so that it costs the load generator's core about what autocannon does.
  */
 import { connect, type Socket } from 'node:net';
-import type { RequestSpec, Slice } from './load';
-
-/** Seconds before a request counts as timed out, as for autocannon. */
-const DEFAULT_TIMEOUT_S = 10;
+import { LatencyLog, REQUEST_TIMEOUT_S, type RequestSpec, type Slice } from './load';
 const HEAD_END = Buffer.from('\r\n\r\n');
 const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d+)/i;
 
 /** What one slice counts while it runs. */
 interface Tally {
-  latencies: Float64Array;
-  count: number;
+  latencies: LatencyLog;
   ok2xx: number;
   non2xx: number;
   errors: number;
@@ -198,7 +194,7 @@ export class HeldConnections {
     url: string,
     spec: RequestSpec,
     connections: number,
-    timeoutS = DEFAULT_TIMEOUT_S,
+    timeoutS = REQUEST_TIMEOUT_S,
   ): Promise<HeldConnections> {
     const pool = new HeldConnections(url, spec, timeoutS);
     for (let i = 0; i < connections; i++) {
@@ -224,8 +220,7 @@ export class HeldConnections {
     await Promise.all(this.reopening);
     this.expectBody = expectBody;
     const tally: Tally = {
-      latencies: new Float64Array(1 << 15),
-      count: 0,
+      latencies: new LatencyLog(),
       ok2xx: 0,
       non2xx: 0,
       errors: 0,
@@ -255,14 +250,14 @@ export class HeldConnections {
     const client = process.cpuUsage(clientStart);
     this.tally = undefined;
     return {
-      requests: tally.count,
+      requests: tally.latencies.length,
       durationS: elapsedS,
       ok2xx: tally.ok2xx,
       non2xx: tally.non2xx,
       errors: tally.errors,
       timeouts: tally.timeouts,
       mismatches: tally.mismatches,
-      latencies: tally.latencies.slice(0, tally.count),
+      latencies: tally.latencies.toArray(),
       clientCpuUs: client.user + client.system,
     };
   }
@@ -281,12 +276,7 @@ export class HeldConnections {
     if (tally === undefined) {
       return;
     }
-    if (tally.count === tally.latencies.length) {
-      const grown = new Float64Array(tally.latencies.length * 2);
-      grown.set(tally.latencies);
-      tally.latencies = grown;
-    }
-    tally.latencies[tally.count++] = latencyMs;
+    tally.latencies.add(latencyMs);
     if (status >= 200 && status < 300) {
       tally.ok2xx++;
     } else {

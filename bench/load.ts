@@ -58,6 +58,33 @@ export interface Measurement {
   sliceP99: number[];
 }
 
+/** Seconds before a request under load counts as timed out (autocannon's and held-load.ts's). */
+export const REQUEST_TIMEOUT_S = 10;
+
+/** The latency of every answer of a slice, in ms, in a buffer that grows as it fills. */
+export class LatencyLog {
+  private values = new Float64Array(1 << 15);
+  private count = 0;
+
+  get length(): number {
+    return this.count;
+  }
+
+  add(ms: number): void {
+    if (this.count === this.values.length) {
+      const grown = new Float64Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.count++] = ms;
+  }
+
+  /** The latencies recorded, as a copy of their own. */
+  toArray(): Float64Array {
+    return this.values.slice(0, this.count);
+  }
+}
+
 /** A probe that gets no answer in this long fails, rather than holding the bench up. */
 export const PROBE_TIMEOUT_MS = 30_000;
 
@@ -88,8 +115,7 @@ export function load(
   expectBody?: string,
 ): Promise<Slice> {
   return new Promise((done, fail) => {
-    let latencies = new Float64Array(1 << 15);
-    let count = 0;
+    const latencies = new LatencyLog();
     const clientStart = process.cpuUsage();
     const instance = autocannon(
       {
@@ -102,7 +128,7 @@ export function load(
         duration: durationS,
         // autocannon only stops on a sample tick: a short interval keeps the windows exact.
         sampleInt: 100,
-        timeout: 10,
+        timeout: REQUEST_TIMEOUT_S,
         expectBody,
       },
       (error, result) => {
@@ -120,17 +146,12 @@ export function load(
           errors: result.errors,
           timeouts: result.timeouts,
           mismatches: result.mismatches,
-          latencies: latencies.slice(0, count),
+          latencies: latencies.toArray(),
         });
       },
     );
     instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTimeMs: number) => {
-      if (count === latencies.length) {
-        const grown = new Float64Array(latencies.length * 2);
-        grown.set(latencies);
-        latencies = grown;
-      }
-      latencies[count++] = responseTimeMs;
+      latencies.add(responseTimeMs);
     });
   });
 }
