@@ -37,8 +37,8 @@ class Line {
   sentAt = -1;
   /** Whether the request in flight is the first since the connection sat idle (see `lost`). */
   firstAfterIdle = false;
-  private chunks: Buffer[] = [];
-  private received = 0;
+  /** The bytes of the answer read so far, or undefined before its first. */
+  private buffered: Buffer | undefined;
   private bodyStart = -1;
   private bodyLength = -1;
   private status = 0;
@@ -75,8 +75,7 @@ class Line {
   }
 
   private reset(): void {
-    this.chunks = [];
-    this.received = 0;
+    this.buffered = undefined;
     this.bodyStart = -1;
     this.bodyLength = -1;
     this.status = 0;
@@ -88,10 +87,8 @@ class Line {
       this.pool.failLine(this, 'bytes arrived with no request in flight');
       return;
     }
-    this.chunks.push(chunk);
-    this.received += chunk.length;
-    const data = this.chunks.length === 1 ? chunk : Buffer.concat(this.chunks, this.received);
-    this.chunks = [data];
+    const data = this.buffered === undefined ? chunk : Buffer.concat([this.buffered, chunk]);
+    this.buffered = data;
     if (this.bodyStart < 0) {
       const end = data.indexOf(HEAD_END);
       if (end < 0) {
@@ -138,7 +135,7 @@ class Line {
     // A server may close a keep-alive connection just as the next request goes out. With no
     // byte of the answer read, that request is sent again on a new connection, as HTTP clients
     // do; any other loss is an error.
-    if (this.firstAfterIdle && this.received === 0) {
+    if (this.firstAfterIdle && this.buffered === undefined) {
       this.pool.reopen(this, 'retry');
     } else {
       this.pool.countError();
@@ -150,6 +147,14 @@ class Line {
     const socket = this.socket;
     this.socket = undefined;
     socket?.destroy();
+  }
+
+  /** Destroys the socket and forgets the request in flight; returns whether there was one. */
+  drop(): boolean {
+    const inFlight = this.sentAt >= 0;
+    this.destroy();
+    this.sentAt = -1;
+    return inFlight;
   }
 }
 
@@ -295,10 +300,7 @@ export class HeldConnections {
       console.error(`held connection to ${this.host}:${this.port}: ${reason} (counted as an error)`);
     }
     this.countError();
-    const inFlight = line.sentAt >= 0;
-    line.destroy();
-    line.sentAt = -1;
-    this.reopen(line, inFlight ? 'resume' : 'idle');
+    this.reopen(line, line.drop() ? 'resume' : 'idle');
   }
 
   /** @internal */
@@ -360,8 +362,7 @@ export class HeldConnections {
     for (const line of this.lines) {
       if (line.sentAt >= 0 && line.sentAt < limit) {
         this.tally!.timeouts++;
-        line.destroy();
-        line.sentAt = -1;
+        line.drop();
         this.reopen(line, 'idle');
         // Its place in the slice ends with the timeout.
         this.idle();
