@@ -2,6 +2,7 @@ import type { McpPrincipal } from '../protocol/call-context';
 import type { LegacyTarget } from '../protocol/inbound';
 import type { Revision } from '../protocol/revisions';
 import type { SessionHandle } from '../protocol/session-handle';
+import { isThenable } from '../protocol/thenables';
 import { LegacySessionResolver, SESSION_NOT_FOUND, SESSION_REQUIRED } from './legacy-session.resolver';
 import { SessionLimitError, type McpSessionService } from './mcp-session.service';
 import type { SessionRecord } from './session-store.interface';
@@ -19,8 +20,11 @@ function record(id: string, protocolVersion?: Revision): SessionRecord {
   };
 }
 
+/** How the fake's store answers a read: with the record itself (the memory store) or a promise (Redis). */
+type StoreAnswer = 'at once' | 'promise';
+
 /** A session service over a map: `limit` sessions at most; records what was closed and refreshed. */
-function fakeSessions(limit = 10) {
+function fakeSessions(limit = 10, answers: StoreAnswer = 'at once') {
   const records = new Map<string, SessionRecord>([['mcp_known', record('mcp_known', '2024-11-05')]]);
   const closed: string[] = [];
   const refreshed: string[] = [];
@@ -34,9 +38,11 @@ function fakeSessions(limit = 10) {
       records.set(opened.id, opened);
       return Promise.resolve(opened);
     },
-    find: (id: string, principal: McpPrincipal) => {
-      const found = records.get(id);
-      return Promise.resolve(found?.principalId === principal.id ? found : undefined);
+    find: (id: string, principal: McpPrincipal) => Promise.resolve(service.lookup(id, principal)),
+    lookup: (id: string, principal: McpPrincipal) => {
+      const stored = records.get(id);
+      const owned = stored?.principalId === principal.id ? stored : undefined;
+      return answers === 'at once' ? owned : Promise.resolve(owned);
     },
     refresh: (found: SessionRecord) => {
       refreshed.push(found.id);
@@ -115,9 +121,35 @@ describe('LegacySessionResolver.byHeader', () => {
       { ok: false, reason: 'bad-version' },
     ],
   ])('%s', async (_name, sessionId, message, expected) => {
-    const { service } = fakeSessions();
-    const resolved = await new LegacySessionResolver(service).byHeader(sessionId, alice).resolve(message);
-    expect(resolved).toMatchObject(expected);
+    for (const answers of ['at once', 'promise'] as const) {
+      const { service } = fakeSessions(10, answers);
+      const resolved = await new LegacySessionResolver(service).byHeader(sessionId, alice).resolve(message);
+      expect(resolved).toMatchObject(expected);
+    }
+  });
+
+  it('resolves a known session at once when the store answers at once, and through its promise otherwise', async () => {
+    const atOnce = new LegacySessionResolver(fakeSessions(10, 'at once').service).byHeader('mcp_known', alice);
+    const known = atOnce.resolve(target('tools/list'));
+    expect(isThenable(known)).toBe(false);
+    expect(known).toMatchObject({ ok: true, session: { id: 'mcp_known' }, revision: '2024-11-05' });
+    const unknown = atOnce.resolve(target('tools/list'));
+    expect(isThenable(unknown)).toBe(false);
+
+    const later = new LegacySessionResolver(fakeSessions(10, 'promise').service).byHeader('mcp_known', alice);
+    const pending = later.resolve(target('tools/list'));
+    expect(isThenable(pending)).toBe(true);
+    expect(await pending).toEqual(known);
+  });
+
+  it("answers another principal's session like an unknown one, at once as through a promise", async () => {
+    const bob = { id: 'bob' } as McpPrincipal;
+    for (const answers of ['at once', 'promise'] as const) {
+      const resolved = await new LegacySessionResolver(fakeSessions(10, answers).service)
+        .byHeader('mcp_known', bob)
+        .resolve(target('tools/list'));
+      expect(resolved).toEqual({ ok: false, reason: 'unknown-session', message: SESSION_NOT_FOUND });
+    }
   });
 
   it('answers the session limit when initialize cannot open a session', async () => {

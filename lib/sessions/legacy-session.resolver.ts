@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MCP_OWN_SESSIONS } from '../mcp.constants';
 import type { McpPrincipal } from '../protocol/call-context';
 import { sessionRevision, type LegacyResolution, type LegacySessionPort, type LegacyTarget } from '../protocol/inbound';
-import { settledAs, type Awaitable } from '../protocol/thenables';
+import { isThenable, settledAs, type Awaitable } from '../protocol/thenables';
 import type { SessionHandle } from '../protocol/session-handle';
 import { McpSessionService, SessionLimitError } from './mcp-session.service';
 import type { SessionRecord } from './session-store.interface';
@@ -83,8 +83,9 @@ export class LegacySessionResolver {
 
   /**
    * The session of a message that names its own in a header, or opens one (see `byHeader`).
-   * Chained on the store's own promise, with no async frame of its own: this runs on every
-   * legacy request. Called by the header port `byHeader` makes, not by the transports.
+   * Answered at once when the session store answers at once (the in-memory store), else chained
+   * on the store's own promise, with no async frame of its own: this runs on every legacy
+   * request. Called by the header port `byHeader` makes, not by the transports.
    *
    * @internal
    */
@@ -99,11 +100,20 @@ export class LegacySessionResolver {
       return this.open(principal).then((found) => (found.ok ? this.resolvedIn(found.record, true, target) : found));
     }
     if (sessionId !== undefined) {
-      return this.sessions
-        .find(sessionId, principal)
-        .then((record) => (record === undefined ? UNKNOWN_SESSION : this.resolvedIn(record, false, target)));
+      const found = this.sessions.lookup(sessionId, principal);
+      return isThenable(found) ? this.foundLater(found, target) : this.found(found, target);
     }
     return target.method === 'server/discover' ? this.resolvedIn(undefined, false, target) : SESSION_MISSING;
+  }
+
+  /** The resolution of a message whose session was looked up (`undefined`: not found, or not its principal's). */
+  private found(record: SessionRecord | undefined, target: LegacyTarget): Awaitable<LegacyResolution> {
+    return record === undefined ? UNKNOWN_SESSION : this.resolvedIn(record, false, target);
+  }
+
+  /** `found` once a store that answers with promises has answered (a continuation of its own: see `Awaitable`). */
+  private foundLater(pending: PromiseLike<SessionRecord | undefined>, target: LegacyTarget): Promise<LegacyResolution> {
+    return Promise.resolve(pending).then((record) => this.found(record, target));
   }
 
   /** A message's revision within its session (or without one: `server/discover`), the session refreshed. */

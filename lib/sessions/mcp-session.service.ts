@@ -5,6 +5,7 @@ import type { ClusterLink } from '../cluster/cluster-link.interface';
 import type { McpServerSettings } from '../server-settings';
 import type { McpPrincipal } from '../protocol/call-context';
 import type { SessionHandle, SessionState } from '../protocol/session-handle';
+import { isThenable, type Awaitable } from '../protocol/thenables';
 import type { SessionRecord, SessionStore } from './session-store.interface';
 import { SessionChannels } from './session-channels';
 import type { SessionSettings } from './session-settings';
@@ -97,11 +98,19 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    * The session `id` if it exists and belongs to `principal`. A session of another principal is
    * reported exactly like an unknown one.
    */
-  find(id: string, principal: McpPrincipal): Promise<SessionRecord | undefined> {
-    // Chained on the store's promise, with no async frame of its own: every legacy request finds its session.
-    return this.store
-      .get(id)
-      .then((record) => (record !== undefined && record.principalId === principal.id ? record : undefined));
+  async find(id: string, principal: McpPrincipal): Promise<SessionRecord | undefined> {
+    return this.lookup(id, principal);
+  }
+
+  /**
+   * `find`, answered at once when the store answers at once (the in-memory store): the request
+   * path reads every legacy request's session through here.
+   *
+   * @internal
+   */
+  lookup(id: string, principal: McpPrincipal): Awaitable<SessionRecord | undefined> {
+    const stored = this.store.get(id);
+    return isThenable(stored) ? ownedLater(stored, principal) : ownedBy(stored, principal);
   }
 
   /** Records activity on a session. */
@@ -209,4 +218,17 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     }
     return ended;
   }
+}
+
+/** The record if `principal` owns it: another principal's session is reported like an unknown one. */
+function ownedBy(record: SessionRecord | undefined, principal: McpPrincipal): SessionRecord | undefined {
+  return record !== undefined && record.principalId === principal.id ? record : undefined;
+}
+
+/** `ownedBy` once a store's promise settles (a continuation of its own: see `Awaitable`). */
+function ownedLater(
+  stored: PromiseLike<SessionRecord | undefined>,
+  principal: McpPrincipal,
+): Promise<SessionRecord | undefined> {
+  return Promise.resolve(stored).then((record) => ownedBy(record, principal));
 }

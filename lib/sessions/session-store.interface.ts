@@ -1,4 +1,5 @@
 import type { SessionState } from '../protocol/session-handle';
+import type { Awaitable } from '../protocol/thenables';
 
 /** One legacy session as stored. */
 export interface SessionRecord {
@@ -11,14 +12,20 @@ export interface SessionRecord {
 }
 
 /**
- * Where sessions live. Every method is async so that a shared store (Redis) can stand in for
- * the in-memory default without changing the callers.
+ * Where sessions live. Every method may answer with a promise, so that a shared store (Redis)
+ * can stand in for the in-memory default without changing the callers.
  *
  * @publicApi
  */
 export interface SessionStore {
   create(record: SessionRecord): Promise<void>;
-  get(id: string): Promise<SessionRecord | undefined>;
+  /**
+   * The session `id`, or `undefined`. A store that holds its sessions in this process may answer
+   * with the record itself rather than a promise of it (the in-memory store does): every legacy
+   * request reads its session, and a value lets a request to a tool that answers at once be
+   * answered without waiting for a turn of the microtask queue.
+   */
+  get(id: string): Awaitable<SessionRecord | undefined>;
   /** Merges `patch` into the state; returns the updated record, or `undefined` if it is gone. */
   update(id: string, patch: Partial<SessionState>): Promise<SessionRecord | undefined>;
   /** Records activity at `at` (ms since the epoch). */

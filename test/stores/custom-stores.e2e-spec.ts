@@ -41,8 +41,9 @@ class CountingSessionStore implements SessionStore {
   create(record: SessionRecord): Promise<void> {
     return this.counted('create', () => this.inner.create(record));
   }
+  // The memory store answers at once; this one answers with a promise, as a shared store does.
   get(id: string): Promise<SessionRecord | undefined> {
-    return this.counted('get', () => this.inner.get(id));
+    return this.counted('get', async () => this.inner.get(id));
   }
   update(id: string, patch: Partial<SessionState>): Promise<SessionRecord | undefined> {
     return this.counted('update', () => this.inner.update(id, patch));

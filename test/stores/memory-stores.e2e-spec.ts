@@ -1,3 +1,4 @@
+import { isThenable } from '../../lib/protocol/thenables';
 import { MemoryReplayStore } from '../../lib/stores/memory/memory-replay.store';
 import { MemorySessionStore } from '../../lib/stores/memory/memory-session.store';
 import { MemoryTaskStore } from '../../lib/stores/memory/memory-task.store';
@@ -13,9 +14,20 @@ describe('MemorySessionStore', () => {
   it('hands out the stored record itself, so that a session handle is kept per record', async () => {
     const store = new MemorySessionStore();
     await store.create(sessionRecord('s1'));
-    const first = await store.get('s1');
-    await expect(store.get('s1')).resolves.toBe(first);
+    const first = store.get('s1');
+    expect(first).toMatchObject({ id: 's1' });
+    expect(store.get('s1')).toBe(first);
     await expect(store.update('s1', { logLevel: 'debug' })).resolves.toBe(first);
+  });
+
+  it('answers get at once, not with a promise, for a session and for an unknown id', async () => {
+    const store = new MemorySessionStore();
+    await store.create(sessionRecord('s1'));
+    const known = store.get('s1');
+    const unknown = store.get('ghost');
+    expect(isThenable(known)).toBe(false);
+    expect(known).toEqual(sessionRecord('s1'));
+    expect(unknown).toBeUndefined();
   });
 });
 

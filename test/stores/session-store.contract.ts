@@ -40,8 +40,8 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
       it('reads back what was created, state included; an unknown id reads as undefined', async () => {
         const record = sessionRecord('s1', { principalId: 'bob', createdAt: 5_000, lastActivity: 6_000 });
         await store.create(record);
-        await expect(store.get('s1')).resolves.toEqual(record);
-        await expect(store.get('s2')).resolves.toBeUndefined();
+        expect(await store.get('s1')).toEqual(record);
+        expect(await store.get('s2')).toBeUndefined();
       });
 
       it('keeps a state without the optional keys as it is', async () => {
@@ -59,7 +59,7 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
         await store.create(record);
         record.state.logLevel = 'debug';
         record.state = { ...record.state, initialized: false };
-        await expect(store.get('s1')).resolves.toMatchObject({ state: { logLevel: 'warning', initialized: true } });
+        expect(await store.get('s1')).toMatchObject({ state: { logLevel: 'warning', initialized: true } });
       });
     });
 
@@ -70,7 +70,7 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
         const expected = sessionRecord('s1');
         expected.state = { ...expected.state, logLevel: 'error', clientCapabilities: { elicitation: {} } };
         expect(updated).toEqual(expected);
-        await expect(store.get('s1')).resolves.toEqual(expected);
+        expect(await store.get('s1')).toEqual(expected);
       });
 
       it('removes a state key patched to undefined', async () => {
@@ -93,7 +93,7 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
         await store.update('s1', { initialized: true });
         await store.update('s1', { logLevel: 'debug' });
         await store.update('s1', { logLevel: 'notice' });
-        await expect(store.get('s1')).resolves.toMatchObject({
+        expect(await store.get('s1')).toMatchObject({
           state: { clientCapabilities: {}, logLevel: 'notice', initialized: true },
         });
       });
@@ -101,13 +101,13 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
       it('leaves lastActivity alone', async () => {
         await store.create(sessionRecord('s1', { lastActivity: 2_000 }));
         await store.update('s1', { logLevel: 'debug' });
-        await expect(store.get('s1')).resolves.toMatchObject({ lastActivity: 2_000 });
+        expect(await store.get('s1')).toMatchObject({ lastActivity: 2_000 });
         await expect(store.idleSince(2_001)).resolves.toEqual(['s1']);
       });
 
       it('resolves undefined for an unknown session and does not create it', async () => {
         await expect(store.update('ghost', { logLevel: 'debug' })).resolves.toBeUndefined();
-        await expect(store.get('ghost')).resolves.toBeUndefined();
+        expect(await store.get('ghost')).toBeUndefined();
         await expect(store.count()).resolves.toBe(0);
       });
 
@@ -115,7 +115,7 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
         await store.create(sessionRecord('s1'));
         await store.delete('s1');
         await expect(store.update('s1', { initialized: false })).resolves.toBeUndefined();
-        await expect(store.get('s1')).resolves.toBeUndefined();
+        expect(await store.get('s1')).toBeUndefined();
         await expect(store.count()).resolves.toBe(0);
       });
     });
@@ -124,16 +124,16 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
       it('raises lastActivity, never lowers it', async () => {
         await store.create(sessionRecord('s1', { lastActivity: 5_000 }));
         await store.touch('s1', 7_000);
-        await expect(store.get('s1')).resolves.toMatchObject({ lastActivity: 7_000 });
+        expect(await store.get('s1')).toMatchObject({ lastActivity: 7_000 });
         await store.touch('s1', 6_000);
-        await expect(store.get('s1')).resolves.toMatchObject({ lastActivity: 7_000 });
+        expect(await store.get('s1')).toMatchObject({ lastActivity: 7_000 });
         await expect(store.idleSince(7_000)).resolves.toEqual([]);
         await expect(store.idleSince(7_001)).resolves.toEqual(['s1']);
       });
 
       it('ignores an unknown session', async () => {
         await store.touch('ghost', 9_000);
-        await expect(store.get('ghost')).resolves.toBeUndefined();
+        expect(await store.get('ghost')).toBeUndefined();
         await expect(store.count()).resolves.toBe(0);
         await expect(store.idleSince(10_000)).resolves.toEqual([]);
       });
@@ -181,11 +181,11 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
         await store.subscribe('s1', 'file:///b');
         await store.subscribe('s2', 'file:///a');
         await store.delete('s1');
-        await expect(store.get('s1')).resolves.toBeUndefined();
+        expect(await store.get('s1')).toBeUndefined();
         await expect(store.idleSince(5_000)).resolves.toEqual(['s2']);
         await expect(store.subscribers('file:///a')).resolves.toEqual(['s2']);
         await expect(store.subscribers('file:///b')).resolves.toEqual([]);
-        await expect(store.get('s2')).resolves.toEqual(sessionRecord('s2', { lastActivity: 1_000 }));
+        expect(await store.get('s2')).toEqual(sessionRecord('s2', { lastActivity: 1_000 }));
       });
 
       it('lets a new session take a deleted id without its old subscriptions', async () => {
@@ -194,7 +194,7 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
         await store.delete('s1');
         await store.create(sessionRecord('s1', { principalId: 'carol' }));
         await expect(store.subscribers('file:///a')).resolves.toEqual([]);
-        await expect(store.get('s1')).resolves.toMatchObject({ principalId: 'carol' });
+        expect(await store.get('s1')).toMatchObject({ principalId: 'carol' });
       });
     });
 
@@ -228,7 +228,7 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
       it('ignores a subscription of an unknown session', async () => {
         await store.subscribe('ghost', 'file:///a');
         await expect(store.subscribers('file:///a')).resolves.toEqual([]);
-        await expect(store.get('ghost')).resolves.toBeUndefined();
+        expect(await store.get('ghost')).toBeUndefined();
       });
 
       it('keeps subscriptions through touches and state updates', async () => {

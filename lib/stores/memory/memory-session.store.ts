@@ -15,7 +15,8 @@ export class MemorySessionStore implements SessionStore {
     this.sessions.set(record.id, { ...record, state: { ...record.state } });
   }
 
-  async get(id: string): Promise<SessionRecord | undefined> {
+  /** At once, not as a promise: see `SessionStore.get`. */
+  get(id: string): SessionRecord | undefined {
     return this.sessions.get(id);
   }
 
