@@ -129,12 +129,13 @@ describe('LegacySessionResolver.byHeader', () => {
   });
 
   it('resolves a known session at once when the store answers at once, and through its promise otherwise', async () => {
-    const atOnce = new LegacySessionResolver(fakeSessions(10, 'at once').service).byHeader('mcp_known', alice);
-    const known = atOnce.resolve(target('tools/list'));
+    const atOnce = new LegacySessionResolver(fakeSessions(10, 'at once').service);
+    const known = atOnce.byHeader('mcp_known', alice).resolve(target('tools/list'));
     expect(isThenable(known)).toBe(false);
     expect(known).toMatchObject({ ok: true, session: { id: 'mcp_known' }, revision: '2024-11-05' });
-    const unknown = atOnce.resolve(target('tools/list'));
+    const unknown = atOnce.byHeader('mcp_nope', alice).resolve(target('tools/list'));
     expect(isThenable(unknown)).toBe(false);
+    expect(unknown).toEqual({ ok: false, reason: 'unknown-session', message: SESSION_NOT_FOUND });
 
     const later = new LegacySessionResolver(fakeSessions(10, 'promise').service).byHeader('mcp_known', alice);
     const pending = later.resolve(target('tools/list'));
