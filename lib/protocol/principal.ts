@@ -18,6 +18,13 @@ export interface McpPrincipal {
   readonly claims?: Readonly<Record<string, unknown>>;
   /** `true` for the principal of unauthenticated calls. */
   readonly anonymous?: boolean;
+  /**
+   * Whom the per-principal bounds (sessions, streams, tasks) count this caller as; `id` when
+   * absent. Anonymous callers over HTTP get `anonymous@<client address>`, so that one anonymous
+   * client cannot use up what the others share. An authenticator may set it to group callers
+   * (a tenant, say) under one quota.
+   */
+  readonly quotaKey?: string;
 }
 
 /** The principal of calls made without authentication. */
@@ -26,3 +33,32 @@ export const ANONYMOUS_PRINCIPAL: McpPrincipal = Object.freeze({
   scopes: Object.freeze([]),
   anonymous: true,
 });
+
+/** The key the per-principal bounds count a caller under (see {@link McpPrincipal.quotaKey}). */
+export function quotaKeyOf(principal: McpPrincipal): string {
+  return principal.quotaKey ?? principal.id;
+}
+
+/** At most this many anonymous principals are remembered, one per client address. */
+const ADDRESSES_KEPT = 4096;
+const anonymousByAddress = new Map<string, McpPrincipal>();
+
+/**
+ * The anonymous principal of a client at `address`: the anonymous identity (`id` `anonymous`,
+ * which owns what any anonymous caller may use), counted by the bounds under its address. One
+ * frozen object per address, remembered so that a request makes none.
+ */
+export function anonymousAt(address: string | undefined): McpPrincipal {
+  if (address === undefined || address === '') {
+    return ANONYMOUS_PRINCIPAL;
+  }
+  let principal = anonymousByAddress.get(address);
+  if (principal === undefined) {
+    if (anonymousByAddress.size >= ADDRESSES_KEPT) {
+      anonymousByAddress.clear();
+    }
+    principal = Object.freeze({ ...ANONYMOUS_PRINCIPAL, quotaKey: `anonymous@${address}` });
+    anonymousByAddress.set(address, principal);
+  }
+  return principal;
+}

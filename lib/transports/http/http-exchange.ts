@@ -25,6 +25,19 @@ export const NO_HEADERS: Record<string, string> = Object.freeze({});
 /** The answer to a request from a host or origin that is not allowed (HTTP 403). */
 export const FORBIDDEN = failure(null, ErrorCode.InvalidRequest, 'Forbidden: Host or Origin not allowed');
 
+/**
+ * The client's address as the platform reports it: Express's `req.ip` and Fastify's
+ * `request.ip` follow the application's trust-proxy setting; else the socket's peer.
+ */
+export function clientAddress(request: unknown): string | undefined {
+  const platform = request as { ip?: unknown; socket?: { remoteAddress?: string }; raw?: IncomingMessage };
+  const ip = platform.ip;
+  if (typeof ip === 'string' && ip !== '') {
+    return ip;
+  }
+  return (platform.socket ?? platform.raw?.socket)?.remoteAddress;
+}
+
 /** The first value of a header (Node gives repeated headers as an array). */
 export function firstHeader(headers: HeaderBag, name: string): string | undefined {
   const value = headers[name];

@@ -9,7 +9,7 @@ import { McpAuthService } from '../../auth/mcp-auth.service';
 import { sendJson, type HttpExchange } from './http-exchange';
 import type { HostOriginRefusal } from './host-origin';
 import type { BodyOutcome } from './request-body';
-import { RefusalLog } from './refusal-log';
+import { RefusalLog } from '../../protocol/refusal-log';
 import { McpLogger } from '../../telemetry/mcp.logger';
 
 const OK = Object.freeze({ status: 200 });

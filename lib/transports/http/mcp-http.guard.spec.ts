@@ -9,6 +9,7 @@ import { HttpAdmission } from './http-admission.service';
 import { HttpExchanges } from './http-exchanges.service';
 import { HttpRefusals } from './http-refusals.service';
 import { McpHttpGuard, principalOf } from './mcp-http.guard';
+import { quotaKeyOf } from '../../protocol/principal';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
 import { SetMetadata } from '@nestjs/common';
 import { MCP_ENDPOINT_METADATA } from '../../mcp.constants';
@@ -242,5 +243,21 @@ describe('McpHttpGuard', () => {
 
   it('principalOf: the anonymous principal when nobody left one', () => {
     expect(principalOf({})).toMatchObject({ id: 'anonymous', anonymous: true });
+  });
+
+  it('principalOf: anonymous callers are counted by their address, under one anonymous identity', () => {
+    const one = principalOf({ ip: '10.0.0.1' });
+    const other = principalOf({ socket: { remoteAddress: '10.0.0.2' } });
+    expect(one).toMatchObject({ id: 'anonymous', anonymous: true });
+    expect(other.id).toBe('anonymous');
+    expect(quotaKeyOf(one)).toBe('anonymous@10.0.0.1');
+    expect(quotaKeyOf(other)).toBe('anonymous@10.0.0.2');
+    expect(principalOf({ ip: '10.0.0.1' })).toBe(one);
+    expect(quotaKeyOf(principalOf({ raw: { socket: { remoteAddress: '10.0.0.3' } } }))).toBe('anonymous@10.0.0.3');
+  });
+
+  it('principalOf: an authenticated principal is counted by its id unless it names a quota key', () => {
+    expect(quotaKeyOf(principalOf({ [MCP_PRINCIPAL_PROPERTY]: ALICE, ip: '10.0.0.1' }))).toBe(ALICE.id);
+    expect(quotaKeyOf({ ...ALICE, quotaKey: 'tenant:acme' })).toBe('tenant:acme');
   });
 });

@@ -1,10 +1,12 @@
 import { Inject, type CanActivate, type ExecutionContext, Injectable, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_OWN_AUTH, MCP_PRINCIPAL_PROPERTY } from '../../mcp.constants';
-import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
+import type { McpPrincipal } from '../../protocol/call-context';
+import { anonymousAt } from '../../protocol/principal';
 import { McpAuthService, type PlatformRequest } from '../../auth/mcp-auth.service';
 import { HttpDrain } from '../../shutdown/http-drain';
 import { HttpAdmission } from './http-admission.service';
+import { clientAddress } from './http-exchange';
 import { HttpExchanges } from './http-exchanges.service';
 import { HttpRefusals } from './http-refusals.service';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
@@ -12,10 +14,13 @@ import { markerOf, mayBeUnserved, servesVerb, type McpEndpointMarker } from './e
 
 const NO_MARKER = Symbol('nest-mcp:no-marker');
 
-/** The principal `McpHttpGuard` left on the request; anonymous without authentication. */
+/**
+ * The principal `McpHttpGuard` left on the request; without authentication, the anonymous
+ * principal of the client's address (its bounds are its own, see `McpPrincipal.quotaKey`).
+ */
 export function principalOf(request: unknown): McpPrincipal {
   const principal = (request as Record<string, unknown>)[MCP_PRINCIPAL_PROPERTY] as McpPrincipal | undefined;
-  return principal ?? ANONYMOUS_PRINCIPAL;
+  return principal ?? anonymousAt(clientAddress(request));
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
- * Log lines of refused requests. A refusal an operator can act on (a Host the configuration
- * does not list, bodies over the limit) is a warning, at most once a minute per reason, so that
- * a misbehaving client cannot flood the log; the next warning says how many were left out.
- * Refusals that are the client's own business (no credentials, a malformed body) are debug lines.
+ * Log lines of refused requests, for every room (transports, sessions, tasks, the engine). A
+ * refusal an operator can act on (a Host the configuration does not list, bodies over the limit,
+ * a bound reached) is a warning, at most once a minute per reason, so that a misbehaving client
+ * cannot flood the log; the next warning says how many were left out. Refusals that are the
+ * client's own business (no credentials, a malformed body) are debug lines.
  */
 
 export interface RefusalLogger {
