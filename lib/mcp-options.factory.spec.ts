@@ -30,6 +30,7 @@ describe('resolveMcpOptions', () => {
       shutdownGraceMs: 10_000,
       defaultLogLevel: 'info',
       clientRequestTimeoutMs: 60_000,
+      maxPendingQuestions: 32,
       requestState: { secret: undefined, ttlMs: 300_000 },
       sessions: { idleTimeoutMs: 1_800_000, maxSessions: 10_000, sweepIntervalMs: 60_000 },
       http: {
@@ -80,6 +81,7 @@ describe('resolveMcpOptions', () => {
       shutdownGraceMs: 0,
       defaultLogLevel: 'debug',
       clientRequestTimeoutMs: 0,
+      maxPendingQuestions: 1,
       requestState: { secret: SECRET, ttlMs: 1_000 },
       sessions: { idleTimeoutMs: 1_000, maxSessions: 1, sweepIntervalMs: 100 },
       http: {
@@ -123,6 +125,7 @@ describe('resolveMcpOptions', () => {
       shutdownGraceMs: 0,
       defaultLogLevel: 'debug',
       clientRequestTimeoutMs: 0,
+      maxPendingQuestions: 1,
       requestState: { secret: SECRET, ttlMs: 1_000 },
       sessions: { idleTimeoutMs: 1_000, maxSessions: 1, sweepIntervalMs: 100 },
       http: {
@@ -199,6 +202,8 @@ describe('resolveMcpOptions', () => {
       ['defaultLogLevel', { defaultLogLevel: 'verbose' }],
       ['defaultLogLevel', { defaultLogLevel: 'INFO' }],
       ['clientRequestTimeoutMs', { clientRequestTimeoutMs: -1 }],
+      ['maxPendingQuestions', { maxPendingQuestions: 0 }],
+      ['maxPendingQuestions', { maxPendingQuestions: 2.5 }],
       ['requestState', { requestState: 'secret' }],
       ['requestState.secret', { requestState: { secret: 'too short' } }],
       ['requestState.secret', { requestState: { secret: 42 } }],

@@ -135,6 +135,7 @@ export function createMcpEngine(
     callTimeoutMs: settings.callTimeoutMs,
     defaultLogLevel: settings.defaultLogLevel,
     clientRequestTimeoutMs: settings.clientRequestTimeoutMs,
+    maxPendingQuestions: settings.maxPendingQuestions,
     requestState: settings.requestState,
     logger: {
       error: (message, trace) => logger.error(message, trace),

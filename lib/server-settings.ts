@@ -23,6 +23,8 @@ export interface McpServerSettings {
   shutdownGraceMs: number;
   defaultLogLevel: LogLevel;
   clientRequestTimeoutMs: number;
+  /** Questions to the client waiting for their answers in one session, or one task. */
+  maxPendingQuestions: number;
   requestState: { secret?: string | Buffer; ttlMs: number };
   /** class-validator options of DTO schemas; absent when not set. */
   validatorOptions?: McpValidatorOptions;
@@ -120,6 +122,7 @@ export function resolveServerSettings(options: McpModuleOptions): McpServerSetti
     shutdownGraceMs: integer(options.shutdownGraceMs, 'shutdownGraceMs', 10_000, 0),
     defaultLogLevel,
     clientRequestTimeoutMs: integer(options.clientRequestTimeoutMs, 'clientRequestTimeoutMs', 60_000, 0),
+    maxPendingQuestions: integer(options.maxPendingQuestions, 'maxPendingQuestions', 32, 1),
     requestState: {
       secret,
       ttlMs: integer(requestState.ttlMs, 'requestState.ttlMs', 300_000, 1_000),

@@ -416,6 +416,60 @@ describe('v1 client against a server with clientRequestTimeoutMs: 300', () => {
   });
 });
 
+describe('v1 client against a server with maxPendingQuestions: 2', () => {
+  const REFUSAL =
+    'Too many questions waiting for the client in this session: at most 2 (McpModule option maxPendingQuestions)';
+  let server: InputApp;
+
+  beforeAll(async () => {
+    server = await startInputApp({ maxPendingQuestions: 2 });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('fails a question past the bound of its session at once; another session still asks, an answer makes room', async () => {
+    const asker = new AnsweringClient(server.url, ALL_CAPABILITIES);
+    const other = new AnsweringClient(server.url, ALL_CAPABILITIES);
+    await Promise.all([asker.connect(), other.connect()]);
+    const hung = (item: SeenRequest) => String(item.params.message).startsWith('Guarded question hang');
+    try {
+      const parked = ['hang-1', 'hang-2'].map((label) =>
+        asker.client.callTool({ name: 'ask_guarded', arguments: { label } }),
+      );
+      for (const call of parked) {
+        call.catch(() => undefined);
+      }
+      await asker.seen.waitFor(2, hung);
+
+      // Its call is answered, not parked: the client never hears the question.
+      const refused = await asker.client.callTool({ name: 'ask_guarded', arguments: { label: 'hang-3' } });
+      expect(resultText(refused)).toBe(`rejected code=-32603 message=${REFUSAL}`);
+      // A tool that lets the error through ends with it.
+      await expect(asker.client.callTool({ name: 'ask_name', arguments: {} })).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringContaining(REFUSAL),
+      });
+      expect(asker.seen.items.filter(hung)).toHaveLength(2);
+      expect(asker.seen.items).toHaveLength(2);
+
+      const elsewhere = await other.client.callTool({ name: 'ask_guarded', arguments: { label: 'other' } });
+      expect(resultText(elsewhere)).toBe('answered action=accept name=Ada');
+
+      asker.release();
+      expect((await Promise.all(parked)).map(resultText)).toEqual([
+        'answered action=cancel name=-',
+        'answered action=cancel name=-',
+      ]);
+      const after = await asker.client.callTool({ name: 'ask_guarded', arguments: { label: 'after' } });
+      expect(resultText(after)).toBe('answered action=accept name=Ada');
+    } finally {
+      await Promise.all([asker.close(), other.close()]);
+    }
+  });
+});
+
 describe('v1 client at 2025-03-26 (before elicitation)', () => {
   let server: InputApp;
   let asker: AnsweringClient;

@@ -517,6 +517,25 @@ describe('tasks extension, 2026-07-28 (express)', () => {
       expect(done).toMatchObject({ status: 'completed', result: textResult('Ada and Grace') });
     });
 
+    it('a question past maxPendingQuestions in one task fails at once, naming the option, and is never stored', async () => {
+      const bounded = await startTasksApp({ maxPendingQuestions: 1 });
+      try {
+        const { taskId } = await startTask(bounded, 'two_questions', { ms: PAST_WINDOW_MS });
+        const failed = await untilTerminal(bounded, taskId);
+        expect(failed).toMatchObject({
+          status: 'failed',
+          error: {
+            code: -32603,
+            message:
+              'Too many questions waiting for the client in this task: at most 1 (McpModule option maxPendingQuestions)',
+          },
+        });
+        expect(failed).not.toHaveProperty('inputRequests.second');
+      } finally {
+        await bounded.close();
+      }
+    });
+
     it('keys a question asked without one by method and rank; a sampling question too', async () => {
       const asked = await startTask(app, 'ask_name', { ms: 300, unkeyed: true });
       const waiting = await untilStatus(app, asked.taskId, 'input_required');

@@ -111,6 +111,16 @@ export interface McpModuleOptions {
    * @default 60000
    */
   clientRequestTimeoutMs?: number;
+  /**
+   * How many questions to the client (`ctx.elicit()`, `ctx.sample()`, `ctx.listRoots()`) may wait
+   * for their answers at once in one legacy session, and in one task (both eras). Past it, the
+   * question rejects at once with an `McpError` (-32603) naming this option, so that the call
+   * asking it ends rather than waits. The 2026-07-28 multi round-trip holds nothing on the server
+   * (its questions go back to the client with `input_required`) and is not counted. Each instance
+   * counts the questions its own calls asked.
+   * @default 32
+   */
+  maxPendingQuestions?: number;
   /** Modern era: the `requestState` of multi round-trip requests. */
   requestState?: McpRequestStateOptions;
   /** Legacy-era sessions. */

@@ -120,6 +120,11 @@ export class ClientRequestTable {
     }
   }
 
+  /** How many requests of `scope` wait for their answers. */
+  pendingIn(scope: string): number {
+    return this.byScope.get(scope)?.size ?? 0;
+  }
+
   /** Whether the request `id` of `scope` still waits for its answer. */
   isWaiting(scope: string, id: JsonRpcId): boolean {
     return this.byScope.get(scope)?.has(id) === true;

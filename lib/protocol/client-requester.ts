@@ -9,6 +9,7 @@ import { invalidAnswer, paramsFor, type InputRequest } from './client-requests';
 import { ClientRequestAbandoned, type ClientRequestTable } from './client-request-table';
 import type { RequestChannel } from './transport-contract';
 import type { ResolvedRequest } from './resolved-request';
+import type { QuestionLimit } from './question-limit';
 
 export class ClientRequester {
   constructor(
@@ -16,6 +17,8 @@ export class ClientRequester {
     readonly table: ClientRequestTable,
     /** How long a request waits for its answer when the caller gives no limit; 0 = no limit. */
     private readonly defaultTimeoutMs: number,
+    /** How many requests may wait in one session (`maxPendingQuestions`). */
+    private readonly limit: QuestionLimit,
   ) {}
 
   /**
@@ -31,6 +34,9 @@ export class ClientRequester {
     const scope = request.facts.cancelScope;
     if (scope === undefined || channel.request === undefined) {
       throw new McpError(ErrorCode.InternalError, `${question.method} needs a session and a stream to the client`);
+    }
+    if (!this.limit.admits(this.table.pendingIn(scope))) {
+      throw this.limit.refusal('session', scope, question.method);
     }
     const id = this.table.newId();
     const answer = this.table.wait(

@@ -34,6 +34,8 @@ export interface EngineOptions {
   readonly defaultLogLevel: LogLevel;
   /** Legacy era: how long a request to the client (elicitation, sampling, roots) waits for its answer; 0 = no limit. */
   readonly clientRequestTimeoutMs: number;
+  /** How many questions to the client may wait for their answers in one session, or one task. */
+  readonly maxPendingQuestions: number;
   /** Modern era: the key `requestState` is signed with (random per process when absent) and its lifetime. */
   readonly requestState: { readonly secret?: string | Buffer; readonly ttlMs: number };
   readonly logger: EngineLogger;

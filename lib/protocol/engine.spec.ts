@@ -293,6 +293,7 @@ function makeEngine(
       callTimeoutMs: 0,
       defaultLogLevel: 'info',
       clientRequestTimeoutMs: 0,
+      maxPendingQuestions: 32,
       requestState: { ttlMs: 60_000 },
       logger,
       ...options,
@@ -1442,6 +1443,56 @@ describe('McpEngine: asking the client', () => {
     engine.abortScope(session.id);
     expect((await pending).type).toBe('none');
     expect(engine.clientRequests.size).toBe(0);
+  });
+
+  describe('maxPendingQuestions', () => {
+    /** A legacy session whose questions are recorded and never answered. */
+    function askingSession(id: string): { facts: RequestFacts; sent: JsonRpcRequest[]; id: string } {
+      const sent: JsonRpcRequest[] = [];
+      const session = new FixtureSession({ clientCapabilities: { elicitation: {} }, protocolVersion: '2025-11-25' });
+      const facts = makeFacts({
+        session,
+        revision: '2025-11-25',
+        cancelScope: id,
+        channel: { notify: () => undefined, request: (message) => sent.push(message) > 0 },
+      });
+      return { facts, sent, id };
+    }
+    const ask = (id: number) => legacyRequest('tools/call', { name: 'ask', arguments: {} }, id);
+
+    it('legacy: a question past the bound of its session fails its call at once, naming the option; other sessions still ask', async () => {
+      const { engine, logger } = makeEngine(askingCatalog([]), { maxPendingQuestions: 2 });
+      const full = askingSession('session-1');
+      const parked = [engine.handle(full.facts, ask(1)), engine.handle(full.facts, ask(2))];
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(full.sent).toHaveLength(2);
+
+      const refused = [await engine.handle(full.facts, ask(3)), await engine.handle(full.facts, ask(4))];
+      const message =
+        'Too many questions waiting for the client in this session: at most 2 (McpModule option maxPendingQuestions)';
+      for (const [index, outcome] of refused.entries()) {
+        expect(errorOf(outcome)).toEqual({ id: index + 3, code: ErrorCode.InternalError, message });
+      }
+      expect(full.sent).toHaveLength(2);
+      expect(engine.running.size).toBe(2);
+      // One warning for the operator, not one per refusal.
+      expect(logger.warnings).toEqual([`Refused elicitation/create in session ${full.id}: ${message}`]);
+
+      const other = askingSession('session-2');
+      void engine.handle(other.facts, ask(1));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(other.sent).toHaveLength(1);
+
+      // An answer makes room for the next question.
+      engine.deliverResponse(full.id, { jsonrpc: '2.0', id: full.sent[0].id, result: { action: 'decline' } });
+      expect(resultOf(await parked[0]).content).toEqual([{ type: 'text', text: 'Hello, undefined' }]);
+      void engine.handle(full.facts, ask(5));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(full.sent).toHaveLength(3);
+      engine.abortScope(full.id);
+      engine.abortScope(other.id);
+      expect(engine.clientRequests.size).toBe(0);
+    });
   });
 });
 

@@ -25,6 +25,7 @@ import { RequestCallContext, type CallContextHost, type McpCallContext } from '.
 import type { InputRequest } from './client-requests';
 import { ClientRequestTable } from './client-request-table';
 import { ClientRequester } from './client-requester';
+import { QuestionLimit } from './question-limit';
 import type { EngineOptions } from './engine-options';
 import type { HandlerContext } from './handlers/handler-context';
 import { InflightRequests } from './inflight-requests';
@@ -85,13 +86,15 @@ export class McpEngine {
     this.tasks = hooks.tasks;
     this.running = new InflightRequests(options.callTimeoutMs);
     this.clientRequests = new ClientRequestTable(hooks.cluster?.requestIdPrefix);
-    this.requester = new ClientRequester(this.clientRequests, options.clientRequestTimeoutMs);
+    const questions = new QuestionLimit(options.maxPendingQuestions, options.logger);
+    this.requester = new ClientRequester(this.clientRequests, options.clientRequestTimeoutMs, questions);
     this.rounds = new RoundTrips(options.requestState, options.logger);
     this.resolver = new RequestResolver(options.revisions, options.defaultLogLevel, this.rounds);
     this.finisher = new ResultFinisher(options);
     this.taskCalls = new TaskCalls({
       logger: options.logger,
       observer,
+      questions,
       askClient: (request, question, timeoutMs, channel) => this.askClient(request, question, timeoutMs, channel),
       isWaiting: (scope, id) => this.clientRequests.isWaiting(scope, id),
       sendToSession: (sessionId, message) => this.sendToSession(sessionId, message),

@@ -46,6 +46,7 @@ function makeEngine(): McpEngine {
       callTimeoutMs: 0,
       defaultLogLevel: 'info',
       clientRequestTimeoutMs: 0,
+      maxPendingQuestions: 32,
       requestState: { ttlMs: 60_000 },
       logger: silent,
     },

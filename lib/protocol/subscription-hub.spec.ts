@@ -321,6 +321,7 @@ function makeEngine(options: Partial<EngineOptions> = {}): McpEngine {
       callTimeoutMs: 0,
       defaultLogLevel: 'info',
       clientRequestTimeoutMs: 0,
+      maxPendingQuestions: 32,
       requestState: { ttlMs: 60_000 },
       logger: { error: () => undefined, warn: () => undefined, debug: () => undefined },
       ...options,

@@ -17,10 +17,13 @@ import { taskOwner } from './tasks/task-owner';
 import type { TaskOutcome, TaskPort } from './tasks/task-port';
 import type { McpTaskRecord } from './tasks/task-record';
 import type { EngineObserver, ObservedTask } from './engine-observer';
+import type { QuestionLimit } from './question-limit';
 
 /** What the task calls need of the engine: its logger, the way to the client, the failure log. */
 export interface TaskCallHost extends TaskChannelHost {
   readonly observer?: EngineObserver;
+  /** How many questions may wait in one task (`maxPendingQuestions`). */
+  readonly questions: QuestionLimit;
   /** Legacy era: sends a request to the client on `channel` and waits for its answer. */
   askClient<T>(
     request: ResolvedRequest,
@@ -48,6 +51,8 @@ function outcomeOf(outcome: WorkOutcome<JsonObject>): TaskOutcome {
 export class TaskCall implements RunningTask {
   private readonly channel: TaskChannel | undefined;
   private lastStatus: string | undefined;
+  /** Questions of the work waiting for their answers. */
+  private asking = 0;
 
   constructor(
     private readonly host: TaskCallHost,
@@ -109,6 +114,12 @@ export class TaskCall implements RunningTask {
    * `tasks/update`.
    */
   async ask<T>(question: InputRequest, options: AskOptions | undefined): Promise<T> {
+    const { questions } = this.host;
+    if (!questions.admits(this.asking)) {
+      // Refused before the task is touched: its status and its stored questions stay as they are.
+      throw questions.refusal('task', this.record.id, question.method);
+    }
+    this.asking += 1;
     const observed = this.host.observer?.question(this.request, question);
     const sent = observed?.question ?? question;
     this.observed?.status('input_required');
@@ -130,6 +141,7 @@ export class TaskCall implements RunningTask {
       observed?.end(error);
       throw error;
     } finally {
+      this.asking -= 1;
       if (!this.closed) {
         this.observed?.status('working');
       }
