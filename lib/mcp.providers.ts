@@ -51,6 +51,7 @@ import { ResumableStreams } from './transports/http/sse/resumable-streams.servic
 import { HttpAdmission } from './transports/http/http-admission.service';
 import { HttpExchanges } from './transports/http/http-exchanges.service';
 import { HttpRefusals } from './transports/http/http-refusals.service';
+import { HeldStreams } from './transports/http/held-streams.service';
 import { HttpPlatform } from './transports/http/http-platform.service';
 import { EndpointBanner } from './transports/http/endpoint-banner.service';
 import { SimpleHttpService } from './transports/http/simple-http.service';
@@ -198,6 +199,7 @@ export const MCP_PROVIDERS: Provider[] = [
   ResumableStreams,
   HttpExchanges,
   HttpRefusals,
+  HeldStreams,
   HttpAdmission,
   HttpPlatform,
   EndpointBanner,

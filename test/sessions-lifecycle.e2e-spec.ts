@@ -92,7 +92,11 @@ describe.each(PLATFORMS)('1,000 idle sessions are swept and leave nothing behind
   let server: SessionsApp;
 
   beforeAll(async () => {
-    server = await startSessionsApp({ sessions: { idleTimeoutMs: 1000, sweepIntervalMs: 100 } }, { platform });
+    // One client holds every session's GET stream: its bound on held streams must admit them all.
+    server = await startSessionsApp(
+      { sessions: { idleTimeoutMs: 1000, sweepIntervalMs: 100 }, http: { maxStreamsPerPrincipal: SESSIONS } },
+      { platform },
+    );
   });
 
   afterAll(async () => {

@@ -53,6 +53,25 @@ export interface McpHttpOptions {
    */
   retryMs?: number;
   /**
+   * How many held streams one caller may have open at once on this instance, counted by
+   * `McpPrincipal.quotaKey` (an anonymous caller by its address): modern `subscriptions/listen`
+   * streams, legacy `GET` streams (with `Mcp-Session-Id`, resumptions included) and 2024-11-05
+   * SSE pairs, in one count. A stream counts from its admission until its connection closes,
+   * whoever ends it. Past it, the request is answered HTTP 429 with `Retry-After` and a JSON-RPC
+   * error (-32603), before any stream or session is opened. Each instance counts its own: behind
+   * a balancer a caller may hold this many on every instance.
+   * @default 32
+   */
+  maxStreamsPerPrincipal?: number;
+  /**
+   * How many held streams (as for `maxStreamsPerPrincipal`) this instance keeps open at once, all
+   * callers together. Past it: HTTP 503 with `Retry-After` and a JSON-RPC error (-32603). Each
+   * stream holds a connection, that is a file descriptor: keep it below the process's limit
+   * (`ulimit -n`), with room for the other connections.
+   * @default 10000
+   */
+  maxStreams?: number;
+  /**
    * Deadline of a call on the simple POST-only endpoint (`simpleHttpPath`), in ms: its answer
    * is held in one HTTP response, so it gets a bound of its own; 0 disables it.
    * @default `callTimeoutMs`

@@ -52,6 +52,14 @@ export class HttpRefusals {
     );
   }
 
+  /**
+   * A request refused because a bound was reached (`message` names it and its option): a
+   * warning, at most once a minute per `reason`, naming whose bound it is.
+   */
+  boundReached(req: IncomingMessage, reason: string, status: number, message: string, whose: string): void {
+    this.log.warn(reason, `Refused ${describeRequest(req)} with ${status} (${whose}): ${message}`);
+  }
+
   /** Answers a body the endpoint cannot take (413, 400), closing the connection when part of it is unread. */
   refuseBody(exchange: HttpExchange, outcome: BodyOutcome & { ok: false }): void {
     this.body(exchange.req, outcome);

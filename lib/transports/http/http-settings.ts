@@ -13,6 +13,10 @@ export interface HttpSettings {
   retryMs: number;
   simpleCallTimeoutMs: number;
   cors: boolean;
+  /** Held streams (listen, legacy GET, SSE pairs) one caller may have open on this instance. */
+  maxStreamsPerPrincipal: number;
+  /** Held streams this instance keeps open, all callers together. */
+  maxStreams: number;
 }
 
 /**
@@ -35,5 +39,7 @@ export function resolveHttpSettings(options: McpHttpOptions | undefined, callTim
     retryMs: integer(http.retryMs, 'http.retryMs', 1_000, 0, 3_600_000),
     simpleCallTimeoutMs: integer(http.simpleCallTimeoutMs, 'http.simpleCallTimeoutMs', callTimeoutMs, 0),
     cors: http.cors ?? true,
+    maxStreamsPerPrincipal: integer(http.maxStreamsPerPrincipal, 'http.maxStreamsPerPrincipal', 32, 1),
+    maxStreams: integer(http.maxStreams, 'http.maxStreams', 10_000, 1),
   };
 }

@@ -18,6 +18,7 @@ import { refusalReply, writeReply } from './http-reply';
 import { ACCEPTED, pairReply } from './legacy-sse.status-table';
 import { PairStream, RemotePair, type PairChannel } from './legacy-sse.pair';
 import { McpLogger } from '../../telemetry/mcp.logger';
+import { HeldStreams } from './held-streams.service';
 
 /**
  * The HTTP+SSE transport of 2024-11-05, kept for the clients that still speak it. `GET` on the
@@ -44,6 +45,7 @@ export class LegacySseService implements OnModuleDestroy {
     @Inject(MCP_OWN_SESSIONS) private readonly sessions: McpSessionService,
     private readonly resolver: LegacySessionResolver,
     private readonly channels: SessionChannels,
+    private readonly held: HeldStreams,
   ) {
     this.dispatcher = new InboundDispatcher(engine);
   }
@@ -84,7 +86,12 @@ export class LegacySseService implements OnModuleDestroy {
       );
       return;
     }
-    const opened = await this.resolver.open(principalOf(exchange.request));
+    const principal = principalOf(exchange.request);
+    // Counted before the session is opened: a refused pair leaves nothing behind.
+    if (!this.held.admit(exchange, principal)) {
+      return;
+    }
+    const opened = await this.resolver.open(principal);
     if (!opened.ok) {
       writeReply(res, refusalReply(opened.reason, failure(null, ErrorCode.InternalError, opened.message)));
       return;

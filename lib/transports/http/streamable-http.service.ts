@@ -32,6 +32,8 @@ import { answerOn, HttpRequestChannel } from './http-request-channel';
 import { refusalReply, writeReply, type AnswerStatus } from './http-reply';
 import { SESSION_HEADER, sessionHeaders, streamableReply } from './streamable-http.status-table';
 import { McpLogger } from '../../telemetry/mcp.logger';
+import { LONG_LIVED_METHODS } from '../../protocol/methods';
+import { HeldStreams } from './held-streams.service';
 
 /**
  * The Streamable HTTP transport (2025-03-26 and later) for both eras on one endpoint: the
@@ -53,9 +55,10 @@ export class StreamableHttpService {
     private readonly resolver: LegacySessionResolver,
     private readonly streams: ResumableStreams,
     channels: SessionChannels,
+    private readonly held: HeldStreams,
   ) {
     this.dispatcher = new InboundDispatcher(engine, new McpLogger('McpStreamableHttp'));
-    this.parts = { keepAliveMs: http.keepAliveMs, drain, resolver, streams, channels };
+    this.parts = { keepAliveMs: http.keepAliveMs, drain, resolver, streams, channels, held };
   }
 
   /**
@@ -118,6 +121,10 @@ export class StreamableHttpService {
       );
       return;
     }
+    // Counted before the session is read: a refused stream costs no store round trip.
+    if (!this.held.admit(exchange, principalOf(exchange.request))) {
+      return;
+    }
     const record = await this.sessionOf(exchange);
     if (record === undefined) {
       return;
@@ -170,6 +177,7 @@ interface BindingParts {
   readonly resolver: LegacySessionResolver;
   readonly streams: ResumableStreams;
   readonly channels: SessionChannels;
+  readonly held: HeldStreams;
 }
 
 /**
@@ -216,8 +224,22 @@ class StreamableHttpBinding implements InboundBinding<HttpRequestChannel> {
     ));
   }
 
+  /**
+   * Whether the message is served: not while draining, and a long-lived request
+   * (`subscriptions/listen`), which holds its response open, only within the stream bounds.
+   */
   admits(messages: ClassifiedMessage | readonly ClassifiedMessage[]): boolean {
-    return !this.parts.drain.refusesWork(this.native, messages);
+    const { drain, held } = this.parts;
+    if (drain.refusesWork(this.native, messages)) {
+      return false;
+    }
+    // A batch has no `kind`: batches are legacy, where no method is long-lived.
+    const single = messages as ClassifiedMessage;
+    return (
+      single.kind !== 'request' ||
+      !LONG_LIVED_METHODS.has(single.message.method) ||
+      held.admit(this.native, this.principal, single.message.id)
+    );
   }
 
   /**
