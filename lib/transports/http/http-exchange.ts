@@ -230,12 +230,15 @@ export class SseStream {
     return !this.closed && !this.res.writableEnded && !this.res.destroyed;
   }
 
-  /** Writes one message (or the answers of a batch) as an SSE event, with an optional event id. */
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[], id?: string): boolean {
+  /**
+   * Writes one message (or the answers of a batch) as an SSE event, with an optional event id;
+   * `data` is the message as JSON when the caller has it already.
+   */
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], id?: string, data?: string): boolean {
     if (!this.open) {
       return false;
     }
-    return this.res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(message)}\n\n`);
+    return this.res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${data ?? JSON.stringify(message)}\n\n`);
   }
 
   /** Writes a named event with plain-text data (the `endpoint` event of the 2024-11-05 SSE pair). */

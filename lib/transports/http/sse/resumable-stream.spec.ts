@@ -33,7 +33,7 @@ function host() {
   const recorded: ReplayEvent[] = [];
   return {
     recorded,
-    record: jest.fn((_sessionId: string, event: ReplayEvent) => void recorded.push(event)),
+    record: jest.fn((_sessionId: string, event: ReplayEvent, _data: string) => void recorded.push(event)),
     forget: jest.fn(),
     lost: jest.fn(),
   };
@@ -57,6 +57,21 @@ describe('ResumableStream', () => {
       { streamId: 'aaaa', seq: 0 },
       { streamId: 'aaaa', seq: 1, message: note(1) },
     ]);
+  });
+
+  it('serializes a message once: the buffer and the connection are given the same JSON', () => {
+    const owner = host();
+    const stream = new ResumableStream(owner, 's1', 'aaaa', 'request', 0);
+    const sent: Array<string | undefined> = [];
+    const { connection } = fakeConnection();
+    stream.connect({
+      ...connection,
+      send: (_message: JsonRpcMessage, _id: string, data?: string) => sent.push(data) > 0,
+    } as unknown as SseStream);
+    stream.prime(0);
+    stream.send(note(1));
+    expect(owner.record.mock.calls.map(([, , data]) => data)).toEqual(['', JSON.stringify(note(1))]);
+    expect(sent).toEqual([JSON.stringify(note(1))]);
   });
 
   it('keeps buffering after disconnect(), without telling the host the client left', () => {

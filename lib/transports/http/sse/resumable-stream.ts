@@ -8,8 +8,8 @@ export type StreamKind = 'request' | 'session';
 
 /** What a stream needs from the streams of its process. */
 export interface StreamHost {
-  /** Keeps an event in the session's replay buffer. */
-  record(sessionId: string, event: ReplayEvent): void;
+  /** Keeps an event in the session's replay buffer; `data` is its message's JSON (`''` for none). */
+  record(sessionId: string, event: ReplayEvent, data: string): void;
   /** The stream is over: it can no longer be resumed live. */
   forget(stream: ResumableStream): void;
   /** The stream's connection closed (client gone, or the server let it go). */
@@ -21,16 +21,17 @@ export interface StreamHost {
  * connection of a client that resumed the stream on another instance.
  */
 export interface EventSink {
-  send(message: JsonRpcMessage, id: string): boolean;
+  /** Writes a message (`data`: its JSON, when the caller has it). */
+  send(message: JsonRpcMessage, id: string, data?: string): boolean;
   prime(id: string, retryMs: number): boolean;
   end(): void;
   onClose(listener: () => void): void;
 }
 
 /** Writes a buffered event with its id: a priming event (no message) or a message. */
-export function writeEvent(connection: EventSink, event: ReplayEvent, retryMs: number): boolean {
+export function writeEvent(connection: EventSink, event: ReplayEvent, retryMs: number, data?: string): boolean {
   const id = formatEventId(event.streamId, event.seq);
-  return event.message === undefined ? connection.prime(id, retryMs) : connection.send(event.message, id);
+  return event.message === undefined ? connection.prime(id, retryMs) : connection.send(event.message, id, data);
 }
 
 /**
@@ -137,12 +138,14 @@ export class ResumableStream implements SessionChannel {
       return false;
     }
     const seq = this.nextSeq++;
+    // Serialized once: the buffer measures (or stores) it, the connection writes it.
+    const data = message === undefined ? '' : JSON.stringify(message);
     const event: ReplayEvent = message === undefined ? { streamId: this.id, seq } : { streamId: this.id, seq, message };
-    this.host.record(this.sessionId, event);
+    this.host.record(this.sessionId, event, data);
     if (this.held !== undefined) {
       this.held.push(event);
       return false;
     }
-    return this.connection !== undefined && writeEvent(this.connection, event, retryMs);
+    return this.connection !== undefined && writeEvent(this.connection, event, retryMs, data);
   }
 }

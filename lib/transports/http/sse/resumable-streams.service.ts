@@ -265,8 +265,8 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     return stream;
   }
 
-  record(sessionId: string, event: ReplayEvent): void {
-    this.store.append(sessionId, event).catch((error: unknown) => {
+  record(sessionId: string, event: ReplayEvent, data: string): void {
+    this.store.append(sessionId, event, data).catch((error: unknown) => {
       this.logger.error(`Could not keep an event of session ${sessionId} for replay: ${messageOf(error)}`);
     });
   }
