@@ -21,9 +21,11 @@ export interface StreamHost {
  * connection of a client that resumed the stream on another instance.
  */
 export interface EventSink {
-  /** Writes a message (`data`: its JSON, when the caller has it). */
+  /** Writes a message (`data`: its JSON, when the caller has it); false when the sink is full or closed. */
   send(message: JsonRpcMessage, id: string, data?: string): boolean;
   prime(id: string, retryMs: number): boolean;
+  /** Resolves true once the sink takes more writes, false once it is closed. */
+  drained(): Promise<boolean>;
   end(): void;
   onClose(listener: () => void): void;
 }
@@ -35,14 +37,39 @@ export function writeEvent(connection: EventSink, event: ReplayEvent, retryMs: n
 }
 
 /**
+ * Writes the events of `events` after position `afterSeq` on `connection`, each once and in
+ * order, the next only once the connection took the last (a client that does not read holds
+ * one event and a socket buffer, not the whole replay). Resolves with the position of the last
+ * event written, or `undefined` once the connection closed.
+ */
+export async function writeEvents(
+  connection: EventSink,
+  events: readonly ReplayEvent[],
+  afterSeq: number,
+): Promise<number | undefined> {
+  let last = afterSeq;
+  for (const event of events) {
+    if (event.seq > last) {
+      last = event.seq;
+      if (!writeEvent(connection, event, 0) && !(await connection.drained())) {
+        return undefined;
+      }
+    }
+  }
+  return last;
+}
+
+/**
  * One resumable SSE stream of a legacy session. It outlives its connections: every event gets
  * the next id of the stream and goes to the session's replay buffer, and to the connection
  * attached at that moment, if any. A GET with `Last-Event-ID` attaches a new connection.
  */
 export class ResumableStream implements SessionChannel {
   private connection: EventSink | undefined;
-  /** Events sent while a resume reads the buffer; written once it has. */
+  /** Events sent while a resume reads the buffer and replays it; written once it has. */
   private held: ReplayEvent[] | undefined;
+  /** The connection of the resume replaying the buffer, until it carries the stream. */
+  private replaying: EventSink | undefined;
   private done = false;
 
   constructor(
@@ -68,27 +95,38 @@ export class ResumableStream implements SessionChannel {
     this.emit(undefined, retryMs);
   }
 
-  /** Ends the stream: its connection ends, and nothing more is sent or buffered. */
+  /**
+   * Ends the stream: its connection ends, and nothing more is sent or buffered. A replay under
+   * way writes the rest of the stream (its answer among it), then ends its connection.
+   */
   end(): void {
     if (this.done) {
       return;
     }
     this.done = true;
     this.host.forget(this);
-    this.disconnect();
+    this.letGo();
   }
 
-  /** As a session channel: the session ended. */
+  /** As a session channel: the session ended; a replay under way ends too. */
   close(): void {
+    this.disconnect();
     this.end();
   }
 
-  /** Ends the connection but not the stream: later events wait in the buffer for a resume. */
+  /**
+   * Ends the connection but not the stream, a replay under way included: later events wait in
+   * the buffer for a resume.
+   */
   disconnect(): void {
-    const connection = this.connection;
-    // Let go first, so that the connection's close is not taken for the client leaving.
-    this.connection = undefined;
-    connection?.end();
+    this.letGo();
+    const replaying = this.replaying;
+    if (replaying !== undefined) {
+      // Its events are in the buffer: the next resume reads them there.
+      this.replaying = undefined;
+      this.held = undefined;
+      replaying.end();
+    }
   }
 
   /** Attaches the connection that carries the stream from now on. */
@@ -102,7 +140,10 @@ export class ResumableStream implements SessionChannel {
     });
   }
 
-  /** Starts a resume: the current connection is let go, and new events wait until the buffer is read. */
+  /**
+   * Starts a resume: the current connection (or the replay of an earlier resume) is let go, and
+   * new events wait until the buffer is read.
+   */
   hold(): void {
     this.disconnect();
     this.held ??= [];
@@ -115,22 +156,54 @@ export class ResumableStream implements SessionChannel {
 
   /**
    * Finishes a resume on `connection`: the buffered events after `afterSeq`, then those sent
-   * while the buffer was read, each once.
+   * while the buffer was read and while they are written, each once, at the pace the client
+   * reads them; then the connection carries the stream.
    */
   resume(connection: EventSink, replayed: readonly ReplayEvent[], afterSeq: number): void {
-    let last = afterSeq;
-    for (const event of [...replayed, ...(this.held ?? [])]) {
+    this.replaying = connection;
+    this.held ??= [];
+    void this.replay(connection, replayed, afterSeq);
+  }
+
+  private async replay(connection: EventSink, replayed: readonly ReplayEvent[], afterSeq: number): Promise<void> {
+    let last = await writeEvents(connection, replayed, afterSeq);
+    // Events sent meanwhile are held, in order; more may come while they are written.
+    for (let index = 0; last !== undefined && this.replaying === connection; index += 1) {
+      const held = this.held ?? [];
+      if (index === held.length) {
+        break;
+      }
+      const event = held[index];
       if (event.seq > last) {
-        writeEvent(connection, event, 0);
         last = event.seq;
+        if (!writeEvent(connection, event, 0) && !(await connection.drained())) {
+          last = undefined;
+        }
       }
     }
+    if (this.replaying !== connection) {
+      // Another resume took the stream over (its connection was ended), or the stream was lost.
+      return;
+    }
+    this.replaying = undefined;
     this.held = undefined;
+    if (last === undefined) {
+      // The client left during the replay: as when a connected client leaves.
+      this.host.lost(this);
+      return;
+    }
     if (this.done) {
       connection.end();
       return;
     }
     this.connect(connection);
+  }
+
+  /** Ends the attached connection; let go first, so that its close is not taken for the client leaving. */
+  private letGo(): void {
+    const connection = this.connection;
+    this.connection = undefined;
+    connection?.end();
   }
 
   private emit(message: JsonRpcMessage | undefined, retryMs: number): boolean {
