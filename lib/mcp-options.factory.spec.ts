@@ -40,6 +40,8 @@ describe('resolveMcpOptions', () => {
         allowedOrigins: undefined,
         keepAliveMs: 15_000,
         replayBufferSize: 256,
+        replayBufferBytes: 4 * 1024 * 1024,
+        replayTotalBytes: 64 * 1024 * 1024,
         retryMs: 1_000,
         simpleCallTimeoutMs: 60_000,
         cors: true,
@@ -93,6 +95,8 @@ describe('resolveMcpOptions', () => {
         allowedOrigins: ['https://example.com'],
         keepAliveMs: 1_000,
         replayBufferSize: 1,
+        replayBufferBytes: 1,
+        replayTotalBytes: 1,
         retryMs: 0,
         simpleCallTimeoutMs: 5_000,
         cors: false,
@@ -139,6 +143,8 @@ describe('resolveMcpOptions', () => {
         allowedOrigins: ['https://example.com'],
         keepAliveMs: 1_000,
         replayBufferSize: 1,
+        replayBufferBytes: 1,
+        replayTotalBytes: 1,
         retryMs: 0,
         simpleCallTimeoutMs: 5_000,
         cors: false,
@@ -163,6 +169,13 @@ describe('resolveMcpOptions', () => {
 
   it('bounds simple HTTP calls by callTimeoutMs unless told otherwise', () => {
     expect(resolveWith({ callTimeoutMs: 1_234 }).http.simpleCallTimeoutMs).toBe(1_234);
+  });
+
+  it('keeps a replay total that holds one session buffer at least, unless told otherwise', () => {
+    expect(resolveWith({ http: { replayBufferBytes: 100 * 1024 * 1024 } }).http.replayTotalBytes).toBe(
+      100 * 1024 * 1024,
+    );
+    expect(resolveWith({ http: { replayBufferBytes: 10, replayTotalBytes: 10 } }).http.replayTotalBytes).toBe(10);
   });
 
   it.each([[undefined], [null], ['inventory'], [42]])('refuses %p as the options object', (options) => {
@@ -231,6 +244,10 @@ describe('resolveMcpOptions', () => {
       ['http.keepAliveMs', { http: { keepAliveMs: 999 } }],
       ['http.replayBufferSize', { http: { replayBufferSize: 0 } }],
       ['http.replayBufferSize', { http: { replayBufferSize: 100_001 } }],
+      ['http.replayBufferBytes', { http: { replayBufferBytes: 0 } }],
+      ['http.replayBufferBytes', { http: { replayBufferBytes: 1.5 } }],
+      ['http.replayTotalBytes', { http: { replayTotalBytes: 4 * 1024 * 1024 - 1 } }],
+      ['http.replayTotalBytes', { http: { replayBufferBytes: 2_000, replayTotalBytes: 1_999 } }],
       ['http.retryMs', { http: { retryMs: -1 } }],
       ['http.retryMs', { http: { retryMs: 1.5 } }],
       ['http.simpleCallTimeoutMs', { http: { simpleCallTimeoutMs: -1 } }],

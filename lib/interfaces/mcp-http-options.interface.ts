@@ -44,6 +44,22 @@ export interface McpHttpOptions {
    */
   replayBufferSize?: number;
   /**
+   * How many bytes of messages (their JSON, in UTF-8) one legacy session's replay buffer keeps,
+   * beside `replayBufferSize`: the oldest events go first. An event larger than this is not kept,
+   * and neither is what the session kept before it (a client resuming from before it gets
+   * `notifications/replay_truncated`). The default keeps one event as large as the default
+   * request body (`maxBodyBytes`), so that a large answer can still be resumed.
+   * @default 4194304 (4 MiB)
+   */
+  replayBufferBytes?: number;
+  /**
+   * How many bytes the replay buffers of all legacy sessions of the server keep together (with
+   * Redis, of all instances together): past it the oldest events of all sessions go first. At
+   * least `replayBufferBytes`.
+   * @default 67108864 (64 MiB)
+   */
+  replayTotalBytes?: number;
+  /**
    * The reconnection delay, in ms, sent as the SSE `retry` field with the priming event of
    * legacy streams of revision 2025-11-25: how long a client waits before it polls a stream
    * whose connection the server closed (`ctx.closeStream()`). 0 sends no `retry` field.

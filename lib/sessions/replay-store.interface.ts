@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { JsonRpcMessage } from '../protocol/json-rpc';
 
 /**
@@ -39,8 +40,18 @@ export interface ReplayWindow {
  * @publicApi
  */
 export interface ReplayStore {
-  /** Appends an event to the session's buffer, dropping the session's oldest beyond its size. */
-  append(sessionId: string, event: ReplayEvent): Promise<void>;
+  /**
+   * Appends an event to the session's buffer, dropping the session's oldest events beyond its
+   * bounds. The built-in stores bound a buffer by events (`http.replayBufferSize`) and by bytes
+   * (`http.replayBufferBytes`, and `http.replayTotalBytes` over all sessions); a store of your
+   * own sets its own bounds.
+   *
+   * @param data the event's message as JSON, as its SSE stream writes it (`''` for a priming
+   * event), when the caller has it (the module always passes it): a store that measures or
+   * stores events as text takes it rather than serializing the message again. Stores written
+   * before it was passed may ignore it.
+   */
+  append(sessionId: string, event: ReplayEvent, data?: string): Promise<void>;
   /** The session's buffered events of `streamId` after position `seq`. */
   after(sessionId: string, streamId: string, seq: number): Promise<ReplayWindow>;
   /** Drops the session's buffer (the session ended). */
@@ -65,4 +76,39 @@ export function replayWindow(buffered: Iterable<ReplayEvent>, streamId: string, 
     }
   }
   return { events, found };
+}
+
+/**
+ * The byte bounds of the built-in replay stores: an event counts the UTF-8 bytes of its
+ * message's JSON (a priming event none).
+ */
+export interface ReplayByteBounds {
+  /** What one session's buffer holds at most (`http.replayBufferBytes`). */
+  readonly sessionBytes: number;
+  /** What the buffers of all sessions of the server hold at most (`http.replayTotalBytes`). */
+  readonly totalBytes: number;
+}
+
+/** Checks the bounds a built-in store is made with. */
+export function checkReplayBounds(capacity: number, bytes: ReplayByteBounds): void {
+  if (!Number.isInteger(capacity) || capacity < 1) {
+    throw new RangeError(`A replay buffer holds at least one event (got ${capacity})`);
+  }
+  const { sessionBytes, totalBytes } = bytes;
+  if (!Number.isInteger(sessionBytes) || sessionBytes < 1) {
+    throw new RangeError(`A replay buffer holds at least one byte (got ${sessionBytes})`);
+  }
+  if (!Number.isInteger(totalBytes) || totalBytes < sessionBytes) {
+    throw new RangeError(
+      `The replay buffers' total must hold one session's buffer (got ${totalBytes} < ${sessionBytes})`,
+    );
+  }
+}
+
+/** The size of an event against the byte bounds: the UTF-8 length of its message's JSON. */
+export function replayEventBytes(event: ReplayEvent, data: string | undefined): number {
+  if (data !== undefined) {
+    return Buffer.byteLength(data);
+  }
+  return event.message === undefined ? 0 : Buffer.byteLength(JSON.stringify(event.message));
 }

@@ -145,20 +145,22 @@ function sessionStore(stores: Stores, hub: Hub, sessions: SessionSettings): Sess
 function replayStore(
   stores: Stores,
   hub: Hub,
-  // The one HTTP setting a store reads, typed here so that the stores stay below the transports.
-  http: { readonly replayBufferSize: number },
+  // The HTTP settings a store reads, typed here so that the stores stay below the transports.
+  http: { readonly replayBufferSize: number; readonly replayBufferBytes: number; readonly replayTotalBytes: number },
   sessions: SessionSettings,
 ): ReplayStore {
   if (stores?.replay !== undefined) {
     return stores.replay;
   }
+  const bytes = { sessionBytes: http.replayBufferBytes, totalBytes: http.replayTotalBytes };
   return hub === undefined
-    ? new MemoryReplayStore(http.replayBufferSize)
+    ? new MemoryReplayStore(http.replayBufferSize, bytes)
     : // As long as a session's own keys: the buffer ends with its session, the TTL is a backstop.
       new (redis().RedisReplayStore)(
         hub,
         http.replayBufferSize,
         sessions.idleTimeoutMs + Math.max(sessions.idleTimeoutMs, 60_000),
+        bytes,
       );
 }
 

@@ -7,7 +7,7 @@ import { describeSessionStoreContract, sessionRecord } from './session-store.con
 import { describeTaskStoreContract } from './task-store.contract';
 
 describeSessionStoreContract('MemorySessionStore', async () => new MemorySessionStore());
-describeReplayStoreContract('MemoryReplayStore', (capacity) => new MemoryReplayStore(capacity));
+describeReplayStoreContract('MemoryReplayStore', (capacity, bytes) => new MemoryReplayStore(capacity, bytes));
 describeTaskStoreContract('MemoryTaskStore', async () => new MemoryTaskStore());
 
 describe('MemorySessionStore', () => {

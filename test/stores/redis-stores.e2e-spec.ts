@@ -5,7 +5,7 @@ import { RedisReplayStore } from '../../lib/stores/redis/redis-replay.store';
 import { RedisSessionStore } from '../../lib/stores/redis/redis-session.store';
 import { RedisTaskStore } from '../../lib/stores/redis/redis-task.store';
 import { flushRedis, startRedisServer, type RedisServerHandle } from '../support/redis-server';
-import { describeReplayStoreContract, replayEvent } from './replay-store.contract';
+import { dataOf, describeReplayStoreContract, replayEvent, sizedEvent } from './replay-store.contract';
 import { describeSessionStoreContract, sessionRecord } from './session-store.contract';
 import { describeTaskStoreContract, taskRecord } from './task-store.contract';
 
@@ -73,7 +73,10 @@ afterEach(async () => {
 });
 
 describeSessionStoreContract('RedisSessionStore', async () => new RedisSessionStore(hub, { idleTimeoutMs: IDLE_MS }));
-describeReplayStoreContract('RedisReplayStore', (capacity) => new RedisReplayStore(hub, capacity, REPLAY_TTL_MS));
+describeReplayStoreContract(
+  'RedisReplayStore',
+  (capacity, bytes) => new RedisReplayStore(hub, capacity, REPLAY_TTL_MS, bytes),
+);
 describeTaskStoreContract('RedisTaskStore', async () => new RedisTaskStore(hub, { retentionGraceMs: GRACE_MS }));
 
 describe('RedisSessionStore', () => {
@@ -221,13 +224,19 @@ describe('RedisReplayStore', () => {
     for (let seq = 0; seq < 5; seq += 1) {
       await store.append('s1', replayEvent('a', seq));
     }
-    await expect(allKeys()).resolves.toEqual([`${PREFIX}replay:s1`]);
+    await expect(allKeys()).resolves.toEqual(
+      ['replay-bytes', 'replay-clock', 'replay-order', 'replay-total', 'replay:s1'].map((key) => PREFIX + key),
+    );
     const stored = await redis().lrange(`${PREFIX}replay:s1`, 0, -1);
-    expect(stored.map((json) => JSON.parse(json))).toEqual([
-      replayEvent('a', 2),
-      replayEvent('a', 3),
-      replayEvent('a', 4),
-    ]);
+    // Each event leads with its place among all appends and its size, and reads as JSON.
+    const size = dataOf(replayEvent('a', 2)).length;
+    expect(stored[0]).toMatch(new RegExp(`^\\{"g":3,"n":${size},"streamId":"a","seq":2,"message":\\{`));
+    expect(stored.map((json) => JSON.parse(json))).toEqual(
+      [2, 3, 4].map((seq) => ({ g: seq + 1, n: size, ...replayEvent('a', seq) })),
+    );
+    await expect(redis().zrange(`${PREFIX}replay-order`, 0, -1, 'WITHSCORES')).resolves.toEqual(['s1', '3']);
+    await expect(redis().hgetall(`${PREFIX}replay-bytes`)).resolves.toEqual({ s1: String(3 * size) });
+    await expect(redis().get(`${PREFIX}replay-total`)).resolves.toBe(String(3 * size));
     const ttl = await redis().pttl(`${PREFIX}replay:s1`);
     expect(ttl).toBeGreaterThan(REPLAY_TTL_MS - 5_000);
     expect(ttl).toBeLessThanOrEqual(REPLAY_TTL_MS);
@@ -236,8 +245,60 @@ describe('RedisReplayStore', () => {
     await store.append('s1', replayEvent('a', 5));
     await expect(redis().pttl(`${PREFIX}replay:s1`)).resolves.toBeGreaterThan(REPLAY_TTL_MS - 5_000);
 
+    // Nothing is left behind once no session keeps a buffer.
     await store.clear('s1');
     await expect(allKeys()).resolves.toEqual([]);
+  });
+
+  it('holds the total across instances, the oldest of all dropped first whichever instance appended it', async () => {
+    const bytes = { sessionBytes: 2_000, totalBytes: 3_000 };
+    const store = new RedisReplayStore(hub, 10, REPLAY_TTL_MS, bytes);
+    const other = new RedisReplayStore(await otherHub(), 10, REPLAY_TTL_MS, bytes);
+    await store.append('s1', sizedEvent('a', 0, 1_000));
+    await other.append('s2', sizedEvent('a', 0, 1_000));
+    await store.append('s3', sizedEvent('a', 0, 1_000));
+    await other.append('s3', sizedEvent('a', 1, 1_000));
+    await expect(store.after('s1', 'a', -1)).resolves.toEqual({ events: [], found: false });
+    await expect(other.after('s2', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 0, 1_000)], found: false });
+    await expect(redis().get(`${PREFIX}replay-total`)).resolves.toBe('3000');
+    await expect(redis().zrange(`${PREFIX}replay-order`, 0, -1)).resolves.toEqual(['s2', 's3']);
+  });
+
+  it('takes back the bytes of a buffer that expired with its TTL once it would be the oldest', async () => {
+    const store = new RedisReplayStore(hub, 10, REPLAY_TTL_MS, { sessionBytes: 2_000, totalBytes: 3_000 });
+    await store.append('s1', sizedEvent('a', 0, 2_000));
+    await store.append('s2', sizedEvent('a', 0, 1_000));
+    // s1's list expires (no instance was left to drop it); its bytes are still counted.
+    await redis().del(`${PREFIX}replay:s1`);
+    await store.append('s3', sizedEvent('a', 0, 1_000));
+    await expect(store.after('s2', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 0, 1_000)], found: false });
+    await expect(store.after('s3', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 0, 1_000)], found: false });
+    await expect(redis().get(`${PREFIX}replay-total`)).resolves.toBe('2000');
+    await expect(redis().hgetall(`${PREFIX}replay-bytes`)).resolves.toEqual({ s2: '1000', s3: '1000' });
+    // A session whose list expired starts again from what it appends.
+    await redis().del(`${PREFIX}replay:s2`);
+    await store.append('s2', sizedEvent('a', 1, 500));
+    await expect(redis().get(`${PREFIX}replay-total`)).resolves.toBe('1500');
+  });
+
+  it('reads events without their bookkeeping, and those written before events carried it', async () => {
+    const store = new RedisReplayStore(hub, 10, REPLAY_TTL_MS, { sessionBytes: 2_000, totalBytes: 3_000 });
+    await redis().rpush(`${PREFIX}replay:s1`, JSON.stringify(replayEvent('a', 0)));
+    await store.append('s1', replayEvent('a', 1));
+    await store.append('s1', { streamId: 'a', seq: 2 });
+    await expect(store.after('s1', 'a', -1)).resolves.toEqual({
+      events: [replayEvent('a', 0), replayEvent('a', 1), { streamId: 'a', seq: 2 }],
+      found: false,
+    });
+    const [, , priming] = await redis().lrange(`${PREFIX}replay:s1`, 0, -1);
+    expect(priming).toBe('{"g":2,"n":0,"streamId":"a","seq":2}');
+    // The session ranks among all as of its first event it counted.
+    await expect(redis().zrange(`${PREFIX}replay-order`, 0, -1, 'WITHSCORES')).resolves.toEqual(['s1', '1']);
+    const window = await store.after('s1', 'a', 0);
+    expect(window.events.map((event) => Object.keys(event))).toEqual([
+      ['streamId', 'seq', 'message'],
+      ['streamId', 'seq'],
+    ]);
   });
 
   it('is shared between instances', async () => {

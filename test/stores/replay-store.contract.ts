@@ -1,4 +1,5 @@
-import type { ReplayEvent, ReplayStore } from '../../lib/sessions/replay-store.interface';
+import type { JsonRpcMessage } from '../../lib/protocol/json-rpc';
+import type { ReplayByteBounds, ReplayEvent, ReplayStore } from '../../lib/sessions/replay-store.interface';
 
 /** An event carrying a message that names its position. */
 export function replayEvent(streamId: string, seq: number): ReplayEvent {
@@ -6,14 +7,38 @@ export function replayEvent(streamId: string, seq: number): ReplayEvent {
 }
 
 /**
+ * An event whose message's JSON is `bytes` long in UTF-8, made of `pad` (a one-byte or a
+ * two-byte character in UTF-8).
+ */
+export function sizedEvent(streamId: string, seq: number, bytes: number, pad = 'x'): ReplayEvent {
+  const message = (text: string): JsonRpcMessage => ({
+    jsonrpc: '2.0',
+    method: 'notifications/message',
+    params: { seq, text },
+  });
+  const room = bytes - Buffer.byteLength(JSON.stringify(message('')));
+  const unit = Buffer.byteLength(pad);
+  if (room < 0 || room % unit !== 0) {
+    throw new Error(`No event of ${bytes} bytes made of ${JSON.stringify(pad)}`);
+  }
+  return { streamId, seq, message: message(pad.repeat(room / unit)) };
+}
+
+/** The message of `event` as the SSE stream writes it: what the module passes to `append`. */
+export function dataOf(event: ReplayEvent): string {
+  return event.message === undefined ? '' : JSON.stringify(event.message);
+}
+
+/**
  * The behaviour every {@link ReplayStore} shares.
  *
- * @param makeStore an empty store whose buffers hold `capacity` events per session, made in
- * each test; it throws (or rejects with) a RangeError for a capacity below one.
+ * @param makeStore an empty store whose buffers hold `capacity` events per session and, when
+ * `bytes` is given, those byte bounds, made in each test; it throws (or rejects with) a
+ * RangeError for a capacity below one or bounds that cannot hold an event.
  */
 export function describeReplayStoreContract(
   name: string,
-  makeStore: (capacity: number) => ReplayStore | Promise<ReplayStore>,
+  makeStore: (capacity: number, bytes?: ReplayByteBounds) => ReplayStore | Promise<ReplayStore>,
 ): void {
   const event = replayEvent;
 
@@ -126,6 +151,107 @@ export function describeReplayStoreContract(
     it('refuses a capacity below one', async () => {
       for (const capacity of [0, -1, 1.5]) {
         await expect(Promise.resolve().then(() => makeStore(capacity))).rejects.toThrow(RangeError);
+      }
+    });
+
+    it('keeps at most `sessionBytes` of a session, dropping its oldest events first', async () => {
+      const store = await makeStore(100, { sessionBytes: 3_000, totalBytes: 100_000 });
+      for (let seq = 0; seq < 4; seq += 1) {
+        await store.append('s1', sizedEvent('a', seq, 1_000));
+      }
+      // 4,000 bytes appended: the oldest went, and a resume from it is told so.
+      await expect(store.after('s1', 'a', 0)).resolves.toEqual({
+        events: [sizedEvent('a', 1, 1_000), sizedEvent('a', 2, 1_000), sizedEvent('a', 3, 1_000)],
+        found: false,
+      });
+      await expect(store.after('s1', 'a', 1)).resolves.toEqual({
+        events: [sizedEvent('a', 2, 1_000), sizedEvent('a', 3, 1_000)],
+        found: true,
+      });
+      // A large event pushes out as many as it needs; priming events weigh nothing.
+      await store.append('s1', { streamId: 'b', seq: 0 });
+      await store.append('s1', sizedEvent('b', 1, 2_500));
+      await expect(store.after('s1', 'a', -1)).resolves.toEqual({ events: [], found: false });
+      await expect(store.after('s1', 'b', -1)).resolves.toEqual({
+        events: [{ streamId: 'b', seq: 0 }, sizedEvent('b', 1, 2_500)],
+        found: false,
+      });
+      // Exactly the bound is kept.
+      await store.append('s2', sizedEvent('a', 0, 3_000), dataOf(sizedEvent('a', 0, 3_000)));
+      await expect(store.after('s2', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 0, 3_000)], found: false });
+    });
+
+    it('counts the UTF-8 bytes of a message, not its characters', async () => {
+      const store = await makeStore(100, { sessionBytes: 3_000, totalBytes: 100_000 });
+      const wide = sizedEvent('a', 0, 2_001, 'é');
+      await store.append('s1', wide, dataOf(wide));
+      await store.append('s1', sizedEvent('a', 1, 1_500));
+      // Counted by characters, both would fit in 3,000.
+      await expect(store.after('s1', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 1, 1_500)], found: false });
+    });
+
+    it('keeps no event larger than `sessionBytes`, nor what came before it, so that a resume from before it is told', async () => {
+      const store = await makeStore(100, { sessionBytes: 3_000, totalBytes: 100_000 });
+      await store.append('s1', sizedEvent('a', 0, 1_000));
+      await store.append('s1', sizedEvent('b', 0, 1_000));
+      await store.append('s1', sizedEvent('a', 1, 3_001));
+      await store.append('s1', sizedEvent('a', 2, 500));
+      await expect(store.after('s1', 'a', 0)).resolves.toEqual({ events: [sizedEvent('a', 2, 500)], found: false });
+      await expect(store.after('s1', 'b', 0)).resolves.toEqual({ events: [], found: false });
+      // Another session keeps its own.
+      await store.append('s2', sizedEvent('a', 0, 1_000));
+      await store.append('s1', sizedEvent('a', 3, 4_000));
+      await expect(store.after('s1', 'a', -1)).resolves.toEqual({ events: [], found: false });
+      await expect(store.after('s2', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 0, 1_000)], found: false });
+    });
+
+    it('keeps at most `totalBytes` over all sessions, dropping the oldest of all first', async () => {
+      const store = await makeStore(100, { sessionBytes: 2_000, totalBytes: 5_000 });
+      await store.append('s1', sizedEvent('a', 0, 1_000));
+      await store.append('s2', sizedEvent('a', 0, 1_000));
+      await store.append('s3', sizedEvent('a', 0, 1_000));
+      await store.append('s1', sizedEvent('a', 1, 1_000));
+      await store.append('s2', sizedEvent('a', 1, 1_000));
+      // 6,000 bytes: the oldest of all (s1's first) went; s1 keeps its second.
+      await store.append('s3', sizedEvent('a', 1, 1_000));
+      await expect(store.after('s1', 'a', 0)).resolves.toEqual({ events: [sizedEvent('a', 1, 1_000)], found: false });
+      await expect(store.after('s2', 'a', 0)).resolves.toEqual({ events: [sizedEvent('a', 1, 1_000)], found: true });
+      await expect(store.after('s3', 'a', 0)).resolves.toEqual({ events: [sizedEvent('a', 1, 1_000)], found: true });
+      // 6,500 bytes: the next oldest, s2's first, then s3's first.
+      await store.append('s4', sizedEvent('a', 0, 1_500));
+      await expect(store.after('s2', 'a', 0)).resolves.toEqual({ events: [sizedEvent('a', 1, 1_000)], found: false });
+      await expect(store.after('s3', 'a', 0)).resolves.toEqual({ events: [sizedEvent('a', 1, 1_000)], found: false });
+      await expect(store.after('s1', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 1, 1_000)], found: false });
+      // Then s1's second, its last: s1 keeps nothing.
+      await store.append('s5', sizedEvent('a', 0, 600));
+      await expect(store.after('s1', 'a', -1)).resolves.toEqual({ events: [], found: false });
+      await expect(store.after('s4', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 0, 1_500)], found: false });
+      await expect(store.after('s5', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 0, 600)], found: false });
+    });
+
+    it("gives back a cleared session's bytes to the others", async () => {
+      const store = await makeStore(100, { sessionBytes: 2_000, totalBytes: 4_000 });
+      await store.append('s1', sizedEvent('a', 0, 2_000));
+      await store.append('s2', sizedEvent('a', 0, 2_000));
+      await store.clear('s1');
+      await store.append('s3', sizedEvent('a', 0, 2_000));
+      await expect(store.after('s2', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 0, 2_000)], found: false });
+      await expect(store.after('s3', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 0, 2_000)], found: false });
+      // Nor does an event too large to keep count against the total: s4's event pushes out s2's alone.
+      await store.append('s1', sizedEvent('a', 1, 2_001));
+      await store.append('s4', sizedEvent('a', 0, 1_000));
+      await expect(store.after('s2', 'a', -1)).resolves.toEqual({ events: [], found: false });
+      await expect(store.after('s3', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 0, 2_000)], found: false });
+      await expect(store.after('s4', 'a', -1)).resolves.toEqual({ events: [sizedEvent('a', 0, 1_000)], found: false });
+    });
+
+    it('refuses byte bounds that cannot hold an event', async () => {
+      for (const bytes of [
+        { sessionBytes: 0, totalBytes: 10 },
+        { sessionBytes: 1.5, totalBytes: 10 },
+        { sessionBytes: 10, totalBytes: 9 },
+      ]) {
+        await expect(Promise.resolve().then(() => makeStore(4, bytes))).rejects.toThrow(RangeError);
       }
     });
   });

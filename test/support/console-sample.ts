@@ -10,6 +10,8 @@ const LISTENING = /MCP server listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/;
 
 /** A running sample. */
 export interface SampleProcess {
+  /** The process id (to read its memory from `/proc`). */
+  readonly pid: number;
   /** `http://127.0.0.1:<port>`: the page's origin. */
   readonly baseUrl: string;
   /** `<baseUrl>/mcp/console`. */
@@ -36,6 +38,7 @@ export async function startSample(env: Record<string, string> = {}): Promise<Sam
     LISTENING,
   );
   return {
+    pid: server.pid,
     baseUrl: server.baseUrl,
     consoleUrl: `${server.baseUrl}/mcp/console`,
     output: server.output,

@@ -1,72 +1,149 @@
 import {
+  checkReplayBounds,
+  replayEventBytes,
   replayWindow,
+  type ReplayByteBounds,
   type ReplayEvent,
   type ReplayStore,
   type ReplayWindow,
 } from '../../sessions/replay-store.interface';
 
-/** A fixed-size ring of one session's events, oldest first from `start`. */
-class EventRing {
-  private readonly slots: Array<ReplayEvent | undefined>;
-  private start = 0;
-  private size = 0;
-
-  constructor(capacity: number) {
-    this.slots = new Array<ReplayEvent | undefined>(capacity);
-  }
-
-  push(event: ReplayEvent): void {
-    const capacity = this.slots.length;
-    if (this.size < capacity) {
-      this.slots[(this.start + this.size) % capacity] = event;
-      this.size += 1;
-    } else {
-      this.slots[this.start] = event;
-      this.start = (this.start + 1) % capacity;
-    }
-  }
-
-  /** The events, oldest first. */
-  *events(): Generator<ReplayEvent> {
-    for (let index = 0; index < this.size; index += 1) {
-      yield this.slots[(this.start + index) % this.slots.length]!;
-    }
-  }
+/** One kept event: in its session's buffer, and in the order of all sessions' events. */
+interface Kept {
+  readonly event: ReplayEvent;
+  readonly bytes: number;
+  readonly buffer: SessionBuffer;
+  /** The session's next event. */
+  later: Kept | undefined;
+  /** The neighbours in the order events were appended, over all sessions. */
+  older: Kept | undefined;
+  newer: Kept | undefined;
 }
 
+/** One session's kept events, oldest first. */
+interface SessionBuffer {
+  readonly sessionId: string;
+  first: Kept | undefined;
+  last: Kept | undefined;
+  count: number;
+  bytes: number;
+}
+
+/** No byte bound: for a store made with a capacity alone. */
+const UNBOUNDED: ReplayByteBounds = { sessionBytes: Number.MAX_SAFE_INTEGER, totalBytes: Number.MAX_SAFE_INTEGER };
+
 /**
- * The default replay store: one ring of the last `capacity` events per session, in this
- * process. Buffers do not survive a restart and are not shared between instances.
+ * The default replay store, in this process: the last `capacity` events of each session, at
+ * most `sessionBytes` of them, and at most `totalBytes` over all sessions, the oldest of all
+ * dropped first. Buffers do not survive a restart and are not shared between instances.
  */
 export class MemoryReplayStore implements ReplayStore {
-  private readonly rings = new Map<string, EventRing>();
+  private readonly buffers = new Map<string, SessionBuffer>();
+  /** The oldest and newest kept events of all sessions. */
+  private oldest: Kept | undefined;
+  private newest: Kept | undefined;
+  private bytes = 0;
 
-  constructor(private readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) {
-      throw new RangeError(`A replay buffer holds at least one event (got ${capacity})`);
-    }
+  constructor(
+    private readonly capacity: number,
+    private readonly bounds: ReplayByteBounds = UNBOUNDED,
+  ) {
+    checkReplayBounds(capacity, bounds);
   }
 
-  async append(sessionId: string, event: ReplayEvent): Promise<void> {
-    let ring = this.rings.get(sessionId);
-    if (ring === undefined) {
-      ring = new EventRing(this.capacity);
-      this.rings.set(sessionId, ring);
+  async append(sessionId: string, event: ReplayEvent, data?: string): Promise<void> {
+    const bytes = replayEventBytes(event, data);
+    let buffer = this.buffers.get(sessionId);
+    if (bytes > this.bounds.sessionBytes) {
+      // Not kept, and nothing before it either: a resume from before it is told events were lost.
+      if (buffer !== undefined) {
+        this.drop(buffer);
+      }
+      return;
     }
-    ring.push(event);
+    if (buffer === undefined) {
+      buffer = { sessionId, first: undefined, last: undefined, count: 0, bytes: 0 };
+      this.buffers.set(sessionId, buffer);
+    }
+    const kept: Kept = { event, bytes, buffer, later: undefined, older: this.newest, newer: undefined };
+    if (buffer.last === undefined) {
+      buffer.first = kept;
+    } else {
+      buffer.last.later = kept;
+    }
+    buffer.last = kept;
+    buffer.count += 1;
+    buffer.bytes += bytes;
+    if (this.newest === undefined) {
+      this.oldest = kept;
+    } else {
+      this.newest.newer = kept;
+    }
+    this.newest = kept;
+    this.bytes += bytes;
+    while (buffer.count > this.capacity || buffer.bytes > this.bounds.sessionBytes) {
+      this.dropFirst(buffer);
+    }
+    // A session's events are appended in order: the oldest of all is the first of its session.
+    while (this.bytes > this.bounds.totalBytes) {
+      this.dropFirst(this.oldest!.buffer);
+    }
   }
 
   async after(sessionId: string, streamId: string, seq: number): Promise<ReplayWindow> {
-    const ring = this.rings.get(sessionId);
-    return ring === undefined ? { events: [], found: false } : replayWindow(ring.events(), streamId, seq);
+    const buffer = this.buffers.get(sessionId);
+    return buffer === undefined ? { events: [], found: false } : replayWindow(eventsOf(buffer), streamId, seq);
   }
 
   async clear(sessionId: string): Promise<void> {
-    this.rings.delete(sessionId);
+    const buffer = this.buffers.get(sessionId);
+    if (buffer !== undefined) {
+      this.drop(buffer);
+    }
   }
 
   /** How many sessions hold a buffer (for tests and diagnostics). */
   get sessionCount(): number {
-    return this.rings.size;
+    return this.buffers.size;
+  }
+
+  /** The bytes kept over all sessions (for tests and diagnostics). */
+  get totalBytes(): number {
+    return this.bytes;
+  }
+
+  private drop(buffer: SessionBuffer): void {
+    while (buffer.first !== undefined) {
+      this.dropFirst(buffer);
+    }
+  }
+
+  private dropFirst(buffer: SessionBuffer): void {
+    const kept = buffer.first!;
+    buffer.first = kept.later;
+    buffer.count -= 1;
+    buffer.bytes -= kept.bytes;
+    if (buffer.first === undefined) {
+      buffer.last = undefined;
+      this.buffers.delete(buffer.sessionId);
+    }
+    if (kept.older === undefined) {
+      this.oldest = kept.newer;
+    } else {
+      kept.older.newer = kept.newer;
+    }
+    if (kept.newer === undefined) {
+      this.newest = kept.older;
+    } else {
+      kept.newer.older = kept.older;
+    }
+    this.bytes -= kept.bytes;
+  }
+}
+
+/** A session's kept events, oldest first. */
+function* eventsOf(buffer: SessionBuffer): Generator<ReplayEvent> {
+  for (let kept = buffer.first; kept !== undefined; kept = kept.later) {
+    yield kept.event;
   }
 }

@@ -230,12 +230,40 @@ export class SseStream {
     return !this.closed && !this.res.writableEnded && !this.res.destroyed;
   }
 
-  /** Writes one message (or the answers of a batch) as an SSE event, with an optional event id. */
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[], id?: string): boolean {
+  /**
+   * Writes one message (or the answers of a batch) as an SSE event, with an optional event id;
+   * `data` is the message as JSON when the caller has it already. Returns false when the
+   * connection is closed or its buffer is full (see {@link drained}).
+   */
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[], id?: string, data?: string): boolean {
     if (!this.open) {
       return false;
     }
-    return this.res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(message)}\n\n`);
+    return this.res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${data ?? JSON.stringify(message)}\n\n`);
+  }
+
+  /**
+   * Resolves true once the connection takes more writes (at once when its buffer is not full),
+   * false once it is closed: a writer that waits for it holds no more than a socket buffer.
+   */
+  drained(): Promise<boolean> {
+    if (!this.open) {
+      return Promise.resolve(false);
+    }
+    if (!this.res.writableNeedDrain) {
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const settle = (drained: boolean): void => {
+        this.res.off('drain', onDrain);
+        this.closeListeners.delete(onClose);
+        resolve(drained);
+      };
+      const onDrain = (): void => settle(true);
+      const onClose = (): void => settle(false);
+      this.res.on('drain', onDrain);
+      this.closeListeners.add(onClose);
+    });
   }
 
   /** Writes a named event with plain-text data (the `endpoint` event of the 2024-11-05 SSE pair). */

@@ -2,6 +2,8 @@
 import type { McpHttpOptions } from '../../interfaces/mcp-http-options.interface';
 import { fail, integer, section, stringList } from '../../option-checks';
 
+const MIB = 1024 * 1024;
+
 /** The HTTP transports' limits and checks, with every default applied. */
 export interface HttpSettings {
   maxBodyBytes: number;
@@ -10,6 +12,8 @@ export interface HttpSettings {
   allowedOrigins?: string[];
   keepAliveMs: number;
   replayBufferSize: number;
+  replayBufferBytes: number;
+  replayTotalBytes: number;
   retryMs: number;
   simpleCallTimeoutMs: number;
   cors: boolean;
@@ -28,14 +32,24 @@ export function resolveHttpSettings(options: McpHttpOptions | undefined, callTim
   if (http.cors !== undefined && typeof http.cors !== 'boolean') {
     fail('http.cors', 'must be a boolean');
   }
+  const replayBufferBytes = integer(http.replayBufferBytes, 'http.replayBufferBytes', 4 * MIB, 1);
+  // Every session's buffer must fit in the total: it is at least one buffer.
+  const replayTotalBytes = integer(
+    http.replayTotalBytes,
+    'http.replayTotalBytes',
+    Math.max(64 * MIB, replayBufferBytes),
+    replayBufferBytes,
+  );
   return {
-    maxBodyBytes: integer(http.maxBodyBytes, 'http.maxBodyBytes', 4 * 1024 * 1024, 1024),
+    maxBodyBytes: integer(http.maxBodyBytes, 'http.maxBodyBytes', 4 * MIB, 1024),
     // The depth check recurses once per level: a bound keeps it far from the stack's limit.
     maxJsonDepth: integer(http.maxJsonDepth, 'http.maxJsonDepth', 64, 2, 1_000),
     allowedHosts: stringList(http.allowedHosts, 'http.allowedHosts'),
     allowedOrigins: stringList(http.allowedOrigins, 'http.allowedOrigins'),
     keepAliveMs: integer(http.keepAliveMs, 'http.keepAliveMs', 15_000, 1_000),
     replayBufferSize: integer(http.replayBufferSize, 'http.replayBufferSize', 256, 1, 100_000),
+    replayBufferBytes,
+    replayTotalBytes,
     retryMs: integer(http.retryMs, 'http.retryMs', 1_000, 0, 3_600_000),
     simpleCallTimeoutMs: integer(http.simpleCallTimeoutMs, 'http.simpleCallTimeoutMs', callTimeoutMs, 0),
     cors: http.cors ?? true,

@@ -10,36 +10,62 @@ interface Written {
   retryMs?: number;
 }
 
-/** A stand-in for an SSE connection: records writes, and closes like the real one. */
-function fakeConnection(): { connection: SseStream; written: Written[]; ended: () => boolean } {
+/**
+ * A stand-in for an SSE connection: records writes, and closes like the real one; `full` makes
+ * its writes wait for `drain()`, as a client that does not read.
+ */
+function fakeConnection(full = false): {
+  connection: SseStream;
+  written: Written[];
+  ended: () => boolean;
+  drain: () => void;
+} {
   const written: Written[] = [];
   const listeners: Array<() => void> = [];
+  const waiting: Array<(drained: boolean) => void> = [];
   let closed = false;
+  const settle = (drained: boolean): void => waiting.splice(0).forEach((resolve) => resolve(drained));
   const connection = {
-    send: (message: JsonRpcMessage, id: string) => written.push({ id, message }) > 0,
-    prime: (id: string, retryMs: number) => written.push({ id, retryMs }) > 0,
+    send: (message: JsonRpcMessage, id: string) => !closed && written.push({ id, message }) > 0 && !full,
+    prime: (id: string, retryMs: number) => !closed && written.push({ id, retryMs }) > 0 && !full,
+    drained: () =>
+      closed || !full ? Promise.resolve(!closed) : new Promise<boolean>((resolve) => waiting.push(resolve)),
     onClose: (listener: () => void) => listeners.push(listener),
     end: () => {
       if (!closed) {
         closed = true;
+        settle(false);
         listeners.splice(0).forEach((listener) => listener());
       }
     },
   };
-  return { connection: connection as unknown as SseStream, written, ended: () => closed };
+  return {
+    connection: connection as unknown as SseStream,
+    written,
+    ended: () => closed,
+    drain: () => settle(true),
+  };
+}
+
+function flush(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function host() {
   const recorded: ReplayEvent[] = [];
   return {
     recorded,
-    record: jest.fn((_sessionId: string, event: ReplayEvent) => void recorded.push(event)),
+    record: jest.fn((_sessionId: string, event: ReplayEvent, _data: string) => void recorded.push(event)),
     forget: jest.fn(),
     lost: jest.fn(),
   };
 }
 
-const note = (n: number): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { n } });
+const note = (n: number): JsonRpcMessage => ({
+  jsonrpc: '2.0',
+  method: 'notifications/message',
+  params: { n },
+});
 
 describe('ResumableStream', () => {
   it('numbers its events, buffers each one and writes it to the attached connection', () => {
@@ -57,6 +83,21 @@ describe('ResumableStream', () => {
       { streamId: 'aaaa', seq: 0 },
       { streamId: 'aaaa', seq: 1, message: note(1) },
     ]);
+  });
+
+  it('serializes a message once: the buffer and the connection are given the same JSON', () => {
+    const owner = host();
+    const stream = new ResumableStream(owner, 's1', 'aaaa', 'request', 0);
+    const sent: Array<string | undefined> = [];
+    const { connection } = fakeConnection();
+    stream.connect({
+      ...connection,
+      send: (_message: JsonRpcMessage, _id: string, data?: string) => sent.push(data) > 0,
+    } as unknown as SseStream);
+    stream.prime(0);
+    stream.send(note(1));
+    expect(owner.record.mock.calls.map(([, , data]) => data)).toEqual(['', JSON.stringify(note(1))]);
+    expect(sent).toEqual([JSON.stringify(note(1))]);
   });
 
   it('keeps buffering after disconnect(), without telling the host the client left', () => {
@@ -81,7 +122,7 @@ describe('ResumableStream', () => {
     expect(owner.lost).toHaveBeenCalledWith(stream);
   });
 
-  it('on resume, writes the replayed events, then those sent while the buffer was read, each once', () => {
+  it('on resume, writes the replayed events, then those sent while the buffer was read, each once', async () => {
     const owner = host();
     const stream = new ResumableStream(owner, 's1', 'aaaa', 'request', 3);
     stream.hold();
@@ -93,11 +134,13 @@ describe('ResumableStream', () => {
     ];
     const { connection, written } = fakeConnection();
     stream.resume(connection, replayed, 1);
-    stream.send(note(5));
-    expect(written.map((entry) => entry.id)).toEqual(['aaaa:2', 'aaaa:3', 'aaaa:4', 'aaaa:5']);
+    stream.send(note(5)); // seq 5: sent while the replay is written
+    await flush();
+    stream.send(note(6));
+    expect(written.map((entry) => entry.id)).toEqual(['aaaa:2', 'aaaa:3', 'aaaa:4', 'aaaa:5', 'aaaa:6']);
   });
 
-  it('skips what the client already has, and ends a resumed connection once the stream has ended', () => {
+  it('skips what the client already has, and ends a resumed connection once the stream has ended', async () => {
     const owner = host();
     const stream = new ResumableStream(owner, 's1', 'aaaa', 'request', 5);
     stream.hold();
@@ -106,6 +149,7 @@ describe('ResumableStream', () => {
     expect(owner.forget).toHaveBeenCalledWith(stream);
     const { connection, written, ended } = fakeConnection();
     stream.resume(connection, [{ streamId: 'aaaa', seq: 4, message: note(4) }], 4);
+    await flush();
     expect(written.map((entry) => entry.id)).toEqual(['aaaa:5']);
     expect(ended()).toBe(true);
     expect(stream.ended).toBe(true);
@@ -123,5 +167,107 @@ describe('ResumableStream', () => {
     stream.end();
     expect(stream.send(note(1))).toBe(false);
     expect(owner.recorded).toEqual([]);
+  });
+
+  it('replays at the pace the client reads: the next event once the connection drained', async () => {
+    const owner = host();
+    const stream = new ResumableStream(owner, 's1', 'aaaa', 'request', 4);
+    stream.hold();
+    const { connection, written, drain } = fakeConnection(true);
+    stream.resume(
+      connection,
+      [1, 2, 3].map((seq) => ({ streamId: 'aaaa', seq, message: note(seq) })),
+      0,
+    );
+    stream.send(note(4));
+    await flush();
+    expect(written.map((entry) => entry.id)).toEqual(['aaaa:1']);
+    drain();
+    await flush();
+    expect(written.map((entry) => entry.id)).toEqual(['aaaa:1', 'aaaa:2']);
+    drain();
+    await flush();
+    drain();
+    await flush();
+    // The replay is written: held events follow, then the connection carries the stream.
+    expect(written.map((entry) => entry.id)).toEqual(['aaaa:1', 'aaaa:2', 'aaaa:3', 'aaaa:4']);
+    drain();
+    await flush();
+    stream.send(note(5));
+    expect(written.map((entry) => entry.id)).toEqual(['aaaa:1', 'aaaa:2', 'aaaa:3', 'aaaa:4', 'aaaa:5']);
+  });
+
+  it('stops a replay whose client left, as when a connected client leaves', async () => {
+    const owner = host();
+    const stream = new ResumableStream(owner, 's1', 'aaaa', 'session', 3);
+    const { connection, written } = fakeConnection(true);
+    stream.resume(
+      connection,
+      [1, 2].map((seq) => ({ streamId: 'aaaa', seq, message: note(seq) })),
+      0,
+    );
+    await flush();
+    connection.end();
+    await flush();
+    expect(written.map((entry) => entry.id)).toEqual(['aaaa:1']);
+    expect(owner.lost).toHaveBeenCalledWith(stream);
+    // Events go on to the buffer only.
+    expect(stream.send(note(3))).toBe(false);
+    expect(owner.recorded.map((event) => event.seq)).toEqual([3]);
+  });
+
+  it('lets a second resume take over a replay still being written', async () => {
+    const owner = host();
+    const stream = new ResumableStream(owner, 's1', 'aaaa', 'request', 3);
+    const replayed = [1, 2].map((seq) => ({
+      streamId: 'aaaa',
+      seq,
+      message: note(seq),
+    }));
+    const first = fakeConnection(true);
+    stream.resume(first.connection, replayed, 0);
+    await flush();
+    stream.hold();
+    expect(first.ended()).toBe(true);
+    stream.send(note(3));
+    const second = fakeConnection();
+    stream.resume(second.connection, replayed, 1);
+    await flush();
+    expect(first.written.map((entry) => entry.id)).toEqual(['aaaa:1']);
+    expect(second.written.map((entry) => entry.id)).toEqual(['aaaa:2', 'aaaa:3']);
+    expect(owner.lost).not.toHaveBeenCalled();
+    stream.send(note(4));
+    expect(second.written.map((entry) => entry.id)).toEqual(['aaaa:2', 'aaaa:3', 'aaaa:4']);
+  });
+
+  it('lets a replay write the answer of a stream that ends meanwhile, but not outlive a disconnect or its session', async () => {
+    const owner = host();
+    const answered = new ResumableStream(owner, 's1', 'aaaa', 'request', 2);
+    const first = fakeConnection(true);
+    answered.resume(first.connection, [{ streamId: 'aaaa', seq: 1, message: note(1) }], 0);
+    answered.send(note(2));
+    answered.end();
+    await flush();
+    expect(first.written.map((entry) => entry.id)).toEqual(['aaaa:1']);
+    first.drain();
+    await flush();
+    expect(first.written.map((entry) => entry.id)).toEqual(['aaaa:1', 'aaaa:2']);
+    first.drain();
+    await flush();
+    expect(first.ended()).toBe(true);
+
+    for (const stop of ['disconnect', 'close'] as const) {
+      const stream = new ResumableStream(owner, 's1', 'bbbb', 'session', 2);
+      const { connection, written, ended } = fakeConnection(true);
+      stream.resume(connection, [{ streamId: 'bbbb', seq: 1, message: note(1) }], 0);
+      await flush();
+      stream[stop]();
+      expect(ended()).toBe(true);
+      stream.send(note(2));
+      await flush();
+      expect(written.map((entry) => entry.id)).toEqual(['bbbb:1']);
+      expect(stream.ended).toBe(stop === 'close');
+    }
+    expect(owner.lost).not.toHaveBeenCalled();
   });
 });

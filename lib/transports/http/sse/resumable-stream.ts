@@ -8,8 +8,8 @@ export type StreamKind = 'request' | 'session';
 
 /** What a stream needs from the streams of its process. */
 export interface StreamHost {
-  /** Keeps an event in the session's replay buffer. */
-  record(sessionId: string, event: ReplayEvent): void;
+  /** Keeps an event in the session's replay buffer; `data` is its message's JSON (`''` for none). */
+  record(sessionId: string, event: ReplayEvent, data: string): void;
   /** The stream is over: it can no longer be resumed live. */
   forget(stream: ResumableStream): void;
   /** The stream's connection closed (client gone, or the server let it go). */
@@ -21,16 +21,42 @@ export interface StreamHost {
  * connection of a client that resumed the stream on another instance.
  */
 export interface EventSink {
-  send(message: JsonRpcMessage, id: string): boolean;
+  /** Writes a message (`data`: its JSON, when the caller has it); false when the sink is full or closed. */
+  send(message: JsonRpcMessage, id: string, data?: string): boolean;
   prime(id: string, retryMs: number): boolean;
+  /** Resolves true once the sink takes more writes, false once it is closed. */
+  drained(): Promise<boolean>;
   end(): void;
   onClose(listener: () => void): void;
 }
 
 /** Writes a buffered event with its id: a priming event (no message) or a message. */
-export function writeEvent(connection: EventSink, event: ReplayEvent, retryMs: number): boolean {
+export function writeEvent(connection: EventSink, event: ReplayEvent, retryMs: number, data?: string): boolean {
   const id = formatEventId(event.streamId, event.seq);
-  return event.message === undefined ? connection.prime(id, retryMs) : connection.send(event.message, id);
+  return event.message === undefined ? connection.prime(id, retryMs) : connection.send(event.message, id, data);
+}
+
+/**
+ * Writes the events of `events` after position `afterSeq` on `connection`, each once and in
+ * order, the next only once the connection took the last (a client that does not read holds
+ * one event and a socket buffer, not the whole replay). Resolves with the position of the last
+ * event written, or `undefined` once the connection closed.
+ */
+export async function writeEvents(
+  connection: EventSink,
+  events: readonly ReplayEvent[],
+  afterSeq: number,
+): Promise<number | undefined> {
+  let last = afterSeq;
+  for (const event of events) {
+    if (event.seq > last) {
+      last = event.seq;
+      if (!writeEvent(connection, event, 0) && !(await connection.drained())) {
+        return undefined;
+      }
+    }
+  }
+  return last;
 }
 
 /**
@@ -40,8 +66,10 @@ export function writeEvent(connection: EventSink, event: ReplayEvent, retryMs: n
  */
 export class ResumableStream implements SessionChannel {
   private connection: EventSink | undefined;
-  /** Events sent while a resume reads the buffer; written once it has. */
+  /** Events sent while a resume reads the buffer and replays it; written once it has. */
   private held: ReplayEvent[] | undefined;
+  /** The connection of the resume replaying the buffer, until it carries the stream. */
+  private replaying: EventSink | undefined;
   private done = false;
 
   constructor(
@@ -67,27 +95,38 @@ export class ResumableStream implements SessionChannel {
     this.emit(undefined, retryMs);
   }
 
-  /** Ends the stream: its connection ends, and nothing more is sent or buffered. */
+  /**
+   * Ends the stream: its connection ends, and nothing more is sent or buffered. A replay under
+   * way writes the rest of the stream (its answer among it), then ends its connection.
+   */
   end(): void {
     if (this.done) {
       return;
     }
     this.done = true;
     this.host.forget(this);
-    this.disconnect();
+    this.letGo();
   }
 
-  /** As a session channel: the session ended. */
+  /** As a session channel: the session ended; a replay under way ends too. */
   close(): void {
+    this.disconnect();
     this.end();
   }
 
-  /** Ends the connection but not the stream: later events wait in the buffer for a resume. */
+  /**
+   * Ends the connection but not the stream, a replay under way included: later events wait in
+   * the buffer for a resume.
+   */
   disconnect(): void {
-    const connection = this.connection;
-    // Let go first, so that the connection's close is not taken for the client leaving.
-    this.connection = undefined;
-    connection?.end();
+    this.letGo();
+    const replaying = this.replaying;
+    if (replaying !== undefined) {
+      // Its events are in the buffer: the next resume reads them there.
+      this.replaying = undefined;
+      this.held = undefined;
+      replaying.end();
+    }
   }
 
   /** Attaches the connection that carries the stream from now on. */
@@ -101,7 +140,10 @@ export class ResumableStream implements SessionChannel {
     });
   }
 
-  /** Starts a resume: the current connection is let go, and new events wait until the buffer is read. */
+  /**
+   * Starts a resume: the current connection (or the replay of an earlier resume) is let go, and
+   * new events wait until the buffer is read.
+   */
   hold(): void {
     this.disconnect();
     this.held ??= [];
@@ -114,17 +156,42 @@ export class ResumableStream implements SessionChannel {
 
   /**
    * Finishes a resume on `connection`: the buffered events after `afterSeq`, then those sent
-   * while the buffer was read, each once.
+   * while the buffer was read and while they are written, each once, at the pace the client
+   * reads them; then the connection carries the stream.
    */
   resume(connection: EventSink, replayed: readonly ReplayEvent[], afterSeq: number): void {
-    let last = afterSeq;
-    for (const event of [...replayed, ...(this.held ?? [])]) {
+    this.replaying = connection;
+    this.held ??= [];
+    void this.replay(connection, replayed, afterSeq);
+  }
+
+  private async replay(connection: EventSink, replayed: readonly ReplayEvent[], afterSeq: number): Promise<void> {
+    let last = await writeEvents(connection, replayed, afterSeq);
+    // Events sent meanwhile are held, in order; more may come while they are written.
+    for (let index = 0; last !== undefined && this.replaying === connection; index += 1) {
+      const held = this.held ?? [];
+      if (index === held.length) {
+        break;
+      }
+      const event = held[index];
       if (event.seq > last) {
-        writeEvent(connection, event, 0);
         last = event.seq;
+        if (!writeEvent(connection, event, 0) && !(await connection.drained())) {
+          last = undefined;
+        }
       }
     }
+    if (this.replaying !== connection) {
+      // Another resume took the stream over (its connection was ended), or the stream was lost.
+      return;
+    }
+    this.replaying = undefined;
     this.held = undefined;
+    if (last === undefined) {
+      // The client left during the replay: as when a connected client leaves.
+      this.host.lost(this);
+      return;
+    }
     if (this.done) {
       connection.end();
       return;
@@ -132,17 +199,26 @@ export class ResumableStream implements SessionChannel {
     this.connect(connection);
   }
 
+  /** Ends the attached connection; let go first, so that its close is not taken for the client leaving. */
+  private letGo(): void {
+    const connection = this.connection;
+    this.connection = undefined;
+    connection?.end();
+  }
+
   private emit(message: JsonRpcMessage | undefined, retryMs: number): boolean {
     if (this.done) {
       return false;
     }
     const seq = this.nextSeq++;
+    // Serialized once: the buffer measures (or stores) it, the connection writes it.
+    const data = message === undefined ? '' : JSON.stringify(message);
     const event: ReplayEvent = message === undefined ? { streamId: this.id, seq } : { streamId: this.id, seq, message };
-    this.host.record(this.sessionId, event);
+    this.host.record(this.sessionId, event, data);
     if (this.held !== undefined) {
       this.held.push(event);
       return false;
     }
-    return this.connection !== undefined && writeEvent(this.connection, event, retryMs);
+    return this.connection !== undefined && writeEvent(this.connection, event, retryMs, data);
   }
 }

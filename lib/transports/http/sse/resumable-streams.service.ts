@@ -10,7 +10,7 @@ import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../../sessions/r
 import { SessionChannels } from '../../../sessions/session-channels';
 import { sendJson, SseStream } from '../http-exchange';
 import { newInstanceStreamId, newStreamId, parseEventId } from './event-ids';
-import { ResumableStream, writeEvent, type StreamHost, type StreamKind } from './resumable-stream';
+import { ResumableStream, writeEvents, type StreamHost, type StreamKind } from './resumable-stream';
 import { PendingResumes } from './pending-resumes';
 import { StreamFollows } from './stream-follow';
 import { McpLogger } from '../../../telemetry/mcp.logger';
@@ -79,7 +79,11 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     const held = [...this.live.values()].flatMap((streams) =>
       [...streams.values()].filter((stream) => stream.kind === 'session'),
     );
-    held.forEach((stream) => stream.end());
+    held.forEach((stream) => {
+      // A replay under way ends too: its client resumes where it got to.
+      stream.disconnect();
+      stream.end();
+    });
     return held.length + this.follows.endFollowers();
   }
 
@@ -217,17 +221,16 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
       if (!window.found) {
         connection.send(truncated);
       }
-      this.follows.follow(owner, sessionId, position!, connection);
+      this.follows.follow(owner, sessionId, position!, connection, window.events);
       return;
     }
     if (stream === undefined) {
       // An answered request, or a stream the session no longer reads (it has another one): what
-      // the buffer holds, then the end.
+      // the buffer holds, at the pace the client reads it, then the end.
       if (!window.found) {
         connection.send(truncated);
       }
-      window.events.forEach((event) => writeEvent(connection, event, 0));
-      connection.end();
+      void writeEvents(connection, window.events, position?.seq ?? -1).then(() => connection.end());
       return;
     }
     if (fresh) {
@@ -265,8 +268,8 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     return stream;
   }
 
-  record(sessionId: string, event: ReplayEvent): void {
-    this.store.append(sessionId, event).catch((error: unknown) => {
+  record(sessionId: string, event: ReplayEvent, data: string): void {
+    this.store.append(sessionId, event, data).catch((error: unknown) => {
       this.logger.error(`Could not keep an event of session ${sessionId} for replay: ${messageOf(error)}`);
     });
   }

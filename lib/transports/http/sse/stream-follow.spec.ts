@@ -26,22 +26,36 @@ interface Written {
   retryMs?: number;
 }
 
-function fakeConnection() {
+/** A stand-in for an SSE connection; `full` makes its writes wait for `drain()`, as a client that does not read. */
+function fakeConnection(full = false) {
   const written: Written[] = [];
   const listeners: Array<() => void> = [];
+  const waiting: Array<(drained: boolean) => void> = [];
   let closed = false;
+  const settle = (drained: boolean): void => waiting.splice(0).forEach((resolve) => resolve(drained));
   const connection = {
-    send: (message: JsonRpcMessage, id?: string) => written.push({ id, message }) > 0,
-    prime: (id: string, retryMs: number) => written.push({ id, retryMs }) > 0,
+    get open() {
+      return !closed;
+    },
+    send: (message: JsonRpcMessage, id?: string) => !closed && written.push({ id, message }) > 0 && !full,
+    prime: (id: string, retryMs: number) => !closed && written.push({ id, retryMs }) > 0 && !full,
+    drained: () =>
+      closed || !full ? Promise.resolve(!closed) : new Promise<boolean>((resolve) => waiting.push(resolve)),
     onClose: (listener: () => void) => listeners.push(listener),
     end: () => {
       if (!closed) {
         closed = true;
+        settle(false);
         listeners.splice(0).forEach((listener) => listener());
       }
     },
   };
-  return { connection: connection as unknown as SseStream, written, ended: () => closed };
+  return {
+    connection: connection as unknown as SseStream,
+    written,
+    ended: () => closed,
+    drain: () => settle(true),
+  };
 }
 
 function store(window: ReplayWindow): ReplayStore {
@@ -74,7 +88,7 @@ describe('StreamFollows', () => {
     const follows = new StreamFollows(link, store({ events: [], found: true }), () => undefined, logger);
     const { connection, written, ended } = fakeConnection();
     const streamId = `${THERE}01234567`;
-    follows.follow(THERE, 's1', { streamId, seq: 3 }, connection);
+    follows.follow(THERE, 's1', { streamId, seq: 3 }, connection, []);
     await flush();
     expect(sent).toEqual([
       {
@@ -110,8 +124,9 @@ describe('StreamFollows', () => {
     const follows = new StreamFollows(link, store({ events: [], found: true }), () => undefined, logger);
     const first = fakeConnection();
     const second = fakeConnection();
-    follows.follow(THERE, 's1', { streamId: `${THERE}01234567`, seq: 0 }, first.connection);
-    follows.follow(THERE, 's1', { streamId: `${THERE}89abcdef`, seq: 0 }, second.connection);
+    follows.follow(THERE, 's1', { streamId: `${THERE}01234567`, seq: 0 }, first.connection, []);
+    follows.follow(THERE, 's1', { streamId: `${THERE}89abcdef`, seq: 0 }, second.connection, []);
+    await flush();
     first.connection.end();
     await flush();
     const followId = (sent[0].message as { followId: string }).followId;
@@ -120,13 +135,14 @@ describe('StreamFollows', () => {
     expect(second.ended()).toBe(true);
   });
 
-  it('gives up a follow the owner does not answer', () => {
-    jest.useFakeTimers();
+  it('gives up a follow the owner does not answer', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
     try {
       const { link } = fakeLink();
       const follows = new StreamFollows(link, store({ events: [], found: true }), () => undefined, logger);
       const { connection, ended } = fakeConnection();
-      follows.follow(THERE, 's1', { streamId: `${THERE}01234567`, seq: 0 }, connection);
+      follows.follow(THERE, 's1', { streamId: `${THERE}01234567`, seq: 0 }, connection, []);
+      await flush();
       jest.advanceTimersByTime(4_999);
       expect(ended()).toBe(false);
       jest.advanceTimersByTime(1);
@@ -134,6 +150,38 @@ describe('StreamFollows', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  it('writes what it read of the stream at the pace the client reads, then follows it from there', async () => {
+    const { link, sent } = fakeLink();
+    const follows = new StreamFollows(link, store({ events: [], found: true }), () => undefined, logger);
+    const { connection, written, drain } = fakeConnection(true);
+    const streamId = `${THERE}01234567`;
+    follows.follow(THERE, 's1', { streamId, seq: 3 }, connection, [event(streamId, 4, 4), event(streamId, 5, 5)]);
+    await flush();
+    // The client has not read the first event: the second waits, and so does the follow.
+    expect(written).toEqual([{ id: `${streamId}:4`, message: note(4) }]);
+    expect(sent).toEqual([]);
+    drain();
+    await flush();
+    expect(written.map((entry) => entry.id)).toEqual([`${streamId}:4`, `${streamId}:5`]);
+    expect(sent).toEqual([]);
+    drain();
+    await flush();
+    expect(sent).toEqual([{ to: THERE, message: expect.objectContaining({ type: 'stream_follow', afterSeq: 5 }) }]);
+  });
+
+  it('follows nothing for a client that left while what was read is written', async () => {
+    const { link, sent } = fakeLink();
+    const follows = new StreamFollows(link, store({ events: [], found: true }), () => undefined, logger);
+    const { connection } = fakeConnection(true);
+    const streamId = `${THERE}01234567`;
+    follows.follow(THERE, 's1', { streamId, seq: 3 }, connection, [event(streamId, 4, 4), event(streamId, 5, 5)]);
+    await flush();
+    connection.end();
+    await flush();
+    expect(sent).toEqual([]);
+    expect(follows.endFollowers()).toBe(0);
   });
 
   it('serves a follow of a stream that runs here: the buffer after the position, then the live events', async () => {

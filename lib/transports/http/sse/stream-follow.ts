@@ -1,16 +1,17 @@
 /**
  * Resumes across instances. A request's stream runs on the instance that runs the request; a
  * client that resumes it (`Last-Event-ID`) on another instance is served from there: this
- * instance follows the stream on its owner, which sends the buffered events after the client's
- * position, then the live ones, over the cluster link.
+ * instance writes what the shared buffer holds after the client's position, at the pace the
+ * client reads it, then follows the stream on its owner, which sends the events after the last
+ * one written (those appended meanwhile, then the live ones) over the cluster link.
  */
 import { randomBytes } from 'node:crypto';
 import type { ClusterLink, ClusterMessage } from '../../../cluster/cluster-link.interface';
 import type { JsonRpcMessage } from '../../../protocol/json-rpc';
-import type { ReplayStore, ReplayWindow } from '../../../sessions/replay-store.interface';
+import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../../sessions/replay-store.interface';
 import type { SseStream } from '../http-exchange';
 import { streamInstance, type EventPosition } from './event-ids';
-import { writeEvent, type EventSink, type ResumableStream } from './resumable-stream';
+import { writeEvent, writeEvents, type EventSink, type ResumableStream } from './resumable-stream';
 
 /** How long a resume waits for the instance running a stream to answer, before it gives up. */
 const FOLLOW_ANSWER_MS = 5_000;
@@ -41,6 +42,11 @@ class RemoteSink implements EventSink {
 
   prime(id: string, retryMs: number): boolean {
     return this.post({ type: 'stream_event', followId: this.followId, id, retryMs });
+  }
+
+  /** The link takes every event: the instance of the client writes them at its pace. */
+  drained(): Promise<boolean> {
+    return Promise.resolve(!this.ended);
   }
 
   end(): void {
@@ -102,8 +108,26 @@ export class StreamFollows {
     return owner === this.link.instanceId ? undefined : owner;
   }
 
-  /** Asks `owner` for the stream's events after `position`; they are written on `connection` as they come. */
-  follow(owner: string, sessionId: string, position: EventPosition, connection: SseStream): void {
+  /**
+   * Writes `replayed` (what this instance read of the stream after `position`) on `connection`
+   * at the pace the client reads it, then asks `owner` for the events after the last one
+   * written; they are written on `connection` as they come.
+   */
+  follow(
+    owner: string,
+    sessionId: string,
+    position: EventPosition,
+    connection: SseStream,
+    replayed: readonly ReplayEvent[],
+  ): void {
+    void writeEvents(connection, replayed, position.seq).then((last) => {
+      if (last !== undefined && connection.open) {
+        this.followFrom(owner, sessionId, { streamId: position.streamId, seq: last }, connection);
+      }
+    });
+  }
+
+  private followFrom(owner: string, sessionId: string, position: EventPosition, connection: SseStream): void {
     const followId = randomBytes(8).toString('hex');
     const follower: Follower = {
       connection,
