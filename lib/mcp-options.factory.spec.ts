@@ -31,7 +31,13 @@ describe('resolveMcpOptions', () => {
       defaultLogLevel: 'info',
       clientRequestTimeoutMs: 60_000,
       requestState: { secret: undefined, ttlMs: 300_000 },
-      sessions: { idleTimeoutMs: 1_800_000, maxSessions: 10_000, sweepIntervalMs: 60_000 },
+      sessions: {
+        idleTimeoutMs: 1_800_000,
+        maxSessions: 10_000,
+        maxPerPrincipal: 100,
+        maxSubscriptions: 1_000,
+        sweepIntervalMs: 60_000,
+      },
       http: {
         maxBodyBytes: 4 * 1024 * 1024,
         maxJsonDepth: 64,
@@ -81,7 +87,7 @@ describe('resolveMcpOptions', () => {
       defaultLogLevel: 'debug',
       clientRequestTimeoutMs: 0,
       requestState: { secret: SECRET, ttlMs: 1_000 },
-      sessions: { idleTimeoutMs: 1_000, maxSessions: 1, sweepIntervalMs: 100 },
+      sessions: { idleTimeoutMs: 1_000, maxSessions: 1, maxPerPrincipal: 1, maxSubscriptions: 1, sweepIntervalMs: 100 },
       http: {
         maxBodyBytes: 1024,
         maxJsonDepth: 2,
@@ -124,7 +130,7 @@ describe('resolveMcpOptions', () => {
       defaultLogLevel: 'debug',
       clientRequestTimeoutMs: 0,
       requestState: { secret: SECRET, ttlMs: 1_000 },
-      sessions: { idleTimeoutMs: 1_000, maxSessions: 1, sweepIntervalMs: 100 },
+      sessions: { idleTimeoutMs: 1_000, maxSessions: 1, maxPerPrincipal: 1, maxSubscriptions: 1, sweepIntervalMs: 100 },
       http: {
         maxBodyBytes: 1024,
         maxJsonDepth: 2,
@@ -210,6 +216,8 @@ describe('resolveMcpOptions', () => {
       ['cacheHints.discoverScope', { cacheHints: { discoverScope: 'everyone' } }],
       ['sessions.idleTimeoutMs', { sessions: { idleTimeoutMs: 999 } }],
       ['sessions.maxSessions', { sessions: { maxSessions: 0 } }],
+      ['sessions.maxPerPrincipal', { sessions: { maxPerPrincipal: 0 } }],
+      ['sessions.maxSubscriptions', { sessions: { maxSubscriptions: 0.5 } }],
       ['sessions.sweepIntervalMs', { sessions: { sweepIntervalMs: 99 } }],
       ['http.maxBodyBytes', { http: { maxBodyBytes: 1023 } }],
       ['http.maxJsonDepth', { http: { maxJsonDepth: 1 } }],

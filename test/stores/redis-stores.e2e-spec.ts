@@ -90,8 +90,10 @@ describe('RedisSessionStore', () => {
       `${PREFIX}session:s1`,
       `${PREFIX}session:s1:subs`,
       `${PREFIX}sessions`,
+      `${PREFIX}sessions:quota:alice`,
       `${PREFIX}subscribers:file:///a`,
     ]);
+    await expect(redis().zscore(`${PREFIX}sessions:quota:alice`, 's1')).resolves.toBe('4000');
     await expect(redis().hgetall(`${PREFIX}session:s1`)).resolves.toEqual({
       id: 's1',
       principalId: 'alice',
@@ -104,7 +106,12 @@ describe('RedisSessionStore', () => {
       'st:initialized': 'true',
     });
     await expect(redis().zscore(`${PREFIX}sessions`, 's1')).resolves.toBe('4000');
-    for (const key of [`${PREFIX}session:s1`, `${PREFIX}session:s1:subs`, `${PREFIX}subscribers:file:///a`]) {
+    for (const key of [
+      `${PREFIX}session:s1`,
+      `${PREFIX}session:s1:subs`,
+      `${PREFIX}subscribers:file:///a`,
+      `${PREFIX}sessions:quota:alice`,
+    ]) {
       const ttl = await redis().pttl(key);
       expect(ttl).toBeGreaterThan(SESSION_TTL_MS - 5_000);
       expect(ttl).toBeLessThanOrEqual(SESSION_TTL_MS);
@@ -179,7 +186,13 @@ describe('RedisSessionStore', () => {
     await expect(store.delete('gone')).resolves.toBe(false);
     await expect(store.idleSince(2_000)).resolves.toEqual(['kept']);
     await store.delete('kept');
-    await expect(allKeys()).resolves.toEqual([]);
+    // The quota index does not know the gone session's hash is gone: it expires, or the next
+    // creation of its quota key at its cap drops it.
+    await expect(allKeys()).resolves.toEqual([`${PREFIX}sessions:quota:alice`]);
+    await expect(redis().zrange(`${PREFIX}sessions:quota:alice`, 0, -1)).resolves.toEqual(['gone']);
+    const caps = { maxSessions: 10, maxPerPrincipal: 1, candidates: 1 };
+    await expect(store.createWithin(sessionRecord('next'), caps)).resolves.toEqual({ outcome: 'created' });
+    await expect(redis().zrange(`${PREFIX}sessions:quota:alice`, 0, -1)).resolves.toEqual(['next']);
   });
 
   it('is shared between instances: one reads what another wrote, deletes once', async () => {
