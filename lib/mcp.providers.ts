@@ -164,6 +164,8 @@ export function createMcpEngine(
   // Calls of an ended session stop with it: no one can reach them any more (McpTaskService
   // cancels its tasks).
   sessions.onEnd((sessionId) => engine.abortScope(sessionId));
+  // A session whose calls run here is not ended to make room for another of its caller.
+  sessions.spareWhile((sessionId) => engine.runningIn(sessionId) > 0);
   return engine;
 }
 

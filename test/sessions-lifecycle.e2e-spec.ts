@@ -92,9 +92,13 @@ describe.each(PLATFORMS)('1,000 idle sessions are swept and leave nothing behind
   let server: SessionsApp;
 
   beforeAll(async () => {
-    // One client holds every session's GET stream: its bound on held streams must admit them all.
+    // One client (one address) holds every session and its GET stream: neither the per-caller cap
+    // on sessions nor the bound on held streams may get in the way.
     server = await startSessionsApp(
-      { sessions: { idleTimeoutMs: 1000, sweepIntervalMs: 100 }, http: { maxStreamsPerPrincipal: SESSIONS } },
+      {
+        sessions: { idleTimeoutMs: 1000, sweepIntervalMs: 100, maxPerPrincipal: SESSIONS },
+        http: { maxStreamsPerPrincipal: SESSIONS },
+      },
       { platform },
     );
   });
@@ -275,7 +279,10 @@ describe.each(PLATFORMS)('Session cap (maxSessions 3) (%s)', (platform) => {
     expect(refused.json).toEqual({
       jsonrpc: '2.0',
       id: 4,
-      error: { code: -32603, message: 'Too many sessions: the server holds at most 3' },
+      error: {
+        code: -32603,
+        message: 'Too many sessions: the server holds at most 3 (McpModule option sessions.maxSessions)',
+      },
     });
     await expect(server.sessions.count()).resolves.toBe(3);
 
@@ -338,7 +345,10 @@ describe.each(PLATFORMS)('Session cap on the 2024-11-05 SSE pair (maxSessions 3)
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(refused.json).toMatchObject({
       jsonrpc: '2.0',
-      error: { code: -32603, message: 'Too many sessions: the server holds at most 3' },
+      error: {
+        code: -32603,
+        message: 'Too many sessions: the server holds at most 3 (McpModule option sessions.maxSessions)',
+      },
     });
     await expect(server.sessions.count()).resolves.toBe(3);
 
@@ -677,7 +687,7 @@ describe.each(PLATFORMS)('A client that disconnects mid-call on Streamable HTTP 
       result: { content: [{ type: 'text', text: `held ${tag}` }] },
     });
     // The answered stream is over: only its buffer (for a resume) is left, and it goes with the session.
-    expect(stateTables(server.app)).toEqual({ ...EMPTY_TABLES, sessions: 1, replayBuffers: 1 });
+    expect(stateTables(server.app)).toEqual({ ...EMPTY_TABLES, sessions: 1, quotaKeys: 1, replayBuffers: 1 });
     expect((await exchange(server.url, { method: 'DELETE', headers: session.headers })).status).toBe(204);
     await waitUntil(() => stateTables(server.app).replayBuffers === 0, 'the replay buffer to be dropped');
     expect(stateTables(server.app)).toEqual(EMPTY_TABLES);
@@ -771,6 +781,12 @@ describe('Defaults of the session and stream options', () => {
   it('keeps held streams alive every 15 s and idle sessions for 30 minutes, up to 10,000 of them', () => {
     const options = resolvedOptions(server.app);
     expect(options.http.keepAliveMs).toBe(15_000);
-    expect(options.sessions).toEqual({ idleTimeoutMs: 30 * 60_000, maxSessions: 10_000, sweepIntervalMs: 60_000 });
+    expect(options.sessions).toEqual({
+      idleTimeoutMs: 30 * 60_000,
+      maxSessions: 10_000,
+      maxPerPrincipal: 100,
+      maxSubscriptions: 1_000,
+      sweepIntervalMs: 60_000,
+    });
   });
 });

@@ -28,7 +28,14 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpCtx, McpTaskService, McpTool, ToolArgs } from 'nest-mcp';
 import { startHttpApp } from './fixtures/http-app';
-import { JOB_ERROR_CODE, startTasksApp, TaskProbe, type TasksApp, TasksFixtureModule } from './fixtures/tasks-fixture';
+import {
+  JOB_ERROR_CODE,
+  PRINCIPAL_HEADER,
+  startTasksApp,
+  TaskProbe,
+  type TasksApp,
+  TasksFixtureModule,
+} from './fixtures/tasks-fixture';
 import {
   Collector,
   legacyRequest,
@@ -54,6 +61,8 @@ interface ConnectOptions {
   sample?: (params: Record<string, any>) => CreateMessageResult | Promise<CreateMessageResult>;
   /** Pretend the server has no GET stream: the client's GET is answered 405 without reaching it. */
   noGetStream?: boolean;
+  /** Connect as this test principal (anonymous otherwise). */
+  principal?: string;
 }
 
 /** A connected v1 client, with what it received: every raw message, the task status notifications. */
@@ -86,7 +95,10 @@ async function connect(url: URL, options: ConnectOptions = {}): Promise<Connecte
             : recording.fetch(input, init)
       : recording.fetch;
   const client = new Client({ name: 'v1-tasks-e2e', version: '1.0.0' }, { capabilities });
-  const transport = new StreamableHTTPClientTransport(url, { fetch: fetchFn });
+  const transport = new StreamableHTTPClientTransport(url, {
+    fetch: fetchFn,
+    requestInit: options.principal === undefined ? undefined : { headers: { [PRINCIPAL_HEADER]: options.principal } },
+  });
   const statuses = new Collector<Task>();
   const received = new Collector<JSONRPCMessage>();
   client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
@@ -767,14 +779,20 @@ describe('2025-11-25 tasks: the cap on live tasks per owner', () => {
     const short = await startTask(client, 'sleepy', { ms: 2000, label: 'cap-short' });
     const refused = await rpcError(startTask(client, 'sleepy', { ms: 0, label: 'cap-refused' }));
     expect(refused.code).toBe(-32603);
-    expect(refused.message).toContain('Too many tasks in progress: at most 2');
+    expect(refused.message).toContain(
+      'Too many tasks in progress for this caller: at most 2 (McpModule option tasks.maxLivePerOwner)',
+    );
     expect(server.probe.runs('cap-refused')).toBe(0);
     expect((await client.experimental.tasks.listTasks()).tasks.map((task) => task.taskId).sort()).toEqual(
       [long.taskId, short.taskId].sort(),
     );
 
-    // The cap is the owner's: another session may still start tasks.
-    const other = await connect(server.url);
+    // The cap is the caller's: another session of it brings no quota of its own...
+    const again = await connect(server.url);
+    open.push(again);
+    expect((await rpcError(startTask(again.client, 'sleepy', { ms: 0, label: 'cap-again' }))).code).toBe(-32603);
+    // ...while another caller has its own.
+    const other = await connect(server.url, { principal: 'bob' });
     open.push(other);
     const elsewhere = await startTask(other.client, 'sleepy', { ms: 0, label: 'cap-elsewhere' });
     expect(elsewhere.status).toBe('working');

@@ -18,8 +18,12 @@ export type ClusterMessage =
   | { readonly type: 'session_message'; readonly sessionId: string; readonly message: JsonRpcMessage }
   /** A client's answer to a request the receiver sent (its id names the receiver). */
   | { readonly type: 'client_response'; readonly sessionId: string; readonly response: JsonRpcResponse }
-  /** A legacy session ended (deleted, expired, its pair closed) on the sender. */
-  | { readonly type: 'session_ended'; readonly sessionId: string; readonly reason: 'deleted' | 'expired' | 'closed' }
+  /** A legacy session ended (deleted, expired, its pair closed, evicted) on the sender. */
+  | {
+      readonly type: 'session_ended';
+      readonly sessionId: string;
+      readonly reason: 'deleted' | 'expired' | 'closed' | 'evicted';
+    }
   /** `notifications/cancelled` for a request the sender does not run. */
   | { readonly type: 'cancel_request'; readonly scope: string; readonly requestId: JsonRpcId; readonly reason: string }
   /** `tasks/update` answers for a task whose work the sender does not run (checked already). */

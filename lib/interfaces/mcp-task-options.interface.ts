@@ -28,11 +28,20 @@ export interface McpTaskOptions {
    */
   pollIntervalMs?: number;
   /**
-   * How many tasks one owner (a legacy session, or a principal) may have running at once; a
-   * call beyond it is refused with -32603.
+   * How many tasks one caller may have running at once, counted by its quota key
+   * (`McpPrincipal.quotaKey`: an authenticated caller's id, an anonymous HTTP caller's address;
+   * the tasks of a caller's legacy sessions count together); a call beyond it is refused with
+   * JSON-RPC -32603.
    * @default 100
    */
   maxLivePerOwner?: number;
+  /**
+   * How many ended tasks (completed, failed, cancelled) are kept for one caller, counted as
+   * `maxLivePerOwner`, until their TTL: beyond it, the task that ended first is deleted (its
+   * owner then reads it as unknown).
+   * @default 1000
+   */
+  maxKeptPerOwner?: number;
   /**
    * 2025-11-25: how long `tasks/result` waits for the task to end before it answers -32603.
    * @default 300000

@@ -17,8 +17,10 @@ export type RefusalReason =
   | 'session-required'
   /** The session named is unknown, ended, or another principal's. */
   | 'unknown-session'
-  /** `initialize` could not open a session: the cap on live sessions is reached. */
+  /** `initialize` could not open a session: the server's cap on live sessions is reached. */
   | 'session-limit'
+  /** `initialize` could not open a session: the caller's cap on live sessions is reached. */
+  | 'session-quota'
   /** The version header names a revision the server does not serve in the legacy era. */
   | 'bad-version'
   /** A batch where the revision has none. */

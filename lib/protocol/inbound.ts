@@ -60,9 +60,10 @@ function idOf(message: JsonRpcRequest | JsonRpcNotification): JsonRpcId | null {
   return 'id' in message ? message.id : null;
 }
 
-/** The JSON-RPC error of a refusal: a full session store is the server's failure, the rest the client's. */
+/** The JSON-RPC error of a refusal: a session cap reached is the server's refusal, the rest the client's error. */
 function refusal(reason: RefusalReason, id: JsonRpcId | null, message: string): InboundResult<never> {
-  const code = reason === 'session-limit' ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
+  const code =
+    reason === 'session-limit' || reason === 'session-quota' ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
   return { kind: 'refused', reason, error: failure(id, code, message) };
 }
 

@@ -13,7 +13,7 @@ import type { ResolvedRequest, RunningTask } from './resolved-request';
 import type { TaskCallRunner } from './handlers/handler-context';
 import { reportOutcome, TaskRelay, type WorkOutcome } from './tasks/task-relay';
 import { renderCreateTaskResult } from './tasks/task-render';
-import { taskOwner } from './tasks/task-owner';
+import { taskOwner, taskQuotaKeyOf } from './tasks/task-owner';
 import type { TaskOutcome, TaskPort } from './tasks/task-port';
 import type { McpTaskRecord } from './tasks/task-record';
 import type { EngineObserver, ObservedTask } from './engine-observer';
@@ -246,6 +246,7 @@ export class TaskCalls implements TaskCallRunner {
     const record = await tasks.create(
       {
         owner: taskOwner(request),
+        quotaKey: taskQuotaKeyOf(request),
         era: request.era,
         revision: request.revision,
         sessionId: request.era === 'legacy' ? request.facts.session?.id : undefined,

@@ -4,7 +4,7 @@ import type { Revision } from '../protocol/revisions';
 import type { SessionHandle } from '../protocol/session-handle';
 import { isThenable } from '../protocol/thenables';
 import { LegacySessionResolver, SESSION_NOT_FOUND, SESSION_REQUIRED } from './legacy-session.resolver';
-import { SessionLimitError, type McpSessionService } from './mcp-session.service';
+import { SessionLimitError, SessionQuotaError, type McpSessionService } from './mcp-session.service';
 import type { SessionRecord } from './session-store.interface';
 
 const alice: McpPrincipal = { id: 'alice' } as McpPrincipal;
@@ -159,7 +159,18 @@ describe('LegacySessionResolver.byHeader', () => {
     expect(resolved).toEqual({
       ok: false,
       reason: 'session-limit',
-      message: 'Too many sessions: the server holds at most 1',
+      message: 'Too many sessions: the server holds at most 1 (McpModule option sessions.maxSessions)',
+    });
+  });
+
+  it("answers the caller's session quota when initialize finds the caller at its cap", async () => {
+    const { service } = fakeSessions();
+    service.open = () => Promise.reject(new SessionQuotaError(2));
+    const resolved = await new LegacySessionResolver(service).byHeader(undefined, alice).resolve(target('initialize'));
+    expect(resolved).toEqual({
+      ok: false,
+      reason: 'session-quota',
+      message: 'Too many sessions for this caller: at most 2 (McpModule option sessions.maxPerPrincipal)',
     });
   });
 

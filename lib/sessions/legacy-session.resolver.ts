@@ -4,7 +4,7 @@ import type { McpPrincipal } from '../protocol/call-context';
 import { sessionRevision, type LegacyResolution, type LegacySessionPort, type LegacyTarget } from '../protocol/inbound';
 import { isThenable, settledAs, type Awaitable } from '../protocol/thenables';
 import type { SessionHandle } from '../protocol/session-handle';
-import { McpSessionService, SessionLimitError } from './mcp-session.service';
+import { McpSessionService, SessionLimitError, SessionQuotaError } from './mcp-session.service';
 import type { SessionRecord } from './session-store.interface';
 
 /** The refusal of a legacy message that names no session where one is needed. */
@@ -21,7 +21,7 @@ export type SessionLookup =
   | { readonly ok: true; readonly record: SessionRecord }
   | {
       readonly ok: false;
-      readonly reason: 'session-required' | 'unknown-session' | 'session-limit';
+      readonly reason: 'session-required' | 'unknown-session' | 'session-limit' | 'session-quota';
       readonly message: string;
     };
 
@@ -43,13 +43,16 @@ export class LegacySessionResolver {
     return record === undefined ? UNKNOWN_SESSION : { ok: true, record };
   }
 
-  /** Opens a session owned by `principal`, or refuses when the cap on live sessions is reached. */
+  /** Opens a session owned by `principal`, or refuses when the server's or the caller's cap is reached. */
   async open(principal: McpPrincipal): Promise<SessionLookup> {
     try {
       return { ok: true, record: await this.sessions.open(principal) };
     } catch (error) {
       if (error instanceof SessionLimitError) {
         return { ok: false, reason: 'session-limit', message: error.message };
+      }
+      if (error instanceof SessionQuotaError) {
+        return { ok: false, reason: 'session-quota', message: error.message };
       }
       throw error;
     }

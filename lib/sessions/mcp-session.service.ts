@@ -1,18 +1,22 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { MCP_CLUSTER_LINK, MCP_SERVER_SETTINGS, MCP_SESSION_SETTINGS, MCP_SESSION_STORE } from '../mcp.constants';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
 import type { McpServerSettings } from '../server-settings';
 import type { McpPrincipal } from '../protocol/call-context';
+import { ErrorCode } from '../protocol/json-rpc';
+import { McpError } from '../protocol/mcp-error';
+import { quotaKeyOf } from '../protocol/principal';
+import { RefusalLog } from '../protocol/refusal-log';
 import type { SessionHandle, SessionState } from '../protocol/session-handle';
 import { isThenable, type Awaitable } from '../protocol/thenables';
-import type { SessionRecord, SessionStore } from './session-store.interface';
+import type { SessionAdmission, SessionCaps, SessionRecord, SessionStore } from './session-store.interface';
 import { SessionChannels } from './session-channels';
+import { isSessionId, newSessionId } from './session-id';
 import type { SessionSettings } from './session-settings';
 import { McpLogger } from '../telemetry/mcp.logger';
 
-/** Why a session ended. */
-export type SessionEndReason = 'deleted' | 'expired' | 'closed';
+/** Why a session ended: `evicted` to make room for a new session of the same caller. */
+export type SessionEndReason = 'deleted' | 'expired' | 'closed' | 'evicted';
 
 /**
  * Listener of ended sessions. `here` says whether the session was ended by this instance (it
@@ -21,12 +25,27 @@ export type SessionEndReason = 'deleted' | 'expired' | 'closed';
  */
 export type SessionEndListener = (sessionId: string, reason: SessionEndReason, here: boolean) => void;
 
-/** Thrown by `open` when the cap on live sessions is reached. */
+/** Thrown by `open` when the server's cap on live sessions (`sessions.maxSessions`) is reached. */
 export class SessionLimitError extends Error {
   constructor(readonly limit: number) {
-    super(`Too many sessions: the server holds at most ${limit}`);
+    super(`Too many sessions: the server holds at most ${limit} (McpModule option sessions.maxSessions)`);
   }
 }
+
+/**
+ * Thrown by `open` when the caller holds `sessions.maxPerPrincipal` sessions and none of its
+ * longest idle ones may be ended to make room.
+ */
+export class SessionQuotaError extends Error {
+  constructor(readonly limit: number) {
+    super(`Too many sessions for this caller: at most ${limit} (McpModule option sessions.maxPerPrincipal)`);
+  }
+}
+
+/** How many of a caller's longest idle sessions `open` considers ending, at most. */
+const EVICTION_CANDIDATES = 8;
+/** How many sessions one `open` ends at most (others of the caller may take the room meanwhile). */
+const EVICTION_ATTEMPTS = 3;
 
 /**
  * Legacy-era sessions: opened by `initialize` (or the 2024-11-05 SSE pair), owned by the
@@ -43,6 +62,10 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   private sweeper: NodeJS.Timeout | undefined;
   private readonly activityResolutionMs: number;
   private readonly handles = new WeakMap<SessionRecord, SessionHandle>();
+  private readonly refusals = new RefusalLog(this.logger);
+  private readonly caps: SessionCaps;
+  /** Whether a session has work running here (see `spareWhile`). */
+  private busy: (sessionId: string) => boolean = () => false;
 
   private stopListening: (() => void) | undefined;
 
@@ -54,6 +77,11 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
   ) {
     this.activityResolutionMs = Math.min(15_000, Math.floor(settings.idleTimeoutMs / 10));
+    this.caps = {
+      maxSessions: settings.maxSessions,
+      maxPerPrincipal: settings.maxPerPrincipal,
+      candidates: EVICTION_CANDIDATES,
+    };
   }
 
   onModuleInit(): void {
@@ -74,24 +102,87 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Opens a session owned by `principal`.
+   * Opens a session owned by `principal`, counted under its quota key. A caller at its cap
+   * (`sessions.maxPerPrincipal`) first ends its own session idle the longest that may end (see
+   * `evictOne`).
    * @throws SessionLimitError when `sessions.maxSessions` sessions are open.
+   * @throws SessionQuotaError when the caller is at its cap and none of its sessions may end.
    */
   async open(principal: McpPrincipal): Promise<SessionRecord> {
-    const limit = this.settings.maxSessions;
-    if ((await this.store.count()) >= limit) {
-      throw new SessionLimitError(limit);
-    }
     const now = Date.now();
     const record: SessionRecord = {
-      id: `mcp_${randomBytes(16).toString('hex')}`,
+      id: newSessionId(),
       principalId: principal.id,
+      quotaKey: quotaKeyOf(principal),
       createdAt: now,
       lastActivity: now,
       state: { clientCapabilities: {}, logLevel: this.server.defaultLogLevel, initialized: false },
     };
+    for (let attempt = 1; ; attempt += 1) {
+      const admission = await this.admit(record);
+      if (admission.outcome === 'created') {
+        return record;
+      }
+      if (admission.outcome === 'server-full') {
+        const refusal = new SessionLimitError(this.caps.maxSessions);
+        this.refusals.warn('sessions.maxSessions', `initialize refused: ${refusal.message}`);
+        throw refusal;
+      }
+      if (attempt > EVICTION_ATTEMPTS || !(await this.evictOne(admission.idlest))) {
+        const refusal = new SessionQuotaError(this.caps.maxPerPrincipal);
+        this.refusals.warn(
+          'sessions.maxPerPrincipal',
+          `initialize of ${JSON.stringify(record.quotaKey)} refused: ${refusal.message}`,
+        );
+        throw refusal;
+      }
+    }
+  }
+
+  /**
+   * Sessions for which `check` answers `true` (calls running on this instance) are never ended
+   * to make room for another. Set once by the composition root, which knows the engine.
+   *
+   * @internal
+   */
+  spareWhile(check: (sessionId: string) => boolean): void {
+    this.busy = check;
+  }
+
+  /** Creates `record` within the caps, atomically where the store can (see `SessionStore`). */
+  private async admit(record: SessionRecord): Promise<SessionAdmission> {
+    if (this.store.createWithin !== undefined) {
+      return this.store.createWithin(record, this.caps);
+    }
+    // A store without it: the server's cap only, checked as before.
+    if ((await this.store.count()) >= this.caps.maxSessions) {
+      return { outcome: 'server-full' };
+    }
     await this.store.create(record);
-    return record;
+    return { outcome: 'created' };
+  }
+
+  /**
+   * Ends the first of `idlest` (a caller's sessions, the longest idle first) that is not in use:
+   * no stream open on any instance (the rule of the idle sweep) and no call running here.
+   * Ending it does all a session's end does: its streams close, its calls abort, its replay is
+   * cleared. Resolves whether one ended.
+   */
+  private async evictOne(idlest: readonly string[]): Promise<boolean> {
+    for (const id of idlest) {
+      if (this.channels.has(id) || this.busy(id) || (await this.channels.holder(id)) !== undefined) {
+        continue;
+      }
+      // `false`: another initialize of the same caller ended it first; try the next one.
+      if (await this.close(id, 'evicted')) {
+        this.refusals.warn(
+          'sessions.maxPerPrincipal.evicted',
+          `Session ${id} ended to make room for a new session of the same caller (McpModule option sessions.maxPerPrincipal)`,
+        );
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -109,6 +200,10 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    * @internal
    */
   lookup(id: string, principal: McpPrincipal): Awaitable<SessionRecord | undefined> {
+    if (!isSessionId(id)) {
+      // Not an id this module made: no store is asked (see `isSessionId`).
+      return undefined;
+    }
     const stored = this.store.get(id);
     return isThenable(stored) ? ownedLater(stored, principal) : ownedBy(stored, principal);
   }
@@ -188,6 +283,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
 
   private createHandle(record: SessionRecord): SessionHandle {
     const store = this.store;
+    const subscribe = (uri: string): Promise<void> => this.subscribe(record.id, uri);
     let state: SessionState = record.state;
     return {
       id: record.id,
@@ -198,9 +294,27 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
         state = { ...state, ...patch };
         await store.update(record.id, patch);
       },
-      subscribe: (uri) => store.subscribe(record.id, uri),
+      subscribe,
       unsubscribe: (uri) => store.unsubscribe(record.id, uri),
     };
+  }
+
+  /**
+   * Subscribes a session to a uri, within `sessions.maxSubscriptions` when the store can count
+   * them (see `SessionStore.subscribeWithin`).
+   * @throws McpError -32603 naming the option beyond it.
+   */
+  private async subscribe(id: string, uri: string): Promise<void> {
+    if (this.store.subscribeWithin === undefined) {
+      await this.store.subscribe(id, uri);
+      return;
+    }
+    const max = this.settings.maxSubscriptions;
+    if (!(await this.store.subscribeWithin(id, uri, max))) {
+      const message = `Too many subscriptions in this session: at most ${max} (McpModule option sessions.maxSubscriptions)`;
+      this.refusals.warn('sessions.maxSubscriptions', `resources/subscribe of session ${id} refused: ${message}`);
+      throw new McpError(ErrorCode.InternalError, message);
+    }
   }
 
   /** Ends the sessions idle for longer than the timeout. Sessions with an open stream (on any instance) stay. */

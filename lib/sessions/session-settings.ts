@@ -6,6 +6,8 @@ import { integer, section } from '../option-checks';
 export interface SessionSettings {
   idleTimeoutMs: number;
   maxSessions: number;
+  maxPerPrincipal: number;
+  maxSubscriptions: number;
   sweepIntervalMs: number;
 }
 
@@ -15,6 +17,8 @@ export function resolveSessionSettings(options: McpSessionOptions | undefined): 
   return {
     idleTimeoutMs: integer(sessions.idleTimeoutMs, 'sessions.idleTimeoutMs', 30 * 60_000, 1_000),
     maxSessions: integer(sessions.maxSessions, 'sessions.maxSessions', 10_000, 1),
+    maxPerPrincipal: integer(sessions.maxPerPrincipal, 'sessions.maxPerPrincipal', 100, 1),
+    maxSubscriptions: integer(sessions.maxSubscriptions, 'sessions.maxSubscriptions', 1_000, 1),
     sweepIntervalMs: integer(sessions.sweepIntervalMs, 'sessions.sweepIntervalMs', 60_000, 100),
   };
 }

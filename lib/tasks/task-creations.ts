@@ -1,25 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../protocol/json-rpc';
 import { McpError } from '../protocol/mcp-error';
+import type { RefusalLog } from '../protocol/refusal-log';
 import type { LiveTasks } from './live-tasks';
 import type { NewTask } from '../protocol/tasks/task-port';
 import type { TaskSettings } from './task-settings';
-import type { McpTaskRecord, TaskStore } from './task-store.interface';
+import { taskQuotaKey, type McpTaskRecord, type TaskStore } from './task-store.interface';
 
 export type { NewTask } from '../protocol/tasks/task-port';
 
 /**
- * Makes tasks within the cap on the live tasks of each owner (`tasks.maxLivePerOwner`), with
- * the retention asked for (capped), and tracks their work as live here.
+ * Makes tasks within the cap on the live tasks of each caller (`tasks.maxLivePerOwner`, counted
+ * by quota key), with the retention asked for (capped), and tracks their work as live here.
  */
 export class TaskCreations {
-  /** The last creation under way, by owner: the next one waits for it. */
+  /** The last creation under way, by quota key: the next one waits for it. */
   private readonly pending = new Map<string, Promise<void>>();
 
   constructor(
     private readonly live: LiveTasks,
     private readonly store: TaskStore,
     private readonly settings: TaskSettings,
+    private readonly refusals: Pick<RefusalLog, 'warn'>,
   ) {}
 
   /**
@@ -27,9 +29,9 @@ export class TaskCreations {
    * stops. The task is stored when this resolves.
    */
   create(init: NewTask, abort: (reason: unknown) => void): Promise<McpTaskRecord> {
-    // One owner's creations run one after the other: the count they check against the cap is
-    // then exact, whatever the store's latency.
-    const { owner } = init;
+    // One caller's creations run one after the other here: with a store that cannot check and
+    // create in one step (it counts by owner), the count they check against the cap is then exact.
+    const owner = this.store.createWithin === undefined ? init.owner : taskQuotaKey(init);
     const created = (this.pending.get(owner) ?? Promise.resolve()).then(() => this.createNow(init, abort));
     const done = created.then(
       () => undefined,
@@ -45,10 +47,7 @@ export class TaskCreations {
   }
 
   private async createNow(init: NewTask, abort: (reason: unknown) => void): Promise<McpTaskRecord> {
-    const { maxLivePerOwner, defaultTtlMs, maxTtlMs, pollIntervalMs } = this.settings;
-    if ((await this.store.countLive(init.owner)) >= maxLivePerOwner) {
-      throw new McpError(ErrorCode.InternalError, `Too many tasks in progress: at most ${maxLivePerOwner} per caller`);
-    }
+    const { defaultTtlMs, maxTtlMs, pollIntervalMs } = this.settings;
     const now = Date.now();
     const requested = init.requestedTtlMs;
     const asked = requested !== undefined && Number.isInteger(requested) && requested > 0 ? requested : defaultTtlMs;
@@ -56,6 +55,7 @@ export class TaskCreations {
     const record: McpTaskRecord = {
       id: `task_${randomBytes(16).toString('hex')}`,
       owner: init.owner,
+      ...(init.quotaKey === undefined ? {} : { quotaKey: init.quotaKey }),
       era: init.era,
       revision: init.revision,
       sessionId: init.sessionId,
@@ -70,12 +70,36 @@ export class TaskCreations {
     };
     // Live before it is stored: whoever reads the stored task (a cancellation) finds its work.
     this.live.add(record.id, abort);
+    let created: boolean;
     try {
-      await this.store.create(record);
+      created = await this.createWithin(record);
     } catch (error) {
       this.live.discard(record.id);
       throw error;
     }
+    if (!created) {
+      this.live.discard(record.id);
+      const { maxLivePerOwner } = this.settings;
+      const message = `Too many tasks in progress for this caller: at most ${maxLivePerOwner} (McpModule option tasks.maxLivePerOwner)`;
+      this.refusals.warn(
+        'tasks.maxLivePerOwner',
+        `Task of ${JSON.stringify(taskQuotaKey(record))} refused: ${message}`,
+      );
+      throw new McpError(ErrorCode.InternalError, message);
+    }
     return record;
+  }
+
+  /** Stores `record` within the live cap: in one step where the store can (see `TaskStore`). */
+  private async createWithin(record: McpTaskRecord): Promise<boolean> {
+    const { maxLivePerOwner } = this.settings;
+    if (this.store.createWithin !== undefined) {
+      return this.store.createWithin(record, maxLivePerOwner);
+    }
+    if ((await this.store.countLive(record.owner)) >= maxLivePerOwner) {
+      return false;
+    }
+    await this.store.create(record);
+    return true;
   }
 }

@@ -55,10 +55,11 @@ class SlowTaskStore extends MemoryTaskStore {
     return live;
   }
 
-  override async create(record: McpTaskRecord): Promise<void> {
+  override async createWithin(record: McpTaskRecord, maxLive: number): Promise<boolean> {
     await SlowTaskStore.pause();
-    await super.create(record);
+    const created = await super.createWithin(record, maxLive);
     await SlowTaskStore.pause();
+    return created;
   }
 }
 
@@ -66,9 +67,12 @@ class SlowTaskStore extends MemoryTaskStore {
 class LateAckTaskStore extends MemoryTaskStore {
   release!: () => void;
 
-  override async create(record: McpTaskRecord): Promise<void> {
-    await super.create(record);
-    await new Promise<void>((resolve) => (this.release = resolve));
+  override async createWithin(record: McpTaskRecord, maxLive: number): Promise<boolean> {
+    const created = await super.createWithin(record, maxLive);
+    if (created) {
+      await new Promise<void>((resolve) => (this.release = resolve));
+    }
+    return created;
   }
 }
 
@@ -82,7 +86,11 @@ function setup(
   link: ClusterLink = new MemoryClusterLink(),
 ) {
   const settings: TaskSettings = { ...DEFAULTS, ...overrides };
-  const logger = { warn: jest.fn<void, [string]>(), error: jest.fn<void, [string]>() };
+  const logger = {
+    warn: jest.fn<void, [string]>(),
+    error: jest.fn<void, [string]>(),
+    debug: jest.fn<void, [string]>(),
+  };
   const manager = new TaskManager(store, bus, link, settings, logger);
   return { store, bus, link, manager, settings, logger };
 }
@@ -337,6 +345,78 @@ describe('TaskManager', () => {
       await expect(first).resolves.toMatchObject({ status: 'working' });
       await expect(second).rejects.toMatchObject({ code: -32603 });
       await expect(store.countLive('principal:alice')).resolves.toBe(1);
+    });
+  });
+
+  describe('the per-caller quota', () => {
+    it('counts live tasks by quota key: one owner, two keys, two quotas', async () => {
+      const { manager } = setup({ maxLivePerOwner: 1 });
+      const anonymous = { ...MODERN, owner: 'principal:anonymous' };
+      await manager.create({ ...anonymous, quotaKey: 'principal:anonymous@10.0.0.1' }, () => undefined);
+      await expect(
+        manager.create({ ...anonymous, quotaKey: 'principal:anonymous@10.0.0.1' }, () => undefined),
+      ).rejects.toMatchObject({
+        code: -32603,
+        message: 'Too many tasks in progress for this caller: at most 1 (McpModule option tasks.maxLivePerOwner)',
+      });
+      await expect(
+        manager.create({ ...anonymous, quotaKey: 'principal:anonymous@10.0.0.2' }, () => undefined),
+      ).resolves.toMatchObject({ owner: 'principal:anonymous', quotaKey: 'principal:anonymous@10.0.0.2' });
+      expect(await manager.list('principal:anonymous')).toHaveLength(2);
+    });
+
+    it('logs a refusal once as a warning, then as debug lines', async () => {
+      const { manager, logger } = setup({ maxLivePerOwner: 1 });
+      await manager.create(MODERN, () => undefined);
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        await manager.create(MODERN, () => undefined).catch(() => undefined);
+      }
+      expect(logger.warn.mock.calls.filter(([line]) => line.includes('tasks.maxLivePerOwner'))).toHaveLength(1);
+    });
+
+    it('keeps tasks.maxKeptPerOwner ended tasks of a caller, dropping the one that ended first', async () => {
+      const { manager } = setup({ maxKeptPerOwner: 2 });
+      const made = [];
+      for (let index = 0; index < 4; index += 1) {
+        made.push(await manager.create(MODERN, () => undefined));
+      }
+      const other = await manager.create({ ...MODERN, owner: 'principal:bob' }, () => undefined);
+      await manager.settle(other.id, { type: 'result', result: OK_RESULT });
+      await manager.settle(made[2].id, { type: 'result', result: OK_RESULT });
+      await manager.cancel(made[0].id);
+      expect((await manager.list('principal:alice')).length).toBe(4);
+      await manager.settle(made[3].id, { type: 'error', error: { code: -32050, message: 'no' } });
+      // Three ended: the first to end (made[2]) is gone, the live one stays.
+      expect((await manager.list('principal:alice')).map((record) => record.id).sort()).toEqual(
+        [made[0].id, made[1].id, made[3].id].sort(),
+      );
+      await expect(manager.get(made[2].id)).resolves.toBeUndefined();
+      await expect(manager.get(other.id)).resolves.toMatchObject({ status: 'completed' });
+    });
+
+    it("creates a task without reading the caller's 20,000 ended tasks", async () => {
+      const { manager, store } = setup();
+      const now = Date.now();
+      for (let index = 0; index < 20_000; index += 1) {
+        await store.create({
+          ...MODERN,
+          id: `task_old_${index}`,
+          status: 'completed',
+          createdAt: now,
+          updatedAt: now,
+          ttlMs: 60_000,
+          expiresAt: now + 60_000,
+          pollIntervalMs: 1_000,
+        });
+      }
+      const reads = jest.spyOn(Map.prototype, 'get');
+      try {
+        await manager.create(MODERN, () => undefined);
+        // A handful of map reads per creation; counting the caller's live tasks by walking them read 20,000.
+        expect(reads.mock.calls.length).toBeLessThan(100);
+      } finally {
+        reads.mockRestore();
+      }
     });
   });
 
@@ -1167,7 +1247,7 @@ describe('TaskManager', () => {
   describe('errors', () => {
     it('a creation the store refuses leaves nothing live and rejects with the store error', async () => {
       const { manager, store } = setup();
-      jest.spyOn(store, 'create').mockRejectedValueOnce(new Error('store away'));
+      jest.spyOn(store, 'createWithin').mockRejectedValueOnce(new Error('store away'));
       await expect(manager.create(MODERN, () => undefined)).rejects.toThrow('store away');
       expect(manager.liveCount).toBe(0);
       await expect(manager.list('principal:alice')).resolves.toEqual([]);

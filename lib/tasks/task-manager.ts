@@ -3,18 +3,26 @@ import type { NotificationBus } from '../notifications/notification-bus.interfac
 import type { InputRequest } from '../protocol/client-requests';
 import { ErrorCode, type JsonObject } from '../protocol/json-rpc';
 import { McpError, messageOf } from '../protocol/mcp-error';
+import { RefusalLog } from '../protocol/refusal-log';
 import { LiveTasks } from './live-tasks';
 import type { NewTask, TaskOutcome, TaskPort } from '../protocol/tasks/task-port';
 import { TaskCreations } from './task-creations';
 import { TaskQuestions } from './task-questions';
 import type { TaskSettings } from './task-settings';
-import { isTerminal, type McpTaskRecord, type McpTaskStatus, type TaskStore } from './task-store.interface';
+import {
+  isTerminal,
+  taskQuotaKey,
+  type McpTaskRecord,
+  type McpTaskStatus,
+  type TaskStore,
+} from './task-store.interface';
 import { TaskWaiters } from './task-waiters';
 
 /** Where the manager reports what it cannot tell a caller (a failed publication, sweep or answer). */
 export interface TaskLogger {
   warn(message: string): void;
   error(message: string): void;
+  debug?(message: string): void;
 }
 
 export type { NewTask, TaskOutcome } from '../protocol/tasks/task-port';
@@ -45,7 +53,11 @@ export class TaskManager implements TaskPort {
     private readonly settings: TaskSettings,
     private readonly logger: TaskLogger,
   ) {
-    this.creations = new TaskCreations(this.live, store, settings);
+    const refusals = new RefusalLog({
+      warn: (message) => logger.warn(message),
+      debug: (message) => logger.debug?.(message),
+    });
+    this.creations = new TaskCreations(this.live, store, settings, refusals);
     this.questions = new TaskQuestions(this.live, store, link, (id, change) => this.transition(id, change));
   }
 
@@ -282,8 +294,27 @@ export class TaskManager implements TaskPort {
         // Nobody hears of the change through the bus: the waiters here at least read it.
         this.waiters.wake(id);
       }
+      if (isTerminal(stored.status)) {
+        await this.trimEnded(stored);
+      }
     }
     return stored;
+  }
+
+  /**
+   * A task ended: its caller keeps `tasks.maxKeptPerOwner` ended tasks at most, the one that
+   * ended first dropped first (where the store can: see `TaskStore`). Never rejects: a failure
+   * leaves them to their TTL.
+   */
+  private async trimEnded(task: McpTaskRecord): Promise<void> {
+    if (this.store.trimEnded === undefined) {
+      return;
+    }
+    try {
+      await this.store.trimEnded(taskQuotaKey(task), this.settings.maxKeptPerOwner);
+    } catch (error) {
+      this.logger.error(`Could not trim the ended tasks of ${JSON.stringify(taskQuotaKey(task))}: ${messageOf(error)}`);
+    }
   }
 
   /** Whether a stored task may still be read: not past its expiry. */

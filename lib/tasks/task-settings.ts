@@ -13,8 +13,10 @@ export interface TaskSettings {
   readonly defaultTtlMs: number;
   readonly maxTtlMs: number;
   readonly pollIntervalMs: number;
-  /** Live (not terminal) tasks one owner may have. */
+  /** Live (not terminal) tasks one caller (quota key) may have. */
   readonly maxLivePerOwner: number;
+  /** Ended tasks kept for one caller (quota key); the one that ended first is dropped first. */
+  readonly maxKeptPerOwner: number;
   /** How long `tasks/result` waits for a terminal state. */
   readonly resultTimeoutMs: number;
   /** How often expired tasks are looked for. */
@@ -40,6 +42,7 @@ export function resolveTaskOptions(tasks: Partial<McpTaskOptions>): TaskSettings
     maxTtlMs,
     pollIntervalMs: integer(tasks.pollIntervalMs, 'tasks.pollIntervalMs', 1_000, 1, 3_600_000),
     maxLivePerOwner: integer(tasks.maxLivePerOwner, 'tasks.maxLivePerOwner', 100, 1),
+    maxKeptPerOwner: integer(tasks.maxKeptPerOwner, 'tasks.maxKeptPerOwner', 1_000, 1),
     resultTimeoutMs: integer(tasks.resultTimeoutMs, 'tasks.resultTimeoutMs', 300_000, 1),
     sweepIntervalMs: integer(tasks.sweepIntervalMs, 'tasks.sweepIntervalMs', 60_000, 10),
     expiredGraceMs: EXPIRED_GRACE_MS,

@@ -6,6 +6,7 @@ import type { McpTaskRecord } from '../protocol/tasks/task-record';
 
 export {
   isTerminal,
+  taskQuotaKey,
   TERMINAL_STATUSES,
   type McpTaskError,
   type McpTaskRecord,
@@ -16,10 +17,27 @@ export {
  * Where tasks live. Every method is async so that a shared store (Redis) can stand in for the
  * in-memory default without changing the callers.
  *
+ * `createWithin` and `trimEnded` are optional, so that a store written before them keeps
+ * working: without `createWithin` a creation counts the owner's live tasks with `countLive`
+ * (per owner, not per quota key: anonymous callers then share one quota), and without
+ * `trimEnded` ended tasks are kept until their TTL whatever their number. Implement both to have
+ * `tasks.maxLivePerOwner` counted per caller in constant time and `tasks.maxKeptPerOwner`.
+ *
  * @publicApi
  */
 export interface TaskStore {
   create(record: McpTaskRecord): Promise<void>;
+  /**
+   * Creates `record` unless its quota key (`quotaKey ?? owner`) has `maxLive` tasks that are not
+   * terminal, as one atomic step, in constant time whatever the number of tasks the key has.
+   * Resolves whether it was created.
+   */
+  createWithin?(record: McpTaskRecord, maxLive: number): Promise<boolean>;
+  /**
+   * Deletes the terminal tasks of a quota key beyond the `maxKept` that ended last (the one that
+   * ended first goes first); resolves how many were deleted.
+   */
+  trimEnded?(quotaKey: string, maxKept: number): Promise<number>;
   get(id: string): Promise<McpTaskRecord | undefined>;
   /**
    * Applies `change` to the stored task atomically and stores what it returns. `change` returns

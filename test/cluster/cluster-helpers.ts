@@ -60,7 +60,8 @@ function modernCapabilities(options: ModernOptions): Record<string, unknown> {
   return options.tasks === false ? base : { ...base, extensions: { [TASKS_EXTENSION]: {} } };
 }
 
-function modernParts(
+/** The body and headers of one modern request, for a test that sends it its own way. */
+export function modernParts(
   method: string,
   params: Record<string, unknown>,
   options: ModernOptions,

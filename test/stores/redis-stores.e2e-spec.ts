@@ -40,6 +40,21 @@ async function allKeys(): Promise<string[]> {
   return (await redis().keys('*')).sort();
 }
 
+/** How many commands Redis ran for `run` (those its scripts call included). */
+async function commandsDuring(run: () => Promise<unknown>): Promise<number> {
+  await redis().config('RESETSTAT');
+  await run();
+  const stats = await redis().info('commandstats');
+  let calls = 0;
+  for (const match of stats.matchAll(/^cmdstat_([a-z|]+):calls=(\d+)/gm)) {
+    // The RESETSTAT and INFO of the probe itself do not count.
+    if (match[1] !== 'config|resetstat' && match[1] !== 'info') {
+      calls += Number(match[2]);
+    }
+  }
+  return calls;
+}
+
 /** Polls `probe` until it resolves true, failing after `timeoutMs`. */
 async function eventually(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -77,7 +92,9 @@ describeReplayStoreContract(
   'RedisReplayStore',
   (capacity, bytes) => new RedisReplayStore(hub, capacity, REPLAY_TTL_MS, bytes),
 );
-describeTaskStoreContract('RedisTaskStore', async () => new RedisTaskStore(hub, { retentionGraceMs: GRACE_MS }));
+describeTaskStoreContract('RedisTaskStore', async () => new RedisTaskStore(hub, { retentionGraceMs: GRACE_MS }), {
+  work: commandsDuring,
+});
 
 describe('RedisSessionStore', () => {
   let store: RedisSessionStore;
@@ -93,8 +110,10 @@ describe('RedisSessionStore', () => {
       `${PREFIX}session:s1`,
       `${PREFIX}session:s1:subs`,
       `${PREFIX}sessions`,
+      `${PREFIX}sessions:quota:alice`,
       `${PREFIX}subscribers:file:///a`,
     ]);
+    await expect(redis().zscore(`${PREFIX}sessions:quota:alice`, 's1')).resolves.toBe('4000');
     await expect(redis().hgetall(`${PREFIX}session:s1`)).resolves.toEqual({
       id: 's1',
       principalId: 'alice',
@@ -107,7 +126,12 @@ describe('RedisSessionStore', () => {
       'st:initialized': 'true',
     });
     await expect(redis().zscore(`${PREFIX}sessions`, 's1')).resolves.toBe('4000');
-    for (const key of [`${PREFIX}session:s1`, `${PREFIX}session:s1:subs`, `${PREFIX}subscribers:file:///a`]) {
+    for (const key of [
+      `${PREFIX}session:s1`,
+      `${PREFIX}session:s1:subs`,
+      `${PREFIX}subscribers:file:///a`,
+      `${PREFIX}sessions:quota:alice`,
+    ]) {
       const ttl = await redis().pttl(key);
       expect(ttl).toBeGreaterThan(SESSION_TTL_MS - 5_000);
       expect(ttl).toBeLessThanOrEqual(SESSION_TTL_MS);
@@ -182,7 +206,13 @@ describe('RedisSessionStore', () => {
     await expect(store.delete('gone')).resolves.toBe(false);
     await expect(store.idleSince(2_000)).resolves.toEqual(['kept']);
     await store.delete('kept');
-    await expect(allKeys()).resolves.toEqual([]);
+    // The quota index does not know the gone session's hash is gone: it expires, or the next
+    // creation of its quota key at its cap drops it.
+    await expect(allKeys()).resolves.toEqual([`${PREFIX}sessions:quota:alice`]);
+    await expect(redis().zrange(`${PREFIX}sessions:quota:alice`, 0, -1)).resolves.toEqual(['gone']);
+    const caps = { maxSessions: 10, maxPerPrincipal: 1, candidates: 1 };
+    await expect(store.createWithin(sessionRecord('next'), caps)).resolves.toEqual({ outcome: 'created' });
+    await expect(redis().zrange(`${PREFIX}sessions:quota:alice`, 0, -1)).resolves.toEqual(['next']);
   });
 
   it('is shared between instances: one reads what another wrote, deletes once', async () => {
@@ -339,6 +369,7 @@ describe('RedisTaskStore', () => {
       `${PREFIX}tasks:due`,
       `${PREFIX}tasks:live:principal:alice`,
       `${PREFIX}tasks:owner:principal:alice`,
+      `${PREFIX}tasks:quota-live:principal:alice`,
     ]);
     expect(JSON.parse((await redis().get(`${PREFIX}task:task_a`))!)).toEqual(record);
     await expect(redis().zscore(`${PREFIX}tasks:due`, 'task_a')).resolves.toBe(String(now + 60_000));
@@ -346,6 +377,7 @@ describe('RedisTaskStore', () => {
       `${PREFIX}task:task_a`,
       `${PREFIX}tasks:owner:principal:alice`,
       `${PREFIX}tasks:live:principal:alice`,
+      `${PREFIX}tasks:quota-live:principal:alice`,
     ]) {
       expectTtlNear(await redis().pttl(key), now + 60_000 + GRACE_MS);
     }
@@ -389,7 +421,18 @@ describe('RedisTaskStore', () => {
     await expect(redis().zrange(`${PREFIX}tasks:due`, 0, -1)).resolves.toEqual(['task_a']);
     await store.delete('task_b');
     await store.delete('task_a');
-    await expect(allKeys()).resolves.toEqual([]);
+    // The quota sets cannot tell whose expired tasks they name: they expire with them (the live
+    // set is also cleaned when its key is at the cap, the ended set when it is trimmed).
+    await expect(allKeys()).resolves.toEqual([
+      `${PREFIX}tasks:quota-ended:principal:alice`,
+      `${PREFIX}tasks:quota-live:principal:alice`,
+    ]);
+    await expect(redis().smembers(`${PREFIX}tasks:quota-live:principal:alice`)).resolves.toEqual(['task_b']);
+    expectTtlNear(await redis().pttl(`${PREFIX}tasks:quota-live:principal:alice`), now + 60_000 + GRACE_MS);
+    await expect(store.createWithin(taskRecord('task_d', now), 1)).resolves.toBe(true);
+    await expect(redis().smembers(`${PREFIX}tasks:quota-live:principal:alice`)).resolves.toEqual(['task_d']);
+    await expect(store.trimEnded('principal:alice', 0)).resolves.toBe(1);
+    await expect(redis().exists(`${PREFIX}tasks:quota-ended:principal:alice`)).resolves.toBe(0);
   });
 
   it('lands every one of concurrent updates from two instances', async () => {

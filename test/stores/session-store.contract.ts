@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionStore } from '../../lib/sessions/session-store.interface';
+import type { SessionCaps, SessionRecord, SessionStore } from '../../lib/sessions/session-store.interface';
 
 /** A session record with a full state; `overrides` replace top-level fields. */
 export function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
@@ -246,6 +246,125 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
         await expect(store.subscribers(uri)).resolves.toEqual(['s1']);
         await store.delete('s1');
         await expect(store.subscribers(uri)).resolves.toEqual([]);
+      });
+    });
+
+    describe('createWithin (the session caps)', () => {
+      const caps = (overrides: Partial<SessionCaps> = {}): SessionCaps => ({
+        maxSessions: 100,
+        maxPerPrincipal: 3,
+        candidates: 2,
+        ...overrides,
+      });
+      const of = (id: string, quotaKey: string, lastActivity = 1_000): SessionRecord =>
+        sessionRecord(id, { principalId: 'anonymous', quotaKey, lastActivity });
+
+      it('creates a session under both caps and reads it back with its quota key', async () => {
+        await expect(store.createWithin!(of('s1', 'anonymous@10.0.0.1'), caps())).resolves.toEqual({
+          outcome: 'created',
+        });
+        expect(await store.get('s1')).toEqual(of('s1', 'anonymous@10.0.0.1'));
+        await expect(store.count()).resolves.toBe(1);
+      });
+
+      it('refuses a quota key at its cap, naming its longest idle sessions first, and serves another key', async () => {
+        await store.createWithin!(of('a1', 'anonymous@10.0.0.1', 3_000), caps());
+        await store.createWithin!(of('a2', 'anonymous@10.0.0.1', 1_000), caps());
+        await store.createWithin!(of('a3', 'anonymous@10.0.0.1', 2_000), caps());
+        await expect(store.createWithin!(of('a4', 'anonymous@10.0.0.1'), caps())).resolves.toEqual({
+          outcome: 'principal-full',
+          idlest: ['a2', 'a3'],
+        });
+        expect(await store.get('a4')).toBeUndefined();
+        await expect(store.count()).resolves.toBe(3);
+        // The same principal at another address is another quota key.
+        await expect(store.createWithin!(of('b1', 'anonymous@10.0.0.2'), caps())).resolves.toEqual({
+          outcome: 'created',
+        });
+      });
+
+      it('counts a record without a quota key under its principal', async () => {
+        await store.createWithin!(sessionRecord('s1', { principalId: 'bob' }), caps({ maxPerPrincipal: 1 }));
+        await expect(
+          store.createWithin!(sessionRecord('s2', { principalId: 'bob' }), caps({ maxPerPrincipal: 1 })),
+        ).resolves.toMatchObject({ outcome: 'principal-full', idlest: ['s1'] });
+        await expect(
+          store.createWithin!(sessionRecord('s3', { principalId: 'carol' }), caps({ maxPerPrincipal: 1 })),
+        ).resolves.toEqual({ outcome: 'created' });
+      });
+
+      it('follows touches in the idle order, and frees a place on delete', async () => {
+        await store.createWithin!(of('a1', 'k', 1_000), caps({ maxPerPrincipal: 2 }));
+        await store.createWithin!(of('a2', 'k', 2_000), caps({ maxPerPrincipal: 2 }));
+        await store.touch('a1', 5_000);
+        await expect(store.createWithin!(of('a3', 'k'), caps({ maxPerPrincipal: 2 }))).resolves.toEqual({
+          outcome: 'principal-full',
+          idlest: ['a2', 'a1'],
+        });
+        await store.delete('a2');
+        await expect(store.createWithin!(of('a3', 'k'), caps({ maxPerPrincipal: 2 }))).resolves.toEqual({
+          outcome: 'created',
+        });
+      });
+
+      it("refuses the server's cap when the key has room; the key's cap is checked first", async () => {
+        await store.createWithin!(of('a1', 'k1'), caps({ maxSessions: 2, maxPerPrincipal: 1 }));
+        await store.createWithin!(of('b1', 'k2'), caps({ maxSessions: 2, maxPerPrincipal: 1 }));
+        await expect(
+          store.createWithin!(of('c1', 'k3'), caps({ maxSessions: 2, maxPerPrincipal: 1 })),
+        ).resolves.toEqual({ outcome: 'server-full' });
+        await expect(
+          store.createWithin!(of('a2', 'k1'), caps({ maxSessions: 2, maxPerPrincipal: 1 })),
+        ).resolves.toEqual({ outcome: 'principal-full', idlest: ['a1'] });
+        await expect(store.count()).resolves.toBe(2);
+      });
+
+      it('lets no more than the caps through when many create at once', async () => {
+        const answers = await Promise.all(
+          Array.from({ length: 12 }, (_, index) =>
+            store.createWithin!(of(`s${index}`, index % 2 === 0 ? 'even' : 'odd'), caps({ maxSessions: 5 })),
+          ),
+        );
+        expect(answers.filter((answer) => answer.outcome === 'created')).toHaveLength(5);
+        await expect(store.count()).resolves.toBe(5);
+      });
+    });
+
+    describe('subscribeWithin (the subscription cap)', () => {
+      it('subscribes up to the cap and refuses the next uri', async () => {
+        await store.create(sessionRecord('s1'));
+        await expect(store.subscribeWithin!('s1', 'file:///a', 2)).resolves.toBe(true);
+        await expect(store.subscribeWithin!('s1', 'file:///b', 2)).resolves.toBe(true);
+        await expect(store.subscribeWithin!('s1', 'file:///c', 2)).resolves.toBe(false);
+        await expect(store.subscribers('file:///c')).resolves.toEqual([]);
+        await expect(store.subscribers('file:///a')).resolves.toEqual(['s1']);
+      });
+
+      it('accepts a uri held already without counting it twice, and frees a place on unsubscribe', async () => {
+        await store.create(sessionRecord('s1'));
+        await store.subscribeWithin!('s1', 'file:///a', 1);
+        await expect(store.subscribeWithin!('s1', 'file:///a', 1)).resolves.toBe(true);
+        await expect(store.subscribeWithin!('s1', 'file:///b', 1)).resolves.toBe(false);
+        await store.unsubscribe('s1', 'file:///a');
+        await expect(store.subscribeWithin!('s1', 'file:///b', 1)).resolves.toBe(true);
+        await expect(store.subscribers('file:///b')).resolves.toEqual(['s1']);
+      });
+
+      it('counts per session, and ignores an unknown session', async () => {
+        await store.create(sessionRecord('s1'));
+        await store.create(sessionRecord('s2'));
+        await store.subscribeWithin!('s1', 'file:///a', 1);
+        await expect(store.subscribeWithin!('s2', 'file:///b', 1)).resolves.toBe(true);
+        await expect(store.subscribeWithin!('ghost', 'file:///a', 1)).resolves.toBe(true);
+        await expect(store.subscribers('file:///a')).resolves.toEqual(['s1']);
+      });
+
+      it('lets no more than the cap through when many subscribe at once', async () => {
+        await store.create(sessionRecord('s1'));
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, index) => store.subscribeWithin!('s1', `file:///${index}`, 3)),
+        );
+        expect(answers.filter(Boolean)).toHaveLength(3);
       });
     });
   });

@@ -26,13 +26,26 @@ function ids(records: McpTaskRecord[]): string[] {
   return records.map((record) => record.id);
 }
 
+/** What a store's suite gives the contract beside the store. */
+export interface TaskStoreProbes {
+  /**
+   * How much work `run` made the store do (Redis commands, map reads...), so that a case can
+   * tell constant work from a walk over many tasks.
+   */
+  work(run: () => Promise<unknown>): Promise<number>;
+}
+
 /**
  * The behaviour every {@link TaskStore} shares, copies included: what goes in or comes out never
  * aliases what is stored.
  *
  * @param makeStore an empty store, made before each test.
  */
-export function describeTaskStoreContract(name: string, makeStore: () => Promise<TaskStore>): void {
+export function describeTaskStoreContract(
+  name: string,
+  makeStore: () => Promise<TaskStore>,
+  probes: TaskStoreProbes,
+): void {
   describe(`${name} (TaskStore contract)`, () => {
     let store: TaskStore;
     let now: number;
@@ -286,6 +299,95 @@ export function describeTaskStoreContract(name: string, makeStore: () => Promise
         expect(ids(await store.due(now + 50_000))).toEqual(['task_a']);
         await store.update('task_a', (current) => ({ ...current, expiresAt: now - 1 }));
         expect(ids(await store.due(now))).toEqual(['task_a']);
+      });
+    });
+
+    describe('createWithin (the live cap per quota key)', () => {
+      const quota = (id: string, quotaKey: string, overrides: Partial<McpTaskRecord> = {}) =>
+        task(id, { owner: 'principal:anonymous', quotaKey, ...overrides });
+
+      it('creates up to the cap of live tasks of a quota key, then refuses without storing', async () => {
+        await expect(store.createWithin!(quota('task_a', 'principal:anonymous@10.0.0.1'), 2)).resolves.toBe(true);
+        await expect(store.createWithin!(quota('task_b', 'principal:anonymous@10.0.0.1'), 2)).resolves.toBe(true);
+        await expect(store.createWithin!(quota('task_c', 'principal:anonymous@10.0.0.1'), 2)).resolves.toBe(false);
+        await expect(store.get('task_c')).resolves.toBeUndefined();
+        await expect(store.get('task_a')).resolves.toEqual(quota('task_a', 'principal:anonymous@10.0.0.1'));
+        // The owner is shared, the quota is not: another address has its own.
+        await expect(store.createWithin!(quota('task_d', 'principal:anonymous@10.0.0.2'), 2)).resolves.toBe(true);
+        expect(ids(await store.list('principal:anonymous'))).toEqual(['task_a', 'task_b', 'task_d']);
+      });
+
+      it('counts a task without a quota key under its owner', async () => {
+        await store.createWithin!(task('task_a'), 1);
+        await expect(store.createWithin!(task('task_b'), 1)).resolves.toBe(false);
+        await expect(store.createWithin!(task('task_c', { owner: 'principal:bob' }), 1)).resolves.toBe(true);
+      });
+
+      it('frees a place when a task ends or is deleted; ended tasks never count', async () => {
+        await store.createWithin!(quota('task_a', 'k'), 2);
+        await store.createWithin!(quota('task_b', 'k'), 2);
+        await store.update('task_a', (current) => ({ ...current, status: 'completed' }));
+        await expect(store.createWithin!(quota('task_c', 'k'), 2)).resolves.toBe(true);
+        await expect(store.createWithin!(quota('task_d', 'k'), 2)).resolves.toBe(false);
+        await store.delete('task_b');
+        await expect(store.createWithin!(quota('task_d', 'k'), 2)).resolves.toBe(true);
+        await expect(store.createWithin!(quota('task_e', 'k', { status: 'failed' }), 2)).resolves.toBe(true);
+      });
+
+      it('lets no more than the cap through when many create at once', async () => {
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, index) => store.createWithin!(quota(`task_${index}`, 'k'), 4)),
+        );
+        expect(answers.filter(Boolean)).toHaveLength(4);
+      });
+
+      it("does work that does not grow with the quota key's ended tasks", async () => {
+        const work = async (ended: number): Promise<number> => {
+          for (let first = 0; first < ended; first += 500) {
+            await Promise.all(
+              Array.from({ length: Math.min(500, ended - first) }, (_, index) =>
+                store.create(quota(`task_old_${ended}_${first + index}`, 'k', { status: 'completed' })),
+              ),
+            );
+          }
+          return probes.work(() => store.createWithin!(quota(`task_new_${ended}`, 'k'), 100));
+        };
+        const few = await work(1);
+        const many = await work(5_000);
+        // A walk over the key's tasks would do thousands more; allow a little noise.
+        expect(many).toBeLessThanOrEqual(few + 5);
+      });
+    });
+
+    describe('trimEnded (the kept cap per quota key)', () => {
+      const quota = (id: string, quotaKey: string, overrides: Partial<McpTaskRecord> = {}) =>
+        task(id, { owner: 'principal:anonymous', quotaKey, ...overrides });
+      const end = (id: string, at: number) =>
+        store.update(id, (current) => ({ ...current, status: 'completed', updatedAt: at }));
+
+      it('deletes the tasks that ended first beyond the cap, and leaves live tasks and other keys alone', async () => {
+        for (const id of ['task_a', 'task_b', 'task_c', 'task_d', 'task_live']) {
+          await store.create(quota(id, 'k'));
+        }
+        await store.create(quota('task_other', 'other', { status: 'cancelled' }));
+        await end('task_c', now + 1);
+        await end('task_a', now + 2);
+        await end('task_d', now + 3);
+        await end('task_b', now + 4);
+        await expect(store.trimEnded!('k', 2)).resolves.toBe(2);
+        expect(ids(await store.list('principal:anonymous'))).toEqual(['task_b', 'task_d', 'task_live', 'task_other']);
+        await expect(store.get('task_c')).resolves.toBeUndefined();
+        expect(ids(await store.due(now + 100_000)).sort()).toEqual(['task_b', 'task_d', 'task_live', 'task_other']);
+        await expect(store.trimEnded!('k', 2)).resolves.toBe(0);
+        await expect(store.trimEnded!('nobody', 2)).resolves.toBe(0);
+      });
+
+      it('counts a task stored as ended, and forgets a deleted one', async () => {
+        await store.create(quota('task_a', 'k', { status: 'failed' }));
+        await store.create(quota('task_b', 'k', { status: 'failed' }));
+        await store.delete('task_a');
+        await expect(store.trimEnded!('k', 1)).resolves.toBe(0);
+        await expect(store.get('task_b')).resolves.toMatchObject({ status: 'failed' });
       });
     });
   });

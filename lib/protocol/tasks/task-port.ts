@@ -7,8 +7,14 @@ import type { JsonObject } from '../json-rpc';
 import type { InputRequest } from '../client-requests';
 import type { McpTaskError, McpTaskRecord } from './task-record';
 
-/** What a new task is made of: who owns it, what it runs, and the retention asked for. */
-export type NewTask = Pick<McpTaskRecord, 'owner' | 'era' | 'revision' | 'sessionId' | 'method' | 'name'> & {
+/**
+ * What a new task is made of: who owns it, whom its bounds count it under (`owner` when absent),
+ * what it runs, and the retention asked for.
+ */
+export type NewTask = Pick<
+  McpTaskRecord,
+  'owner' | 'quotaKey' | 'era' | 'revision' | 'sessionId' | 'method' | 'name'
+> & {
   /** The retention the client asked for (2025-11-25 `task.ttl`), capped by the configured maximum. */
   readonly requestedTtlMs?: number;
 };

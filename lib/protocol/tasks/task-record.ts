@@ -16,6 +16,11 @@ export function isTerminal(status: McpTaskStatus): boolean {
   return TERMINAL_STATUSES.has(status);
 }
 
+/** The key the bounds on live and kept tasks count a task under (see `McpTaskRecord.quotaKey`). */
+export function taskQuotaKey(task: Pick<McpTaskRecord, 'owner' | 'quotaKey'>): string {
+  return task.quotaKey ?? task.owner;
+}
+
 /** The JSON-RPC error a failed task carries. */
 export interface McpTaskError {
   readonly code: number;
@@ -35,6 +40,12 @@ export interface McpTaskRecord {
    * `principal:<id>` (the modern era, and legacy transports without sessions).
    */
   readonly owner: string;
+  /**
+   * Whom the bounds on live and kept tasks (`tasks.maxLivePerOwner`, `tasks.maxKeptPerOwner`)
+   * count the task under: the quota key of the principal that created it (an anonymous HTTP
+   * caller by its address, a legacy session's task by its principal). `owner` when absent.
+   */
+  readonly quotaKey?: string;
   /** The era of the call that created the task: it decides how the task is rendered. */
   readonly era: Era;
   readonly revision?: Revision;

@@ -1,5 +1,14 @@
-import type { SessionRecord, SessionStore } from '../../sessions/session-store.interface';
+import {
+  sessionQuotaKey,
+  type SessionAdmission,
+  type SessionCaps,
+  type SessionRecord,
+  type SessionStore,
+} from '../../sessions/session-store.interface';
 import type { SessionState } from '../../protocol/session-handle';
+
+const CREATED: SessionAdmission = Object.freeze({ outcome: 'created' });
+const SERVER_FULL: SessionAdmission = Object.freeze({ outcome: 'server-full' });
 
 /**
  * The default session store: a map in this process. Sessions do not survive a restart and are
@@ -10,9 +19,24 @@ export class MemorySessionStore implements SessionStore {
   /** uri → session ids, and session id → uris, kept in step. */
   private readonly byUri = new Map<string, Set<string>>();
   private readonly bySession = new Map<string, Set<string>>();
+  /** quota key → the ids of the sessions counted under it. */
+  private readonly byQuota = new Map<string, Set<string>>();
 
   async create(record: SessionRecord): Promise<void> {
-    this.sessions.set(record.id, { ...record, state: { ...record.state } });
+    this.add(record);
+  }
+
+  /** Checks and creates in one synchronous step: nothing else runs in between. */
+  async createWithin(record: SessionRecord, caps: SessionCaps): Promise<SessionAdmission> {
+    const quota = this.byQuota.get(sessionQuotaKey(record));
+    if (quota !== undefined && quota.size >= caps.maxPerPrincipal && !quota.has(record.id)) {
+      return { outcome: 'principal-full', idlest: this.idlest(quota, caps.candidates) };
+    }
+    if (this.sessions.size >= caps.maxSessions && !this.sessions.has(record.id)) {
+      return SERVER_FULL;
+    }
+    this.add(record);
+    return CREATED;
   }
 
   /** At once, not as a promise: see `SessionStore.get`. */
@@ -44,7 +68,13 @@ export class MemorySessionStore implements SessionStore {
       }
     }
     this.bySession.delete(id);
-    return this.sessions.delete(id);
+    const record = this.sessions.get(id);
+    if (record === undefined) {
+      return false;
+    }
+    this.sessions.delete(id);
+    this.leaveQuota(record);
+    return true;
   }
 
   async count(): Promise<number> {
@@ -62,21 +92,11 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async subscribe(id: string, uri: string): Promise<void> {
-    if (!this.sessions.has(id)) {
-      return;
-    }
-    let ids = this.byUri.get(uri);
-    if (ids === undefined) {
-      ids = new Set();
-      this.byUri.set(uri, ids);
-    }
-    ids.add(id);
-    let uris = this.bySession.get(id);
-    if (uris === undefined) {
-      uris = new Set();
-      this.bySession.set(id, uris);
-    }
-    uris.add(uri);
+    this.addSubscription(id, uri, Infinity);
+  }
+
+  async subscribeWithin(id: string, uri: string, max: number): Promise<boolean> {
+    return this.addSubscription(id, uri, max);
   }
 
   async unsubscribe(id: string, uri: string): Promise<void> {
@@ -90,5 +110,62 @@ export class MemorySessionStore implements SessionStore {
 
   async subscribers(uri: string): Promise<string[]> {
     return [...(this.byUri.get(uri) ?? [])];
+  }
+
+  private add(record: SessionRecord): void {
+    const previous = this.sessions.get(record.id);
+    if (previous !== undefined) {
+      // A record created again under its id replaces the old one, in its quota too.
+      this.leaveQuota(previous);
+    }
+    this.sessions.set(record.id, { ...record, state: { ...record.state } });
+    const key = sessionQuotaKey(record);
+    let quota = this.byQuota.get(key);
+    if (quota === undefined) {
+      quota = new Set();
+      this.byQuota.set(key, quota);
+    }
+    quota.add(record.id);
+  }
+
+  private leaveQuota(record: SessionRecord): void {
+    const key = sessionQuotaKey(record);
+    const quota = this.byQuota.get(key);
+    quota?.delete(record.id);
+    if (quota?.size === 0) {
+      this.byQuota.delete(key);
+    }
+  }
+
+  /** Up to `count` of the sessions of `ids`, the longest idle first. */
+  private idlest(ids: ReadonlySet<string>, count: number): string[] {
+    return [...ids]
+      .map((id) => this.sessions.get(id)!)
+      .sort((a, b) => a.lastActivity - b.lastActivity)
+      .slice(0, count)
+      .map((record) => record.id);
+  }
+
+  /** Subscribes unless the session holds `max` other subscriptions; `true` when subscribed (or unknown). */
+  private addSubscription(id: string, uri: string, max: number): boolean {
+    if (!this.sessions.has(id)) {
+      return true;
+    }
+    let uris = this.bySession.get(id);
+    if (uris !== undefined && uris.size >= max && !uris.has(uri)) {
+      return false;
+    }
+    if (uris === undefined) {
+      uris = new Set();
+      this.bySession.set(id, uris);
+    }
+    uris.add(uri);
+    let ids = this.byUri.get(uri);
+    if (ids === undefined) {
+      ids = new Set();
+      this.byUri.set(uri, ids);
+    }
+    ids.add(id);
+    return true;
   }
 }

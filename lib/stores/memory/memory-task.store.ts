@@ -1,5 +1,12 @@
 import type { McpTaskRecord, TaskStore } from '../../tasks/task-store.interface';
-import { isTerminal } from '../../tasks/task-store.interface';
+import { isTerminal, taskQuotaKey } from '../../tasks/task-store.interface';
+
+/** The tasks counted under one quota key: the live ones, and the ended ones in the order they ended. */
+interface QuotaTasks {
+  readonly live: Set<string>;
+  /** A `Set` keeps insertion order: a task ends once, so its first entry is the first that ended. */
+  readonly ended: Set<string>;
+}
 
 /**
  * The default task store: a map in this process. Tasks do not survive a restart and are not
@@ -10,15 +17,21 @@ export class MemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, McpTaskRecord>();
   /** owner → task ids, kept in step with `tasks`. */
   private readonly byOwner = new Map<string, Set<string>>();
+  /** quota key → its live and ended task ids, kept in step with `tasks`. */
+  private readonly byQuota = new Map<string, QuotaTasks>();
 
   async create(record: McpTaskRecord): Promise<void> {
-    this.tasks.set(record.id, structuredClone(record));
-    let ids = this.byOwner.get(record.owner);
-    if (ids === undefined) {
-      ids = new Set();
-      this.byOwner.set(record.owner, ids);
+    this.add(record);
+  }
+
+  /** Counts and creates in one synchronous step: nothing else runs in between. */
+  async createWithin(record: McpTaskRecord, maxLive: number): Promise<boolean> {
+    const quota = this.byQuota.get(taskQuotaKey(record));
+    if (!isTerminal(record.status) && quota !== undefined && quota.live.size >= maxLive) {
+      return false;
     }
-    ids.add(record.id);
+    this.add(record);
+    return true;
   }
 
   async get(id: string): Promise<McpTaskRecord | undefined> {
@@ -39,7 +52,9 @@ export class MemoryTaskStore implements TaskStore {
     if (next === undefined) {
       return undefined;
     }
-    this.tasks.set(id, structuredClone(next));
+    const stored = structuredClone(next);
+    this.tasks.set(id, stored);
+    this.index(current, stored);
     return structuredClone(next);
   }
 
@@ -54,6 +69,7 @@ export class MemoryTaskStore implements TaskStore {
     if (ids?.size === 0) {
       this.byOwner.delete(record.owner);
     }
+    this.unindex(record);
   }
 
   async list(owner: string): Promise<McpTaskRecord[]> {
@@ -71,6 +87,17 @@ export class MemoryTaskStore implements TaskStore {
     return live;
   }
 
+  async trimEnded(quotaKey: string, maxKept: number): Promise<number> {
+    const ended = this.byQuota.get(quotaKey)?.ended;
+    let deleted = 0;
+    while (ended !== undefined && ended.size > maxKept) {
+      const first = ended.values().next().value as string;
+      await this.delete(first);
+      deleted += 1;
+    }
+    return deleted;
+  }
+
   async due(now: number): Promise<McpTaskRecord[]> {
     const due: McpTaskRecord[] = [];
     for (const record of this.tasks.values()) {
@@ -79,5 +106,56 @@ export class MemoryTaskStore implements TaskStore {
       }
     }
     return due;
+  }
+
+  private add(record: McpTaskRecord): void {
+    const previous = this.tasks.get(record.id);
+    const stored = structuredClone(record);
+    this.tasks.set(record.id, stored);
+    let ids = this.byOwner.get(record.owner);
+    if (ids === undefined) {
+      ids = new Set();
+      this.byOwner.set(record.owner, ids);
+    }
+    ids.add(record.id);
+    if (previous !== undefined) {
+      this.unindex(previous);
+    }
+    this.index(undefined, stored);
+  }
+
+  /** Moves a task within its quota key's sets: from `previous` (if stored before) to `next`. */
+  private index(previous: McpTaskRecord | undefined, next: McpTaskRecord): void {
+    const wasTerminal = previous !== undefined && isTerminal(previous.status);
+    const terminal = isTerminal(next.status);
+    if (previous !== undefined && wasTerminal === terminal) {
+      return;
+    }
+    const key = taskQuotaKey(next);
+    let quota = this.byQuota.get(key);
+    if (quota === undefined) {
+      quota = { live: new Set(), ended: new Set() };
+      this.byQuota.set(key, quota);
+    }
+    if (terminal) {
+      quota.live.delete(next.id);
+      quota.ended.add(next.id);
+    } else {
+      quota.ended.delete(next.id);
+      quota.live.add(next.id);
+    }
+  }
+
+  private unindex(record: McpTaskRecord): void {
+    const key = taskQuotaKey(record);
+    const quota = this.byQuota.get(key);
+    if (quota === undefined) {
+      return;
+    }
+    quota.live.delete(record.id);
+    quota.ended.delete(record.id);
+    if (quota.live.size === 0 && quota.ended.size === 0) {
+      this.byQuota.delete(key);
+    }
   }
 }

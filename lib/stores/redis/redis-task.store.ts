@@ -1,5 +1,5 @@
 import type { McpTaskRecord, TaskStore } from '../../tasks/task-store.interface';
-import { isTerminal } from '../../tasks/task-store.interface';
+import { isTerminal, taskQuotaKey } from '../../tasks/task-store.interface';
 import { LUA_EXISTING_MEMBERS, LUA_EXTEND_TTL } from './redis-keys';
 import { redisScript, type RedisHub } from './redis-hub';
 
@@ -19,8 +19,10 @@ const DEFAULT_RETENTION_GRACE_MS = 5 * 60_000;
 const MAX_UPDATE_ATTEMPTS = 50;
 
 /**
- * Lua: writes a task and keeps its owner's sets and the due index in step. KEYS: task, owner
- * set, live set, due index; `args` from `first`: JSON, ttl, id, live (1 or 0), expiresAt.
+ * Lua: writes a task and keeps its owner's sets, its quota key's sets and the due index in step.
+ * KEYS: task, owner set, live set, due index, quota live set, quota ended set; `args` from
+ * `first`: JSON, ttl, id, live (1 or 0), expiresAt, updatedAt. An ended task enters its quota
+ * key's ended set once, ranked by when it ended.
  */
 const LUA_STORE = `${LUA_EXTEND_TTL}
 local function store(first)
@@ -32,8 +34,14 @@ local function store(first)
   if ARGV[first + 3] == '1' then
     redis.call('SADD', KEYS[3], id)
     extend_ttl(KEYS[3], ttl)
+    redis.call('SADD', KEYS[5], id)
+    extend_ttl(KEYS[5], ttl)
+    redis.call('ZREM', KEYS[6], id)
   else
     redis.call('SREM', KEYS[3], id)
+    redis.call('SREM', KEYS[5], id)
+    redis.call('ZADD', KEYS[6], 'NX', ARGV[first + 5], id)
+    extend_ttl(KEYS[6], ttl)
   end
   redis.call('ZADD', KEYS[4], ARGV[first + 4], id)
 end
@@ -41,6 +49,23 @@ end
 
 const CREATE = redisScript(`${LUA_STORE}
 store(1)
+return 1
+`);
+
+/**
+ * The count and the creation in one step: answers 0, creating nothing, when the quota key's live
+ * set holds `max` tasks that still exist. Ids whose task expired (no instance swept them) are
+ * dropped only then: the walk is bounded by the cap, never by the tasks the key has. ARGV: max,
+ * task key base, then as for `store`.
+ */
+const CREATE_WITHIN = redisScript(`${LUA_STORE}${LUA_EXISTING_MEMBERS}
+local max = tonumber(ARGV[1])
+if ARGV[6] == '1' and redis.call('SCARD', KEYS[5]) >= max then
+  if #existing_members(KEYS[5], ARGV[2]) >= max then
+    return 0
+  end
+end
+store(3)
 return 1
 `);
 
@@ -61,18 +86,51 @@ store(2)
 return 1
 `);
 
-/** KEYS: task, due index. ARGV: id, owner set key base, live set key base. */
-const DELETE = redisScript(`
+/**
+ * Lua: deletes a task and its entries in its owner's and quota key's sets (not the due index).
+ * ARGV from `first`: owner set key base, live set key base, quota live set key base, quota ended
+ * set key base. Answers 1 when the task existed.
+ */
+const LUA_DELETE = `
+local function delete_task(task_key, id, first)
+  local current = redis.call('GET', task_key)
+  if current == false then
+    return 0
+  end
+  local record = cjson.decode(current)
+  local owner = record.owner
+  local quota = record.quotaKey or owner
+  redis.call('DEL', task_key)
+  redis.call('SREM', ARGV[first] .. owner, id)
+  redis.call('SREM', ARGV[first + 1] .. owner, id)
+  redis.call('SREM', ARGV[first + 2] .. quota, id)
+  redis.call('ZREM', ARGV[first + 3] .. quota, id)
+  return 1
+end
+`;
+
+/** KEYS: task, due index. ARGV: id, then the key bases of `delete_task`. */
+const DELETE = redisScript(`${LUA_DELETE}
 redis.call('ZREM', KEYS[2], ARGV[1])
-local current = redis.call('GET', KEYS[1])
-if current == false then
+return delete_task(KEYS[1], ARGV[1], 2)
+`);
+
+/**
+ * KEYS: quota ended set, due index. ARGV: max, task key base, then the key bases of
+ * `delete_task`. Deletes the tasks that ended first beyond `max`; answers how many.
+ */
+const TRIM_ENDED = redisScript(`${LUA_DELETE}
+local excess = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[1])
+if excess <= 0 then
   return 0
 end
-local owner = cjson.decode(current).owner
-redis.call('DEL', KEYS[1])
-redis.call('SREM', ARGV[2] .. owner, ARGV[1])
-redis.call('SREM', ARGV[3] .. owner, ARGV[1])
-return 1
+local ids = redis.call('ZRANGE', KEYS[1], 0, excess - 1)
+for _, id in ipairs(ids) do
+  delete_task(ARGV[2] .. id, id, 3)
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[2], id)
+end
+return #ids
 `);
 
 /** KEYS: live set. ARGV: task key base. Counts the ids whose task exists; drops the others. */
@@ -86,6 +144,9 @@ return #existing_members(KEYS[1], ARGV[1])
  * - `task:<id>`: the record as JSON, expiring `retentionGraceMs` after its `expiresAt`;
  * - `tasks:owner:<owner>`: the set of an owner's task ids, and `tasks:live:<owner>` the set of
  *   those not terminal, each living as long as the owner's longest-lived task;
+ * - `tasks:quota-live:<key>`: the set of a quota key's tasks not terminal (`createWithin` counts
+ *   it: constant time), and `tasks:quota-ended:<key>` a sorted set of its ended tasks by when
+ *   they ended (`trimEnded`);
  * - `tasks:due`: a sorted set of task ids by `expiresAt`, for the sweeper.
  *
  * Ids whose task key expired are dropped from the sets when they are next read. `update` is a
@@ -110,6 +171,25 @@ export class RedisTaskStore implements TaskStore {
 
   async create(record: McpTaskRecord): Promise<void> {
     await this.hub.eval('task create', CREATE, this.keysOf(record), this.storeArgs(record, JSON.stringify(record)));
+  }
+
+  async createWithin(record: McpTaskRecord, maxLive: number): Promise<boolean> {
+    const reply = await this.hub.eval('task create', CREATE_WITHIN, this.keysOf(record), [
+      maxLive,
+      this.taskKey(''),
+      ...this.storeArgs(record, JSON.stringify(record)),
+    ]);
+    return reply === 1;
+  }
+
+  async trimEnded(quotaKey: string, maxKept: number): Promise<number> {
+    const reply = await this.hub.eval(
+      'task trimEnded',
+      TRIM_ENDED,
+      [this.quotaEndedKey(quotaKey), this.dueKey()],
+      [maxKept, this.taskKey(''), ...this.deleteBases()],
+    );
+    return reply as number;
   }
 
   async get(id: string): Promise<McpTaskRecord | undefined> {
@@ -146,12 +226,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async delete(id: string): Promise<void> {
-    await this.hub.eval(
-      'task delete',
-      DELETE,
-      [this.taskKey(id), this.dueKey()],
-      [id, this.ownerKey(''), this.liveKey('')],
-    );
+    await this.hub.eval('task delete', DELETE, [this.taskKey(id), this.dueKey()], [id, ...this.deleteBases()]);
   }
 
   async list(owner: string): Promise<McpTaskRecord[]> {
@@ -196,15 +271,29 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private keysOf(record: McpTaskRecord): string[] {
-    return [this.taskKey(record.id), this.ownerKey(record.owner), this.liveKey(record.owner), this.dueKey()];
+    const quota = taskQuotaKey(record);
+    return [
+      this.taskKey(record.id),
+      this.ownerKey(record.owner),
+      this.liveKey(record.owner),
+      this.dueKey(),
+      this.quotaLiveKey(quota),
+      this.quotaEndedKey(quota),
+    ];
   }
 
-  /** JSON, ttl, id, live, expiresAt: the arguments of the scripts' `store`. */
+  /** JSON, ttl, id, live, expiresAt, updatedAt: the arguments of the scripts' `store`. */
   private storeArgs(record: McpTaskRecord, json: string): Array<string | number> {
     // Relative to this process's clock, the one `expiresAt` was computed with (not Redis's).
     // A task already past its expiry still lives the grace time, for the sweeper to see it.
     const ttl = Math.max(record.expiresAt - Date.now(), 0) + this.graceMs;
-    return [json, Math.max(Math.ceil(ttl), 1), record.id, isTerminal(record.status) ? 0 : 1, record.expiresAt];
+    const live = isTerminal(record.status) ? 0 : 1;
+    return [json, Math.max(Math.ceil(ttl), 1), record.id, live, record.expiresAt, record.updatedAt];
+  }
+
+  /** The key bases `delete_task` takes. */
+  private deleteBases(): string[] {
+    return [this.ownerKey(''), this.liveKey(''), this.quotaLiveKey(''), this.quotaEndedKey('')];
   }
 
   private taskKey(id: string): string {
@@ -221,5 +310,13 @@ export class RedisTaskStore implements TaskStore {
 
   private dueKey(): string {
     return this.hub.key('tasks', 'due');
+  }
+
+  private quotaLiveKey(quotaKey: string): string {
+    return this.hub.key('tasks', 'quota-live', quotaKey);
+  }
+
+  private quotaEndedKey(quotaKey: string): string {
+    return this.hub.key('tasks', 'quota-ended', quotaKey);
   }
 }

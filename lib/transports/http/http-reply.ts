@@ -35,7 +35,7 @@ export type AnswerStatus = (
   era: 'legacy' | 'modern',
 ) => { status: number; headers?: Record<string, string> };
 
-/** How long a client is asked to wait before it retries a refused `initialize`. */
+/** How long a client is asked to wait before it retries a refused `initialize` (either cap). */
 const SESSION_LIMIT_RETRY_AFTER = { 'retry-after': '5' };
 
 /** The HTTP status of each refusal that carries an error, and its extra headers. */
@@ -45,6 +45,7 @@ export const REFUSAL_STATUS: Readonly<
   'session-required': { status: 400 },
   'unknown-session': { status: 404 },
   'session-limit': { status: 503, headers: SESSION_LIMIT_RETRY_AFTER },
+  'session-quota': { status: 429, headers: SESSION_LIMIT_RETRY_AFTER },
   'bad-version': { status: 400 },
   'batch-not-supported': { status: 400 },
 };

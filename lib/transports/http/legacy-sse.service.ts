@@ -7,6 +7,7 @@ import { InboundDispatcher } from '../../protocol/inbound';
 import { McpSessionService } from '../../sessions/mcp-session.service';
 import { LegacySessionResolver, SESSION_NOT_FOUND } from '../../sessions/legacy-session.resolver';
 import { SessionChannels } from '../../sessions/session-channels';
+import { isSessionId } from '../../sessions/session-id';
 import { DETACHED_RESPONSE, firstHeader, sendJson, SseStream, type HttpExchange } from './http-exchange';
 import { accepts, acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
@@ -151,7 +152,8 @@ export class LegacySseService implements OnModuleDestroy {
       return;
     }
     const principal = principalOf(exchange.request);
-    const pair = await this.pairOf(sessionId);
+    // Not an id the module made: refused before the stream claims (a store) are asked.
+    const pair = isSessionId(sessionId) ? await this.pairOf(sessionId) : undefined;
     const found = pair === undefined ? undefined : await this.resolver.find(sessionId, principal);
     if (pair === undefined || found?.ok !== true) {
       // Unknown, ended, another principal's, or not an SSE pair: all alike to the sender.
