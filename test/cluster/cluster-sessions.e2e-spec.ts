@@ -730,10 +730,22 @@ describe('cluster: sessions, streams and pending requests', () => {
 
     const live = await keysWithTtl();
     const kinds = new Set(live.map(({ key }) => key.split(':')[0]));
-    expect([...kinds].sort()).toEqual(['replay', 'session', 'sessions', 'stream', 'subscribers']);
+    expect([...kinds].sort()).toEqual([
+      'replay',
+      'replay-bytes',
+      'replay-clock',
+      'replay-order',
+      'replay-total',
+      'session',
+      'sessions',
+      'stream',
+      'subscribers',
+    ]);
+    // Indexes over every session, emptied as sessions end: the live sessions read by every
+    // sweeper, and the replay buffers' shared byte count (gone with the last buffer).
+    const indexes = new Set(['sessions', 'replay-bytes', 'replay-clock', 'replay-order', 'replay-total']);
     for (const { key, pttl } of live) {
-      if (key === 'sessions') {
-        // The index of live sessions, read by every sweeper; emptied as sessions end.
+      if (indexes.has(key)) {
         continue;
       }
       expect({ key, expires: pttl > 0, withinBound: pttl <= bound }).toEqual({ key, expires: true, withinBound: true });
