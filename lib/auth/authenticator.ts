@@ -5,6 +5,7 @@
  */
 import type { Logger } from '@nestjs/common';
 import type { McpPrincipal } from '../protocol/call-context';
+import { LOG_MESSAGE_MAX_LENGTH, logText } from '../protocol/log-text';
 import type { McpAuthRequest, McpPrincipalInit } from './mcp-auth-options.interface';
 
 /** A refused request: the HTTP status, the `WWW-Authenticate` value and the OAuth error. */
@@ -63,7 +64,9 @@ export async function principalFrom(
   try {
     value = await answer();
   } catch (error) {
-    logger.warn(`${who} failed: ${error instanceof Error ? error.message : String(error)}`);
+    logger.warn(
+      `${who} failed: ${logText(error instanceof Error ? error.message : String(error), LOG_MESSAGE_MAX_LENGTH)}`,
+    );
     return undefined;
   }
   if (value === null || value === undefined) {
