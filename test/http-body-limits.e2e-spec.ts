@@ -341,7 +341,11 @@ describe.each(PLATFORMS)('the module reads its own bodies (%s, default app)', (p
       const response = await exchange(at(path), { body, headers: { ...headers, origin: FOREIGN_ORIGIN } });
       expect({ status: response.status, body: response.json }).toEqual({
         status: 403,
-        body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Forbidden: Host or Origin not allowed' } },
+        body: {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: 'Forbidden: Origin not allowed (McpModule option http.allowedOrigins)' },
+        },
       });
     });
   });

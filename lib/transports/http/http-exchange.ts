@@ -3,7 +3,7 @@
  * (Express objects are the raw ones; Fastify wraps them), and the few ways MCP answers on them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, failure, type JsonRpcMessage } from '../../protocol/json-rpc';
+import type { JsonRpcMessage } from '../../protocol/json-rpc';
 import type { HeaderBag } from '../../protocol/request-headers';
 import type { CancellationSource } from '../../protocol/call-scope';
 import { copyOf } from '../../protocol/object-copies';
@@ -21,9 +21,6 @@ export interface HttpExchange {
 
 /** The extra headers of answers that have none (never written to). */
 export const NO_HEADERS: Record<string, string> = Object.freeze({});
-
-/** The answer to a request from a host or origin that is not allowed (HTTP 403). */
-export const FORBIDDEN = failure(null, ErrorCode.InvalidRequest, 'Forbidden: Host or Origin not allowed');
 
 /**
  * The client's address as the platform reports it: Express's `req.ip` and Fastify's

@@ -1,7 +1,8 @@
 import { HttpException } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
-import { FORBIDDEN, sendJson } from './http-exchange';
+import { sendJson } from './http-exchange';
+import { FORBIDDEN, type HostOriginRefusal } from './host-origin';
 
 /**
  * A request an MCP endpoint refuses before its handler runs (Host/Origin, drain, verb,
@@ -19,9 +20,9 @@ export class McpHttpRefusal extends HttpException {
     super(body, status);
   }
 
-  /** A Host or Origin that is not allowed (DNS rebinding): 403. */
-  static forbidden(): McpHttpRefusal {
-    return new McpHttpRefusal(403, FORBIDDEN);
+  /** A Host or Origin that is not allowed (DNS rebinding): 403, naming the option that admits it. */
+  static forbidden(verdict: HostOriginRefusal): McpHttpRefusal {
+    return new McpHttpRefusal(403, FORBIDDEN[verdict]);
   }
 
   /** A verb the endpoint does not serve: 405 with `Allow`. */

@@ -61,8 +61,9 @@ export class McpHttpGuard implements CanActivate {
     const raw = this.exchanges.raw(request, context.getArgByIndex(1));
     // First, so that even a 403 closes its connection while draining.
     const served = this.drain.passes(raw);
-    if (!this.admission.admits(raw.req, raw.res)) {
-      throw McpHttpRefusal.forbidden();
+    const refused = this.admission.refusalOf(raw.req, raw.res);
+    if (refused !== undefined) {
+      throw McpHttpRefusal.forbidden(refused);
     }
     if (!served) {
       throw this.drainRefusal();
