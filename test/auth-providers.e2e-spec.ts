@@ -388,6 +388,7 @@ describe.each(PLATFORMS)('authentication providers on %s', (platform) => {
     let unreachable: HttpApp;
     let broken: HttpApp;
     let hs: HttpApp;
+    let pem: HttpApp;
     const invalid = `${BEARER_INVALID}, resource_metadata="${METADATA_URL}"`;
     const unavailable = {
       error: 'temporarily_unavailable',
@@ -407,6 +408,10 @@ describe.each(PLATFORMS)('authentication providers on %s', (platform) => {
         bearer: { jwt: { jwksUrl: brokenJwksUrl, audience: RESOURCE } },
       });
       hs = await startAuthApp(platform, { bearer: { jwt: { key: HS_SECRET, audience: HS_AUDIENCE } } });
+      pem = await startAuthApp(platform, {
+        bearer: { jwt: { key: publicPem, issuer: ISSUER } },
+        protectedResource: PROTECTED_RESOURCE,
+      });
     });
 
     afterAll(async () => {
@@ -414,6 +419,7 @@ describe.each(PLATFORMS)('authentication providers on %s', (platform) => {
       await unreachable?.close();
       await broken?.close();
       await hs?.close();
+      await pem?.close();
     });
 
     it('admits a token signed by a JWKS key: the principal is sub, the scopes from the scope string', async () => {
@@ -477,6 +483,33 @@ describe.each(PLATFORMS)('authentication providers on %s', (platform) => {
       const secret = new TextEncoder().encode(publicPem);
       const token = await signToken({}, { key: secret, alg: 'HS256' });
       expectRefusal(await callWhoami(jwt.url, bearer(token)), 401, invalid, NOT_VALID);
+    });
+
+    // A token whose algorithm does not fit the RS256 key is the caller's fault, not a key-set outage.
+    describe.each([
+      ['HS256', () => Promise.resolve(new TextEncoder().encode('another-shared-secret-of-32-bytes-or-more'))],
+      ['RS384', async () => (await generateKeyPair('RS384')).privateKey],
+      ['ES256', async () => (await generateKeyPair('ES256')).privateKey],
+    ] as Array<[string, () => Promise<SigningKey | Uint8Array>]>)('a %s token against the RS256 key', (alg, keyOf) => {
+      it('is refused 401 invalid_token by the JWKS (kid of the RS256 key), not 503', async () => {
+        const token = await signToken({}, { key: await keyOf(), alg });
+        expectRefusal(await callWhoami(jwt.url, bearer(token)), 401, invalid, NOT_VALID);
+      });
+
+      it('is refused 401 invalid_token by the PEM key option, not 503', async () => {
+        const token = await signToken({}, { key: await keyOf(), alg, kid: null });
+        expectRefusal(await callWhoami(pem.url, bearer(token)), 401, invalid, NOT_VALID);
+      });
+    });
+
+    it('admits an RS256 token through the PEM key option', async () => {
+      const token = await signToken({ scope: 'notes:read' }, { kid: null, subject: 'user-pem' });
+      expect(whoamiOf(await callWhoami(pem.url, bearer(token)))).toEqual({ id: 'user-pem', scopes: ['notes:read'] });
+    });
+
+    it('refuses an HS256 token made with the PEM itself as the secret (algorithm confusion) 401', async () => {
+      const token = await signToken({}, { key: new TextEncoder().encode(publicPem), alg: 'HS256', kid: null });
+      expectRefusal(await callWhoami(pem.url, bearer(token)), 401, invalid, NOT_VALID);
     });
 
     it('refuses a token without sub', async () => {

@@ -4,7 +4,9 @@
  */
 import { Logger } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
-import { SignJWT } from 'jose';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import type { McpPrincipal } from '../protocol/call-context';
 import { ApiKeyAuthenticator } from './api-key.authenticator';
 import { resolveAuthOptions } from './auth-options';
@@ -377,6 +379,55 @@ describe('jwtTokens (HS256 shared secret)', () => {
     const byEmail = jwtTokens({ key: secret, audience, principalClaim: 'email' }, asLogger);
     const checked = await byEmail(await sign({ sub: 'u1', email: 'ada@example.com', scp: ['a'] }));
     expect(checked).toMatchObject({ ok: true, principal: { id: 'ada@example.com', scopes: ['a'] } });
+  });
+});
+
+describe("jwtTokens: the token's fault, or the key set's", () => {
+  const audience = 'https://api.example.com/mcp';
+
+  /** A port nothing listens on (bound, then released). */
+  async function closedPort(): Promise<number> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
+
+  it.each(['HS256', 'HS512'])(
+    'refuses an %s token against an RSA public key as invalid, with a debug line only',
+    async (alg) => {
+      const { publicKey } = await generateKeyPair('RS256');
+      const { logger, asLogger } = fakeLogger();
+      const check = jwtTokens({ key: await exportSPKI(publicKey), audience }, asLogger);
+      const token = await new SignJWT({ sub: 'u1' })
+        .setProtectedHeader({ alg })
+        .setAudience(audience)
+        .setExpirationTime('5m')
+        .sign(new TextEncoder().encode('s'.repeat(64)));
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        await expect(check(token)).resolves.toEqual({ ok: false, reason: 'invalid' });
+      }
+      expect(logger.warn).not.toHaveBeenCalled();
+      expect(logger.debug).toHaveBeenCalledTimes(3);
+    },
+  );
+
+  it('answers unavailable when the key set cannot be fetched, with one warning a minute', async () => {
+    const { logger, asLogger } = fakeLogger();
+    const check = jwtTokens({ jwksUrl: `http://127.0.0.1:${await closedPort()}/jwks.json`, audience }, asLogger);
+    const { privateKey } = await generateKeyPair('RS256');
+    const token = await new SignJWT({ sub: 'u1' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setAudience(audience)
+      .setExpirationTime('5m')
+      .sign(privateKey);
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await expect(check(token)).resolves.toEqual({ ok: false, reason: 'unavailable' });
+    }
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('The JWT key set could not be fetched'));
+    expect(logger.debug).toHaveBeenCalledTimes(2);
   });
 });
 
