@@ -28,6 +28,7 @@ import {
   mcpSecretDigest,
   type McpPrincipalInit,
   type McpTokenVerifier,
+  verifyMcpPassword,
 } from 'nest-mcp';
 import { callWhoami, legacyWhoami, startAuthApp, type Whoami, whoamiOf } from './fixtures/auth-fixture';
 import type { HttpApp } from './fixtures/http-app';
@@ -743,6 +744,55 @@ describe.each(PLATFORMS)('authentication providers on %s', (platform) => {
     it('refuses an unknown user even when the password matches the dummy hash', async () => {
       expectRefusal(await callWhoami(own.url, basic('mallory', 'dummy-secret')), 401, challenge, bad);
       expect(verified).toEqual([DUMMY]);
+    });
+  });
+
+  // -------------------------------------------------------------------------------------------
+  describe('basic under a flood of wrong passwords (scrypt at its default cost)', () => {
+    let flooded: HttpApp;
+    /** How many password hashes ran (the verify seam, around the module's own scrypt check). */
+    let hashes = 0;
+
+    beforeAll(async () => {
+      flooded = await startAuthApp(platform, {
+        basic: {
+          users: { alice: { passwordHash: await hashMcpPassword('wonderland'), scopes: ['notes:read'] } },
+          verify: (password, hash) => {
+            hashes += 1;
+            return verifyMcpPassword(password, hash);
+          },
+          dummyHash: await hashMcpPassword('a dummy password'),
+        },
+      });
+    });
+
+    afterAll(async () => {
+      await flooded?.close();
+    });
+
+    it('serves a signed-in caller during the flood; past 10 failures the address gets 429 and no hash runs', async () => {
+      expect(whoamiOf(await callWhoami(flooded.url, basic('alice', 'wonderland'))).id).toBe('alice');
+      hashes = 0;
+      const flood = Array.from({ length: 60 }, (_, n) => callWhoami(flooded.url, basic('alice', `guess-${n}`)));
+      const during = await callWhoami(flooded.url, basic('alice', 'wonderland'));
+      const answers = await Promise.all(flood);
+      expect(whoamiOf(during)).toEqual({ id: 'alice', scopes: ['notes:read'] });
+      expect(answers.filter((answer) => answer.status === 401)).toHaveLength(10);
+      const limited = answers.filter((answer) => answer.status === 429);
+      expect(limited).toHaveLength(50);
+      for (const answer of limited) {
+        expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(JSON.parse(answer.text)).toEqual({
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32603,
+            message:
+              'Too many failed sign-ins from this address: at most 10 a minute (McpModule option auth.basic.maxFailuresPerMinute)',
+          },
+        });
+      }
+      expect(hashes).toBe(10);
     });
   });
 

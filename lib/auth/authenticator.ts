@@ -11,9 +11,15 @@ import type { McpAuthRequest, McpPrincipalInit } from './mcp-auth-options.interf
 /** A refused request: the HTTP status, the `WWW-Authenticate` value and the OAuth error. */
 export interface AuthRefusal {
   readonly ok: false;
-  readonly status: 401 | 403 | 503;
+  readonly status: 401 | 403 | 429 | 503;
   /** The `WWW-Authenticate` value, when the status calls for one. */
   readonly challenge?: string;
+  /**
+   * A bound of the provider was reached (too many failures from an address, too many checks
+   * waiting): when to retry (`Retry-After`, in seconds). The MCP endpoints answer it as any
+   * bound, a JSON-RPC error whose message (`description`) names the option.
+   */
+  readonly retryAfterSec?: number;
   /** The OAuth error code of the body (`invalid_token`, `invalid_request`...). */
   readonly error: string;
   readonly description: string;

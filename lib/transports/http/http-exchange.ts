@@ -22,18 +22,8 @@ export interface HttpExchange {
 /** The extra headers of answers that have none (never written to). */
 export const NO_HEADERS: Record<string, string> = Object.freeze({});
 
-/**
- * The client's address as the platform reports it: Express's `req.ip` and Fastify's
- * `request.ip` follow the application's trust-proxy setting; else the socket's peer.
- */
-export function clientAddress(request: unknown): string | undefined {
-  const platform = request as { ip?: unknown; socket?: { remoteAddress?: string }; raw?: IncomingMessage };
-  const ip = platform.ip;
-  if (typeof ip === 'string' && ip !== '') {
-    return ip;
-  }
-  return (platform.socket ?? platform.raw?.socket)?.remoteAddress;
-}
+// Where authentication reads it too (lib/auth may not import a transport).
+export { clientAddress } from '../../auth/client-address';
 
 /** The first value of a header (Node gives repeated headers as an array). */
 export function firstHeader(headers: HeaderBag, name: string): string | undefined {

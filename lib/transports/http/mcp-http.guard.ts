@@ -99,11 +99,7 @@ export class McpHttpGuard implements CanActivate {
     const outcome = await this.auth.authenticateRequest(request);
     if (!outcome.ok) {
       this.refusals.unauthenticated(raw.req, outcome);
-      throw new McpHttpRefusal(
-        outcome.status,
-        { error: outcome.error, error_description: outcome.description },
-        outcome.challenge === undefined ? {} : { 'www-authenticate': outcome.challenge },
-      );
+      throw McpHttpRefusal.unauthenticated(outcome);
     }
     // The drain may have begun while the credentials were checked: no new stream after it.
     if (!this.drain.passes(raw)) {
