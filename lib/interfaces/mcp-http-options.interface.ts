@@ -17,9 +17,13 @@ export interface McpHttpOptions {
    */
   maxJsonDepth?: number;
   /**
-   * Host header values accepted (name, or name:port). Requests arriving on a loopback address
-   * accept only loopback names unless this is set; `['*']` accepts any host.
-   * @default loopback names (`localhost`, `127.0.0.1`, `[::1]`) on loopback connections
+   * Host header values accepted (name, or name:port); `['*']` accepts any host. Unless this is
+   * set, a Host a DNS answer could point anywhere is refused (DNS rebinding), whatever address
+   * the request arrived on: requests on a loopback address accept loopback names only, requests
+   * on any other (a container's published port, `HOST=0.0.0.0` reached on a LAN) loopback names
+   * and IP literals (`10.0.0.5`, `[fd00::5]`, with or without a port). A server reached by name
+   * lists it here (names under `.localhost` too). A refused request gets 403 naming this option.
+   * @default loopback names (`localhost`, `127.0.0.1`, `[::1]`), and IP literals on non-loopback connections
    * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
    */
   allowedHosts?: string[];
