@@ -7,7 +7,10 @@ export interface McpHttpOptions {
   /**
    * The largest request body accepted, in bytes (HTTP 413 beyond). When the platform's body
    * parser reads the body first, its own limit applies as well: raise it with
-   * `app.useBodyParser('json', { limit })`.
+   * `app.useBodyParser('json', { limit })`. The rest of a refused body is read and dropped, up
+   * to twice this many bytes more, before the answer goes out, so that the client (or the proxy
+   * in front) reads the answer instead of a reset; beyond that, or when the declared length is
+   * beyond it, the answer goes out at once and the connection closes.
    * @default 4194304 (4 MiB)
    */
   maxBodyBytes?: number;

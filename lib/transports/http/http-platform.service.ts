@@ -23,7 +23,7 @@ import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
 import type { McpEndpointKind, McpEndpointMarker } from './endpoint-marker';
 import { postHeadersRefusal, type HttpRefusal, type PostAnswer } from './content-negotiation';
-import { parseError, tooLarge, type BodyOutcome } from './request-body';
+import { DISCARD_FACTOR, dropBody, parseError, tooLarge, type BodyOutcome } from './request-body';
 import { HttpAdmission } from './http-admission.service';
 import { FORBIDDEN } from './host-origin';
 import { HttpExchanges } from './http-exchanges.service';
@@ -115,9 +115,26 @@ export class HttpPlatform implements OnModuleInit, PlatformEndpoints {
   /**
    * The answer to a body the platform refused, after the checks every request passes first:
    * Host and Origin (403), then the endpoint's header checks (406, 415), then the platform's
-   * verdict itself. The refusal is logged like the module's own.
+   * verdict itself. The refusal is logged like the module's own. What the platform left of the
+   * body is dropped first, up to a bound, so that the client can read the answer (`dropBody`).
    */
   bodyErrorAnswer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    marker: McpEndpointMarker,
+    kind: PlatformBodyError,
+  ): BodyErrorAnswer | Promise<BodyErrorAnswer> {
+    const answer = this.refusedBodyAnswer(req, res, marker, kind);
+    if (!answer.unread) {
+      return answer;
+    }
+    const ended = dropBody(req, DISCARD_FACTOR * this.http.maxBodyBytes);
+    return typeof ended === 'boolean'
+      ? { ...answer, unread: !ended }
+      : ended.then((done) => ({ ...answer, unread: !done }));
+  }
+
+  private refusedBodyAnswer(
     req: IncomingMessage,
     res: ServerResponse,
     marker: McpEndpointMarker,
