@@ -35,6 +35,20 @@ export const STORE_UNAVAILABLE = STORE_UNAVAILABLE_MESSAGE;
 export const BODY_TOO_LARGE = (limit: number) =>
   `Request body exceeds ${limit} bytes, this server's limit (McpModule option http.maxBodyBytes)`;
 
+/** The answer to basic credentials from an address past `auth.basic.maxFailuresPerMinute` (429). */
+export const BASIC_FAILURES_LIMIT = (perMinute: number) =>
+  `Too many failed sign-ins from this address: at most ${perMinute} a minute (McpModule option auth.basic.maxFailuresPerMinute)`;
+
+/** The answer to basic credentials while `auth.basic.maxQueuedHashes` checks wait already (503). */
+export const BASIC_HASHES_QUEUED = (queued: number) =>
+  `Too many password checks waiting: at most ${queued} (McpModule option auth.basic.maxQueuedHashes)`;
+
+/** The client's answer to a Host that is not allowed (DNS rebinding): the option that admits it. */
+export const FORBIDDEN_HOST = 'Forbidden: Host not allowed (McpModule option http.allowedHosts)';
+
+/** The client's answer to an Origin that is not allowed: the option that admits it. */
+export const FORBIDDEN_ORIGIN = 'Forbidden: Origin not allowed (McpModule option http.allowedOrigins)';
+
 /** The client's answer to a body nested deeper than `http.maxJsonDepth`. */
 export const BODY_TOO_DEEP = (limit: number) =>
   `Request nesting exceeds ${limit} levels, this server's limit (McpModule option http.maxJsonDepth)`;

@@ -40,6 +40,10 @@ import { sampleRedis } from './common/sample-redis';
         // instances (memory, one process, without it). MCP_REQUEST_STATE_SECRET (32 bytes or
         // more) must then be the same on every instance. The notes themselves stay per process.
         ...sampleRedis(config.get('MCP_REDIS_URL'), config.get('MCP_REQUEST_STATE_SECRET')),
+        // MCP_ALLOWED_HOSTS=notes.example,notes.example:8443: the names clients reach the server by
+        // when it is not reached on loopback by localhost (HOST=0.0.0.0 on a LAN, a container). Without
+        // it, such a server answers IP addresses and localhost only (DNS rebinding).
+        http: { allowedHosts: config.get<string>('MCP_ALLOWED_HOSTS')?.split(',') },
       }),
     }),
   ],

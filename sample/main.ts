@@ -19,7 +19,8 @@ class TelemetryAppModule implements OnApplicationShutdown {
 /**
  * The sample MCP server: a small notes app. Serves Streamable HTTP at
  * http://127.0.0.1:3000/mcp, the simple POST-only endpoint at /rpc and the 2024-11-05 SSE pair
- * at /sse and /messages (HOST and PORT override the address; PORT=0 takes a free port).
+ * at /sse and /messages (HOST and PORT override the address; PORT=0 takes a free port; a server
+ * reached by a name other than localhost, HOST=0.0.0.0 on a LAN say, lists it in MCP_ALLOWED_HOSTS).
  * `npm run start:stdio` serves the same app over stdio. `OTEL_TRACES_EXPORTER=console` prints
  * the spans (see telemetry.ts). `MCP_CONSOLE=1` also serves the MCP console, a page to try the
  * tools, resources and prompts from a browser, at /mcp/console.

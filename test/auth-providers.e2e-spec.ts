@@ -28,6 +28,7 @@ import {
   mcpSecretDigest,
   type McpPrincipalInit,
   type McpTokenVerifier,
+  verifyMcpPassword,
 } from 'nest-mcp';
 import { callWhoami, legacyWhoami, startAuthApp, type Whoami, whoamiOf } from './fixtures/auth-fixture';
 import type { HttpApp } from './fixtures/http-app';
@@ -388,6 +389,7 @@ describe.each(PLATFORMS)('authentication providers on %s', (platform) => {
     let unreachable: HttpApp;
     let broken: HttpApp;
     let hs: HttpApp;
+    let pem: HttpApp;
     const invalid = `${BEARER_INVALID}, resource_metadata="${METADATA_URL}"`;
     const unavailable = {
       error: 'temporarily_unavailable',
@@ -407,6 +409,10 @@ describe.each(PLATFORMS)('authentication providers on %s', (platform) => {
         bearer: { jwt: { jwksUrl: brokenJwksUrl, audience: RESOURCE } },
       });
       hs = await startAuthApp(platform, { bearer: { jwt: { key: HS_SECRET, audience: HS_AUDIENCE } } });
+      pem = await startAuthApp(platform, {
+        bearer: { jwt: { key: publicPem, issuer: ISSUER } },
+        protectedResource: PROTECTED_RESOURCE,
+      });
     });
 
     afterAll(async () => {
@@ -414,6 +420,7 @@ describe.each(PLATFORMS)('authentication providers on %s', (platform) => {
       await unreachable?.close();
       await broken?.close();
       await hs?.close();
+      await pem?.close();
     });
 
     it('admits a token signed by a JWKS key: the principal is sub, the scopes from the scope string', async () => {
@@ -477,6 +484,33 @@ describe.each(PLATFORMS)('authentication providers on %s', (platform) => {
       const secret = new TextEncoder().encode(publicPem);
       const token = await signToken({}, { key: secret, alg: 'HS256' });
       expectRefusal(await callWhoami(jwt.url, bearer(token)), 401, invalid, NOT_VALID);
+    });
+
+    // A token whose algorithm does not fit the RS256 key is the caller's fault, not a key-set outage.
+    describe.each([
+      ['HS256', () => Promise.resolve(new TextEncoder().encode('another-shared-secret-of-32-bytes-or-more'))],
+      ['RS384', async () => (await generateKeyPair('RS384')).privateKey],
+      ['ES256', async () => (await generateKeyPair('ES256')).privateKey],
+    ] as Array<[string, () => Promise<SigningKey | Uint8Array>]>)('a %s token against the RS256 key', (alg, keyOf) => {
+      it('is refused 401 invalid_token by the JWKS (kid of the RS256 key), not 503', async () => {
+        const token = await signToken({}, { key: await keyOf(), alg });
+        expectRefusal(await callWhoami(jwt.url, bearer(token)), 401, invalid, NOT_VALID);
+      });
+
+      it('is refused 401 invalid_token by the PEM key option, not 503', async () => {
+        const token = await signToken({}, { key: await keyOf(), alg, kid: null });
+        expectRefusal(await callWhoami(pem.url, bearer(token)), 401, invalid, NOT_VALID);
+      });
+    });
+
+    it('admits an RS256 token through the PEM key option', async () => {
+      const token = await signToken({ scope: 'notes:read' }, { kid: null, subject: 'user-pem' });
+      expect(whoamiOf(await callWhoami(pem.url, bearer(token)))).toEqual({ id: 'user-pem', scopes: ['notes:read'] });
+    });
+
+    it('refuses an HS256 token made with the PEM itself as the secret (algorithm confusion) 401', async () => {
+      const token = await signToken({}, { key: new TextEncoder().encode(publicPem), alg: 'HS256', kid: null });
+      expectRefusal(await callWhoami(pem.url, bearer(token)), 401, invalid, NOT_VALID);
     });
 
     it('refuses a token without sub', async () => {
@@ -710,6 +744,55 @@ describe.each(PLATFORMS)('authentication providers on %s', (platform) => {
     it('refuses an unknown user even when the password matches the dummy hash', async () => {
       expectRefusal(await callWhoami(own.url, basic('mallory', 'dummy-secret')), 401, challenge, bad);
       expect(verified).toEqual([DUMMY]);
+    });
+  });
+
+  // -------------------------------------------------------------------------------------------
+  describe('basic under a flood of wrong passwords (scrypt at its default cost)', () => {
+    let flooded: HttpApp;
+    /** How many password hashes ran (the verify seam, around the module's own scrypt check). */
+    let hashes = 0;
+
+    beforeAll(async () => {
+      flooded = await startAuthApp(platform, {
+        basic: {
+          users: { alice: { passwordHash: await hashMcpPassword('wonderland'), scopes: ['notes:read'] } },
+          verify: (password, hash) => {
+            hashes += 1;
+            return verifyMcpPassword(password, hash);
+          },
+          dummyHash: await hashMcpPassword('a dummy password'),
+        },
+      });
+    });
+
+    afterAll(async () => {
+      await flooded?.close();
+    });
+
+    it('serves a signed-in caller during the flood; past 10 failures the address gets 429 and no hash runs', async () => {
+      expect(whoamiOf(await callWhoami(flooded.url, basic('alice', 'wonderland'))).id).toBe('alice');
+      hashes = 0;
+      const flood = Array.from({ length: 60 }, (_, n) => callWhoami(flooded.url, basic('alice', `guess-${n}`)));
+      const during = await callWhoami(flooded.url, basic('alice', 'wonderland'));
+      const answers = await Promise.all(flood);
+      expect(whoamiOf(during)).toEqual({ id: 'alice', scopes: ['notes:read'] });
+      expect(answers.filter((answer) => answer.status === 401)).toHaveLength(10);
+      const limited = answers.filter((answer) => answer.status === 429);
+      expect(limited).toHaveLength(50);
+      for (const answer of limited) {
+        expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(JSON.parse(answer.text)).toEqual({
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32603,
+            message:
+              'Too many failed sign-ins from this address: at most 10 a minute (McpModule option auth.basic.maxFailuresPerMinute)',
+          },
+        });
+      }
+      expect(hashes).toBe(10);
     });
   });
 

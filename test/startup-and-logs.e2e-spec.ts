@@ -15,9 +15,9 @@ import {
   VersioningType,
 } from '@nestjs/common';
 import type { Observable } from 'rxjs';
-import { McpModule, McpPrompt, McpResource, McpResourceTemplate, McpScopes, McpTool } from 'nest-mcp';
+import { McpModule, McpPrompt, McpResource, McpResourceTemplate, McpScopes, McpTool, ToolArgs } from 'nest-mcp';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
-import { exchange, modernHeaders, modernRequest, toolText } from './fixtures/raw-rpc';
+import { exchange, legacyRequest, modernHeaders, modernRequest, toolText } from './fixtures/raw-rpc';
 import { RecordingLogger } from './fixtures/recording-logger';
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
@@ -43,6 +43,14 @@ class LoggedTools {
     throw new Error('kaboom inside the pipeline');
   }
 
+  @McpTool({
+    description: 'Fails with an error that quotes its argument',
+    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  })
+  quoting_boom(@ToolArgs('text') text: string): string {
+    throw new Error(`no entry ${text}`);
+  }
+
   @McpTool({ description: 'Needs the admin scope' })
   @McpScopes('admin')
   admin(): string {
@@ -57,6 +65,11 @@ class LoggedTools {
   @McpResourceTemplate({ uriTemplate: 'logs://entries/{id}' })
   entry(): string {
     return 'entry';
+  }
+
+  @McpResourceTemplate({ uriTemplate: 'logs://broken/{id}' })
+  broken(): string {
+    throw new Error('the broken entries cannot be read');
   }
 
   @McpPrompt({ description: 'Summarise the logs' })
@@ -109,18 +122,18 @@ describe.each(PLATFORMS)('startup lines and log lines (%s)', (platform) => {
   it('logs one line per endpoint with its full path and what it serves', () => {
     const lines = logger.lines.filter((line) => line.context === 'McpModule' && line.level === 'log');
     expect(lines.map((line) => line.message)).toEqual([
-      'MCP server logs 1.2.3 at /api/v1/mcp (Streamable HTTP, 2024-11-05 to 2026-07-28): 3 tools, 1 resource, 1 resource template, 1 prompt',
-      'MCP server logs 1.2.3 at /api/v1/rpc (simple POST, 2024-11-05 to 2026-07-28): 3 tools, 1 resource, 1 resource template, 1 prompt',
-      'MCP server logs 1.2.3 at /api/v1/sse + /api/v1/messages (2024-11-05 HTTP+SSE pair, 2024-11-05 to 2025-11-25): 3 tools, 1 resource, 1 resource template, 1 prompt',
+      'MCP server logs 1.2.3 at /api/v1/mcp (Streamable HTTP, 2024-11-05 to 2026-07-28): 4 tools, 1 resource, 2 resource templates, 1 prompt',
+      'MCP server logs 1.2.3 at /api/v1/rpc (simple POST, 2024-11-05 to 2026-07-28): 4 tools, 1 resource, 2 resource templates, 1 prompt',
+      'MCP server logs 1.2.3 at /api/v1/sse + /api/v1/messages (2024-11-05 HTTP+SSE pair, 2024-11-05 to 2025-11-25): 4 tools, 1 resource, 2 resource templates, 1 prompt',
     ]);
   });
 
   it('logs the names at debug level', () => {
     const debug = logger.lines.filter((line) => line.context === 'McpModule' && line.level === 'debug');
     expect(debug.map((line) => line.message)).toEqual([
-      'Tools: admin, boom, guarded_boom',
+      'Tools: admin, boom, guarded_boom, quoting_boom',
       'Resources: logs://readme',
-      'Resource templates: logs://entries/{id}',
+      'Resource templates: logs://broken/{id}, logs://entries/{id}',
       'Prompts: summarise',
     ]);
   });
@@ -165,6 +178,62 @@ describe.each(PLATFORMS)('startup lines and log lines (%s)', (platform) => {
     expect(logger.lines.slice(before).map((line) => [line.level, line.message])).toEqual([
       ['debug', 'Refused request 42: 403, the caller lacks the scope(s) admin'],
     ]);
+  });
+
+  describe('client-supplied values with a line break in them (a forged log line)', () => {
+    const FORGED = '\n[Nest] 1  - 01/01/2026, 00:00:00   ERROR [McpEngine] FAKE';
+    /** No raw line break in a message, and none in a trace but between stack frames. */
+    const expectNoForgedLine = (lines: typeof logger.lines): void => {
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines) {
+        expect(line.message).not.toMatch(/[\r\n\u2028\u2029\u0085]/);
+        for (const param of line.params) {
+          if (typeof param === 'string') {
+            expect(param.split('\n').filter((part) => part.includes('FAKE') && !/^\w*Error: /.test(part))).toEqual([]);
+          }
+        }
+      }
+    };
+    const post = (body: unknown, method: string, name: string) =>
+      exchange(mcp(), { body, headers: { ...modernHeaders(method, name), authorization: `Bearer ${TOKEN}` } });
+
+    it('escapes the id and the argument a failing tool quotes, in its line and in the first line of its stack', async () => {
+      const before = logger.lines.length;
+      const response = await post(
+        modernRequest('tools/call', { name: 'quoting_boom', arguments: { text: `x${FORGED}` } }, `7${FORGED}`),
+        'tools/call',
+        'quoting_boom',
+      );
+      expect(toolText(response)).toBe('Internal tool error');
+      const lines = logger.lines.slice(before);
+      expectNoForgedLine(lines);
+      expect(lines.filter((line) => line.level === 'error').map((line) => line.message)).toEqual([
+        `tools/call quoting_boom failed (request 7\\n[Nest] 1  - 01/01/2026, 00:00:00   ERROR [McpEngine] FAKE, principal alice): no entry x\\n[Nest] 1  - 01/01/2026, 00:00:00   ERROR [McpEngine] FAKE`,
+      ]);
+    });
+
+    it('escapes the URI of a failing resource read (a legacy request on the simple endpoint: no Mcp-Name header)', async () => {
+      const before = logger.lines.length;
+      // No `/` in it: the template's simple variable matches one path segment.
+      const uri = 'logs://broken/1\n[Nest] FAKE';
+      const response = await exchange(new URL('/api/v1/rpc', server.baseUrl), {
+        body: legacyRequest('resources/read', { uri }, 8),
+        headers: { 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${TOKEN}` },
+      });
+      expect(response.json).toMatchObject({ id: 8, error: { code: -32603 } });
+      expectNoForgedLine(logger.lines.slice(before));
+    });
+
+    it('escapes the id of a call refused for a missing scope', async () => {
+      const before = logger.lines.length;
+      const response = await post(
+        modernRequest('tools/call', { name: 'admin', arguments: {} }, `9${FORGED}`),
+        'tools/call',
+        'admin',
+      );
+      expect(response.status).toBe(403);
+      expectNoForgedLine(logger.lines.slice(before));
+    });
   });
 
   it('logs a body that is not JSON at debug level', async () => {

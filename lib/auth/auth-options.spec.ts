@@ -222,6 +222,20 @@ describe('resolveAuthOptions', () => {
       ]),
       ['apiKey header not a string', 'auth.apiKey.header', () => ({ apiKey: { keys: { k: PRINCIPAL }, header: 42 } })],
       ['basic without users', 'auth.basic.users', () => ({ basic: {} }), /at least one user/],
+      ...(
+        [
+          ['maxFailuresPerMinute', 0],
+          ['maxFailuresPerMinute', 1.5],
+          ['maxConcurrentHashes', 0],
+          ['maxConcurrentHashes', '2'],
+          ['maxQueuedHashes', -1],
+        ] as const
+      ).map(([option, value]): Row => [
+        `basic ${option} ${JSON.stringify(value)}`,
+        `auth.basic.${option}`,
+        () => ({ basic: { users: { alice: { passwordHash: HASH } }, [option]: value } }),
+        /must be an integer/,
+      ]),
       ['basic with no users', 'auth.basic.users', () => ({ basic: { users: {} } }), /at least one user/],
       ['basic not an object', 'auth.basic.users', () => ({ basic: 'alice' })],
       [
@@ -469,7 +483,13 @@ describe('resolveAuthOptions', () => {
       const apiKey = { keys: { k: PRINCIPAL }, header: 'x-team-key' };
       expect(resolveAuthOptions({ apiKey })).toEqual({ kind: 'apiKey', apiKey, protectedResource: undefined });
       const basic = { users: { alice: { passwordHash: HASH } }, realm: 'ops' };
-      expect(resolveAuthOptions({ basic })).toEqual({ kind: 'basic', basic, protectedResource: undefined });
+      expect(resolveAuthOptions({ basic })).toEqual({
+        kind: 'basic',
+        basic: { ...basic, maxFailuresPerMinute: 10, maxConcurrentHashes: 2, maxQueuedHashes: 256 },
+        protectedResource: undefined,
+      });
+      const bounded = { ...basic, maxFailuresPerMinute: 3, maxConcurrentHashes: 1, maxQueuedHashes: 0 };
+      expect(resolveAuthOptions({ basic: bounded }).basic).toEqual(bounded);
       const custom = new CustomProvider();
       expect(resolveAuthOptions({ custom }).custom).toBe(custom);
     });

@@ -18,6 +18,7 @@ import type {
 } from './mcp-auth-options.interface';
 import { CredentialTable } from './credential-table';
 import { parsePasswordHash } from './password-hash';
+import { integer } from '../option-checks';
 
 /** The provider that guards the MCP endpoints. */
 export type AuthKind = 'bearer' | 'apiKey' | 'basic' | 'custom' | 'none';
@@ -32,13 +33,17 @@ export interface ResolvedProtectedResource {
   readonly paths: readonly string[];
 }
 
+/** `auth.basic` with its bounds decided. */
+export type ResolvedBasicOptions = McpBasicOptions &
+  Required<Pick<McpBasicOptions, 'maxFailuresPerMinute' | 'maxConcurrentHashes' | 'maxQueuedHashes'>>;
+
 export interface ResolvedAuthOptions {
   readonly kind: AuthKind;
   readonly bearer?: McpBearerOptions & { realm: string };
   /** `bearer.jwt` with its audience decided. */
   readonly jwt?: McpJwtOptions & { audience: string | string[] };
   readonly apiKey?: McpApiKeyOptions;
-  readonly basic?: McpBasicOptions;
+  readonly basic?: ResolvedBasicOptions;
   readonly custom?: Type<McpAuthProvider> | McpAuthProvider;
   readonly protectedResource?: ResolvedProtectedResource;
 }
@@ -258,7 +263,12 @@ export function resolveAuthOptions(auth: McpAuthOptions | undefined): ResolvedAu
           fail(`${option}.passwordHash`, 'is not a hash made by hashMcpPassword() (or pass your own verify function)');
         }
       }
-      return { kind, basic, protectedResource };
+      const bounds = {
+        maxFailuresPerMinute: integer(basic.maxFailuresPerMinute, 'auth.basic.maxFailuresPerMinute', 10, 1, 100_000),
+        maxConcurrentHashes: integer(basic.maxConcurrentHashes, 'auth.basic.maxConcurrentHashes', 2, 1, 1024),
+        maxQueuedHashes: integer(basic.maxQueuedHashes, 'auth.basic.maxQueuedHashes', 256, 0, 1_000_000),
+      };
+      return { kind, basic: { ...basic, ...bounds }, protectedResource };
     }
     case 'custom': {
       const custom = auth.custom!;

@@ -5,14 +5,21 @@
  */
 import type { Logger } from '@nestjs/common';
 import type { McpPrincipal } from '../protocol/call-context';
+import { LOG_MESSAGE_MAX_LENGTH, logText } from '../protocol/log-text';
 import type { McpAuthRequest, McpPrincipalInit } from './mcp-auth-options.interface';
 
 /** A refused request: the HTTP status, the `WWW-Authenticate` value and the OAuth error. */
 export interface AuthRefusal {
   readonly ok: false;
-  readonly status: 401 | 403 | 503;
+  readonly status: 401 | 403 | 429 | 503;
   /** The `WWW-Authenticate` value, when the status calls for one. */
   readonly challenge?: string;
+  /**
+   * A bound of the provider was reached (too many failures from an address, too many checks
+   * waiting): when to retry (`Retry-After`, in seconds). The MCP endpoints answer it as any
+   * bound, a JSON-RPC error whose message (`description`) names the option.
+   */
+  readonly retryAfterSec?: number;
   /** The OAuth error code of the body (`invalid_token`, `invalid_request`...). */
   readonly error: string;
   readonly description: string;
@@ -63,7 +70,9 @@ export async function principalFrom(
   try {
     value = await answer();
   } catch (error) {
-    logger.warn(`${who} failed: ${error instanceof Error ? error.message : String(error)}`);
+    logger.warn(
+      `${who} failed: ${logText(error instanceof Error ? error.message : String(error), LOG_MESSAGE_MAX_LENGTH)}`,
+    );
     return undefined;
   }
   if (value === null || value === undefined) {

@@ -4,7 +4,9 @@
  */
 import { Logger } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
-import { SignJWT } from 'jose';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import type { McpPrincipal } from '../protocol/call-context';
 import { ApiKeyAuthenticator } from './api-key.authenticator';
 import { resolveAuthOptions } from './auth-options';
@@ -20,7 +22,7 @@ import {
   verifiedTokens,
 } from './bearer.authenticator';
 import { secretDigest } from './credential-table';
-import type { McpAuthOptions, McpAuthProvider, McpAuthRequest } from './mcp-auth-options.interface';
+import type { McpAuthOptions, McpAuthProvider, McpAuthRequest, McpBasicOptions } from './mcp-auth-options.interface';
 import { McpAuthService } from './mcp-auth.service';
 import { hashMcpPassword } from './password-hash';
 
@@ -380,6 +382,55 @@ describe('jwtTokens (HS256 shared secret)', () => {
   });
 });
 
+describe("jwtTokens: the token's fault, or the key set's", () => {
+  const audience = 'https://api.example.com/mcp';
+
+  /** A port nothing listens on (bound, then released). */
+  async function closedPort(): Promise<number> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
+
+  it.each(['HS256', 'HS512'])(
+    'refuses an %s token against an RSA public key as invalid, with a debug line only',
+    async (alg) => {
+      const { publicKey } = await generateKeyPair('RS256');
+      const { logger, asLogger } = fakeLogger();
+      const check = jwtTokens({ key: await exportSPKI(publicKey), audience }, asLogger);
+      const token = await new SignJWT({ sub: 'u1' })
+        .setProtectedHeader({ alg })
+        .setAudience(audience)
+        .setExpirationTime('5m')
+        .sign(new TextEncoder().encode('s'.repeat(64)));
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        await expect(check(token)).resolves.toEqual({ ok: false, reason: 'invalid' });
+      }
+      expect(logger.warn).not.toHaveBeenCalled();
+      expect(logger.debug).toHaveBeenCalledTimes(3);
+    },
+  );
+
+  it('answers unavailable when the key set cannot be fetched, with one warning a minute', async () => {
+    const { logger, asLogger } = fakeLogger();
+    const check = jwtTokens({ jwksUrl: `http://127.0.0.1:${await closedPort()}/jwks.json`, audience }, asLogger);
+    const { privateKey } = await generateKeyPair('RS256');
+    const token = await new SignJWT({ sub: 'u1' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setAudience(audience)
+      .setExpirationTime('5m')
+      .sign(privateKey);
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await expect(check(token)).resolves.toEqual({ ok: false, reason: 'unavailable' });
+    }
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('The JWT key set could not be fetched'));
+    expect(logger.debug).toHaveBeenCalledTimes(2);
+  });
+});
+
 describe('ApiKeyAuthenticator', () => {
   const keys = {
     'key-one': { id: 'ci', scopes: ['notes:read'] },
@@ -457,6 +508,15 @@ describe('ApiKeyAuthenticator', () => {
   });
 });
 
+/** A basic authenticator of `options`, resolved as the module resolves them (the bounds' defaults). */
+function basicWith(
+  options: McpBasicOptions,
+  logger?: Pick<Logger, 'warn' | 'debug'>,
+  now?: () => number,
+): BasicAuthenticator {
+  return new BasicAuthenticator(resolveAuthOptions({ basic: options }).basic!, logger, now);
+}
+
 describe('BasicAuthenticator', () => {
   const CHALLENGE = 'Basic realm="mcp", charset="UTF-8"';
   let basic: BasicAuthenticator;
@@ -468,7 +528,7 @@ describe('BasicAuthenticator', () => {
       bob: await hashMcpPassword('pa:ss:word', { N: 16 }),
       jose: await hashMcpPassword('contraseña', { N: 16 }),
     };
-    basic = new BasicAuthenticator({
+    basic = basicWith({
       users: {
         alice: { passwordHash: hashes.alice, scopes: ['notes:read'] },
         bob: { passwordHash: hashes.bob, id: 'user-42', claims: { team: 'ops' } },
@@ -538,7 +598,7 @@ describe('BasicAuthenticator', () => {
   });
 
   it('quotes the realm', async () => {
-    const quoted = new BasicAuthenticator({ users: { alice: { passwordHash: hashes.alice } }, realm: 'ops "east"' });
+    const quoted = basicWith({ users: { alice: { passwordHash: hashes.alice } }, realm: 'ops "east"' });
     await quoted.init();
     await expect(quoted.authenticate(request())).resolves.toEqual(
       refusal('invalid_request', 'Authentication required', 'Basic realm="ops \\"east\\"", charset="UTF-8"'),
@@ -547,7 +607,7 @@ describe('BasicAuthenticator', () => {
 
   it('with verify: the stored hash for a known user, the dummy hash for an unknown one', async () => {
     const verify = jest.fn((password: string, hash: string) => hash === `bcrypt(${password})`);
-    const custom = new BasicAuthenticator({
+    const custom = basicWith({
       users: { carol: { passwordHash: 'bcrypt(secret)' } },
       verify,
       dummyHash: 'bcrypt(dummy)',
@@ -572,7 +632,7 @@ describe('BasicAuthenticator', () => {
   });
 
   it('refuses an unknown user even when the password matches the dummy hash', async () => {
-    const custom = new BasicAuthenticator({
+    const custom = basicWith({
       users: { carol: { passwordHash: 'bcrypt(secret)' } },
       verify: (password, hash) => hash === `bcrypt(${password})`,
       dummyHash: 'bcrypt(dummy)',
@@ -581,6 +641,142 @@ describe('BasicAuthenticator', () => {
     await expect(custom.authenticate(request({ authorization: basicCredentials('dave:dummy') }))).resolves.toEqual(
       refusal('invalid_token', 'The user name or password is not valid'),
     );
+  });
+});
+
+describe('BasicAuthenticator under a flood of wrong passwords', () => {
+  const WRONG = basicCredentials('carol:guess');
+  const RIGHT = basicCredentials('carol:secret');
+
+  /** A request from `ip`, as Express and Fastify report the client's address. */
+  function from(ip: string, authorization: string): McpAuthRequest {
+    return { headers: { authorization }, method: 'POST', url: '/mcp', raw: { ip } };
+  }
+
+  /** An authenticator whose hash is a counted stand-in (the `verify` seam), on a clock the test moves. */
+  function setup(bounds: Partial<McpBasicOptions> = {}) {
+    const clock = { now: 1_000_000 };
+    const verify = jest.fn((password: string, hash: string) => hash === `plain:${password}`);
+    const { logger, asLogger } = fakeLogger();
+    const basic = basicWith(
+      { users: { carol: { passwordHash: 'plain:secret' } }, verify, dummyHash: 'plain:dummy', ...bounds },
+      asLogger,
+      () => clock.now,
+    );
+    return { basic, verify, logger, clock };
+  }
+
+  it('answers 429 with Retry-After past maxFailuresPerMinute from one address, without running the hash', async () => {
+    const { basic, verify, logger } = setup({ maxFailuresPerMinute: 5 });
+    const outcomes = [];
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      outcomes.push(await basic.authenticate(from('203.0.113.7', WRONG)));
+    }
+    expect(outcomes.slice(0, 5).every((outcome) => !outcome.ok && outcome.status === 401)).toBe(true);
+    expect(outcomes.slice(5)).toEqual(
+      Array(45).fill({
+        ok: false,
+        status: 429,
+        error: 'too_many_requests',
+        description:
+          'Too many failed sign-ins from this address: at most 5 a minute (McpModule option auth.basic.maxFailuresPerMinute)',
+        retryAfterSec: 12,
+      }),
+    );
+    expect(verify).toHaveBeenCalledTimes(5);
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('Refused basic credentials from 203.0.113.7'));
+  });
+
+  it('admits a correct caller from another address during the flood', async () => {
+    const { basic, verify } = setup({ maxFailuresPerMinute: 5 });
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      await basic.authenticate(from('203.0.113.7', WRONG));
+    }
+    await expect(basic.authenticate(from('198.51.100.2', RIGHT))).resolves.toMatchObject({
+      ok: true,
+      principal: { id: 'carol' },
+    });
+    expect(verify).toHaveBeenCalledTimes(6);
+  });
+
+  it('admits credentials verified lately without a hash, from the flooded address too', async () => {
+    const { basic, verify, clock } = setup({ maxFailuresPerMinute: 5 });
+    await expect(basic.authenticate(from('203.0.113.7', RIGHT))).resolves.toMatchObject({ ok: true });
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      await basic.authenticate(from('203.0.113.7', WRONG));
+    }
+    verify.mockClear();
+    for (let request = 0; request < 10; request += 1) {
+      await expect(basic.authenticate(from('203.0.113.7', RIGHT))).resolves.toMatchObject({
+        ok: true,
+        principal: { id: 'carol' },
+      });
+    }
+    expect(verify).not.toHaveBeenCalled();
+    // Five minutes later the credentials are checked again: here the address is still refused.
+    clock.now += 5 * 60_000 - 1;
+    await expect(basic.authenticate(from('203.0.113.7', RIGHT))).resolves.toMatchObject({ ok: true });
+    clock.now += 1;
+    await basic.authenticate(from('203.0.113.7', WRONG));
+    await basic.authenticate(from('203.0.113.7', WRONG));
+    await basic.authenticate(from('203.0.113.7', WRONG));
+    await basic.authenticate(from('203.0.113.7', WRONG));
+    await basic.authenticate(from('203.0.113.7', WRONG));
+    await expect(basic.authenticate(from('203.0.113.7', RIGHT))).resolves.toMatchObject({ ok: false, status: 429 });
+    expect(verify).toHaveBeenCalledTimes(5);
+  });
+
+  it('lets one more attempt through every 60 / maxFailuresPerMinute seconds', async () => {
+    const { basic, verify, clock } = setup({ maxFailuresPerMinute: 5 });
+    for (let attempt = 0; attempt < 6; attempt += 1) {
+      await basic.authenticate(from('203.0.113.7', WRONG));
+    }
+    expect(verify).toHaveBeenCalledTimes(5);
+    clock.now += 11_000;
+    await expect(basic.authenticate(from('203.0.113.7', WRONG))).resolves.toMatchObject({
+      status: 429,
+      retryAfterSec: 1,
+    });
+    clock.now += 1_000;
+    await expect(basic.authenticate(from('203.0.113.7', RIGHT))).resolves.toMatchObject({ ok: true });
+    expect(verify).toHaveBeenCalledTimes(6);
+  });
+
+  it('counts attempts made at the same time: a burst runs maxFailuresPerMinute hashes, no more', async () => {
+    const { basic, verify } = setup({ maxFailuresPerMinute: 5 });
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, () => basic.authenticate(from('203.0.113.7', WRONG))),
+    );
+    expect(outcomes.filter((outcome) => !outcome.ok && outcome.status === 429)).toHaveLength(25);
+    expect(verify).toHaveBeenCalledTimes(5);
+  });
+
+  it('runs at most maxConcurrentHashes at once; past maxQueuedHashes waiting, 503 without a hash', async () => {
+    const pending: Array<(matches: boolean) => void> = [];
+    const verify = jest.fn(() => new Promise<boolean>((resolve) => pending.push(resolve)));
+    const basic = basicWith({
+      users: { carol: { passwordHash: 'plain:secret' } },
+      verify,
+      dummyHash: 'plain:dummy',
+      maxConcurrentHashes: 2,
+      maxQueuedHashes: 1,
+    });
+    const outcomes = [1, 2, 3, 4].map((n) => basic.authenticate(from(`198.51.100.${n}`, WRONG)));
+    await expect(outcomes[3]).resolves.toEqual({
+      ok: false,
+      status: 503,
+      error: 'temporarily_unavailable',
+      description: 'Too many password checks waiting: at most 1 (McpModule option auth.basic.maxQueuedHashes)',
+      retryAfterSec: 1,
+    });
+    expect(verify).toHaveBeenCalledTimes(2);
+    pending.shift()!(false);
+    await expect(outcomes[0]).resolves.toMatchObject({ status: 401 });
+    expect(verify).toHaveBeenCalledTimes(3);
+    pending.splice(0).forEach((resolve) => resolve(false));
+    await Promise.all(outcomes);
+    expect(verify).toHaveBeenCalledTimes(3);
   });
 });
 

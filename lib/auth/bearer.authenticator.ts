@@ -18,6 +18,8 @@ import {
   type Authenticator,
 } from './authenticator';
 import { CredentialTable } from './credential-table';
+import { RefusalLog } from '../protocol/refusal-log';
+import { logText } from '../protocol/log-text';
 
 let jose: Promise<typeof Jose> | undefined;
 
@@ -153,13 +155,57 @@ function keyOf(key: NonNullable<McpJwtOptions['key']>): KeyObject | Uint8Array {
 }
 
 /**
+ * A key set that could not be fetched (the network, a timeout, an HTTP error, a body that is not
+ * a key set): not the caller's fault. Only the key getter throws it, so that every other error of
+ * a verification is the token's.
+ */
+class KeySetUnavailable extends Error {}
+
+/**
+ * Whether an error of jose's remote key set is a failure to fetch the set, rather than a verdict
+ * on the token (no key for its `kid` or `alg`, an algorithm a key set cannot serve...).
+ */
+function isFetchFailure(error: unknown, errors: typeof Jose.errors): boolean {
+  return (
+    // Anything but a verdict of jose's (a network error, from whatever realm).
+    !(error instanceof errors.JOSEError) ||
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    // "Expected 200 OK from the JSON Web Key Set HTTP response", "Failed to parse the JSON Web Key
+    // Set HTTP response as JSON": plain JOSEErrors.
+    error.message.includes('JSON Web Key Set HTTP response')
+  );
+}
+
+/**
+ * The key getter of a remote key set (JWKS fetched on demand and cached by jose), whose fetch
+ * failures are told apart from its verdicts on the token.
+ */
+function remoteKeys(jose: typeof Jose, url: URL): JWTVerifyGetKey {
+  const remote = jose.createRemoteJWKSet(url);
+  return async (header, token) => {
+    try {
+      return await remote(header, token);
+    } catch (error) {
+      throw isFetchFailure(error, jose.errors)
+        ? new KeySetUnavailable(error instanceof Error ? error.message : String(error))
+        : error;
+    }
+  };
+}
+
+/**
  * Tokens verified as JWTs: signature (JWKS fetched on demand and cached by jose, or a key),
- * `exp`/`nbf` with the clock tolerance, issuer, audience and algorithms.
+ * `exp`/`nbf` with the clock tolerance, issuer, audience and algorithms. A token refused for
+ * anything of its own (its signature, its claims, an `alg` that does not fit the key) is
+ * `invalid` (a debug line); only a key set that cannot be fetched is `unavailable` (a warning,
+ * once a minute).
  */
 export function jwtTokens(options: McpJwtOptions & { audience: string | string[] }, logger: Logger): TokenChecker {
   // Read now, so that a bad key or URL is a configuration error at startup.
   const jwksUrl = options.jwksUrl !== undefined ? new URL(options.jwksUrl) : undefined;
   const key = jwksUrl === undefined ? keyOf(options.key!) : undefined;
+  const refusals = new RefusalLog(logger);
   let keys: JWTVerifyGetKey | KeyObject | Uint8Array | undefined;
   const verifyOptions = {
     issuer: options.issuer,
@@ -170,7 +216,7 @@ export function jwtTokens(options: McpJwtOptions & { audience: string | string[]
   const principalClaim = options.principalClaim ?? 'sub';
   return async (token) => {
     const jose = await loadJose();
-    keys ??= jwksUrl !== undefined ? jose.createRemoteJWKSet(jwksUrl) : key!;
+    keys ??= jwksUrl !== undefined ? remoteKeys(jose, jwksUrl) : key!;
     let payload: JWTPayload;
     try {
       ({ payload } =
@@ -178,23 +224,17 @@ export function jwtTokens(options: McpJwtOptions & { audience: string | string[]
           ? await jose.jwtVerify(token, keys, verifyOptions)
           : await jose.jwtVerify(token, keys, verifyOptions));
     } catch (error) {
-      const { errors: joseErrors } = jose;
-      if (error instanceof joseErrors.JWTExpired) {
-        return { ok: false, reason: 'expired' };
-      }
-      if (
-        // Anything but a verdict of jose's (a network error, from whatever realm) is a failure to
-        // fetch the key set, not the caller's fault.
-        !(error instanceof joseErrors.JOSEError) ||
-        error instanceof joseErrors.JWKSTimeout ||
-        error instanceof joseErrors.JWKSInvalid ||
-        error.message.includes('JSON Web Key Set HTTP response')
-      ) {
-        // The key set could not be fetched: not the caller's fault.
-        logger.warn(`JWT verification could not complete: ${error instanceof Error ? error.message : String(error)}`);
+      if (error instanceof KeySetUnavailable) {
+        refusals.warn('jwks-unavailable', `The JWT key set could not be fetched: ${logText(error.message)}`);
         return { ok: false, reason: 'unavailable' };
       }
-      logger.debug(`Refused a JWT: ${error instanceof Error ? error.message : String(error)}`);
+      if (error instanceof jose.errors.JWTExpired) {
+        return { ok: false, reason: 'expired' };
+      }
+      // Whatever else failed, the token did: a bad signature or claim, or an algorithm that does
+      // not fit the key (jose's JOSEAlgNotAllowed, JWKSNoMatchingKey, JOSENotSupported, and the
+      // TypeError of Node's crypto for an HMAC algorithm against a public key).
+      refusals.debug(`Refused a JWT: ${logText(error instanceof Error ? error.message : String(error))}`);
       return INVALID;
     }
     const id = payload[principalClaim];

@@ -165,6 +165,29 @@ export interface McpBasicOptions {
    * tell which users exist. Required with `verify`.
    */
   dummyHash?: string;
+  /**
+   * Failed sign-ins a client address may make per minute (as many at once, then one every
+   * 60 / n seconds), so that a flood of guesses cannot keep the password hash busy: past it the
+   * address gets 429 with `Retry-After` and a JSON-RPC error naming this option, and no hash runs.
+   * The address is the platform's (`req.ip`, after the application's trust-proxy setting).
+   * Credentials verified in the last 5 minutes are remembered (by a keyed digest, in memory)
+   * and admitted without a hash, so that a caller already signed in is served whatever its
+   * address does.
+   * @default 10
+   */
+  maxFailuresPerMinute?: number;
+  /**
+   * Password checks (`verify`, scrypt by default) running at once, for the whole server: more
+   * wait, so that a flood cannot take every thread of the pool the hash runs on.
+   * @default 2
+   */
+  maxConcurrentHashes?: number;
+  /**
+   * Password checks waiting for one of `maxConcurrentHashes`: past it a request gets 503 with
+   * `Retry-After` and a JSON-RPC error naming this option, without a hash.
+   * @default 256
+   */
+  maxQueuedHashes?: number;
 }
 
 /**

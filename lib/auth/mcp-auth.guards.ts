@@ -53,6 +53,9 @@ abstract class CredentialGuard implements CanActivate {
     if (outcome.challenge !== undefined && !isMcp) {
       setHeader(response, 'WWW-Authenticate', outcome.challenge);
     }
+    if (outcome.retryAfterSec !== undefined && !isMcp) {
+      setHeader(response, 'Retry-After', String(outcome.retryAfterSec));
+    }
     throw new HttpException({ error: outcome.error, error_description: outcome.description }, outcome.status);
   }
 }

@@ -160,7 +160,7 @@ export class McpAuthService implements OnModuleInit {
       case 'basic': {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { BasicAuthenticator } = require('./basic.authenticator') as typeof BasicModule;
-        const basic = new BasicAuthenticator(config.basic!);
+        const basic = new BasicAuthenticator(config.basic!, this.logger);
         await basic.init();
         this.authenticator = basic;
         break;

@@ -107,11 +107,12 @@ export abstract class McpConsoleController {
       res.setHeader(name, value);
     }
     res.setHeader('cache-control', cacheControl);
-    if (this.admission.admits(req, res)) {
+    const refused = this.admission.refusalOf(req, res);
+    if (refused === undefined) {
       return true;
     }
     res.setHeader('cache-control', 'no-store');
-    McpHttpRefusal.forbidden().send(res);
+    McpHttpRefusal.forbidden(refused).send(res);
     return false;
   }
 }

@@ -7,7 +7,10 @@ export interface McpHttpOptions {
   /**
    * The largest request body accepted, in bytes (HTTP 413 beyond). When the platform's body
    * parser reads the body first, its own limit applies as well: raise it with
-   * `app.useBodyParser('json', { limit })`.
+   * `app.useBodyParser('json', { limit })`. The rest of a refused body is read and dropped, up
+   * to twice this many bytes more, before the answer goes out, so that the client (or the proxy
+   * in front) reads the answer instead of a reset; beyond that, or when the declared length is
+   * beyond it, the answer goes out at once and the connection closes.
    * @default 4194304 (4 MiB)
    */
   maxBodyBytes?: number;
@@ -17,9 +20,13 @@ export interface McpHttpOptions {
    */
   maxJsonDepth?: number;
   /**
-   * Host header values accepted (name, or name:port). Requests arriving on a loopback address
-   * accept only loopback names unless this is set; `['*']` accepts any host.
-   * @default loopback names (`localhost`, `127.0.0.1`, `[::1]`) on loopback connections
+   * Host header values accepted (name, or name:port); `['*']` accepts any host. Unless this is
+   * set, a Host a DNS answer could point anywhere is refused (DNS rebinding), whatever address
+   * the request arrived on: requests on a loopback address accept loopback names only, requests
+   * on any other (a container's published port, `HOST=0.0.0.0` reached on a LAN) loopback names
+   * and IP literals (`10.0.0.5`, `[fd00::5]`, with or without a port). A server reached by name
+   * lists it here (names under `.localhost` too). A refused request gets 403 naming this option.
+   * @default loopback names (`localhost`, `127.0.0.1`, `[::1]`), and IP literals on non-loopback connections
    * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
    */
   allowedHosts?: string[];

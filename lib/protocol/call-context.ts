@@ -28,6 +28,7 @@ import type { EngineLogger } from './engine-options';
 import type { InputRound } from './input-round';
 import type { McpCallContext } from './call-context.interface';
 import type { ResolvedRequest } from './resolved-request';
+import { logText } from './log-text';
 import type { EngineObserver } from './engine-observer';
 
 export { ANONYMOUS_PRINCIPAL, type McpPrincipal } from './principal';
@@ -235,7 +236,7 @@ export class RequestCallContext implements McpCallContext {
     }
     if (this.lastProgress !== undefined && progress <= this.lastProgress) {
       this.host.logger.debug(
-        `progress ${progress} dropped for request ${String(this.requestId)}: not above ${this.lastProgress}`,
+        `progress ${progress} dropped for request ${logText(this.requestId)}: not above ${this.lastProgress}`,
       );
       return;
     }

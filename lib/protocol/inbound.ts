@@ -32,6 +32,7 @@ import { decideEra } from './request-meta';
 import { hasFeature, legacyHeaderRevision, type Era } from './revisions';
 import type { SessionHandle } from './session-handle';
 import { isThenable, settledAs, type Awaitable } from './thenables';
+import { logText } from './log-text';
 
 export * from './inbound-types';
 export { inboundFacts, sessionRevision, type LegacyFacts } from './inbound-facts';
@@ -115,7 +116,7 @@ export class InboundDispatcher {
   private deliverTo(session: SessionHandle | undefined, responses: readonly JsonRpcResponse[]): InboundResult<never> {
     for (const response of responses) {
       if (session === undefined || !this.engine.deliverResponse(session.id, response)) {
-        this.logger?.debug(`Dropped a client response for unknown request ${String(response.id)}`);
+        this.logger?.debug(`Dropped a client response for unknown request ${logText(response.id)}`);
       }
     }
     return { kind: 'delivered', session };

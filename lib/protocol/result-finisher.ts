@@ -14,21 +14,23 @@ import type { EngineLogger, EngineOptions } from './engine-options';
 import type { EngineOutcome } from './transport-contract';
 import type { ResolvedRequest } from './resolved-request';
 import { merged } from './object-copies';
+import { LOG_MESSAGE_MAX_LENGTH, logStack, logText } from './log-text';
 
 /** Nothing to send: a notification, or a request that was cancelled. */
 export const NO_OUTCOME: EngineOutcome = Object.freeze({ type: 'none' });
 
 /**
  * Logs a handler failure once, with what finds it (the method and its target, the request id,
- * the caller) and the stack; the client only sees a generic error.
+ * the caller) and the stack; the client only sees a generic error. What the client sent (the
+ * target, the id) and what the message may quote of it are escaped (see `logText`).
  */
 export function logFailure(logger: EngineLogger, request: ResolvedRequest, error: unknown): void {
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = logText(error instanceof Error ? error.message : String(error), LOG_MESSAGE_MAX_LENGTH);
   const { name, uri } = request.params;
-  const target = typeof name === 'string' ? ` ${name}` : typeof uri === 'string' ? ` ${uri}` : '';
+  const target = typeof name === 'string' ? ` ${logText(name)}` : typeof uri === 'string' ? ` ${logText(uri)}` : '';
   logger.error(
-    `${request.method}${target} failed (request ${String(request.id)}, principal ${request.principal.id}): ${detail}`,
-    error instanceof Error ? error.stack : undefined,
+    `${request.method}${target} failed (request ${logText(request.id)}, principal ${logText(request.principal.id)}): ${detail}`,
+    logStack(error),
   );
 }
 
@@ -68,7 +70,7 @@ export class ResultFinisher {
     }
     if (isStoreUnavailable(error)) {
       // The shared store is away: a condition to retry after, not a bug in the handler.
-      this.options.logger.warn(`${request.method} (request ${String(request.id)}): ${error.message}`);
+      this.options.logger.warn(`${request.method} (request ${logText(request.id)}): ${error.message}`);
       return this.error(request.id, new McpError(ErrorCode.InternalError, STORE_UNAVAILABLE_MESSAGE));
     }
     logFailure(this.options.logger, request, error);

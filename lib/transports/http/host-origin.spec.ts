@@ -57,12 +57,59 @@ describe('passesHostAndOrigin', () => {
     });
   });
 
+  // A container published on 127.0.0.1, a server on 0.0.0.0 reached on a LAN: a rebinding name
+  // reaches it as well as a loopback one, and its Origin always equals its Host.
   describe('Host on a non-loopback connection, without allowedHosts', () => {
     it.each(
       table([
-        ['any name', { host: 'mcp.example.com' }, PUBLIC, {}, true],
-        ['no Host header', {}, PUBLIC, {}, true],
-        ['an unknown socket address', { host: 'anything' }, undefined, {}, true],
+        ['a DNS name (rebinding)', { host: 'rebind.attacker.example' }, PUBLIC, {}, false],
+        ['a DNS name with a port', { host: 'mcp.example.com:3000' }, PUBLIC, {}, false],
+        [
+          'a DNS name whose Origin is its Host',
+          { host: 'rebind.attacker.example:3000', origin: 'http://rebind.attacker.example:3000' },
+          PUBLIC,
+          {},
+          false,
+        ],
+        ['a name under .localhost', { host: 'app.localhost:3000' }, PUBLIC, {}, false],
+        ['a name that only starts with localhost', { host: 'localhost.evil.com' }, PUBLIC, {}, false],
+        ['a name that starts like an IPv4 address', { host: '10.0.0.5.nip.io' }, PUBLIC, {}, false],
+        ['a name that ends like an IPv4 address', { host: 'evil.10.0.0.5' }, PUBLIC, {}, false],
+        ['an IPv4 address in another notation', { host: '0x0a000005' }, PUBLIC, {}, false],
+        ['an IPv6 address without brackets', { host: '2001:db8::1' }, PUBLIC, {}, false],
+        ['an unclosed bracket', { host: '[2001:db8::1' }, PUBLIC, {}, false],
+        ['a bracketed name', { host: '[evil.example]:3000' }, PUBLIC, {}, false],
+        ['no Host header', {}, PUBLIC, {}, false],
+        ['a DNS name on an unknown socket address', { host: 'anything' }, undefined, {}, false],
+        ['an IPv4 literal', { host: '10.0.0.5' }, PUBLIC, {}, true],
+        ['an IPv4 literal with a port', { host: '192.168.1.20:3000' }, PUBLIC, {}, true],
+        ['a bracketed IPv6 literal', { host: '[2001:db8::1]' }, PUBLIC, {}, true],
+        ['a bracketed IPv6 literal with a port', { host: '[FD00::5]:3000' }, PUBLIC, {}, true],
+        ['localhost with a port', { host: 'localhost:3000' }, PUBLIC, {}, true],
+        ['127.0.0.1', { host: '127.0.0.1:3000' }, PUBLIC, {}, true],
+        ['[::1]', { host: '[::1]:3000' }, PUBLIC, {}, true],
+        ['an IPv4 literal on an unknown socket address', { host: '10.0.0.5:3000' }, undefined, {}, true],
+        [
+          'a page of the IP literal itself (same origin)',
+          { host: '10.0.0.5:3000', origin: 'http://10.0.0.5:3000' },
+          PUBLIC,
+          {},
+          true,
+        ],
+        [
+          'a listed name (the list decides)',
+          { host: 'mcp.example.com:3000' },
+          PUBLIC,
+          { allowedHosts: ['mcp.example.com'] },
+          true,
+        ],
+        [
+          'an IP literal the list does not name',
+          { host: '10.0.0.5:3000' },
+          PUBLIC,
+          { allowedHosts: ['mcp.example.com'] },
+          false,
+        ],
       ]),
     )('%s', (_label, headers, address, policy, passes) => {
       expect(passesHostAndOrigin(headers, address, policy)).toBe(passes);
@@ -117,41 +164,24 @@ describe('passesHostAndOrigin', () => {
         ['the "null" origin', { host: 'localhost', origin: 'null' }, LOOPBACK, {}, false],
         ['a malformed origin', { host: 'localhost', origin: 'not a url' }, LOOPBACK, {}, false],
         ['a file origin', { host: 'localhost', origin: 'file:///tmp/x.html' }, LOOPBACK, {}, false],
+        ['the same origin on a public socket', { host: '10.0.0.5', origin: 'https://10.0.0.5' }, PUBLIC, {}, true],
+        ['the same origin with its port', { host: '10.0.0.5:8443', origin: 'https://10.0.0.5:8443' }, PUBLIC, {}, true],
         [
-          'the same origin on a public socket',
+          'the same origin of a listed name',
           { host: 'mcp.example.com', origin: 'https://mcp.example.com' },
           PUBLIC,
-          {},
+          { allowedHosts: ['mcp.example.com'] },
           true,
         ],
-        [
-          'the same origin with its port',
-          { host: 'mcp.example.com:8443', origin: 'https://mcp.example.com:8443' },
-          PUBLIC,
-          {},
-          true,
-        ],
-        [
-          'another port on a public socket',
-          { host: 'mcp.example.com', origin: 'https://mcp.example.com:8443' },
-          PUBLIC,
-          {},
-          false,
-        ],
+        ['another port on a public socket', { host: '10.0.0.5', origin: 'https://10.0.0.5:8443' }, PUBLIC, {}, false],
         [
           'another origin on a public socket',
-          { host: 'mcp.example.com', origin: 'https://evil.example.com' },
+          { host: '10.0.0.5', origin: 'https://evil.example.com' },
           PUBLIC,
           {},
           false,
         ],
-        [
-          'a localhost origin on a public socket',
-          { host: 'mcp.example.com', origin: 'http://localhost' },
-          PUBLIC,
-          {},
-          false,
-        ],
+        ['a localhost origin on a public socket', { host: '10.0.0.5', origin: 'http://localhost' }, PUBLIC, {}, false],
         ['an origin without Host on a public socket', { origin: 'https://mcp.example.com' }, PUBLIC, {}, false],
       ]),
     )('%s', (_label, headers, address, policy, passes) => {
@@ -253,10 +283,19 @@ describe('HostOriginVerdicts', () => {
 
   it('keeps connections apart: the same headers on a loopback and on a public address', () => {
     const verdicts = new HostOriginVerdicts({});
-    const headers = { host: 'notes.example' };
+    const headers = { host: '10.0.0.5:3000' };
     expect(verdicts.of(requestOn({ localAddress: LOOPBACK }, headers))).toBe('host');
     expect(verdicts.of(requestOn({ localAddress: PUBLIC }, headers))).toBeUndefined();
     expect(verdicts.of(requestOn({ localAddress: LOOPBACK }, headers))).toBe('host');
+  });
+
+  it('refuses a rebinding name on a public address, connection after connection', () => {
+    const verdicts = new HostOriginVerdicts({});
+    const headers = { host: 'rebind.attacker.example:3000', origin: 'http://rebind.attacker.example:3000' };
+    const socket = { localAddress: PUBLIC };
+    expect(verdicts.of(requestOn(socket, headers))).toBe('host');
+    expect(verdicts.of(requestOn(socket, headers))).toBe('host');
+    expect(verdicts.of(requestOn({ localAddress: '::ffff:172.17.0.2' }, headers))).toBe('host');
   });
 
   it('judges a request without a socket (an injected one) from its headers alone', () => {

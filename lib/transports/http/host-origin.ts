@@ -2,8 +2,11 @@
  * DNS-rebinding protection: the Host and Origin checks every MCP HTTP request passes first.
  */
 import type { IncomingMessage } from 'node:http';
+import { isIPv4, isIPv6 } from 'node:net';
 import type { HeaderBag } from '../../protocol/request-headers';
 import { firstHeader } from './http-exchange';
+import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/json-rpc';
+import { FORBIDDEN_HOST, FORBIDDEN_ORIGIN } from '../../mcp.messages';
 
 export interface HostOriginPolicy {
   allowedHosts?: readonly string[];
@@ -11,6 +14,14 @@ export interface HostOriginPolicy {
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/**
+ * Whether a host name (as {@link hostName} gives it) is an IP literal: IPv4 dotted, or IPv6 in
+ * brackets. No DNS answer stands behind one, so a rebinding page cannot be reached through it.
+ */
+function isIpLiteral(name: string): boolean {
+  return name.startsWith('[') ? name.endsWith(']') && isIPv6(name.slice(1, -1)) : isIPv4(name);
+}
 
 /** Whether a local socket address is a loopback address. */
 export function isLoopbackAddress(address: string | undefined): boolean {
@@ -44,6 +55,12 @@ function normalizeOrigin(origin: string): string | undefined {
 /** Which check a request failed: its Host header, or its Origin. */
 export type HostOriginRefusal = 'host' | 'origin';
 
+/** The answer to a request whose Host or Origin is not allowed (HTTP 403), naming the option that admits it. */
+export const FORBIDDEN: Readonly<Record<HostOriginRefusal, JsonRpcFailure>> = Object.freeze({
+  host: failure(null, ErrorCode.InvalidRequest, FORBIDDEN_HOST),
+  origin: failure(null, ErrorCode.InvalidRequest, FORBIDDEN_ORIGIN),
+});
+
 /** Whether a request passes the Host and Origin checks (see {@link hostOriginRefusal}). */
 export function passesHostAndOrigin(
   headers: HeaderBag,
@@ -57,7 +74,11 @@ export function passesHostAndOrigin(
  * Which of the Host and Origin checks a request fails, or `undefined` when it passes both.
  *
  * Host: checked against `allowedHosts` when set (a name matches any port; `name:port` only that
- * port); otherwise requests arriving on a loopback address must name a loopback host.
+ * port). Otherwise, whatever address the connection arrived on, a name that a DNS answer could
+ * point anywhere is refused (DNS rebinding): a loopback connection must name a loopback host
+ * (`localhost`, `127.0.0.1`, `[::1]`), any other (a container's published port, a LAN address,
+ * an unknown one) a loopback host or an IP literal (`10.0.0.5`, `[fd00::5]`, with or without a
+ * port). A server reached by name lists it in `allowedHosts`; names under `.localhost` too.
  * Origin: a request without one passes. Otherwise it must be in `allowedOrigins` when set;
  * without the option, loopback connections accept loopback origins, others their own origin.
  */
@@ -79,8 +100,13 @@ export function hostOriginRefusal(
         return 'host';
       }
     }
-  } else if (loopback && (host === undefined || !LOOPBACK_NAMES.has(hostName(host)))) {
+  } else if (host === undefined) {
     return 'host';
+  } else {
+    const name = hostName(host);
+    if (!LOOPBACK_NAMES.has(name) && (loopback || !isIpLiteral(name))) {
+      return 'host';
+    }
   }
 
   const origin = firstHeader(headers, 'origin');

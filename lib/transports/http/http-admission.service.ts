@@ -4,7 +4,7 @@ import { MCP_HTTP_SETTINGS, MCP_OWN_AUTH } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpAuthService } from '../../auth/mcp-auth.service';
 import { firstHeader } from './http-exchange';
-import { HostOriginVerdicts } from './host-origin';
+import { HostOriginVerdicts, type HostOriginRefusal } from './host-origin';
 import { HttpRefusals } from './http-refusals.service';
 
 /** The request headers a browser client may send to MCP endpoints (besides `Mcp-Param-*`). */
@@ -42,15 +42,16 @@ export class HttpAdmission {
   }
 
   /**
-   * Whether the request passes the Host and Origin checks; a refusal is logged (the caller
-   * answers it, 403). An admitted request with an Origin gets the CORS answer headers on `res`,
-   * unless the application set its own.
+   * Which of the Host and Origin checks the request fails, `undefined` when it passes both; a
+   * refusal is logged (the caller answers it: `McpHttpRefusal.forbidden(verdict)`, 403). An
+   * admitted request with an Origin gets the CORS answer headers on `res`, unless the
+   * application set its own.
    */
-  admits(req: IncomingMessage, res: ServerResponse): boolean {
+  refusalOf(req: IncomingMessage, res: ServerResponse): HostOriginRefusal | undefined {
     const verdict = this.verdicts.of(req);
     if (verdict !== undefined) {
       this.refusals.forbidden(req, verdict);
-      return false;
+      return verdict;
     }
     const origin = firstHeader(req.headers, 'origin');
     if (origin !== undefined && this.http.cors && !res.hasHeader('access-control-allow-origin')) {
@@ -59,7 +60,7 @@ export class HttpAdmission {
       const vary = res.getHeader('vary');
       res.setHeader('vary', vary === undefined ? 'Origin' : `${String(vary)}, Origin`);
     }
-    return true;
+    return undefined;
   }
 
   /**

@@ -3,7 +3,7 @@
  * (Express objects are the raw ones; Fastify wraps them), and the few ways MCP answers on them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, failure, type JsonRpcMessage } from '../../protocol/json-rpc';
+import type { JsonRpcMessage } from '../../protocol/json-rpc';
 import type { HeaderBag } from '../../protocol/request-headers';
 import type { CancellationSource } from '../../protocol/call-scope';
 import { copyOf } from '../../protocol/object-copies';
@@ -22,21 +22,8 @@ export interface HttpExchange {
 /** The extra headers of answers that have none (never written to). */
 export const NO_HEADERS: Record<string, string> = Object.freeze({});
 
-/** The answer to a request from a host or origin that is not allowed (HTTP 403). */
-export const FORBIDDEN = failure(null, ErrorCode.InvalidRequest, 'Forbidden: Host or Origin not allowed');
-
-/**
- * The client's address as the platform reports it: Express's `req.ip` and Fastify's
- * `request.ip` follow the application's trust-proxy setting; else the socket's peer.
- */
-export function clientAddress(request: unknown): string | undefined {
-  const platform = request as { ip?: unknown; socket?: { remoteAddress?: string }; raw?: IncomingMessage };
-  const ip = platform.ip;
-  if (typeof ip === 'string' && ip !== '') {
-    return ip;
-  }
-  return (platform.socket ?? platform.raw?.socket)?.remoteAddress;
-}
+// Where authentication reads it too (lib/auth may not import a transport).
+export { clientAddress } from '../../auth/client-address';
 
 /** The first value of a header (Node gives repeated headers as an array). */
 export function firstHeader(headers: HeaderBag, name: string): string | undefined {

@@ -21,11 +21,11 @@ import { MCP_HTTP_SETTINGS, MCP_SERVER_IDENTITY } from '../../mcp.constants';
 import type { McpServerIdentity } from '../../servers/server-identity';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
-import { FORBIDDEN } from './http-exchange';
 import type { McpEndpointKind, McpEndpointMarker } from './endpoint-marker';
 import { postHeadersRefusal, type HttpRefusal, type PostAnswer } from './content-negotiation';
-import { parseError, tooLarge, type BodyOutcome } from './request-body';
+import { DISCARD_FACTOR, dropBody, parseError, tooLarge, type BodyOutcome } from './request-body';
 import { HttpAdmission } from './http-admission.service';
+import { FORBIDDEN } from './host-origin';
 import { HttpExchanges } from './http-exchanges.service';
 import { HttpRefusals } from './http-refusals.service';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
@@ -106,25 +106,43 @@ export class HttpPlatform implements OnModuleInit, PlatformEndpoints {
   /** 405 with `Allow`, after the Host and Origin checks (403). */
   methodNotAllowed(request: unknown, response: unknown, marker: McpEndpointMarker): void {
     const { req, res } = this.exchanges.of(request, response);
-    const refusal = this.admission.admits(req, res)
-      ? McpHttpRefusal.methodNotAllowed(marker.allow)
-      : McpHttpRefusal.forbidden();
+    const refused = this.admission.refusalOf(req, res);
+    const refusal =
+      refused === undefined ? McpHttpRefusal.methodNotAllowed(marker.allow) : McpHttpRefusal.forbidden(refused);
     refusal.send(res);
   }
 
   /**
    * The answer to a body the platform refused, after the checks every request passes first:
    * Host and Origin (403), then the endpoint's header checks (406, 415), then the platform's
-   * verdict itself. The refusal is logged like the module's own.
+   * verdict itself. The refusal is logged like the module's own. What the platform left of the
+   * body is dropped first, up to a bound, so that the client can read the answer (`dropBody`).
    */
   bodyErrorAnswer(
     req: IncomingMessage,
     res: ServerResponse,
     marker: McpEndpointMarker,
     kind: PlatformBodyError,
+  ): BodyErrorAnswer | Promise<BodyErrorAnswer> {
+    const answer = this.refusedBodyAnswer(req, res, marker, kind);
+    if (!answer.unread) {
+      return answer;
+    }
+    const ended = dropBody(req, DISCARD_FACTOR * this.http.maxBodyBytes);
+    return typeof ended === 'boolean'
+      ? { ...answer, unread: !ended }
+      : ended.then((done) => ({ ...answer, unread: !done }));
+  }
+
+  private refusedBodyAnswer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    marker: McpEndpointMarker,
+    kind: PlatformBodyError,
   ): BodyErrorAnswer {
-    if (!this.admission.admits(req, res)) {
-      return { status: 403, body: FORBIDDEN, unread: true };
+    const forbidden = this.admission.refusalOf(req, res);
+    if (forbidden !== undefined) {
+      return { status: 403, body: FORBIDDEN[forbidden], unread: true };
     }
     const refused: HttpRefusal | undefined =
       postHeadersRefusal(req.headers, POST_ANSWER[marker.kind]) ??

@@ -10,14 +10,15 @@ import { sendJson, type HttpExchange } from './http-exchange';
 import type { HostOriginRefusal } from './host-origin';
 import type { BodyOutcome } from './request-body';
 import { RefusalLog } from '../../protocol/refusal-log';
+import { logText } from '../../protocol/log-text';
 import { McpLogger } from '../../telemetry/mcp.logger';
 
 const OK = Object.freeze({ status: 200 });
 
-/** A request as log lines name it: method, path, and the client's address. */
+/** A request as log lines name it: method, path, and the client's address (escaped: see `logText`). */
 export function describeRequest(req: IncomingMessage): string {
   const address = req.socket?.remoteAddress;
-  return `${req.method ?? 'request'} ${(req.url ?? '').split('?')[0]}${address === undefined ? '' : ` from ${address}`}`;
+  return `${logText(req.method ?? 'request')} ${logText((req.url ?? '').split('?')[0])}${address === undefined ? '' : ` from ${address}`}`;
 }
 
 /**
@@ -40,8 +41,8 @@ export class HttpRefusals {
     const { host, origin } = req.headers;
     const detail =
       verdict === 'host'
-        ? `its Host ${JSON.stringify(String(host ?? ''))} is not allowed (list it in the McpModule option http.allowedHosts)`
-        : `its Origin ${JSON.stringify(String(origin ?? ''))} is not allowed (list it in the McpModule option http.allowedOrigins)`;
+        ? `its Host "${logText(host ?? '')}" is not allowed (list it in the McpModule option http.allowedHosts)`
+        : `its Origin "${logText(origin ?? '')}" is not allowed (list it in the McpModule option http.allowedOrigins)`;
     this.log.warn(`forbidden-${verdict}`, `Refused ${describeRequest(req)} with 403: ${detail}`);
   }
 
@@ -92,7 +93,9 @@ export class HttpRefusals {
       return { status };
     }
     const scopes = isJsonObject(data) && Array.isArray(data.requiredScopes) ? (data.requiredScopes as string[]) : [];
-    this.log.debug(`Refused request ${String(response.id)}: 403, the caller lacks the scope(s) ${scopes.join(', ')}`);
+    this.log.debug(
+      `Refused request ${logText(response.id)}: 403, the caller lacks the scope(s) ${logText(scopes.join(', '))}`,
+    );
     const challenge = this.auth.insufficientScopeChallenge(scopes);
     return { status, headers: challenge === undefined ? undefined : { 'www-authenticate': challenge } };
   }

@@ -37,10 +37,25 @@ describe('McpHttpExceptionFilter', () => {
 
   it.each<[string, unknown, number, unknown, Record<string, string>]>([
     [
-      'a Host/Origin refusal',
-      McpHttpRefusal.forbidden(),
+      'a Host refusal',
+      McpHttpRefusal.forbidden('host'),
       403,
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Forbidden: Host or Origin not allowed' } },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Forbidden: Host not allowed (McpModule option http.allowedHosts)' },
+      },
+      {},
+    ],
+    [
+      'an Origin refusal',
+      McpHttpRefusal.forbidden('origin'),
+      403,
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Forbidden: Origin not allowed (McpModule option http.allowedOrigins)' },
+      },
       {},
     ],
     [
@@ -115,7 +130,7 @@ describe('McpHttpExceptionFilter', () => {
   it("catches its refusals and every error but the application's HTTP exceptions", () => {
     const caught = Reflect.getMetadata(FILTER_CATCH_EXCEPTIONS, McpHttpExceptionFilter) as Array<new () => unknown>;
     const catches = (value: unknown) => caught.some((type) => value instanceof type);
-    expect(catches(McpHttpRefusal.forbidden())).toBe(true);
+    expect(catches(McpHttpRefusal.forbidden('host'))).toBe(true);
     expect(catches(new Error('boom'))).toBe(true);
     expect(catches(new McpStoreUnavailableError('away'))).toBe(true);
     expect(catches(new ForbiddenException())).toBe(false);

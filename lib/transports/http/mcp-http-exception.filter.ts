@@ -6,6 +6,7 @@ import { sendJson } from './http-exchange';
 import { HttpExchanges } from './http-exchanges.service';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
 import { McpLogger } from '../../telemetry/mcp.logger';
+import { LOG_MESSAGE_MAX_LENGTH, logStack, logText } from '../../protocol/log-text';
 
 /**
  * Every error but an `HttpException`. Nest picks a filter by `instanceof` against the classes of
@@ -46,15 +47,15 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
       error.send(res);
       return;
     }
-    const where = `${req.method ?? 'request'} ${req.url ?? ''}`;
+    const where = `${logText(req.method ?? 'request')} ${logText(req.url ?? '')}`;
     // A shared store that is away is not a bug: the client may retry; the details stay in the log.
     const unavailable = error instanceof McpStoreUnavailableError;
     if (unavailable) {
       this.logger.warn(`${where}: ${error.message}`);
     } else {
       this.logger.error(
-        `${where} failed: ${error instanceof Error ? error.message : String(error)}`,
-        error instanceof Error ? error.stack : undefined,
+        `${where} failed: ${logText(error instanceof Error ? error.message : String(error), LOG_MESSAGE_MAX_LENGTH)}`,
+        logStack(error),
       );
     }
     if (res.headersSent) {

@@ -1,7 +1,9 @@
 import { HttpException } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
-import { FORBIDDEN, sendJson } from './http-exchange';
+import type { AuthRefusal } from '../../auth/authenticator';
+import { sendJson } from './http-exchange';
+import { FORBIDDEN, type HostOriginRefusal } from './host-origin';
 
 /**
  * A request an MCP endpoint refuses before its handler runs (Host/Origin, drain, verb,
@@ -19,9 +21,27 @@ export class McpHttpRefusal extends HttpException {
     super(body, status);
   }
 
-  /** A Host or Origin that is not allowed (DNS rebinding): 403. */
-  static forbidden(): McpHttpRefusal {
-    return new McpHttpRefusal(403, FORBIDDEN);
+  /** A Host or Origin that is not allowed (DNS rebinding): 403, naming the option that admits it. */
+  static forbidden(verdict: HostOriginRefusal): McpHttpRefusal {
+    return new McpHttpRefusal(403, FORBIDDEN[verdict]);
+  }
+
+  /**
+   * A request the configured authentication refused: its status with the OAuth error body and
+   * the challenge; a bound of the provider (basic failures per address, checks waiting), as any
+   * bound: a JSON-RPC error naming the option, with `Retry-After`.
+   */
+  static unauthenticated(refusal: AuthRefusal): McpHttpRefusal {
+    if (refusal.retryAfterSec !== undefined) {
+      return new McpHttpRefusal(refusal.status, failure(null, ErrorCode.InternalError, refusal.description), {
+        'retry-after': String(refusal.retryAfterSec),
+      });
+    }
+    return new McpHttpRefusal(
+      refusal.status,
+      { error: refusal.error, error_description: refusal.description },
+      refusal.challenge === undefined ? {} : { 'www-authenticate': refusal.challenge },
+    );
   }
 
   /** A verb the endpoint does not serve: 405 with `Allow`. */

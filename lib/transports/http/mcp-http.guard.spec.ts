@@ -87,11 +87,13 @@ async function verdict(
   }
 }
 
-const FORBIDDEN = {
+const forbidden = (message: string) => ({
   status: 403,
-  body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Forbidden: Host or Origin not allowed' } },
+  body: { jsonrpc: '2.0', id: null, error: { code: -32600, message } },
   headers: {},
-};
+});
+const HOST_FORBIDDEN = forbidden('Forbidden: Host not allowed (McpModule option http.allowedHosts)');
+const ORIGIN_FORBIDDEN = forbidden('Forbidden: Origin not allowed (McpModule option http.allowedOrigins)');
 const SHUTTING_DOWN = {
   status: 503,
   body: {
@@ -118,8 +120,8 @@ describe('McpHttpGuard', () => {
     ['a GET', fakeRequest('GET'), { passed: true }],
     ['a DELETE', fakeRequest('DELETE'), { passed: true }],
     ['a preflight', fakeRequest('OPTIONS', { origin: 'http://localhost:5173' }), { passed: true }],
-    ['a foreign Host', fakeRequest('POST', { host: 'evil.example' }), FORBIDDEN],
-    ['a foreign Origin', fakeRequest('POST', { origin: 'https://evil.example' }), FORBIDDEN],
+    ['a foreign Host', fakeRequest('POST', { host: 'evil.example' }), HOST_FORBIDDEN],
+    ['a foreign Origin', fakeRequest('POST', { origin: 'https://evil.example' }), ORIGIN_FORBIDDEN],
     [
       'HEAD, which the platforms route to GET',
       fakeRequest('HEAD'),
@@ -132,7 +134,7 @@ describe('McpHttpGuard', () => {
     [
       'HEAD from a foreign Origin (the Origin first)',
       fakeRequest('HEAD', { origin: 'https://evil.example' }),
-      FORBIDDEN,
+      ORIGIN_FORBIDDEN,
     ],
   ])('without auth: %s', async (_label, req, expected) => {
     const { guard, authenticateRequest } = setup();
@@ -179,7 +181,9 @@ describe('McpHttpGuard', () => {
       const { guard, drain } = setup();
       drain.begin();
       const res = fakeResponse();
-      expect(await verdict(guard, fakeRequest('GET', { origin: 'https://evil.example' }), res)).toEqual(FORBIDDEN);
+      expect(await verdict(guard, fakeRequest('GET', { origin: 'https://evil.example' }), res)).toEqual(
+        ORIGIN_FORBIDDEN,
+      );
       expect(res.headers).toEqual({ connection: 'close' });
     });
 
@@ -223,7 +227,7 @@ describe('McpHttpGuard', () => {
 
     it('checks Host and Origin before the credentials', async () => {
       const { guard, authenticateRequest } = setup({ auth: 'bearer', outcome: REFUSED });
-      expect(await verdict(guard, fakeRequest('POST', { host: 'evil.example' }))).toEqual(FORBIDDEN);
+      expect(await verdict(guard, fakeRequest('POST', { host: 'evil.example' }))).toEqual(HOST_FORBIDDEN);
       expect(authenticateRequest).not.toHaveBeenCalled();
     });
 

@@ -61,8 +61,9 @@ export class McpHttpGuard implements CanActivate {
     const raw = this.exchanges.raw(request, context.getArgByIndex(1));
     // First, so that even a 403 closes its connection while draining.
     const served = this.drain.passes(raw);
-    if (!this.admission.admits(raw.req, raw.res)) {
-      throw McpHttpRefusal.forbidden();
+    const refused = this.admission.refusalOf(raw.req, raw.res);
+    if (refused !== undefined) {
+      throw McpHttpRefusal.forbidden(refused);
     }
     if (!served) {
       throw this.drainRefusal();
@@ -98,11 +99,7 @@ export class McpHttpGuard implements CanActivate {
     const outcome = await this.auth.authenticateRequest(request);
     if (!outcome.ok) {
       this.refusals.unauthenticated(raw.req, outcome);
-      throw new McpHttpRefusal(
-        outcome.status,
-        { error: outcome.error, error_description: outcome.description },
-        outcome.challenge === undefined ? {} : { 'www-authenticate': outcome.challenge },
-      );
+      throw McpHttpRefusal.unauthenticated(outcome);
     }
     // The drain may have begun while the credentials were checked: no new stream after it.
     if (!this.drain.passes(raw)) {

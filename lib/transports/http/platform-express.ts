@@ -10,7 +10,7 @@ import type { Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { markerOf, type McpEndpointMarker } from './endpoint-marker';
 import { sendJson } from './http-exchange';
-import { pathOf, type PlatformBodyError, type PlatformEndpoints } from './platform-hooks';
+import { pathOf, type BodyErrorAnswer, type PlatformBodyError, type PlatformEndpoints } from './platform-hooks';
 
 /** body-parser's error types, by what they mean. */
 const EXPRESS_ERRORS: Readonly<Record<string, PlatformBodyError>> = {
@@ -94,8 +94,14 @@ export function installOnExpress(app: ExpressApp, endpoints: PlatformEndpoints, 
       next(error);
       return;
     }
-    const { status, body, unread } = endpoints.bodyErrorAnswer(req, res, marker, kind);
-    sendJson(res, status, body, unread ? { connection: 'close' } : {});
+    const send = ({ status, body, unread }: BodyErrorAnswer): void =>
+      sendJson(res, status, body, unread ? { connection: 'close' } : {});
+    const answer = endpoints.bodyErrorAnswer(req, res, marker, kind);
+    if (answer instanceof Promise) {
+      void answer.then(send);
+    } else {
+      send(answer);
+    }
   });
 }
 

@@ -32,6 +32,7 @@ interface FastifyReply {
   raw: ServerResponse;
   code(status: number): FastifyReply;
   header(name: string, value: string): FastifyReply;
+  removeHeader(name: string): FastifyReply;
 }
 
 /** The Fastify instance, as far as the hooks use it. */
@@ -122,10 +123,14 @@ function onSend(endpoints: PlatformEndpoints, marker: McpEndpointMarker) {
     if (kind === undefined) {
       return payload;
     }
-    const { status, body, unread } = endpoints.bodyErrorAnswer(request.raw, reply.raw, marker, kind);
+    const { status, body, unread } = await endpoints.bodyErrorAnswer(request.raw, reply.raw, marker, kind);
     reply.code(status).header('content-type', 'application/json');
     if (unread) {
       reply.header('connection', 'close');
+    } else {
+      // Fastify closes the connection of any body its parser refused, for the rest of the body;
+      // the rest was read and dropped, so the connection may serve the next request.
+      reply.removeHeader('connection');
     }
     return JSON.stringify(body);
   };

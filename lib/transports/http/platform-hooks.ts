@@ -24,13 +24,13 @@ export interface PlatformEndpoints {
   mount(marker: McpEndpointMarker, path: string): void;
   /** A verb the endpoint does not serve (no route): 405 with `Allow`, after the Host/Origin check. */
   methodNotAllowed(request: unknown, response: unknown, marker: McpEndpointMarker): void;
-  /** The answer to a body the platform's parser refused. */
+  /** The answer to a body the platform's parser refused, once what is left of the body is dropped. */
   bodyErrorAnswer(
     req: IncomingMessage,
     res: ServerResponse,
     marker: McpEndpointMarker,
     kind: PlatformBodyError,
-  ): BodyErrorAnswer;
+  ): BodyErrorAnswer | Promise<BodyErrorAnswer>;
 }
 
 /** The path of a request URL, without its query. */

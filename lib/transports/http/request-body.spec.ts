@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { exceedsDepth, readJsonBody, type BodyOutcome } from './request-body';
+import { DISCARD_FACTOR, exceedsDepth, readJsonBody, type BodyOutcome } from './request-body';
 
 const MAX_BYTES = 1024;
 const MAX_DEPTH = 8;
@@ -192,7 +192,7 @@ describe('readJsonBody', () => {
       expect(await readJsonBody(req, req, MAX_BYTES, MAX_DEPTH)).toMatchObject({ ok: false, reason: 'aborted' });
     });
 
-    it('stops reading at the limit and says the rest is unread, so that the answer closes the connection', async () => {
+    it('stops reading past the limit and what it drops after, and says the rest is unread (the answer closes)', async () => {
       let served = 0;
       const req = Object.assign(
         new Readable({
@@ -206,9 +206,24 @@ describe('readJsonBody', () => {
       ) as unknown as IncomingMessage;
       const outcome = await readJsonBody(req, req, MAX_BYTES, MAX_DEPTH);
       expect(outcome).toMatchObject({ ok: false, status: 413, reason: 'too-large', unread: true });
-      // What was pulled is the limit plus the stream's own read-ahead (its high-water mark), not the body.
+      // What was pulled is the limit, what is dropped after it, and the stream's own read-ahead (its
+      // high-water mark), not the body.
       await new Promise((resolve) => setImmediate(resolve));
-      expect(served * 256).toBeLessThanOrEqual(MAX_BYTES + req.readableHighWaterMark + 256);
+      expect(served * 256).toBeLessThanOrEqual(MAX_BYTES * (1 + DISCARD_FACTOR) + req.readableHighWaterMark + 512);
+    });
+
+    it('reads a body over the limit to its end and drops it when it ends within the bound: nothing is left unread', async () => {
+      const chunks = Array.from({ length: 3 * DISCARD_FACTOR }, () => 'x'.repeat(MAX_BYTES / 4));
+      const req = incoming(chunks);
+      const outcome = await readJsonBody(req, req, MAX_BYTES, MAX_DEPTH);
+      expect(outcome).toMatchObject({ ok: false, status: 413, reason: 'too-large', unread: false });
+      expect(req.readableEnded).toBe(true);
+    });
+
+    it('refuses a declared length beyond what it drops at once, reading nothing', () => {
+      const req = incoming(['{}'], { 'content-length': String(MAX_BYTES * (1 + DISCARD_FACTOR)) });
+      expect(readJsonBody(req, req, MAX_BYTES, MAX_DEPTH)).toMatchObject({ ok: false, status: 413, unread: true });
+      expect(req.readableFlowing).toBeNull();
     });
   });
 

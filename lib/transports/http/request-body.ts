@@ -3,6 +3,11 @@
  * platform's body parser (see platform-routes.ts), so the body is usually read from the stream
  * here; a body some other parser of the application decoded first is used as it is. Size and
  * nesting depth are capped either way.
+ *
+ * A body refused before its end is read on and dropped before the answer goes out, up to a
+ * bound: a server that answers and closes while the client is still sending makes the kernel
+ * reset the connection, and the client (or the proxy in front of the server) then loses the
+ * answer to the reset. Past the bound, the answer goes out at once and the connection closes.
  */
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/json-rpc';
@@ -18,9 +23,58 @@ export type BodyOutcome =
       status: number;
       error: JsonRpcFailure;
       reason: BodyRefusalReason;
-      /** Part of the body is still unread: the answer closes the connection instead of reading the rest. */
+      /** Part of the body is still unread (past what is dropped): the answer closes the connection. */
       unread?: boolean;
     };
+
+/**
+ * How much of a refused body is read and dropped, at most, in multiples of `http.maxBodyBytes`:
+ * enough for a client that sent somewhat too much to read its answer, not so much that a client
+ * can keep the server reading for long.
+ */
+export const DISCARD_FACTOR = 2;
+
+/**
+ * Reads the rest of a refused body and drops it, up to `maxBytes` more: `true` once the body
+ * ended within that (the connection is then in a clean state for the answer), `false` when more
+ * is left, declared or seen, or the client went away (the answer then closes the connection).
+ * Synchronous when nothing is read.
+ */
+export function dropBody(req: IncomingMessage, maxBytes: number): boolean | Promise<boolean> {
+  if (req.readableEnded) {
+    return true;
+  }
+  const declared = Number(req.headers['content-length']);
+  if (req.destroyed || (Number.isFinite(declared) && declared > maxBytes)) {
+    return false;
+  }
+  return new Promise((resolve) => {
+    let dropped = 0;
+    const settle = (ended: boolean): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      req.off('error', onClose);
+      if (!ended) {
+        req.pause();
+      }
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer): void => {
+      dropped += chunk.length;
+      if (dropped > maxBytes) {
+        settle(false);
+      }
+    };
+    const onEnd = (): void => settle(true);
+    const onClose = (): void => settle(false);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+    req.on('error', onClose);
+    req.resume();
+  });
+}
 
 /** A body over the limit (HTTP 413): the limit in force and the option that raises it. */
 export function tooLarge(limit: number, unread = false): BodyOutcome & { ok: false } {
@@ -68,15 +122,15 @@ function deeperThan(node: unknown, depth: number, limit: number): boolean {
 }
 
 /**
- * Reads the stream up to `limit` bytes. Past it, reading stops at once (the rest is never
- * buffered) and the answer closes the connection. A client that goes away mid-body ends the
- * read quietly: there is nobody left to answer.
+ * Reads the stream up to `limit` bytes. Past it, the rest is never buffered: it is dropped up to
+ * `DISCARD_FACTOR` × `limit` (see `dropBody`), beyond which the answer closes the connection. A
+ * client that goes away mid-body ends the read quietly: there is nobody left to answer.
  */
 function readStream(req: IncomingMessage, limit: number, maxDepth: number): Promise<BodyOutcome> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const settle = (outcome: BodyOutcome): void => {
+    const settle = (outcome: BodyOutcome | Promise<BodyOutcome>): void => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -85,8 +139,8 @@ function readStream(req: IncomingMessage, limit: number, maxDepth: number): Prom
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > limit) {
-        req.pause();
-        settle(tooLarge(limit, true));
+        chunks.length = 0;
+        settle(tooLargeAfterDrop(req, limit));
         return;
       }
       chunks.push(chunk);
@@ -116,8 +170,8 @@ export function readJsonBody(
 ): BodyOutcome | Promise<BodyOutcome> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    // Refused before a byte is read: the rest of the body is never buffered.
-    return tooLarge(maxBytes, !req.readableEnded);
+    // Refused before a byte is read: the body is never buffered.
+    return tooLargeAfterDrop(req, maxBytes);
   }
   const parsed = (platformRequest as { body?: unknown }).body;
   if (parsed !== undefined && typeof parsed !== 'string' && !Buffer.isBuffer(parsed)) {
@@ -136,6 +190,12 @@ export function readJsonBody(
     return parseError();
   }
   return readStream(req, maxBytes, maxDepth);
+}
+
+/** A body over `limit`, answered once the rest is dropped (or at once, closing, when there is too much). */
+function tooLargeAfterDrop(req: IncomingMessage, limit: number): BodyOutcome | Promise<BodyOutcome> {
+  const ended = dropBody(req, DISCARD_FACTOR * limit);
+  return typeof ended === 'boolean' ? tooLarge(limit, !ended) : ended.then((done) => tooLarge(limit, !done));
 }
 
 function isEmptyObject(value: unknown): boolean {

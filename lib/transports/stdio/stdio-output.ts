@@ -7,6 +7,7 @@
  */
 import type { Writable } from 'node:stream';
 import { ErrorCode, failure, type JsonRpcId, type JsonRpcMessage } from '../../protocol/json-rpc';
+import { logText } from '../../protocol/log-text';
 
 /** Where the writer reports what went wrong. */
 export interface StdioOutputLogger {
@@ -70,7 +71,7 @@ export class StdioOutput {
       // A result that cannot be serialized (a BigInt, a cycle) still gets an answer.
       const id = Array.isArray(message) ? null : ((message as { id?: JsonRpcId | null }).id ?? null);
       this.logger.error(
-        `Could not serialize a message for request ${String(id)}: ${error instanceof Error ? error.message : String(error)}`,
+        `Could not serialize a message for request ${logText(id)}: ${error instanceof Error ? error.message : String(error)}`,
       );
       line = JSON.stringify(failure(id, ErrorCode.InternalError, 'Internal error'));
     }

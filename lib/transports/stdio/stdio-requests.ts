@@ -19,6 +19,7 @@ import { inboundFacts, type FactsInput, type InboundDispatcher, type InboundResu
 import type { McpPrincipal } from '../../protocol/call-context';
 import type { SessionHandle } from '../../protocol/session-handle';
 import { SHUTTING_DOWN } from '../../mcp.messages';
+import { logText } from '../../protocol/log-text';
 import { DUPLICATE_ID_MESSAGE, OVERLOADED_MESSAGE, type StdioBatchHost } from './stdio-batch';
 import type { StdioOutput } from './stdio-output';
 import type { StdioSession } from './stdio-session';
@@ -192,7 +193,7 @@ export class StdioRequests implements StdioBatchHost {
     const { workers } = this.deps;
     const work = workers.inflight.get(requestId);
     if (work === undefined) {
-      this.deps.debug(`notifications/cancelled for request ${String(requestId)}, which is not in flight`);
+      this.deps.debug(`notifications/cancelled for request ${logText(requestId)}, which is not in flight`);
       return;
     }
     const reason = typeof message.params?.reason === 'string' ? message.params.reason : undefined;
