@@ -39,4 +39,14 @@ describe('RefusalLog', () => {
       ['debug', 'another body'],
     ]);
   });
+
+  it('keeps every line one line, whatever the refused value holds', () => {
+    const { log, lines } = make();
+    log.warn('streams', 'Refused (caller evil\n[Nest] 1 - ERROR forged)');
+    log.debug('Refused id 1\r\nforged');
+    expect(lines).toEqual([
+      ['warn', 'Refused (caller evil\\n[Nest] 1 - ERROR forged)'],
+      ['debug', 'Refused id 1\\r\\nforged'],
+    ]);
+  });
 });

@@ -6,6 +6,8 @@
  * client's own business (no credentials, a malformed body) are debug lines.
  */
 
+import { LOG_MESSAGE_MAX_LENGTH, logText } from './log-text';
+
 export interface RefusalLogger {
   warn(message: string): void;
   debug(message: string): void;
@@ -22,7 +24,9 @@ export class RefusalLog {
   ) {}
 
   /** A warning for `reason`, unless one was logged within the interval (then a debug line). */
-  warn(reason: string, message: string): void {
+  warn(reason: string, text: string): void {
+    // Refusal lines quote what was refused (an id, a caller, a URI): one line each, whatever it holds.
+    const message = logText(text, LOG_MESSAGE_MAX_LENGTH);
     const now = this.now();
     const last = this.warned.get(reason);
     if (last !== undefined && now - last.at < this.intervalMs) {
@@ -36,6 +40,6 @@ export class RefusalLog {
   }
 
   debug(message: string): void {
-    this.logger.debug(message);
+    this.logger.debug(logText(message, LOG_MESSAGE_MAX_LENGTH));
   }
 }
