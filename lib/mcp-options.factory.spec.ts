@@ -53,6 +53,7 @@ describe('resolveMcpOptions', () => {
         cors: true,
         maxStreamsPerPrincipal: 32,
         maxStreams: 10_000,
+        maxUnreadBytes: 8 * 1024 * 1024,
       },
       stdio: {
         maxFrameBytes: 16 * 1024 * 1024,
@@ -109,6 +110,7 @@ describe('resolveMcpOptions', () => {
         cors: false,
         maxStreamsPerPrincipal: 1,
         maxStreams: 1,
+        maxUnreadBytes: 1024,
       },
       stdio: { maxFrameBytes: 1024, maxWorkers: 1, maxQueue: 0, maxSubscriptions: 0, maxPendingNotifications: 0 },
       tasks: {
@@ -158,6 +160,7 @@ describe('resolveMcpOptions', () => {
         cors: false,
         maxStreamsPerPrincipal: 1,
         maxStreams: 1,
+        maxUnreadBytes: 1024,
       },
       stdio: { maxFrameBytes: 1024, maxWorkers: 1, maxQueue: 0, maxSubscriptions: 0, maxPendingNotifications: 0 },
       auth: { kind: 'none' },
@@ -185,6 +188,11 @@ describe('resolveMcpOptions', () => {
       100 * 1024 * 1024,
     );
     expect(resolveWith({ http: { replayBufferBytes: 10, replayTotalBytes: 10 } }).http.replayTotalBytes).toBe(10);
+  });
+
+  it('lets a stream hold two request bodies unread at least, unless told otherwise', () => {
+    expect(resolveWith({ http: { maxBodyBytes: 16 * 1024 * 1024 } }).http.maxUnreadBytes).toBe(32 * 1024 * 1024);
+    expect(resolveWith({ http: { maxBodyBytes: 2_000, maxUnreadBytes: 2_000 } }).http.maxUnreadBytes).toBe(2_000);
   });
 
   it.each([[undefined], [null], ['inventory'], [42]])('refuses %p as the options object', (options) => {
@@ -267,6 +275,9 @@ describe('resolveMcpOptions', () => {
       ['http.maxStreamsPerPrincipal', { http: { maxStreamsPerPrincipal: '32' } }],
       ['http.maxStreams', { http: { maxStreams: 0 } }],
       ['http.maxStreams', { http: { maxStreams: 1.5 } }],
+      ['http.maxUnreadBytes', { http: { maxUnreadBytes: 0 } }],
+      ['http.maxUnreadBytes', { http: { maxUnreadBytes: 4 * 1024 * 1024 - 1 } }],
+      ['http.maxUnreadBytes', { http: { maxBodyBytes: 2_000, maxUnreadBytes: 1_999 } }],
       ['stdio.maxFrameBytes', { stdio: { maxFrameBytes: 1023 } }],
       ['stdio.maxWorkers', { stdio: { maxWorkers: 0 } }],
       ['stdio.maxQueue', { stdio: { maxQueue: -1 } }],

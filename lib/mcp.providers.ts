@@ -52,6 +52,7 @@ import { HttpAdmission } from './transports/http/http-admission.service';
 import { HttpExchanges } from './transports/http/http-exchanges.service';
 import { HttpRefusals } from './transports/http/http-refusals.service';
 import { HeldStreams } from './transports/http/held-streams.service';
+import { SlowReaders } from './transports/http/slow-readers.service';
 import { HttpPlatform } from './transports/http/http-platform.service';
 import { EndpointBanner } from './transports/http/endpoint-banner.service';
 import { SimpleHttpService } from './transports/http/simple-http.service';
@@ -202,6 +203,7 @@ export const MCP_PROVIDERS: Provider[] = [
   HttpExchanges,
   HttpRefusals,
   HeldStreams,
+  SlowReaders,
   HttpAdmission,
   HttpPlatform,
   EndpointBanner,

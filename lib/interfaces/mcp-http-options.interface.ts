@@ -95,6 +95,24 @@ export interface McpHttpOptions {
    */
   maxStreams?: number;
   /**
+   * How many bytes an SSE stream may leave unread by its client, per stream: what the server has
+   * written to it and the connection has not yet taken (Node keeps it in memory once the
+   * kernel's socket buffers are full). When the server has more to write to a stream that is
+   * past it, the stream is let go instead, as when its client goes away: the connection is
+   * closed (reset), with one warning a minute in the log. A legacy session's stream (its GET
+   * stream, a request's answer) is disconnected and its events wait in the replay buffer for a
+   * `Last-Event-ID` resume; a modern request is cancelled (its `ctx.signal` aborts); a
+   * `subscriptions/listen` stream ends; a 2024-11-05 SSE pair ends with its session. The
+   * server holds at most this, and the one message that crossed it, per stream. A client that
+   * keeps up is never cut, whatever the size of a message; but what a tool sends at once (log
+   * lines and progress in a loop that does not await) cannot be read as it comes: a burst larger
+   * than this, beyond what the kernel takes, cuts even a reading client. At least `maxBodyBytes`;
+   * the default takes two messages as large as a request body (a tool's echo of a request, then
+   * its answer).
+   * @default twice `maxBodyBytes`, at least 8388608 (8 MiB)
+   */
+  maxUnreadBytes?: number;
+  /**
    * Deadline of a call on the simple POST-only endpoint (`simpleHttpPath`), in ms: its answer
    * is held in one HTTP response, so it gets a bound of its own; 0 disables it.
    * @default `callTimeoutMs`

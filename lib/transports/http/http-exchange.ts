@@ -189,9 +189,24 @@ export function sendEmpty(res: ServerResponse, status: number, headers: Record<s
   res.end();
 }
 
+/** The bound on what an SSE stream's client leaves unread (`http.maxUnreadBytes`), and who hears of it. */
+export interface UnreadBound {
+  /** The bytes a stream may hold unread (written, not yet taken by its socket) when more is written. */
+  readonly maxUnreadBytes: number;
+  /** The stream on `res` is let go: its client left more than `maxUnreadBytes` unread. */
+  exceeded(res: ServerResponse): void;
+}
+
 /**
  * An open SSE response. Messages are `data:` events; held streams also carry keep-alive
  * comments so that proxies and clients do not time them out.
+ *
+ * Every write goes through one check: Node keeps whatever the socket does not take, so a client
+ * that does not read would make the server hold all the stream is sent. When the server has
+ * more to write and more than the bound is still unread, the stream is let go instead: its
+ * connection is reset, which releases what it held, and its close is what every owner of a
+ * stream already handles as the client going away. Checked before a write rather than after,
+ * so that one message larger than the bound still reaches a client that keeps up.
  */
 export class SseStream {
   private keepAlive: NodeJS.Timeout | undefined;
@@ -200,7 +215,8 @@ export class SseStream {
 
   constructor(
     private readonly res: ServerResponse,
-    headers: Record<string, string> = {},
+    headers: Record<string, string>,
+    private readonly bound: UnreadBound,
   ) {
     const head = copyOf(headers);
     head['content-type'] = 'text/event-stream';
@@ -226,7 +242,7 @@ export class SseStream {
     if (!this.open) {
       return false;
     }
-    return this.res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${data ?? JSON.stringify(message)}\n\n`);
+    return this.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${data ?? JSON.stringify(message)}\n\n`);
   }
 
   /**
@@ -255,7 +271,7 @@ export class SseStream {
 
   /** Writes a named event with plain-text data (the `endpoint` event of the 2024-11-05 SSE pair). */
   event(name: string, data: string): boolean {
-    return this.open && this.res.write(`event: ${name}\ndata: ${data}\n\n`);
+    return this.open && this.write(`event: ${name}\ndata: ${data}\n\n`);
   }
 
   /**
@@ -266,20 +282,23 @@ export class SseStream {
     if (!this.open) {
       return false;
     }
-    return this.res.write(`id: ${id}\n${retryMs > 0 ? `retry: ${retryMs}\n` : ''}data: \n\n`);
+    return this.write(`id: ${id}\n${retryMs > 0 ? `retry: ${retryMs}\n` : ''}data: \n\n`);
   }
 
   /** Sets the client's reconnection delay: a `retry` field alone, which dispatches no event. */
   retry(ms: number): boolean {
-    return this.open && this.res.write(`retry: ${ms}\n\n`);
+    return this.open && this.write(`retry: ${ms}\n\n`);
   }
 
   /** Sends a comment every `intervalMs` until the stream ends. */
   keepAliveEvery(intervalMs: number, onTick?: () => void): void {
     this.keepAlive = setInterval(() => {
       if (this.open) {
-        this.res.write(': keep-alive\n\n');
-        onTick?.();
+        // A stream left past the bound is let go here at the latest, however quiet it is.
+        this.write(': keep-alive\n\n');
+        if (this.open) {
+          onTick?.();
+        }
       }
     }, intervalMs);
     this.keepAlive.unref();
@@ -300,6 +319,34 @@ export class SseStream {
       this.res.end();
     }
     this.markClosed();
+  }
+
+  /** Writes `chunk`, or lets the stream go when its client left more than the bound unread. */
+  private write(chunk: string): boolean {
+    const res = this.res;
+    if (res.writableLength > this.bound.maxUnreadBytes) {
+      this.letGo();
+      return false;
+    }
+    return res.write(chunk);
+  }
+
+  /**
+   * Resets the connection: the kernel drops what it holds for the client too, rather than
+   * keeping it for a client that does not read. Its close comes as the client's going away does.
+   */
+  private letGo(): void {
+    const { res } = this;
+    this.bound.exceeded(res);
+    const socket = res.socket;
+    if (socket !== null && !socket.destroyed) {
+      try {
+        socket.resetAndDestroy();
+      } catch {
+        // Not a TCP socket (TLS, a pipe): destroyed below, without the reset.
+      }
+    }
+    res.destroy();
   }
 
   private markClosed(): void {

@@ -61,6 +61,14 @@ export class HttpRefusals {
     this.log.warn(reason, `Refused ${describeRequest(req)} with ${status} (${whose}): ${message}`);
   }
 
+  /**
+   * A stream closed because a bound was reached (`message` names it and its option): a warning,
+   * at most once a minute per `reason`.
+   */
+  letGo(req: IncomingMessage, reason: string, message: string): void {
+    this.log.warn(reason, `Closed the stream of ${describeRequest(req)}: ${message}`);
+  }
+
   /** Answers a body the endpoint cannot take (413, 400), closing the connection when part of it is unread. */
   refuseBody(exchange: HttpExchange, outcome: BodyOutcome & { ok: false }): void {
     this.body(exchange.req, outcome);

@@ -5,10 +5,26 @@
 import type { RequestChannel } from '../../protocol/engine';
 import type { CancellationSource } from '../../protocol/call-scope';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/json-rpc';
-import { isAbandoned, NO_HEADERS, onAbandoned, sendJson, SseStream, type HttpExchange } from './http-exchange';
+import {
+  isAbandoned,
+  NO_HEADERS,
+  onAbandoned,
+  sendJson,
+  SseStream,
+  type HttpExchange,
+  type UnreadBound,
+} from './http-exchange';
 import { ResumableStream } from './sse/resumable-streams.service';
 import type { HttpReply } from './http-reply';
 import { merged } from '../../protocol/object-copies';
+
+/** How the SSE answers of requests are held: made once per transport, read only when a stream opens. */
+export interface RequestStreamSettings {
+  /** Interval of the keep-alive comments of a held stream; 0 for none. */
+  readonly keepAliveMs: number;
+  /** What the client of a stream may leave unread (`http.maxUnreadBytes`). */
+  readonly unread: UnreadBound;
+}
 
 /**
  * The answer to one JSON-RPC request over HTTP: a JSON body, or an SSE stream opened as soon as
@@ -22,9 +38,8 @@ export class HttpRequestChannel implements RequestChannel, CancellationSource {
 
   constructor(
     private readonly exchange: HttpExchange,
+    private readonly streams: RequestStreamSettings,
     readonly headers: Record<string, string> = NO_HEADERS,
-    /** Interval of the keep-alive comments of a held stream. */
-    private readonly keepAliveMs = 0,
     /** Legacy sessions: opens the answer as a resumable stream of the session. */
     private readonly openResumable?: () => ResumableStream,
   ) {}
@@ -42,10 +57,11 @@ export class HttpRequestChannel implements RequestChannel, CancellationSource {
     if (resumable !== undefined) {
       return resumable;
     }
-    const stream = new SseStream(this.exchange.res, this.headers);
-    if (this.keepAliveMs > 0) {
+    const { keepAliveMs, unread } = this.streams;
+    const stream = new SseStream(this.exchange.res, this.headers, unread);
+    if (keepAliveMs > 0) {
       // A long, quiet call is not cut by a proxy's idle timeout.
-      stream.keepAliveEvery(this.keepAliveMs);
+      stream.keepAliveEvery(keepAliveMs);
     }
     return stream;
   }
@@ -129,7 +145,7 @@ export class HttpRequestChannel implements RequestChannel, CancellationSource {
     }
     // A request must be answered with JSON or a stream; a stream that ends without a message is
     // how "no response" is said.
-    (this.stream ?? new SseStream(this.exchange.res, this.headers)).end();
+    (this.stream ?? new SseStream(this.exchange.res, this.headers, this.streams.unread)).end();
   }
 }
 

@@ -21,6 +21,8 @@ export interface HttpSettings {
   maxStreamsPerPrincipal: number;
   /** Held streams this instance keeps open, all callers together. */
   maxStreams: number;
+  /** Bytes an SSE stream may leave unread by its client before it is let go. */
+  maxUnreadBytes: number;
 }
 
 /**
@@ -40,8 +42,14 @@ export function resolveHttpSettings(options: McpHttpOptions | undefined, callTim
     Math.max(64 * MIB, replayBufferBytes),
     replayBufferBytes,
   );
+  const maxBodyBytes = integer(http.maxBodyBytes, 'http.maxBodyBytes', 4 * MIB, 1024);
+  // A stream must carry a message as large as a request (a tool echoing it) to a client that reads.
+  const maxUnreadBytes = integer(http.maxUnreadBytes, 'http.maxUnreadBytes', Math.max(8 * MIB, 2 * maxBodyBytes), 1);
+  if (maxUnreadBytes < maxBodyBytes) {
+    fail('http.maxUnreadBytes', `must be at least http.maxBodyBytes (${maxBodyBytes}), got ${maxUnreadBytes}`);
+  }
   return {
-    maxBodyBytes: integer(http.maxBodyBytes, 'http.maxBodyBytes', 4 * MIB, 1024),
+    maxBodyBytes,
     // The depth check recurses once per level: a bound keeps it far from the stack's limit.
     maxJsonDepth: integer(http.maxJsonDepth, 'http.maxJsonDepth', 64, 2, 1_000),
     allowedHosts: stringList(http.allowedHosts, 'http.allowedHosts'),
@@ -55,5 +63,6 @@ export function resolveHttpSettings(options: McpHttpOptions | undefined, callTim
     cors: http.cors ?? true,
     maxStreamsPerPrincipal: integer(http.maxStreamsPerPrincipal, 'http.maxStreamsPerPrincipal', 32, 1),
     maxStreams: integer(http.maxStreams, 'http.maxStreams', 10_000, 1),
+    maxUnreadBytes,
   };
 }

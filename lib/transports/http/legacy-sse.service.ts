@@ -20,6 +20,7 @@ import { ACCEPTED, pairReply } from './legacy-sse.status-table';
 import { PairStream, RemotePair, type PairChannel } from './legacy-sse.pair';
 import { McpLogger } from '../../telemetry/mcp.logger';
 import { HeldStreams } from './held-streams.service';
+import { SlowReaders } from './slow-readers.service';
 
 /**
  * The HTTP+SSE transport of 2024-11-05, kept for the clients that still speak it. `GET` on the
@@ -47,6 +48,7 @@ export class LegacySseService implements OnModuleDestroy {
     private readonly resolver: LegacySessionResolver,
     private readonly channels: SessionChannels,
     private readonly held: HeldStreams,
+    private readonly slowReaders: SlowReaders,
   ) {
     this.dispatcher = new InboundDispatcher(engine);
   }
@@ -105,7 +107,7 @@ export class LegacySseService implements OnModuleDestroy {
     }
     // A new session has no stream yet: the reservation tells the other instances where it is.
     await this.channels.reserve(sessionId, 'pair');
-    const stream = new SseStream(res);
+    const stream = new SseStream(res, {}, this.slowReaders);
     const pair = new PairStream(stream);
     this.pairs.set(sessionId, pair);
     this.channels.attach(sessionId, pair);

@@ -21,19 +21,20 @@ import { isThenable, type Awaitable } from '../../protocol/thenables';
 import { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import type { SessionRecord } from '../../sessions/session-store.interface';
 import { SessionChannels } from '../../sessions/session-channels';
-import { firstHeader, NO_HEADERS, sendEmpty, sendJson, type HttpExchange } from './http-exchange';
+import { firstHeader, sendEmpty, sendJson, type HttpExchange } from './http-exchange';
 import { readJsonBody, type BodyOutcome } from './request-body';
 import { accepts, acceptsPost } from './content-negotiation';
 import { HttpDrain } from '../../shutdown/http-drain';
 import { HttpRefusals } from './http-refusals.service';
 import { principalOf } from './mcp-http.guard';
 import { ResumableStream, ResumableStreams } from './sse/resumable-streams.service';
-import { answerOn, HttpRequestChannel } from './http-request-channel';
+import { answerOn, HttpRequestChannel, type RequestStreamSettings } from './http-request-channel';
 import { refusalReply, writeReply, type AnswerStatus } from './http-reply';
 import { SESSION_HEADER, sessionHeaders, streamableReply } from './streamable-http.status-table';
 import { McpLogger } from '../../telemetry/mcp.logger';
 import { LONG_LIVED_METHODS } from '../../protocol/methods';
 import { HeldStreams } from './held-streams.service';
+import { SlowReaders } from './slow-readers.service';
 
 /**
  * The Streamable HTTP transport (2025-03-26 and later) for both eras on one endpoint: the
@@ -56,9 +57,17 @@ export class StreamableHttpService {
     private readonly streams: ResumableStreams,
     channels: SessionChannels,
     private readonly held: HeldStreams,
+    slowReaders: SlowReaders,
   ) {
     this.dispatcher = new InboundDispatcher(engine, new McpLogger('McpStreamableHttp'));
-    this.parts = { keepAliveMs: http.keepAliveMs, drain, resolver, streams, channels, held };
+    this.parts = {
+      requestStreams: { keepAliveMs: http.keepAliveMs, unread: slowReaders },
+      drain,
+      resolver,
+      streams,
+      channels,
+      held,
+    };
   }
 
   /**
@@ -172,7 +181,7 @@ export class StreamableHttpService {
 
 /** What a POST's binding reaches, made once per transport. */
 interface BindingParts {
-  readonly keepAliveMs: number;
+  readonly requestStreams: RequestStreamSettings;
   readonly drain: HttpDrain;
   readonly resolver: LegacySessionResolver;
   readonly streams: ResumableStreams;
@@ -247,18 +256,18 @@ class StreamableHttpBinding implements InboundBinding<HttpRequestChannel> {
    * a legacy one streams resumably within its session.
    */
   channel(target: ChannelTarget): OpenedChannel<HttpRequestChannel> {
-    const { keepAliveMs, streams } = this.parts;
+    const { requestStreams, streams } = this.parts;
     const { session } = target;
     const exchange = this.native;
     if (target.era === 'modern') {
-      const channel = new HttpRequestChannel(exchange, NO_HEADERS, keepAliveMs);
+      const channel = new HttpRequestChannel(exchange, requestStreams);
       return { channel, cancellation: channel };
     }
     const headers = sessionHeaders(session);
     const channel = new HttpRequestChannel(
       exchange,
+      requestStreams,
       headers,
-      keepAliveMs,
       session === undefined ? undefined : resumableOpener(streams, session.id, target.revision, exchange, headers),
     );
     return { channel };

@@ -14,6 +14,7 @@ import { ResumableStream, writeEvents, type StreamHost, type StreamKind } from '
 import { PendingResumes } from './pending-resumes';
 import { StreamFollows } from './stream-follow';
 import { McpLogger } from '../../../telemetry/mcp.logger';
+import { SlowReaders } from '../slow-readers.service';
 import { messageOf } from '../../../protocol/mcp-error';
 
 // The HTTP services take both the registry and the stream type from here.
@@ -49,6 +50,7 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     @Inject(MCP_OWN_SESSIONS) private readonly sessions: McpSessionService,
     private readonly channels: SessionChannels,
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
+    private readonly slowReaders: SlowReaders,
   ) {
     this.follows = new StreamFollows(
       link,
@@ -250,7 +252,7 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
 
   /** A held SSE connection: keep-alive comments, which also keep its session from idling out. */
   private connection(res: ServerResponse, headers: Record<string, string>, sessionId: string): SseStream {
-    const connection = new SseStream(res, headers);
+    const connection = new SseStream(res, headers, this.slowReaders);
     connection.keepAliveEvery(this.http.keepAliveMs, () => {
       this.sessions.touch(sessionId).catch(() => undefined);
     });
