@@ -130,6 +130,7 @@ export function createMcpEngine(
     instructions: settings.instructions,
     revisions: settings.revisions,
     pageSize: settings.pageSize,
+    maxUriLength: settings.maxUriLength,
     cacheHints: settings.cacheHints,
     discoverCacheHints: settings.discoverCacheHints,
     callTimeoutMs: settings.callTimeoutMs,

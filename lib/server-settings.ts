@@ -17,6 +17,7 @@ export interface McpServerSettings {
   /** Newest first. */
   revisions: Revision[];
   pageSize: number;
+  maxUriLength: number;
   cacheHints: { ttlMs: number; scope: CacheScope };
   discoverCacheHints: { ttlMs: number; scope: CacheScope };
   callTimeoutMs: number;
@@ -108,6 +109,7 @@ export function resolveServerSettings(options: McpModuleOptions): McpServerSetti
     instructions: text(options.instructions, 'instructions', false),
     revisions,
     pageSize: integer(options.pageSize, 'pageSize', 0, 0),
+    maxUriLength: integer(options.maxUriLength, 'maxUriLength', 8192, 1),
     cacheHints: {
       ttlMs: integer(cache.ttlMs, 'cacheHints.ttlMs', 60_000, 0),
       scope: scope(cache.scope, 'cacheHints.scope', 'private'),

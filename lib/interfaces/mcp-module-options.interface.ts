@@ -81,6 +81,14 @@ export interface McpModuleOptions {
    * @default 0
    */
   pageSize?: number;
+  /**
+   * The longest resource URI a client may send, in characters: the `uri` of `resources/read`,
+   * `resources/subscribe` and `resources/unsubscribe`, each of a `subscriptions/listen`
+   * request's `resourceSubscriptions`, and a `completion/complete` `ref/resource`. Checked
+   * before any lookup or template matching; a longer one is refused with JSON-RPC -32602.
+   * @default 8192
+   */
+  maxUriLength?: number;
   /** Cache hints of the modern era. */
   cacheHints?: McpCacheHintOptions;
   /**
