@@ -197,6 +197,8 @@ describe('resolveMcpOptions', () => {
       ['maxUriLength', { maxUriLength: 0 }],
       ['maxUriLength', { maxUriLength: 1.5 }],
       ['maxUriLength', { maxUriLength: '8k' }],
+      ['nativeSchemaPatterns', { nativeSchemaPatterns: '^(a)\\1$' }],
+      ['nativeSchemaPatterns', { nativeSchemaPatterns: [''] }],
       ['callTimeoutMs', { callTimeoutMs: -1 }],
       ['callTimeoutMs', { callTimeoutMs: Infinity }],
       ['shutdownGraceMs', { shutdownGraceMs: -1 }],
@@ -290,6 +292,13 @@ describe('resolveMcpOptions', () => {
       const resolved = resolveWith({ redis: { client, keyPrefix: 'inventory:', commandTimeoutMs: 250 } }).redis;
       expect(resolved?.client).toBe(client);
       expect(resolved).toMatchObject({ url: undefined, keyPrefix: 'inventory:', commandTimeoutMs: 250 });
+    });
+  });
+
+  describe('nativeSchemaPatterns', () => {
+    it('is absent unless set, and kept as given for the schema compiler', () => {
+      expect(resolveWith({}).nativeSchemaPatterns).toBeUndefined();
+      expect(resolveWith({ nativeSchemaPatterns: ['^(a)\\1$'] }).nativeSchemaPatterns).toEqual(['^(a)\\1$']);
     });
   });
 

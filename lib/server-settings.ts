@@ -5,7 +5,7 @@
  */
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import type { McpValidatorOptions } from './interfaces/mcp-schema.interface';
-import { fail, integer, scope, section, text } from './option-checks';
+import { fail, integer, scope, section, stringList, text } from './option-checks';
 import { isLogLevel, type LogLevel } from './protocol/log-levels';
 import type { CacheScope, Implementation } from './protocol/mcp-types';
 import { isRevision, newestFirst, REVISIONS, type Revision } from './protocol/revisions';
@@ -27,6 +27,8 @@ export interface McpServerSettings {
   requestState: { secret?: string | Buffer; ttlMs: number };
   /** class-validator options of DTO schemas; absent when not set. */
   validatorOptions?: McpValidatorOptions;
+  /** Schema patterns run on the native RegExp rather than the linear engine; absent when not set. */
+  nativeSchemaPatterns?: readonly string[];
 }
 
 function checkIcons(icons: unknown, option: string): void {
@@ -128,5 +130,6 @@ export function resolveServerSettings(options: McpModuleOptions): McpServerSetti
     },
     validatorOptions:
       options.validatorOptions === undefined ? undefined : section(options.validatorOptions, 'validatorOptions'),
+    nativeSchemaPatterns: stringList(options.nativeSchemaPatterns, 'nativeSchemaPatterns'),
   };
 }
