@@ -123,6 +123,13 @@ export class ProgramBuilder {
   }
 }
 
+/**
+ * finishes[position * words ...]: during one match, the consumers from which uri[position..] can
+ * be matched to the end of the program. One buffer for every program (matching is synchronous),
+ * as long as the longest URI matched times the widest program.
+ */
+let finishes = new Uint32Array(0);
+
 /** A program, ready to match URIs. */
 export class TemplateProgram {
   /** The consuming instructions (and the end), by bit number. */
@@ -132,7 +139,6 @@ export class TemplateProgram {
   /** For each instruction, the set of consumers it reaches without consuming (itself, if it consumes). */
   private readonly reach: Uint32Array;
   private readonly matchBit: number;
-  private finishes = new Uint32Array(0);
 
   constructor(
     private readonly op: readonly number[],
@@ -184,7 +190,7 @@ export class TemplateProgram {
 
   /** Whether a path from `pc` can match the URI from `position` to the end (after the backward pass). */
   private canFinish(pc: number, position: number): boolean {
-    const { reach, finishes, words } = this;
+    const { reach, words } = this;
     for (let word = 0; word < words; word++) {
       if ((reach[pc * words + word] & finishes[position * words + word]) !== 0) {
         return true;
@@ -198,17 +204,14 @@ export class TemplateProgram {
    * matcher tries them (-1 for a slot no save reached); `undefined` when it does not match.
    */
   match(uri: string): number[] | undefined {
-    const { op, arg, next, alt, classes, literals, consumers, words, reach } = this;
+    const { op, arg, next, alt, classes, literals, consumers, words } = this;
     const length = uri.length;
-    // finishes[position * words ...]: the consumers from which uri[position..] can be matched
-    // to the end of the program. Kept from one match to the next (matching is synchronous).
     const size = (length + 1) * words;
-    if (this.finishes.length < size) {
-      this.finishes = new Uint32Array(size);
+    if (finishes.length < size) {
+      finishes = new Uint32Array(size);
     } else {
-      this.finishes.fill(0, 0, size);
+      finishes.fill(0, 0, size);
     }
-    const { finishes } = this;
     finishes[length * words + (this.matchBit >>> 5)] = 1 << (this.matchBit & 31);
     for (let position = length - 1; position >= 0; position--) {
       const code = uri.charCodeAt(position);
