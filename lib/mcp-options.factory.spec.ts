@@ -24,6 +24,7 @@ describe('resolveMcpOptions', () => {
       instructions: undefined,
       revisions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
       pageSize: 0,
+      maxUriLength: 8192,
       cacheHints: { ttlMs: 60_000, scope: 'private' },
       discoverCacheHints: { ttlMs: 60_000, scope: 'public' },
       callTimeoutMs: 60_000,
@@ -88,6 +89,7 @@ describe('resolveMcpOptions', () => {
       instructions: 'Call reserve before ship.',
       revisions: ['2025-03-26', '2026-07-28', '2025-03-26'],
       pageSize: 50,
+      maxUriLength: 100,
       cacheHints: { ttlMs: 0, scope: 'public', discoverTtlMs: 5, discoverScope: 'private' },
       callTimeoutMs: 0,
       shutdownGraceMs: 0,
@@ -137,6 +139,7 @@ describe('resolveMcpOptions', () => {
       instructions: 'Call reserve before ship.',
       revisions: ['2026-07-28', '2025-03-26'],
       pageSize: 50,
+      maxUriLength: 100,
       cacheHints: { ttlMs: 0, scope: 'public' },
       discoverCacheHints: { ttlMs: 5, scope: 'private' },
       callTimeoutMs: 0,
@@ -230,6 +233,11 @@ describe('resolveMcpOptions', () => {
       ['pageSize', { pageSize: 1.5 }],
       ['pageSize', { pageSize: '10' }],
       ['pageSize', { pageSize: Number.NaN }],
+      ['maxUriLength', { maxUriLength: 0 }],
+      ['maxUriLength', { maxUriLength: 1.5 }],
+      ['maxUriLength', { maxUriLength: '8k' }],
+      ['nativeSchemaPatterns', { nativeSchemaPatterns: '^(a)\\1$' }],
+      ['nativeSchemaPatterns', { nativeSchemaPatterns: [''] }],
       ['callTimeoutMs', { callTimeoutMs: -1 }],
       ['callTimeoutMs', { callTimeoutMs: Infinity }],
       ['shutdownGraceMs', { shutdownGraceMs: -1 }],
@@ -338,6 +346,13 @@ describe('resolveMcpOptions', () => {
       const resolved = resolveWith({ redis: { client, keyPrefix: 'inventory:', commandTimeoutMs: 250 } }).redis;
       expect(resolved?.client).toBe(client);
       expect(resolved).toMatchObject({ url: undefined, keyPrefix: 'inventory:', commandTimeoutMs: 250 });
+    });
+  });
+
+  describe('nativeSchemaPatterns', () => {
+    it('is absent unless set, and kept as given for the schema compiler', () => {
+      expect(resolveWith({}).nativeSchemaPatterns).toBeUndefined();
+      expect(resolveWith({ nativeSchemaPatterns: ['^(a)\\1$'] }).nativeSchemaPatterns).toEqual(['^(a)\\1$']);
     });
   });
 

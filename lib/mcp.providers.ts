@@ -132,6 +132,7 @@ export function createMcpEngine(
     instructions: settings.instructions,
     revisions: settings.revisions,
     pageSize: settings.pageSize,
+    maxUriLength: settings.maxUriLength,
     cacheHints: settings.cacheHints,
     discoverCacheHints: settings.discoverCacheHints,
     callTimeoutMs: settings.callTimeoutMs,

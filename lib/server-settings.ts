@@ -5,7 +5,7 @@
  */
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import type { McpValidatorOptions } from './interfaces/mcp-schema.interface';
-import { fail, integer, scope, section, text } from './option-checks';
+import { fail, integer, scope, section, stringList, text } from './option-checks';
 import { isLogLevel, type LogLevel } from './protocol/log-levels';
 import type { CacheScope, Implementation } from './protocol/mcp-types';
 import { isRevision, newestFirst, REVISIONS, type Revision } from './protocol/revisions';
@@ -17,6 +17,7 @@ export interface McpServerSettings {
   /** Newest first. */
   revisions: Revision[];
   pageSize: number;
+  maxUriLength: number;
   cacheHints: { ttlMs: number; scope: CacheScope };
   discoverCacheHints: { ttlMs: number; scope: CacheScope };
   callTimeoutMs: number;
@@ -28,6 +29,8 @@ export interface McpServerSettings {
   requestState: { secret?: string | Buffer; ttlMs: number };
   /** class-validator options of DTO schemas; absent when not set. */
   validatorOptions?: McpValidatorOptions;
+  /** Schema patterns run on the native RegExp rather than the linear engine; absent when not set. */
+  nativeSchemaPatterns?: readonly string[];
 }
 
 function checkIcons(icons: unknown, option: string): void {
@@ -110,6 +113,7 @@ export function resolveServerSettings(options: McpModuleOptions): McpServerSetti
     instructions: text(options.instructions, 'instructions', false),
     revisions,
     pageSize: integer(options.pageSize, 'pageSize', 0, 0),
+    maxUriLength: integer(options.maxUriLength, 'maxUriLength', 8192, 1),
     cacheHints: {
       ttlMs: integer(cache.ttlMs, 'cacheHints.ttlMs', 60_000, 0),
       scope: scope(cache.scope, 'cacheHints.scope', 'private'),
@@ -129,5 +133,6 @@ export function resolveServerSettings(options: McpModuleOptions): McpServerSetti
     },
     validatorOptions:
       options.validatorOptions === undefined ? undefined : section(options.validatorOptions, 'validatorOptions'),
+    nativeSchemaPatterns: stringList(options.nativeSchemaPatterns, 'nativeSchemaPatterns'),
   };
 }

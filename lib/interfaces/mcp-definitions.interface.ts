@@ -97,6 +97,21 @@ export interface McpResourceTemplateOptions extends McpServersOption {
   cacheTtlMs?: number;
   /** Completion of template variables, by variable name. */
   complete?: Record<string, McpCompletionSource>;
+  /**
+   * Give the handler any value a URI's variables decode to. By default a URI whose variables
+   * decode to a control character (NUL, newline... U+0000 to U+001F and U+007F), to a `..`
+   * path segment (`..` alone or bounded by `/` or `\`), or, outside reserved and fragment
+   * expressions (`{+path}`, `{#f}`, where `/` is part of the value), to a `/` or `\` at all, is
+   * read as no match: the client gets the usual resource-not-found error.
+   *
+   * Why: values are matched percent-encoded and then decoded, so `notes://..%2F..%2Fetc%2Fpasswd`
+   * gives `{id}` the value `../../etc/passwd`, and `%00` a NUL; a handler that maps a variable to
+   * a file, a key or a URL would reach outside what it meant to serve. Set it only for a
+   * template whose handler checks its values itself (resolving a path against its root and
+   * checking the result stays inside, for instance).
+   * @default false
+   */
+  allowUnsafeValues?: boolean;
 }
 
 /** A prompt argument, with optional completion. @publicApi */

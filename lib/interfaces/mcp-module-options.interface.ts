@@ -81,6 +81,14 @@ export interface McpModuleOptions {
    * @default 0
    */
   pageSize?: number;
+  /**
+   * The longest resource URI a client may send, in characters: the `uri` of `resources/read`,
+   * `resources/subscribe` and `resources/unsubscribe`, each of a `subscriptions/listen`
+   * request's `resourceSubscriptions`, and a `completion/complete` `ref/resource`. Checked
+   * before any lookup or template matching; a longer one is refused with JSON-RPC -32602.
+   * @default 8192
+   */
+  maxUriLength?: number;
   /** Cache hints of the modern era. */
   cacheHints?: McpCacheHintOptions;
   /**
@@ -138,6 +146,28 @@ export interface McpModuleOptions {
    * @example { validatorOptions: { whitelist: true, forbidNonWhitelisted: true } }
    */
   validatorOptions?: McpValidatorOptions;
+  /**
+   * Schema `pattern`s (and `patternProperties` names), exactly as written in the schemas, to
+   * test with JavaScript's own RegExp instead of the module's linear-time engine.
+   *
+   * Every pattern of a JSON Schema (a tool's input and output, a DTO's or a Standard Schema's
+   * advertised schema) is tested on a client's strings in time linear in their length, whatever
+   * the pattern: JavaScript's RegExp backtracks, and a pattern such as `^(a+)+$` took it 14 s on
+   * a 30-character argument, during which the server answered nobody. The engine keeps the
+   * ECMAScript meaning of every pattern it runs (`u` flag, as JSON Schema and ajv take them);
+   * it refuses at startup, naming the tool and the pattern, what needs backtracking:
+   * backreferences (`\1`, `\k<name>`), lookbehinds, lookaheads other than right after a
+   * leading `^` (`^(?=.*\d).{8,}$` is taken), and repetitions that count out past 4000 states
+   * (`(a{100}){100}`). List such a pattern here only once you know it cannot backtrack
+   * catastrophically on any string; it then runs as before.
+   *
+   * A DTO's or a Standard Schema's own validator (class-validator's `@Matches`, zod's
+   * `.regex()` and formats) runs its patterns on its own RegExp before the advertised schema is
+   * checked: the module cannot bound those. In the advertised schema, a pattern the engine
+   * cannot run is therefore not refused but tested on RegExp, as the library has just done.
+   * @example { nativeSchemaPatterns: ['^(\\w+)-\\1$'] }
+   */
+  nativeSchemaPatterns?: string[];
   /**
    * Shares the server's state through Redis so that several instances behind a plain
    * (round-robin) balancer serve as one: sessions, SSE replay buffers, resource subscriptions,

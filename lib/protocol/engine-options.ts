@@ -26,6 +26,8 @@ export interface EngineOptions {
   readonly revisions: readonly Revision[];
   /** Page size of the list methods; 0 returns everything in one page. */
   readonly pageSize: number;
+  /** The longest resource URI a client may send (`resources/read`, subscriptions, completion refs), in characters. */
+  readonly maxUriLength: number;
   readonly cacheHints: CacheHint;
   readonly discoverCacheHints: CacheHint;
   /** Deadline of a handler call in ms; 0 disables it. */

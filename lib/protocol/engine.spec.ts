@@ -288,6 +288,7 @@ function makeEngine(
       serverInfo: SERVER_INFO,
       revisions: ALL_REVISIONS,
       pageSize: 0,
+      maxUriLength: 8192,
       cacheHints: { ttlMs: 5_000, scope: 'private' },
       discoverCacheHints: { ttlMs: 60_000, scope: 'public' },
       callTimeoutMs: 0,

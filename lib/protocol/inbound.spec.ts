@@ -41,6 +41,7 @@ function makeEngine(): McpEngine {
       serverInfo: { name: 'inbound-spec', version: '1.0.0' },
       revisions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
       pageSize: 0,
+      maxUriLength: 8192,
       cacheHints: { ttlMs: 0, scope: 'private' },
       discoverCacheHints: { ttlMs: 0, scope: 'public' },
       callTimeoutMs: 0,

@@ -316,6 +316,7 @@ function makeEngine(options: Partial<EngineOptions> = {}): McpEngine {
       serverInfo: { name: 'hub-spec', version: '1.0.0' },
       revisions: [MODERN, '2025-11-25'],
       pageSize: 0,
+      maxUriLength: 8192,
       cacheHints: { ttlMs: 1_000, scope: 'private' },
       discoverCacheHints: { ttlMs: 1_000, scope: 'public' },
       callTimeoutMs: 0,

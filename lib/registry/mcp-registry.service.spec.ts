@@ -274,6 +274,32 @@ describe('McpRegistry', () => {
       expect(await template.read('test://items/7', { id: '7' }, noCall, undefined)).toBe('test://items/7 → 7');
     });
 
+    it('matches no URI whose variables decode to a traversal, unless the template allows it', () => {
+      const registry = newRegistry();
+      registry.addResourceTemplate({ uriTemplate: 'safe://{id}', name: 'safe', handler: () => '' });
+      registry.addResourceTemplate({
+        uriTemplate: 'raw://{id}',
+        name: 'raw',
+        allowUnsafeValues: true,
+        handler: () => '',
+      });
+      expect(registry.getTemplate('safe://{id}')!.match('safe://..%2Fsecret')).toBeUndefined();
+      expect(registry.getTemplate('raw://{id}')!.match('raw://..%2Fsecret')).toEqual({ id: '../secret' });
+    });
+
+    it('refuses an allowUnsafeValues that is not a boolean', () => {
+      expectConfigError(
+        () =>
+          newRegistry().addResourceTemplate({
+            uriTemplate: 'raw://{id}',
+            name: 'raw',
+            allowUnsafeValues: 'yes' as unknown as boolean,
+            handler: () => '',
+          }),
+        'Invalid MCP resource template "raw://{id}": allowUnsafeValues must be a boolean',
+      );
+    });
+
     it.each([['test://{'], ['test://{}'], ['test://{a}/{a}'], ['test://}']])(
       'refuses the invalid template %p',
       (uriTemplate) => {

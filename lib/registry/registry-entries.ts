@@ -126,9 +126,15 @@ export function resourceEntry(definition: McpResourceDefinition, build: EntryBui
 export function templateEntry(definition: McpResourceTemplateDefinition, build: EntryBuild): TemplateEntry {
   const { uriTemplate } = definition;
   requireName('resource template', String(uriTemplate), definition.name);
+  const { allowUnsafeValues } = definition;
+  if (allowUnsafeValues !== undefined && typeof allowUnsafeValues !== 'boolean') {
+    throw new McpConfigurationError(
+      INVALID_ENTRY('resource template', String(uriTemplate), 'allowUnsafeValues must be a boolean'),
+    );
+  }
   let template: UriTemplate;
   try {
-    template = new UriTemplate(uriTemplate);
+    template = new UriTemplate(uriTemplate, { allowUnsafeValues });
   } catch (error) {
     if (error instanceof InvalidUriTemplateError) {
       throw new McpConfigurationError(INVALID_ENTRY('resource template', String(uriTemplate), error.message));

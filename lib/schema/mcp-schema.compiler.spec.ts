@@ -18,13 +18,14 @@ import {
   IsString,
   IsUrl,
   IsUUID,
+  Matches,
   Min,
   ValidateNested,
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { z } from 'zod';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import type { StandardSchemaLike } from '../interfaces/mcp-schema.interface';
+import type { McpSchema, StandardSchemaLike } from '../interfaces/mcp-schema.interface';
 import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
 import { JSON_SCHEMA_2020_12_INPUT } from '../../test/conformance/conformance.fixtures';
 import { formatAjvErrors, McpSchemaCompiler } from './mcp-schema.compiler';
@@ -629,6 +630,103 @@ describe('what the advertised schema refuses, the call refuses', () => {
     const outcome = none.validate(value);
     expect(outcome).toEqual({ ok: true, value });
     expect(outcome).not.toBeInstanceOf(Promise);
+  });
+});
+
+describe('schema patterns: tested in time linear in the string', () => {
+  const HOSTILE = `${'a'.repeat(29)}!`;
+
+  // JavaScript's RegExp takes seconds on each (2^29 ways to split the a's); the compiler's
+  // engine, milliseconds. Warmed first, so that what is timed is validating, not compiling.
+  it.each<[string, Record<string, unknown>, Record<string, unknown>, string]>([
+    [
+      'a pattern',
+      { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } },
+      { s: HOSTILE },
+      '/s must match pattern "^(a+)+$"',
+    ],
+    [
+      'a patternProperties name (a client chooses property names)',
+      { type: 'object', patternProperties: { '^(a+)+$': { type: 'string' } }, additionalProperties: false },
+      { [HOSTILE]: 'x' },
+      `must NOT have additional properties "${HOSTILE}"`,
+    ],
+    [
+      'a propertyNames pattern',
+      { type: 'object', propertyNames: { pattern: '^(a+)+$' } },
+      { [HOSTILE]: 'x' },
+      'must match pattern "^(a+)+$"; property name must be valid',
+    ],
+  ])('%s answers a hostile string in under 50 ms, with its error', async (_label, schema, value, message) => {
+    const compiled = compiler.compile(schema, 'input');
+    await validate(compiled, { s: 'aaa', aaa: 'x' });
+    const started = performance.now();
+    const outcome = await validate(compiled, value);
+    const elapsed = performance.now() - started;
+    expect(outcome).toEqual({ ok: false, message });
+    expect(elapsed).toBeLessThan(50);
+  });
+
+  it('keep their meaning: ECMAScript patterns with the u flag', async () => {
+    const compiled = compiler.compile(
+      {
+        type: 'object',
+        properties: {
+          zip: { type: 'string', pattern: '^[0-9]{5}$' },
+          name: { type: 'string', pattern: '^\\p{Lu}\\p{Ll}+$' },
+          space: { type: 'string', pattern: '^\\s$' },
+        },
+      },
+      'input',
+    );
+    expect((await validate(compiled, { zip: '75001', name: 'Émile', space: '\u00a0' })).ok).toBe(true);
+    expect(await validate(compiled, { zip: '7500', name: 'émile', space: '_' })).toEqual({
+      ok: false,
+      message:
+        '/zip must match pattern "^[0-9]{5}$"; /name must match pattern "^\\p{Lu}\\p{Ll}+$"; /space must match pattern "^\\s$"',
+    });
+  });
+
+  class PairDto {
+    @Matches(/^(\w)\1$/)
+    pair!: string;
+  }
+
+  it.each<[string, McpSchema]>([
+    [
+      'JSON Schema checked without compiling',
+      { type: 'object', properties: { p: { type: 'string', pattern: '^(\\w)\\1$' } } },
+    ],
+    [
+      'JSON Schema compiled at once ($defs)',
+      {
+        type: 'object',
+        $defs: { pair: { type: 'string', pattern: '^(\\w)\\1$' } },
+        properties: { p: { $ref: '#/$defs/pair' } },
+      },
+    ],
+  ])('that need backtracking are refused at registration: %s', (_label, schema) => {
+    expect(configurationError(() => compiler.compile(schema, 'input')).message).toBe(
+      'pattern "^(\\w)\\1$" cannot be tested in linear time (it has a backreference); list it in the McpModule option "nativeSchemaPatterns" to test it with JavaScript\'s RegExp, which backtracks',
+    );
+  });
+
+  it("that need backtracking run on RegExp in a DTO's advertised schema, as its own @Matches already does", async () => {
+    const compiled = compiler.compile(PairDto, 'input');
+    expect(compiled.jsonSchema).toMatchObject({ properties: { pair: { pattern: '^(\\w)\\1$' } } });
+    expect((await validate(compiled, { pair: 'qq' })).ok).toBe(true);
+    expect((await validate(compiled, { pair: 'qz' })).ok).toBe(false);
+  });
+
+  it('listed in nativeSchemaPatterns run on JavaScript RegExp', async () => {
+    const trusting = new McpSchemaCompiler({ nativeSchemaPatterns: ['^(\\w)\\1$'] });
+    const compiled = trusting.compile(
+      { type: 'object', properties: { p: { type: 'string', pattern: '^(\\w)\\1$' } } },
+      'input',
+    );
+    expect((await validate(compiled, { p: 'zz' })).ok).toBe(true);
+    expect(await validate(compiled, { p: 'zy' })).toEqual({ ok: false, message: '/p must match pattern "^(\\w)\\1$"' });
+    expect((await validate(trusting.compile(PairDto, 'input'), { pair: 'qq' })).ok).toBe(true);
   });
 });
 

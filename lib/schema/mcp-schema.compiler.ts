@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020';
+import type { RegExpEngine } from 'ajv/dist/types';
 import type AjvDraft07 from 'ajv';
 import type * as AjvFormatsModule from 'ajv-formats';
 import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
@@ -14,6 +15,7 @@ import { joinListed } from './validation-messages';
 import { isThenable } from '../protocol/thenables';
 import { checkStrictSchema, VENDOR_KEYWORD } from './strict-schema.checker';
 import { checkMetaSchema, dialectTables, type Dialect } from './meta-schemas';
+import { createPatternEngine } from './pattern-engine';
 
 const DRAFT_07_META = 'http://json-schema.org/draft-07/schema';
 
@@ -138,9 +140,19 @@ export class McpSchemaCompiler implements SchemaCompiler {
   /** ajv instances by dialect and whether they assert `format`; made when first needed. */
   private readonly instances = new Map<string, Ajv2020 | AjvDraft07>();
   private readonly validatorOptions: McpValidatorOptions;
+  /** Schema patterns, compiled once each, to run in linear time (`nativeSchemaPatterns` aside). */
+  private readonly patterns: RegExpEngine;
+  /** The same for the schemas DTOs and Standard Schemas advertise (see `createPatternEngine`). */
+  private readonly advertisedPatterns: RegExpEngine;
 
-  constructor(@Optional() @Inject(MCP_SERVER_SETTINGS) settings?: Pick<McpServerSettings, 'validatorOptions'>) {
+  constructor(
+    @Optional()
+    @Inject(MCP_SERVER_SETTINGS)
+    settings?: Pick<McpServerSettings, 'validatorOptions' | 'nativeSchemaPatterns'>,
+  ) {
     this.validatorOptions = settings?.validatorOptions ?? {};
+    this.patterns = createPatternEngine(settings?.nativeSchemaPatterns);
+    this.advertisedPatterns = createPatternEngine(settings?.nativeSchemaPatterns, true);
   }
 
   /**
@@ -223,6 +235,7 @@ export class McpSchemaCompiler implements SchemaCompiler {
         next: dialect === '2020-12',
         keywords,
         formats: assertFormats ? formats : undefined,
+        compilePattern: (source) => this.patternsFor(assertFormats)(source, 'u'),
       });
       if (verdict === 'checked') {
         let compiled: ValidateFunction | undefined;
@@ -235,11 +248,20 @@ export class McpSchemaCompiler implements SchemaCompiler {
     }
   }
 
+  /**
+   * The pattern engine of an instance: the one that asserts formats checks plain JSON Schema
+   * (a pattern the linear engine cannot run is refused); the other, the schemas DTOs and Standard
+   * Schemas advertise, checked after their own validator (such a pattern runs on RegExp).
+   */
+  private patternsFor(assertFormats: boolean): RegExpEngine {
+    return assertFormats ? this.patterns : this.advertisedPatterns;
+  }
+
   private ajv(dialect: Dialect, assertFormats: boolean): Ajv2020 | AjvDraft07 {
     const key = `${dialect}:${assertFormats}`;
     let ajv = this.instances.get(key);
     if (ajv === undefined) {
-      ajv = createAjv(dialect, assertFormats);
+      ajv = createAjv(dialect, assertFormats, { code: { regExp: this.patternsFor(assertFormats) } });
       this.instances.set(key, ajv);
     }
     return ajv;

@@ -4,6 +4,7 @@ import { JSON_SCHEMA_2020_12_INPUT } from '../../test/conformance/conformance.fi
 import { compileStrictly, createAjv, McpSchemaCompiler } from './mcp-schema.compiler';
 import { checkMetaSchema, dialectTables, type Dialect } from './meta-schemas';
 import { checkStrictSchema } from './strict-schema.checker';
+import { createPatternEngine } from './pattern-engine';
 
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 
@@ -208,6 +209,24 @@ describe('checkStrictSchema: the verdicts of ajv strict compile, without compili
     const schema = z.toJSONSchema(tool, { target: 'draft-2020-12' }) as Record<string, unknown>;
     expect(checkVerdict(schema, '2020-12', true)).toBe('ok');
     expect(ajvVerdict(schema, '2020-12', true)).toBe('ok');
+  });
+
+  it.each([
+    ['a pattern', { type: 'string', pattern: '^(a)\\1$' }],
+    ['a patternProperties name', { type: 'object', patternProperties: { '(?<=a)b': {} } }],
+  ])('refuses %s the linear engine cannot run, as ajv compiling with that engine does', (_label, schema) => {
+    const engine = createPatternEngine();
+    let refusal = 'ok';
+    try {
+      compileStrictly(createAjv('2020-12', true, { code: { regExp: engine } }), schema);
+    } catch (error) {
+      refusal = (error as Error).message;
+    }
+    expect(refusal).toMatch(/cannot be tested in linear time/);
+    const { keywords, formats } = dialectTables('2020-12');
+    expect(() =>
+      checkStrictSchema(schema, { next: true, keywords, formats, compilePattern: (source) => engine(source, 'u') }),
+    ).toThrow(refusal);
   });
 });
 

@@ -31,6 +31,11 @@ export interface StrictCheckOptions {
   readonly keywords: ReadonlySet<string>;
   /** The formats the instance asserts; `undefined` when it takes `format` as an annotation. */
   readonly formats: ReadonlySet<string> | undefined;
+  /**
+   * Compiles a pattern as the instance's `code.regExp` will, throwing as it would; ajv's default
+   * (`new RegExp(source, 'u')`) when absent.
+   */
+  readonly compilePattern?: (source: string) => unknown;
 }
 
 /** Keywords whose value is one subschema. */
@@ -118,11 +123,12 @@ function isSchemaObject(value: unknown): value is Record<string, unknown> {
  */
 export function checkStrictSchema(schema: Record<string, unknown>, options: StrictCheckOptions): StrictCheckVerdict {
   const { keywords, formats } = options;
+  // As ajv builds it (`unicodeRegExp` is on by default): a bad one throws its SyntaxError.
+  const compilePattern = options.compilePattern ?? ((source: string) => new RegExp(source, 'u'));
 
   const pattern = (source: unknown): void => {
     if (typeof source === 'string') {
-      // As ajv builds it (`unicodeRegExp` is on by default): a bad one throws its SyntaxError.
-      new RegExp(source, 'u');
+      compilePattern(source);
     }
   };
 

@@ -7,6 +7,7 @@ import type { ResolvedRequest } from '../resolved-request';
 import type { HandlerContext } from './handler-context';
 import type { CompletionHandler } from '../catalog';
 import { requireScopes, type EntryAccess } from '../access';
+import { checkUriLength } from '../resource-uri';
 
 /** The most values one completion result may carry. */
 const MAX_VALUES = 100;
@@ -18,6 +19,7 @@ function findHandler(context: HandlerContext, request: ResolvedRequest, ref: Jso
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
     owner = context.catalog.getPrompt(ref.name);
   } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+    checkUriLength(ref.uri, context.options.maxUriLength, 'ref.uri');
     owner = context.catalog.getTemplate(ref.uri);
   } else {
     throw new McpError(

@@ -15,7 +15,10 @@ import type { RequestChannel, TransportKind } from '../transport-contract';
 import type { TaskPort } from '../tasks/task-port';
 
 /** The settings handlers read. */
-export type HandlerOptions = Pick<EngineOptions, 'serverInfo' | 'instructions' | 'revisions' | 'pageSize' | 'logger'>;
+export type HandlerOptions = Pick<
+  EngineOptions,
+  'serverInfo' | 'instructions' | 'revisions' | 'pageSize' | 'maxUriLength' | 'logger'
+>;
 
 /** How a tool call runs as a task (`task-calls.ts`). */
 export interface TaskCallRunner {

@@ -11,6 +11,7 @@ import { toReadResourceResult } from '../results';
 import type { ResolvedRequest } from '../resolved-request';
 import type { HandlerContext } from './handler-context';
 import { copyOf } from '../object-copies';
+import { checkUriLength } from '../resource-uri';
 
 export async function handleResourcesList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { catalog } = context;
@@ -53,6 +54,7 @@ export async function handleResourcesRead(context: HandlerContext, request: Reso
   if (typeof uri !== 'string' || uri.length === 0) {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: uri must be a non-empty string');
   }
+  checkUriLength(uri, context.options.maxUriLength);
   const call = context.createCallContext(request, uri);
   const resource = context.catalog.getResource(uri);
   let value: unknown;
@@ -105,23 +107,24 @@ function findTemplate(context: HandlerContext, uri: string) {
   return undefined;
 }
 
-function subscriptionTarget(request: ResolvedRequest) {
+function subscriptionTarget(context: HandlerContext, request: ResolvedRequest) {
   const uri = request.params.uri;
   const session = request.facts.session;
   if (session === undefined || typeof uri !== 'string' || uri.length === 0) {
     throw new McpError(ErrorCode.InvalidParams, 'Subscribe requires a session and a uri');
   }
+  checkUriLength(uri, context.options.maxUriLength);
   return { session, uri };
 }
 
-export async function handleSubscribe(_context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
-  const { session, uri } = subscriptionTarget(request);
+export async function handleSubscribe(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+  const { session, uri } = subscriptionTarget(context, request);
   await session.subscribe(uri);
   return {};
 }
 
-export async function handleUnsubscribe(_context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
-  const { session, uri } = subscriptionTarget(request);
+export async function handleUnsubscribe(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+  const { session, uri } = subscriptionTarget(context, request);
   await session.unsubscribe(uri);
   return {};
 }

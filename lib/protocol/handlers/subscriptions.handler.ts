@@ -11,6 +11,7 @@ import { McpError } from '../mcp-error';
 import { taskOwner } from '../tasks/task-owner';
 import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
 import type { TaskPort } from '../tasks/task-port';
+import { checkUriLength } from '../resource-uri';
 
 /** How many task ids one listen request may name. */
 const MAX_TASK_IDS = 1_000;
@@ -47,6 +48,9 @@ export async function handleListen(context: HandlerContext, request: ResolvedReq
     throw signal.reason;
   }
   let filter = readSubscriptionFilter(request.params.notifications);
+  for (const uri of filter.resourceSubscriptions ?? []) {
+    checkUriLength(uri, context.options.maxUriLength, 'a resourceSubscriptions uri');
+  }
   if (filter.taskIds !== undefined) {
     // A server without tasks does not know the key, and ignores it like any unknown one.
     const { taskIds, ...rest } = filter;
