@@ -67,7 +67,8 @@ class LoggedTools {
     return 'entry';
   }
 
-  @McpResourceTemplate({ uriTemplate: 'logs://broken/{id}' })
+  // Opted out of the refusal of unsafe values: its URIs with a line break reach the handler, and so its failure line.
+  @McpResourceTemplate({ uriTemplate: 'logs://broken/{id}', allowUnsafeValues: true })
   broken(): string {
     throw new Error('the broken entries cannot be read');
   }
