@@ -9,6 +9,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { freePort } from './support/ports';
 import { Injectable } from '@nestjs/common';
 import {
   Client as ClientV2,
@@ -101,15 +102,6 @@ function preflight(url: URL | string, requestHeaders: string): Promise<RawRespon
 
 function list(value: string | null): string[] {
   return (value ?? '').split(',').map((item) => item.trim().toLowerCase());
-}
-
-/** A port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -402,7 +394,7 @@ describe.each(PLATFORMS)('authentication providers on %s', (platform) => {
         protectedResource: PROTECTED_RESOURCE,
       });
       unreachable = await startAuthApp(platform, {
-        bearer: { jwt: { jwksUrl: `http://127.0.0.1:${await closedPort()}/jwks.json`, issuer: ISSUER } },
+        bearer: { jwt: { jwksUrl: `http://127.0.0.1:${await freePort()}/jwks.json`, issuer: ISSUER } },
         protectedResource: PROTECTED_RESOURCE,
       });
       broken = await startAuthApp(platform, {

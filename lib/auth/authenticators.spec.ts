@@ -4,8 +4,7 @@
  */
 import { Logger } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { freePort } from '../../test/support/ports';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import type { McpPrincipal } from '../protocol/call-context';
 import { ApiKeyAuthenticator } from './api-key.authenticator';
@@ -385,15 +384,6 @@ describe('jwtTokens (HS256 shared secret)', () => {
 describe("jwtTokens: the token's fault, or the key set's", () => {
   const audience = 'https://api.example.com/mcp';
 
-  /** A port nothing listens on (bound, then released). */
-  async function closedPort(): Promise<number> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    return port;
-  }
-
   it.each(['HS256', 'HS512'])(
     'refuses an %s token against an RSA public key as invalid, with a debug line only',
     async (alg) => {
@@ -415,7 +405,7 @@ describe("jwtTokens: the token's fault, or the key set's", () => {
 
   it('answers unavailable when the key set cannot be fetched, with one warning a minute', async () => {
     const { logger, asLogger } = fakeLogger();
-    const check = jwtTokens({ jwksUrl: `http://127.0.0.1:${await closedPort()}/jwks.json`, audience }, asLogger);
+    const check = jwtTokens({ jwksUrl: `http://127.0.0.1:${await freePort()}/jwks.json`, audience }, asLogger);
     const { privateKey } = await generateKeyPair('RS256');
     const token = await new SignJWT({ sub: 'u1' })
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })

@@ -6,7 +6,7 @@
  * startup warning about a missing `requestState.secret`.
  */
 import { Logger } from '@nestjs/common';
-import { createServer } from 'node:net';
+import { freePort } from '../support/ports';
 import { McpTaskService } from 'nest-mcp';
 import { STORE_UNAVAILABLE } from '../../lib/mcp.messages';
 import { CLUSTER_SECRET, startCluster, startClusterApp, type Cluster } from '../fixtures/cluster-fixture';
@@ -78,18 +78,6 @@ function settledTasks(app: TasksApp): Set<string> {
     }
   });
   return ids;
-}
-
-/** A loopback port nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('cluster: Redis faults and restarts', () => {
@@ -284,7 +272,7 @@ describe('cluster: Redis faults and restarts', () => {
   });
 
   it('an instance does not start when Redis cannot be reached at boot, and says it is Redis', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const { value: failure, ms } = await timed(() =>
       startClusterApp({
         redis: { url: `redis://127.0.0.1:${port}`, keyPrefix: uniqueKeyPrefix('boot'), commandTimeoutMs: 500 },

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
+import { freePort } from './ports';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -39,20 +40,6 @@ export class RedisServerNotFoundError extends Error {
     );
     this.name = 'RedisServerNotFoundError';
   }
-}
-
-/** A port that was free a moment ago (the kernel picks it; there is a small race, hence retries). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
