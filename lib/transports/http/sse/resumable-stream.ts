@@ -38,9 +38,10 @@ export function writeEvent(connection: EventSink, event: ReplayEvent, retryMs: n
 
 /**
  * Writes the events of `events` after position `afterSeq` on `connection`, each once and in
- * order, the next only once the connection took the last (a client that does not read holds
- * one event and a socket buffer, not the whole replay). Resolves with the position of the last
- * event written, or `undefined` once the connection closed.
+ * order (events pushed onto the array meanwhile too), the next only once the connection took
+ * the last (a client that does not read holds one event and a socket buffer, not the whole
+ * replay). Resolves with the position of the last event written, or `undefined` once the
+ * connection closed.
  */
 export async function writeEvents(
   connection: EventSink,
@@ -167,19 +168,11 @@ export class ResumableStream implements SessionChannel {
 
   private async replay(connection: EventSink, replayed: readonly ReplayEvent[], afterSeq: number): Promise<void> {
     let last = await writeEvents(connection, replayed, afterSeq);
-    // Events sent meanwhile are held, in order; more may come while they are written.
-    for (let index = 0; last !== undefined && this.replaying === connection; index += 1) {
-      const held = this.held ?? [];
-      if (index === held.length) {
-        break;
-      }
-      const event = held[index];
-      if (event.seq > last) {
-        last = event.seq;
-        if (!writeEvent(connection, event, 0) && !(await connection.drained())) {
-          last = undefined;
-        }
-      }
+    // Events sent meanwhile are held, in order; more may come while they are written, and the
+    // walk over the array takes them too. A resume that takes the stream over ends this
+    // connection, which stops the walk.
+    if (last !== undefined && this.replaying === connection) {
+      last = await writeEvents(connection, this.held ?? [], last);
     }
     if (this.replaying !== connection) {
       // Another resume took the stream over (its connection was ended), or the stream was lost.
