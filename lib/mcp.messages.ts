@@ -1,6 +1,7 @@
 /**
  * Messages of configuration errors and log lines, in one place.
  */
+import { tooMany } from './protocol/refusal-log';
 import { STORE_UNAVAILABLE_MESSAGE } from './protocol/store-unavailable';
 
 export const DUPLICATE_ENTRY = (kind: string, key: string, first?: string, second?: string) =>
@@ -41,7 +42,7 @@ export const BASIC_FAILURES_LIMIT = (perMinute: number) =>
 
 /** The answer to basic credentials while `auth.basic.maxQueuedHashes` checks wait already (503). */
 export const BASIC_HASHES_QUEUED = (queued: number) =>
-  `Too many password checks waiting: at most ${queued} (McpModule option auth.basic.maxQueuedHashes)`;
+  tooMany('password checks waiting', queued, 'auth.basic.maxQueuedHashes');
 
 /** The client's answer to a Host that is not allowed (DNS rebinding): the option that admits it. */
 export const FORBIDDEN_HOST = 'Forbidden: Host not allowed (McpModule option http.allowedHosts)';

@@ -6,7 +6,7 @@
  */
 import { ErrorCode } from './json-rpc';
 import { McpError } from './mcp-error';
-import { RefusalLog, type RefusalLogger } from './refusal-log';
+import { RefusalLog, tooMany, type RefusalLogger } from './refusal-log';
 
 /** Where questions are counted: a legacy session's, or a task's (either era). */
 export type QuestionHolder = 'session' | 'task';
@@ -32,7 +32,7 @@ export class QuestionLimit {
    * minute (the rest as debug lines).
    */
   refusal(holder: QuestionHolder, id: string, method: string): McpError {
-    const message = `Too many questions waiting for the client in this ${holder}: at most ${this.max} (McpModule option maxPendingQuestions)`;
+    const message = tooMany(`questions waiting for the client in this ${holder}`, this.max, 'maxPendingQuestions');
     this.log.warn('pending-questions', `Refused ${method} in ${holder} ${id}: ${message}`);
     return new McpError(ErrorCode.InternalError, message);
   }

@@ -8,6 +8,14 @@
 
 import { LOG_MESSAGE_MAX_LENGTH, logText } from './log-text';
 
+/**
+ * What a client (and the log) is told when a bound stops it, in one wording for every bound:
+ * what there is too much of, the bound, and the option that sets it.
+ */
+export function tooMany(what: string, max: number, option: string): string {
+  return `Too many ${what}: at most ${max} (McpModule option ${option})`;
+}
+
 export interface RefusalLogger {
   warn(message: string): void;
   debug(message: string): void;

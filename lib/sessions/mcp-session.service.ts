@@ -6,7 +6,7 @@ import type { McpPrincipal } from '../protocol/call-context';
 import { ErrorCode } from '../protocol/json-rpc';
 import { McpError } from '../protocol/mcp-error';
 import { quotaKeyOf } from '../protocol/principal';
-import { RefusalLog } from '../protocol/refusal-log';
+import { RefusalLog, tooMany } from '../protocol/refusal-log';
 import type { SessionHandle, SessionState } from '../protocol/session-handle';
 import { isThenable, type Awaitable } from '../protocol/thenables';
 import type { SessionAdmission, SessionCaps, SessionRecord, SessionStore } from './session-store.interface';
@@ -38,7 +38,7 @@ export class SessionLimitError extends Error {
  */
 export class SessionQuotaError extends Error {
   constructor(readonly limit: number) {
-    super(`Too many sessions for this caller: at most ${limit} (McpModule option sessions.maxPerPrincipal)`);
+    super(tooMany('sessions for this caller', limit, 'sessions.maxPerPrincipal'));
   }
 }
 
@@ -311,7 +311,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     }
     const max = this.settings.maxSubscriptions;
     if (!(await this.store.subscribeWithin(id, uri, max))) {
-      const message = `Too many subscriptions in this session: at most ${max} (McpModule option sessions.maxSubscriptions)`;
+      const message = tooMany('subscriptions in this session', max, 'sessions.maxSubscriptions');
       this.refusals.warn('sessions.maxSubscriptions', `resources/subscribe of session ${id} refused: ${message}`);
       throw new McpError(ErrorCode.InternalError, message);
     }

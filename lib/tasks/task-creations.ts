@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../protocol/json-rpc';
 import { McpError } from '../protocol/mcp-error';
-import type { RefusalLog } from '../protocol/refusal-log';
+import { tooMany, type RefusalLog } from '../protocol/refusal-log';
 import type { LiveTasks } from './live-tasks';
 import type { NewTask } from '../protocol/tasks/task-port';
 import type { TaskSettings } from './task-settings';
@@ -80,7 +80,7 @@ export class TaskCreations {
     if (!created) {
       this.live.discard(record.id);
       const { maxLivePerOwner } = this.settings;
-      const message = `Too many tasks in progress for this caller: at most ${maxLivePerOwner} (McpModule option tasks.maxLivePerOwner)`;
+      const message = tooMany('tasks in progress for this caller', maxLivePerOwner, 'tasks.maxLivePerOwner');
       this.refusals.warn(
         'tasks.maxLivePerOwner',
         `Task of ${JSON.stringify(taskQuotaKey(record))} refused: ${message}`,

@@ -3,6 +3,7 @@ import { MCP_HTTP_SETTINGS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { ErrorCode, failure, type JsonRpcId } from '../../protocol/json-rpc';
 import { quotaKeyOf, type McpPrincipal } from '../../protocol/principal';
+import { tooMany } from '../../protocol/refusal-log';
 import { sendJson, type HttpExchange } from './http-exchange';
 import { HttpRefusals } from './http-refusals.service';
 
@@ -62,13 +63,12 @@ export class HeldStreams {
     const key = quotaKeyOf(principal);
     const held = this.byCaller.get(key) ?? 0;
     if (held >= this.perCaller) {
-      const bound = `at most ${this.perCaller} (McpModule option http.maxStreamsPerPrincipal)`;
-      this.refuse(exchange, id, 429, `Too many open streams for this caller: ${bound}`, `caller ${key}`);
+      const message = tooMany('open streams for this caller', this.perCaller, 'http.maxStreamsPerPrincipal');
+      this.refuse(exchange, id, 429, message, `caller ${key}`);
       return false;
     }
     if (this.total >= this.max) {
-      const bound = `at most ${this.max} (McpModule option http.maxStreams)`;
-      this.refuse(exchange, id, 503, `Too many open streams on this server: ${bound}`, 'the server');
+      this.refuse(exchange, id, 503, tooMany('open streams on this server', this.max, 'http.maxStreams'), 'the server');
       return false;
     }
     this.byCaller.set(key, held + 1);
