@@ -5,7 +5,7 @@
  */
 import type { Logger } from '@nestjs/common';
 import type { McpPrincipal } from '../protocol/call-context';
-import { LOG_MESSAGE_MAX_LENGTH, logText } from '../protocol/log-text';
+import { logMessage } from '../protocol/log-text';
 import type { McpAuthRequest, McpPrincipalInit } from './mcp-auth-options.interface';
 
 /** A refused request: the HTTP status, the `WWW-Authenticate` value and the OAuth error. */
@@ -70,9 +70,7 @@ export async function principalFrom(
   try {
     value = await answer();
   } catch (error) {
-    logger.warn(
-      `${who} failed: ${logText(error instanceof Error ? error.message : String(error), LOG_MESSAGE_MAX_LENGTH)}`,
-    );
+    logger.warn(`${who} failed: ${logMessage(error)}`);
     return undefined;
   }
   if (value === null || value === undefined) {

@@ -20,6 +20,7 @@ import {
 import { CredentialTable } from './credential-table';
 import { RefusalLog } from '../protocol/refusal-log';
 import { logText } from '../protocol/log-text';
+import { messageOf } from '../protocol/mcp-error';
 
 let jose: Promise<typeof Jose> | undefined;
 
@@ -187,9 +188,7 @@ function remoteKeys(jose: typeof Jose, url: URL): JWTVerifyGetKey {
     try {
       return await remote(header, token);
     } catch (error) {
-      throw isFetchFailure(error, jose.errors)
-        ? new KeySetUnavailable(error instanceof Error ? error.message : String(error))
-        : error;
+      throw isFetchFailure(error, jose.errors) ? new KeySetUnavailable(messageOf(error)) : error;
     }
   };
 }
@@ -234,7 +233,7 @@ export function jwtTokens(options: McpJwtOptions & { audience: string | string[]
       // Whatever else failed, the token did: a bad signature or claim, or an algorithm that does
       // not fit the key (jose's JOSEAlgNotAllowed, JWKSNoMatchingKey, JOSENotSupported, and the
       // TypeError of Node's crypto for an HMAC algorithm against a public key).
-      refusals.debug(`Refused a JWT: ${logText(error instanceof Error ? error.message : String(error))}`);
+      refusals.debug(`Refused a JWT: ${logText(messageOf(error))}`);
       return INVALID;
     }
     const id = payload[principalClaim];

@@ -4,6 +4,7 @@
  * of its own into the log (`1\n[Nest] 1 - ERROR ...`), and a terminal control sequence would
  * act on the operator's terminal; a value of megabytes would flood the log.
  */
+import { messageOf } from './mcp-error';
 
 /** Characters a log line never carries raw: C0 controls, DEL, C1 controls, the line and paragraph separators. */
 // eslint-disable-next-line no-control-regex -- the control characters are what it finds
@@ -53,6 +54,11 @@ export function logText(value: unknown, maxLength: number = LOG_TEXT_MAX_LENGTH)
     text = text.replace(UNSAFE_ALL, escapeChar);
   }
   return cut ? `${text}…` : text;
+}
+
+/** The message of `error` (anything thrown) for a log line: escaped, cut at LOG_MESSAGE_MAX_LENGTH. */
+export function logMessage(error: unknown): string {
+  return logText(messageOf(error), LOG_MESSAGE_MAX_LENGTH);
 }
 
 /**

@@ -14,7 +14,7 @@ import type { EngineLogger, EngineOptions } from './engine-options';
 import type { EngineOutcome } from './transport-contract';
 import type { ResolvedRequest } from './resolved-request';
 import { merged } from './object-copies';
-import { LOG_MESSAGE_MAX_LENGTH, logStack, logText } from './log-text';
+import { logMessage, logStack, logText } from './log-text';
 
 /** Nothing to send: a notification, or a request that was cancelled. */
 export const NO_OUTCOME: EngineOutcome = Object.freeze({ type: 'none' });
@@ -25,7 +25,7 @@ export const NO_OUTCOME: EngineOutcome = Object.freeze({ type: 'none' });
  * target, the id) and what the message may quote of it are escaped (see `logText`).
  */
 export function logFailure(logger: EngineLogger, request: ResolvedRequest, error: unknown): void {
-  const detail = logText(error instanceof Error ? error.message : String(error), LOG_MESSAGE_MAX_LENGTH);
+  const detail = logMessage(error);
   const { name, uri } = request.params;
   const target = typeof name === 'string' ? ` ${logText(name)}` : typeof uri === 'string' ? ` ${logText(uri)}` : '';
   logger.error(

@@ -6,7 +6,7 @@ import { sendJson } from './http-exchange';
 import { HttpExchanges } from './http-exchanges.service';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
 import { McpLogger } from '../../telemetry/mcp.logger';
-import { LOG_MESSAGE_MAX_LENGTH, logStack, logText } from '../../protocol/log-text';
+import { logMessage, logStack, logText } from '../../protocol/log-text';
 
 /**
  * Every error but an `HttpException`. Nest picks a filter by `instanceof` against the classes of
@@ -53,10 +53,7 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
     if (unavailable) {
       this.logger.warn(`${where}: ${error.message}`);
     } else {
-      this.logger.error(
-        `${where} failed: ${logText(error instanceof Error ? error.message : String(error), LOG_MESSAGE_MAX_LENGTH)}`,
-        logStack(error),
-      );
+      this.logger.error(`${where} failed: ${logMessage(error)}`, logStack(error));
     }
     if (res.headersSent) {
       if (!res.writableEnded) {

@@ -14,7 +14,7 @@ import type { McpEngine } from '../../protocol/engine';
 import { classifyMessage, ErrorCode, failure, type JsonRpcId } from '../../protocol/json-rpc';
 import { InboundDispatcher } from '../../protocol/inbound';
 import type { McpPrincipal } from '../../protocol/call-context';
-import { LOG_MESSAGE_MAX_LENGTH, logStack, logText } from '../../protocol/log-text';
+import { logMessage, logStack } from '../../protocol/log-text';
 import type { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import type { SessionChannels } from '../../sessions/session-channels';
 import { BODY_TOO_DEEP, LISTEN_CLOSED_BY_SHUTDOWN, SHUTTING_DOWN } from '../../mcp.messages';
@@ -86,10 +86,7 @@ export class StdioConnection {
     this.workers = new StdioWorkers(limits, {
       run: (work) => (work.kind === 'batch' ? runBatch(this.requests, work) : this.requests.run(work)),
       failed: (work, error) => {
-        this.deps.logger.error(
-          `A request failed outside the engine: ${logText(error instanceof Error ? error.message : String(error), LOG_MESSAGE_MAX_LENGTH)}`,
-          logStack(error),
-        );
+        this.deps.logger.error(`A request failed outside the engine: ${logMessage(error)}`, logStack(error));
         if (work.kind === 'request') {
           this.output.send(failure(work.message.id, ErrorCode.InternalError, 'Internal error'));
         }
