@@ -9,6 +9,7 @@
 import type { Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { markerOf, type McpEndpointMarker } from './endpoint-marker';
+import { isThenable } from '../../protocol/thenables';
 import { sendJson } from './http-exchange';
 import { pathOf, type BodyErrorAnswer, type PlatformBodyError, type PlatformEndpoints } from './platform-hooks';
 
@@ -97,7 +98,7 @@ export function installOnExpress(app: ExpressApp, endpoints: PlatformEndpoints, 
     const send = ({ status, body, unread }: BodyErrorAnswer): void =>
       sendJson(res, status, body, unread ? { connection: 'close' } : {});
     const answer = endpoints.bodyErrorAnswer(req, res, marker, kind);
-    if (answer instanceof Promise) {
+    if (isThenable(answer)) {
       void answer.then(send);
     } else {
       send(answer);
