@@ -22,9 +22,6 @@ export interface HttpExchange {
 /** The extra headers of answers that have none (never written to). */
 export const NO_HEADERS: Record<string, string> = Object.freeze({});
 
-// Where authentication reads it too (lib/auth may not import a transport).
-export { clientAddress } from '../../auth/client-address';
-
 /** The first value of a header (Node gives repeated headers as an array). */
 export function firstHeader(headers: HeaderBag, name: string): string | undefined {
   const value = headers[name];
