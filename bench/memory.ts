@@ -100,6 +100,8 @@ async function startProbed(name: string, platform: MemoryOptions['platform']): P
     env: {
       BENCH_PLATFORM: platform,
       MCP_PAGE_SIZE: '0',
+      // One client holds every session measured (sessions.maxPerPrincipal would end the oldest).
+      MCP_SESSIONS_PER_CALLER: '100000',
       BENCH_TOOL_COUNT: String(TOOL_COUNT),
       NODE_OPTIONS: nodeOptions,
       TS_NODE_PROJECT: join(__dirname, 'heap-probe.tsconfig.json'),

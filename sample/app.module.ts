@@ -44,6 +44,9 @@ import { sampleRedis } from './common/sample-redis';
         // when it is not reached on loopback by localhost (HOST=0.0.0.0 on a LAN, a container). Without
         // it, such a server answers IP addresses and localhost only (DNS rebinding).
         http: { allowedHosts: config.get<string>('MCP_ALLOWED_HOSTS')?.split(',') },
+        // MCP_SESSIONS_PER_CALLER: the legacy sessions one caller may hold (100 by default); the
+        // benchmark's memory section holds thousands from one client.
+        sessions: { maxPerPrincipal: numberOrDefault(config.get<string>('MCP_SESSIONS_PER_CALLER')) },
       }),
     }),
   ],
@@ -60,3 +63,8 @@ import { sampleRedis } from './common/sample-redis';
   ],
 })
 export class AppModule {}
+
+/** An optional number from the environment: `undefined` (the module's default) when unset. */
+function numberOrDefault(value: string | undefined): number | undefined {
+  return value === undefined || value === '' ? undefined : Number(value);
+}
