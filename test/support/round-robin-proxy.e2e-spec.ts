@@ -329,6 +329,46 @@ describe('startRoundRobinProxy', () => {
     expect(rr.routes.at(-1)).toMatchObject({ target: -1, status: 502 });
   });
 
+  it('with failover, retries on a target this request has not tried, whatever other requests do meanwhile', async () => {
+    const dead = await startUpstream(named('never'));
+    await dead.close();
+    const live = await upstream(named('live'));
+    const rr = await proxy(
+      [
+        { host: '127.0.0.1', port: dead.port },
+        { host: '127.0.0.1', port: live.port },
+      ],
+      { failover: true },
+    );
+
+    // Requests at once: each retry must go to the instance it has not tried yet, not to the next
+    // one in the shared rotation (which concurrent requests move on, back to the dead one).
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, n) => fetch(`${rr.url}/mcp`, { method: 'POST', body: `{"n":${n}}` })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+    expect(rr.routes.every((route) => route.target === 1)).toBe(true);
+  });
+
+  it('with failover, leaves a target that refused connections out of the rotation for a while', async () => {
+    const dead = await startUpstream(named('never'));
+    await dead.close();
+    const live = await upstream(named('live'));
+    const rr = await proxy(
+      [
+        { host: '127.0.0.1', port: dead.port },
+        { host: '127.0.0.1', port: live.port },
+      ],
+      { failover: true },
+    );
+
+    for (let n = 0; n < 6; n++) {
+      expect((await fetch(`${rr.url}/mcp`, { method: 'POST', body: '{}' })).status).toBe(200);
+    }
+    // Tried once, then passed over: a balancer's passive health check.
+    expect(rr.hits).toEqual([1, 6]);
+  });
+
   it('close() ends open streams instead of waiting for them', async () => {
     const upstreamSawClose = signal();
     const a = await upstream((req, res) => {

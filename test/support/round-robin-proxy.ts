@@ -43,9 +43,14 @@ export interface RoundRobinProxyOptions {
    * request that a target refuses (connection refused or reset before any answer, or HTTP 503)
    * goes to the next target instead, at most once per target. The last refusal is what the
    * client gets when every target refused. Request bodies are then read whole before they are
-   * forwarded, so that they can be sent again. @default false
+   * forwarded, so that they can be sent again. A retry goes to a target this request has not
+   * tried yet, and a target that refused a connection is left out of the rotation for
+   * `downForMs` (a passive health check): a killed instance costs one failed attempt, not one per
+   * request. @default false
    */
   readonly failover?: boolean;
+  /** With `failover`: how long a target that refused a connection is passed over, in ms. @default 2000 */
+  readonly downForMs?: number;
 }
 
 /** Where a request is forwarded: a host and port, or a base URL (`http://host:port[/prefix]`). */
@@ -134,15 +139,47 @@ export async function startRoundRobinProxy(
   const agent = new Agent({ keepAlive: true });
   const sockets = new Set<Socket>();
   const inFlight = new Set<ReturnType<typeof request>>();
+  /** Until when each target is passed over (failover: it refused a connection), in ms since the epoch. */
+  const downUntil = upstreams.map(() => 0);
+  const downForMs = options.downForMs ?? 2000;
   let next = 0;
 
   /**
-   * Sends the request to the next target; `body` is the whole request body with failover
-   * (`undefined`: the body streams from `req`), and `triesLeft` how many targets may still be tried.
+   * The target for a request that `tried` some already: the next one in turn that it has not
+   * tried, a target that is up before one that refused lately; `undefined` when it tried them all.
    */
-  const attempt = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, triesLeft: number): void => {
-    const index = next;
-    next = (next + 1) % upstreams.length;
+  const pick = (tried: ReadonlySet<number>): number | undefined => {
+    const now = Date.now();
+    let fallback: number | undefined;
+    for (let step = 0; step < upstreams.length; step++) {
+      const index = (next + step) % upstreams.length;
+      if (tried.has(index)) {
+        continue;
+      }
+      if (downUntil[index] <= now) {
+        next = (index + 1) % upstreams.length;
+        return index;
+      }
+      fallback ??= index;
+    }
+    if (fallback !== undefined) {
+      next = (fallback + 1) % upstreams.length;
+    }
+    return fallback;
+  };
+
+  /**
+   * Sends the request to the next target; `body` is the whole request body with failover
+   * (`undefined`: the body streams from `req`), and `tried` the targets this request was sent to.
+   */
+  const attempt = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer | undefined,
+    tried: Set<number>,
+    index: number,
+  ): void => {
+    tried.add(index);
     hits[index]++;
     const target = upstreams[index];
     const headers = endToEnd(req.headers);
@@ -153,11 +190,15 @@ export async function startRoundRobinProxy(
     // Only before the client got anything, and once per attempt.
     let retried = false;
     const retry = (): boolean => {
-      if (retried || body === undefined || triesLeft <= 1 || res.headersSent || res.destroyed) {
+      if (retried || body === undefined || res.headersSent || res.destroyed) {
+        return false;
+      }
+      const other = pick(tried);
+      if (other === undefined) {
         return false;
       }
       retried = true;
-      attempt(req, res, body, triesLeft - 1);
+      attempt(req, res, body, tried, other);
       return true;
     };
 
@@ -193,6 +234,9 @@ export async function startRoundRobinProxy(
     });
     upstreamReq.once('error', (error: NodeJS.ErrnoException) => {
       // Refused, or reset before it answered (a keep-alive connection the target closed).
+      if (body !== undefined && error.code === 'ECONNREFUSED') {
+        downUntil[index] = Date.now() + downForMs;
+      }
       if (retried || retry()) {
         return;
       }
@@ -218,12 +262,17 @@ export async function startRoundRobinProxy(
 
   const forward = (req: IncomingMessage, res: ServerResponse): void => {
     if (options.failover !== true) {
-      attempt(req, res, undefined, 1);
+      const index = next;
+      next = (next + 1) % upstreams.length;
+      attempt(req, res, undefined, new Set(), index);
       return;
     }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => attempt(req, res, Buffer.concat(chunks), upstreams.length));
+    req.once('end', () => {
+      const tried = new Set<number>();
+      attempt(req, res, Buffer.concat(chunks), tried, pick(tried)!);
+    });
   };
 
   const server = createServer(forward);
