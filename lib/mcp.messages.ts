@@ -70,9 +70,6 @@ export const CALL_STOPPED_BY_SHUTDOWN = (graceMs: number) =>
 /** The error and status message of a task whose work was still running when the shutdown's grace period ended. */
 export const TASK_STOPPED_BY_SHUTDOWN = 'Server shutting down: the task was stopped before it finished';
 
-/** What a `subscriptions/listen` stream is told when the server ends it at shutdown. */
-export const LISTEN_CLOSED_BY_SHUTDOWN = 'Server shutting down';
-
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 /** Log line: the drain starts. */

@@ -271,7 +271,7 @@ describe('SIGTERM with a modern subscriptions/listen stream and a modern call (S
     await client?.close().catch(() => undefined);
   });
 
-  it('ends the listen (the client sees it closed by the server), answers the call, and exits within the bound', () =>
+  it('ends the listen gracefully (as the v2 client reads it), answers the call, and exits within the bound', () =>
     withOutput(
       () => server,
       async () => {
@@ -286,7 +286,7 @@ describe('SIGTERM with a modern subscriptions/listen stream and a modern call (S
         await server.line(/PROBE started modern-call/);
 
         const exiting = server.terminate();
-        await expect(withTimeout(subscription.closed, EXIT_BOUND_MS, 'the listen to end')).resolves.toBe('remote');
+        await expect(withTimeout(subscription.closed, EXIT_BOUND_MS, 'the listen to end')).resolves.toBe('graceful');
         expect(firstText(await call)).toBe('slept modern-call');
         const exit = await exiting;
         expect(exit.ms).toBeLessThan(EXIT_BOUND_MS);

@@ -4,7 +4,6 @@ import { McpRegistry } from '../registry/mcp-registry.service';
 import { McpSessionService } from '../sessions/mcp-session.service';
 import { SessionChannels } from '../sessions/session-channels';
 import { notification } from '../protocol/json-rpc';
-import { LISTEN_CLOSED_BY_SHUTDOWN } from '../mcp.messages';
 import { McpEngine } from '../protocol/engine';
 import type { McpEvent, NotificationBus } from './notification-bus.interface';
 import { taskNotificationOf } from '../protocol/tasks/task-render';
@@ -45,7 +44,7 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
   /** Stops delivering, then ends the modern listen streams: no event can reach them any more. */
   async onModuleDestroy(): Promise<void> {
     this.teardown.splice(0).forEach((stop) => stop());
-    await this.engine.subscriptions.closeAll(LISTEN_CLOSED_BY_SHUTDOWN);
+    await this.engine.subscriptions.closeAll();
   }
 
   /** Announces that the list of tools changed. */

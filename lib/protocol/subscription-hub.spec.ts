@@ -210,20 +210,16 @@ describe('SubscriptionHub', () => {
 
     hub.publish({ type: 'list_changed', list: 'tools' });
     hub.publish({ type: 'resource_updated', uri: 'file:///a' });
-    subscription.close('too late');
+    subscription.close();
     expect(sink.methods).toEqual(['notifications/subscriptions/acknowledged']);
   });
 
-  it('a server-side close sends notifications/cancelled naming the listen request, then ends', async () => {
+  it('a server-side close ends it with nothing sent before the final result (no notifications/cancelled)', async () => {
     const hub = new SubscriptionHub();
     const sink = new RecordingSink();
     const subscription = hub.open('listen:1', { promptsListChanged: true }, sink);
-    subscription.close('Server shutting down');
-    expect(sink.messages[1]).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { _meta: { [SUBSCRIPTION_ID]: 'listen:1' }, requestId: 'listen:1', reason: 'Server shutting down' },
-    });
+    subscription.close();
+    expect(sink.methods).toEqual(['notifications/subscriptions/acknowledged']);
     await expect(subscription.ended).resolves.toBe('closed');
     expect(hub.size).toBe(0);
     expect(subscription.finalResult()).toEqual({ resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 'listen:1' } });
@@ -233,25 +229,27 @@ describe('SubscriptionHub', () => {
     const hub = new SubscriptionHub();
     const sinks = [new RecordingSink(), new RecordingSink()];
     const subscriptions = sinks.map((sink, index) => hub.open(index, { toolsListChanged: true }, sink));
-    await hub.closeAll('bye');
+    await hub.closeAll();
     expect(hub.size).toBe(0);
     await expect(Promise.all(subscriptions.map((subscription) => subscription.ended))).resolves.toEqual([
       'closed',
       'closed',
     ]);
-    expect(sinks.map((sink) => sink.methods.at(-1))).toEqual(['notifications/cancelled', 'notifications/cancelled']);
-    await expect(hub.closeAll('again')).resolves.toBeUndefined();
+    expect(sinks.map((sink) => sink.methods)).toEqual([
+      ['notifications/subscriptions/acknowledged'],
+      ['notifications/subscriptions/acknowledged'],
+    ]);
+    await expect(hub.closeAll()).resolves.toBeUndefined();
   });
 
   it('after closeAll, a subscription that opens (a listen on its way at shutdown) is acknowledged, then ends at once', async () => {
     const hub = new SubscriptionHub();
-    await hub.closeAll('Server shutting down');
+    await hub.closeAll();
     const sink = new RecordingSink();
     const late = hub.open('late', { toolsListChanged: true }, sink);
     await expect(late.ended).resolves.toBe('closed');
     expect(hub.size).toBe(0);
-    expect(sink.methods).toEqual(['notifications/subscriptions/acknowledged', 'notifications/cancelled']);
-    expect(sink.messages.at(-1)?.params).toMatchObject({ requestId: 'late', reason: 'Server shutting down' });
+    expect(sink.methods).toEqual(['notifications/subscriptions/acknowledged']);
   });
 
   it('closeFor ends only the subscriptions of one channel, even when another channel reuses their ids', async () => {
@@ -260,14 +258,17 @@ describe('SubscriptionHub', () => {
     const staying = new RecordingSink();
     const mine = [hub.open(1, { toolsListChanged: true }, closing), hub.open(2, { promptsListChanged: true }, closing)];
     const theirs = hub.open(1, { toolsListChanged: true }, staying);
-    hub.closeFor(closing, 'input ended');
+    hub.closeFor(closing);
     await expect(Promise.all(mine.map((subscription) => subscription.ended))).resolves.toEqual(['closed', 'closed']);
-    expect(closing.methods.filter((method) => method === 'notifications/cancelled')).toHaveLength(2);
+
     expect(theirs.active).toBe(true);
     expect(hub.size).toBe(1);
     hub.publish({ type: 'list_changed', list: 'tools' });
     expect(staying.methods.at(-1)).toBe('notifications/tools/list_changed');
-    expect(closing.methods.at(-1)).toBe('notifications/cancelled');
+    expect(closing.methods).toEqual([
+      'notifications/subscriptions/acknowledged',
+      'notifications/subscriptions/acknowledged',
+    ]);
   });
 
   it('drops a subscription whose channel throws, and still delivers to the others', () => {
@@ -421,13 +422,9 @@ describe('subscriptions/listen in the engine', () => {
     expect(engine.running.size).toBe(1);
     expect(engine.running.longLived).toBe(1);
 
-    await engine.subscriptions.closeAll('Server shutting down');
+    await engine.subscriptions.closeAll();
     expect(answered).toBe(true);
-    expect(sink.messages.at(-1)).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { _meta: { [SUBSCRIPTION_ID]: 9 }, requestId: 9, reason: 'Server shutting down' },
-    });
+    expect(sink.messages.at(-1)?.method).toBe('notifications/subscriptions/acknowledged');
     const answer = await outcome;
     expect(answer).toEqual({
       type: 'response',

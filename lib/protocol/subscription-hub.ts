@@ -138,14 +138,12 @@ export class Subscription {
   }
 
   /**
-   * The server ends the subscription: tells the client with `notifications/cancelled` naming the
-   * listen request; the listen request is then answered with `finalResult()`.
+   * The server ends the subscription gracefully: the listen request is answered with
+   * `finalResult()`, and nothing comes before it. A `notifications/cancelled` naming the listen
+   * request would read as an abrupt end: the official v2 client settles on it as a remote close
+   * (a dropped subscription) and never sees the answer that says the end was graceful.
    */
-  close(reason: string): void {
-    if (!this.open) {
-      return;
-    }
-    this.send('notifications/cancelled', { requestId: this.id, reason });
+  close(): void {
     this.end('closed');
   }
 
@@ -172,8 +170,8 @@ export class SubscriptionHub {
   };
   private readonly byUri = new Map<string, Set<Subscription>>();
   private readonly byTask = new Map<string, Set<Subscription>>();
-  /** Set by `closeAll` (shutdown): why a subscription opened afterwards ends at once. */
-  private closedFor: string | undefined;
+  /** Set by `closeAll` (shutdown): a subscription opened afterwards ends at once. */
+  private closing = false;
 
   /** How many subscriptions are open. */
   get size(): number {
@@ -199,10 +197,10 @@ export class SubscriptionHub {
       addTo(this.byTask, taskId, subscription);
     }
     subscription.send('notifications/subscriptions/acknowledged', { notifications: { ...filter } });
-    if (this.closedFor !== undefined) {
+    if (this.closing) {
       // A listen that was on its way when the server began to shut down: it would hold its
       // stream past the shutdown, so it ends as those open then did.
-      subscription.close(this.closedFor);
+      subscription.close();
     }
     return subscription;
   }
@@ -232,17 +230,16 @@ export class SubscriptionHub {
   }
 
   /**
-   * Ends every subscription from the server side (shutdown): each is told with
-   * `notifications/cancelled`, then its listen request is answered; one opened later ends the
-   * same way at once. Resolves once the transports had the chance to write those answers.
+   * Ends every subscription from the server side (shutdown): each listen request is answered
+   * (see `Subscription.close`); one opened later ends the same way at once. Resolves once the transports had the chance to write those answers.
    */
-  async closeAll(reason: string): Promise<void> {
-    this.closedFor ??= reason;
+  async closeAll(): Promise<void> {
+    this.closing = true;
     const closing = [...this.subscriptions];
     if (closing.length === 0) {
       return;
     }
-    closing.forEach((subscription) => subscription.close(reason));
+    closing.forEach((subscription) => subscription.close());
     // Each listen request is answered in the microtasks that follow its subscription's end
     // (handler → engine → transport write); one turn of the event loop lets all of them run
     // before the caller goes on, e.g. to close the connections at shutdown.
@@ -251,13 +248,12 @@ export class SubscriptionHub {
 
   /**
    * Ends, from the server side, the subscriptions that write to `sink` (a connection that is
-   * closing while its client may still read): each gets `notifications/cancelled`, then its
-   * listen request is answered.
+   * closing while its client may still read): each listen request is answered.
    */
-  closeFor(sink: SubscriptionSink, reason: string): void {
+  closeFor(sink: SubscriptionSink): void {
     for (const subscription of [...this.subscriptions]) {
       if (subscription.writesTo(sink)) {
-        subscription.close(reason);
+        subscription.close();
       }
     }
   }

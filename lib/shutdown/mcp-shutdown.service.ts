@@ -5,7 +5,6 @@ import {
   CALL_STOPPED_BY_SHUTDOWN,
   DRAIN_GRACE_ENDED,
   DRAIN_STARTED,
-  LISTEN_CLOSED_BY_SHUTDOWN,
   SHUTDOWN_COMPLETE,
   TASK_STOPPED_BY_SHUTDOWN,
 } from '../mcp.messages';
@@ -116,7 +115,7 @@ export class McpShutdown implements OnModuleDestroy, OnApplicationShutdown {
 
     const ended =
       this.streams.endHeldStreams() + this.pairs.endPairs((sessionId) => this.engine.runningIn(sessionId) > 0);
-    await subscriptions.closeAll(LISTEN_CLOSED_BY_SHUTDOWN);
+    await subscriptions.closeAll();
     this.logger.log(DRAIN_STARTED(calls, listens + ended, this.tasks.liveCount, graceMs));
 
     if (!(await this.settled(graceMs))) {

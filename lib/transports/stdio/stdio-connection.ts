@@ -17,7 +17,7 @@ import type { McpPrincipal } from '../../protocol/call-context';
 import { logMessage, logStack } from '../../protocol/log-text';
 import type { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import type { SessionChannels } from '../../sessions/session-channels';
-import { BODY_TOO_DEEP, LISTEN_CLOSED_BY_SHUTDOWN, SHUTTING_DOWN } from '../../mcp.messages';
+import { BODY_TOO_DEEP, SHUTTING_DOWN } from '../../mcp.messages';
 import { exceedsDepth } from '../http/request-body';
 import { StdioFrameReader } from './stdio-frames';
 import { StdioOutput } from './stdio-output';
@@ -178,7 +178,7 @@ export class StdioConnection {
         this.output.send(failure(work.message.id, ErrorCode.InternalError, SHUTTING_DOWN));
       }
     }
-    this.requests.endListens(LISTEN_CLOSED_BY_SHUTDOWN);
+    this.requests.endListens();
   }
 
   /** Stops reading as if the input had ended; resolves once the connection is over. */
@@ -213,8 +213,8 @@ export class StdioConnection {
       this.input.pause();
     }
     this.inputEnded = true;
-    // The client may still read stdout: its listens end as at shutdown, told and answered.
-    this.requests.endListens(INPUT_ENDED_REASON);
+    // The client may still read stdout: its listens end as at shutdown, answered.
+    this.requests.endListens();
     const session = this.session.handle;
     if (session !== undefined) {
       this.deps.engine.clientRequests.failScope(session.id, INPUT_ENDED_REASON);

@@ -229,9 +229,9 @@ export class StdioRequests implements StdioBatchHost {
     }
   }
 
-  /** Ends the connection's listens from the server side: each is told, then answered. */
-  endListens(reason: string): void {
-    this.deps.engine.subscriptions.closeFor(this.channel, reason);
+  /** Ends the connection's listens from the server side: each listen request is answered. */
+  endListens(): void {
+    this.deps.engine.subscriptions.closeFor(this.channel);
     for (const [, work] of [...this.deps.workers.inflight]) {
       if (work.kind === 'request' && work.listen && !work.handed) {
         // Not subscribed yet (waiting for nothing but the engine): it never will be.
