@@ -50,6 +50,11 @@ export const MCP_CLUSTER_LINK = Symbol('nest-mcp:cluster-link');
 /** Token of the Redis connections (`RedisHub`), or `undefined` without Redis. */
 export const MCP_REDIS_HUB = Symbol('nest-mcp:redis-hub');
 /**
+ * Token of the clock (`Clock`) of the times instances compare: Redis's clock when `redis` is set
+ * (`RedisClock`), else the system clock.
+ */
+export const MCP_CLOCK = Symbol('nest-mcp:clock');
+/**
  * Metadata of the module's endpoint controllers and their route handlers (`McpEndpointMarker`):
  * how the platform hooks and `isMcpEndpoint()` recognise the module's own routes.
  */

@@ -1,4 +1,4 @@
-import { LOG_TEXT_MAX_LENGTH, logStack, logText } from './log-text';
+import { LOG_TEXT_MAX_LENGTH, logList, logStack, logText } from './log-text';
 
 describe('logText', () => {
   it.each<[string, unknown, string]>([
@@ -62,5 +62,14 @@ describe('logStack', () => {
 
   it('is undefined for what is not an Error', () => {
     expect(logStack('boom')).toBeUndefined();
+  });
+});
+
+describe('logList', () => {
+  it('names up to `max` items and counts the rest', () => {
+    expect(logList([], 3)).toBe('');
+    expect(logList(['a', 'b'], 3)).toBe('a, b');
+    expect(logList(['a', 'b', 'c'], 3)).toBe('a, b, c');
+    expect(logList(['a', 'b', 'c', 'd', 'e'], 3)).toBe('a, b, c and 2 more');
   });
 });

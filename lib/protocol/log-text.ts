@@ -77,3 +77,12 @@ export function logStack(error: unknown): string | undefined {
   }
   return stack;
 }
+
+/**
+ * The first `max` of `items` for one log line, and how many more there are: a line that reports
+ * what a sweep did stays one line of bounded length however much it did.
+ */
+export function logList(items: readonly string[], max: number): string {
+  const shown = items.slice(0, max).join(', ');
+  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+}

@@ -1,9 +1,17 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { MCP_CLUSTER_LINK, MCP_SERVER_SETTINGS, MCP_SESSION_SETTINGS, MCP_SESSION_STORE } from '../mcp.constants';
+import {
+  MCP_CLOCK,
+  MCP_CLUSTER_LINK,
+  MCP_SERVER_SETTINGS,
+  MCP_SESSION_SETTINGS,
+  MCP_SESSION_STORE,
+} from '../mcp.constants';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
 import type { McpServerSettings } from '../server-settings';
 import type { McpPrincipal } from '../protocol/call-context';
+import type { Clock } from '../protocol/clock';
 import { ErrorCode } from '../protocol/json-rpc';
+import { logList } from '../protocol/log-text';
 import { McpError } from '../protocol/mcp-error';
 import { quotaKeyOf } from '../protocol/principal';
 import { RefusalLog, tooMany } from '../protocol/refusal-log';
@@ -46,6 +54,8 @@ export class SessionQuotaError extends Error {
 const EVICTION_CANDIDATES = 8;
 /** How many sessions one `open` ends at most (others of the caller may take the room meanwhile). */
 const EVICTION_ATTEMPTS = 3;
+/** How many of the sessions one sweep ended its log line names (the rest are counted). */
+const SWEEP_LOG_IDS = 5;
 
 /**
  * Legacy-era sessions: opened by `initialize` (or the 2024-11-05 SSE pair), owned by the
@@ -75,6 +85,8 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     @Inject(MCP_SESSION_STORE) private readonly store: SessionStore,
     private readonly channels: SessionChannels,
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
+    /** Redis's clock with Redis: idleness is compared across instances. */
+    @Inject(MCP_CLOCK) private readonly clock: Clock,
   ) {
     this.activityResolutionMs = Math.min(15_000, Math.floor(settings.idleTimeoutMs / 10));
     this.caps = {
@@ -109,7 +121,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    * @throws SessionQuotaError when the caller is at its cap and none of its sessions may end.
    */
   async open(principal: McpPrincipal): Promise<SessionRecord> {
-    const now = Date.now();
+    const now = this.clock.now();
     const record: SessionRecord = {
       id: newSessionId(),
       principalId: principal.id,
@@ -210,7 +222,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
 
   /** Records activity on a session. */
   async touch(id: string): Promise<void> {
-    await this.store.touch(id, Date.now());
+    await this.store.touch(id, this.clock.now());
   }
 
   /**
@@ -218,7 +230,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    * timeout (15 s at most): a session in constant use is not written on every request.
    */
   refresh(record: SessionRecord): Promise<void> | undefined {
-    const now = Date.now();
+    const now = this.clock.now();
     if (now - record.lastActivity < this.activityResolutionMs) {
       // Nothing to write: no promise, no wait.
       return undefined;
@@ -317,20 +329,34 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /** Ends the sessions idle for longer than the timeout. Sessions with an open stream (on any instance) stay. */
-  async sweep(now = Date.now()): Promise<number> {
+  /**
+   * Ends the sessions idle for longer than the timeout, and says which in one line. Sessions
+   * with an open stream (on any instance) stay.
+   */
+  async sweep(now = this.clock.now()): Promise<number> {
     const cutoff = now - this.settings.idleTimeoutMs;
-    let ended = 0;
-    for (const id of await this.store.idleSince(cutoff)) {
-      if (this.channels.has(id) || (await this.channels.holder(id)) !== undefined) {
-        await this.store.touch(id, now);
-        continue;
+    const ended: string[] = [];
+    try {
+      for (const id of await this.store.idleSince(cutoff)) {
+        if (this.channels.has(id) || (await this.channels.holder(id)) !== undefined) {
+          await this.store.touch(id, now);
+          continue;
+        }
+        // Since when, for the sessions the line names.
+        const idleSince = ended.length < SWEEP_LOG_IDS ? (await this.store.get(id))?.lastActivity : undefined;
+        if (await this.close(id, 'expired')) {
+          ended.push(idleSince === undefined ? id : `${id} (idle since ${new Date(idleSince).toISOString()})`);
+        }
       }
-      if (await this.close(id, 'expired')) {
-        ended += 1;
+    } finally {
+      if (ended.length > 0) {
+        this.logger.log(
+          `Ended ${ended.length} idle ${ended.length === 1 ? 'session' : 'sessions'} ` +
+            `(no activity for sessions.idleTimeoutMs = ${this.settings.idleTimeoutMs} ms): ${logList(ended, SWEEP_LOG_IDS)}`,
+        );
       }
     }
-    return ended;
+    return ended.length;
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import {
+  MCP_CLOCK,
   MCP_CLUSTER_LINK,
   MCP_HTTP_SETTINGS,
   MCP_NOTIFICATION_BUS,
@@ -24,6 +25,7 @@ import type { ReplayStore } from '../sessions/replay-store.interface';
 import type { TaskStore } from '../tasks/task-store.interface';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
 import type { NotificationBus } from '../notifications/notification-bus.interface';
+import { systemClock, type Clock } from '../protocol/clock';
 import type { ResolvedStoreOptions } from './store-settings';
 import { MemoryClusterLink } from './memory/memory-cluster.link';
 import { MemoryNotificationBus } from './memory/memory-notification.bus';
@@ -96,16 +98,20 @@ export function namedStoreProviders(server: string): Array<{ provide: string; us
 /** The tokens of the stores the module exports, so that the application can inject them. */
 export const STORE_TOKENS = [MCP_SESSION_STORE, MCP_REPLAY_STORE, MCP_TASK_STORE, MCP_NOTIFICATION_BUS] as const;
 
-/** Closes the Redis link, bus and connections once the application has shut down. */
+/** Closes the Redis link, bus, clock and connections once the application has shut down. */
 @Injectable()
 export class McpStoresLifecycle implements OnApplicationShutdown {
   constructor(
     @Inject(MCP_REDIS_HUB) private readonly hub: Hub,
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: NotificationBus,
+    @Inject(MCP_CLOCK) private readonly clock: Clock,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    if (this.hub !== undefined && this.clock instanceof redis().RedisClock) {
+      this.clock.stop();
+    }
     await this.link.close();
     // The application's own bus is the application's to close.
     // Only a hub makes a Redis bus (and loads its class).
@@ -164,8 +170,16 @@ function replayStore(
       );
 }
 
-function taskStore(stores: Stores, hub: Hub): TaskStore {
-  return stores?.tasks ?? (hub === undefined ? new MemoryTaskStore() : new (redis().RedisTaskStore)(hub, {}));
+function taskStore(stores: Stores, hub: Hub, clock: Clock): TaskStore {
+  return stores?.tasks ?? (hub === undefined ? new MemoryTaskStore() : new (redis().RedisTaskStore)(hub, { clock }));
+}
+
+/**
+ * The clock of the times instances compare (idleness, task expiry): Redis's when `redis` is set,
+ * so that one instance with a wrong clock ends nothing early on the others.
+ */
+function sharedClock(hub: Hub): Clock | Promise<Clock> {
+  return hub === undefined ? systemClock : redis().RedisClock.of(hub, new McpLogger('McpModule'));
 }
 
 function notificationBus(stores: Stores, hub: Hub): Promise<NotificationBus> | NotificationBus {
@@ -175,6 +189,7 @@ function notificationBus(stores: Stores, hub: Hub): Promise<NotificationBus> | N
 /** Every provider of the server's state. */
 export const STORE_PROVIDERS: Provider[] = [
   { provide: MCP_REDIS_HUB, useFactory: connectHub, inject: [MCP_REDIS_SETTINGS, MCP_SERVER_SETTINGS] },
+  { provide: MCP_CLOCK, useFactory: sharedClock, inject: [MCP_REDIS_HUB] },
   {
     provide: MCP_CLUSTER_LINK,
     useFactory: (hub: Hub): Promise<ClusterLink> | ClusterLink =>
@@ -192,6 +207,6 @@ export const STORE_PROVIDERS: Provider[] = [
     useFactory: replayStore,
     inject: [MCP_STORE_SETTINGS, MCP_REDIS_HUB, MCP_HTTP_SETTINGS, MCP_SESSION_SETTINGS],
   },
-  { provide: MCP_TASK_STORE, useFactory: taskStore, inject: [MCP_STORE_SETTINGS, MCP_REDIS_HUB] },
+  { provide: MCP_TASK_STORE, useFactory: taskStore, inject: [MCP_STORE_SETTINGS, MCP_REDIS_HUB, MCP_CLOCK] },
   McpStoresLifecycle,
 ];

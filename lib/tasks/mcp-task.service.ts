@@ -6,6 +6,7 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import {
+  MCP_CLOCK,
   MCP_CLUSTER_LINK,
   MCP_NOTIFICATION_BUS,
   MCP_OWN_SESSIONS,
@@ -16,6 +17,7 @@ import type { ClusterLink } from '../cluster/cluster-link.interface';
 import { MemoryClusterLink } from '../stores/memory/memory-cluster.link';
 import type { NotificationBus } from '../notifications/notification-bus.interface';
 import type { InputRequest } from '../protocol/client-requests';
+import { systemClock, type Clock } from '../protocol/clock';
 import type { JsonObject } from '../protocol/json-rpc';
 import { McpSessionService } from '../sessions/mcp-session.service';
 import { TaskManager, type NewTask, type TaskOutcome } from './task-manager';
@@ -56,8 +58,9 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
     @Inject(MCP_TASK_SETTINGS) private readonly settings: TaskSettings,
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink = new MemoryClusterLink(),
     @Inject(MCP_OWN_SESSIONS) private readonly sessions?: McpSessionService,
+    @Inject(MCP_CLOCK) clock: Clock = systemClock,
   ) {
-    this.manager = new TaskManager(store, bus, link, settings, this.logger);
+    this.manager = new TaskManager(store, bus, link, settings, this.logger, clock);
   }
 
   /** The resolved settings. */

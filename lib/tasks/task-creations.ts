@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Clock } from '../protocol/clock';
 import { ErrorCode } from '../protocol/json-rpc';
 import { McpError } from '../protocol/mcp-error';
 import { tooMany, type RefusalLog } from '../protocol/refusal-log';
@@ -22,6 +23,7 @@ export class TaskCreations {
     private readonly store: TaskStore,
     private readonly settings: TaskSettings,
     private readonly refusals: Pick<RefusalLog, 'warn'>,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -48,7 +50,7 @@ export class TaskCreations {
 
   private async createNow(init: NewTask, abort: (reason: unknown) => void): Promise<McpTaskRecord> {
     const { defaultTtlMs, maxTtlMs, pollIntervalMs } = this.settings;
-    const now = Date.now();
+    const now = this.clock.now();
     const requested = init.requestedTtlMs;
     const asked = requested !== undefined && Number.isInteger(requested) && requested > 0 ? requested : defaultTtlMs;
     const ttlMs = Math.min(asked, maxTtlMs);

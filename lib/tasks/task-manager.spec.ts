@@ -1296,3 +1296,83 @@ describe('TaskManager', () => {
     });
   });
 });
+
+describe('TaskManager: its clock', () => {
+  /** A clock an hour behind this machine's: the system clock would expire every task of these tests. */
+  function hourBehind(): { now(): number; at: number } {
+    return {
+      at: Date.now() - 3_600_000,
+      now() {
+        return this.at;
+      },
+    };
+  }
+
+  function withClock(clock: { now(): number }) {
+    const logger = { warn: jest.fn<void, [string]>(), error: jest.fn<void, [string]>() };
+    const manager = new TaskManager(
+      new MemoryTaskStore(),
+      new MemoryNotificationBus(),
+      new MemoryClusterLink(),
+      DEFAULTS,
+      logger,
+      clock,
+    );
+    return { manager, logger };
+  }
+
+  it('reads creation, update and expiry times, readability and the sweep from the clock it is given', async () => {
+    const clock = hourBehind();
+    const { manager } = withClock(clock);
+    const created = clock.at;
+    const live = await manager.create({ ...MODERN, requestedTtlMs: 5_000 }, () => undefined);
+    const done = await manager.create({ ...MODERN, requestedTtlMs: 5_000 }, () => undefined);
+    expect(live).toMatchObject({ createdAt: created, updatedAt: created, expiresAt: created + 5_000 });
+    clock.at += 1_000;
+    await expect(manager.settle(done.id, { type: 'result', result: OK_RESULT })).resolves.toMatchObject({
+      updatedAt: created + 1_000,
+    });
+
+    clock.at = created + 4_999;
+    await expect(manager.sweep()).resolves.toBe(0);
+    await expect(manager.get(live.id)).resolves.toMatchObject({ status: 'working' });
+    await expect(manager.get(done.id)).resolves.toMatchObject({ status: 'completed' });
+
+    clock.at = created + 5_000;
+    await expect(manager.get(done.id)).resolves.toBeUndefined();
+    await expect(manager.sweep()).resolves.toBe(2);
+    await expect(manager.get(live.id)).resolves.toMatchObject({
+      status: 'failed',
+      statusMessage: 'Task expired',
+      updatedAt: created + 5_000,
+      expiresAt: created + 5_000 + DEFAULTS.expiredGraceMs,
+    });
+  });
+
+  it('a sweep that fails tasks says which in one line, naming five at most with their TTL and expiry', async () => {
+    const clock = hourBehind();
+    const { manager, logger } = withClock(clock);
+    const ids: string[] = [];
+    for (let index = 0; index < 7; index += 1) {
+      ids.push((await manager.create({ ...MODERN, requestedTtlMs: 1_000 }, () => undefined)).id);
+    }
+    const ended = await manager.create({ ...MODERN, requestedTtlMs: 1_000 }, () => undefined);
+    await manager.settle(ended.id, { type: 'result', result: OK_RESULT });
+    ids.sort();
+    const expiredAt = new Date(clock.at + 1_000).toISOString();
+    clock.at += 1_000;
+
+    await expect(manager.sweep()).resolves.toBe(8);
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    const [line] = logger.warn.mock.calls[0];
+    expect(line).toMatch(/^Failed 7 expired tasks \(past their TTL\): .* and 2 more$/);
+    const named = ids.filter((id) => line.includes(`${id} (ttl 1000 ms, expired at ${expiredAt})`));
+    expect(named).toHaveLength(5);
+    expect(line).not.toContain(ended.id);
+
+    // A sweep that only deletes ended tasks, or does nothing, says nothing.
+    clock.at += DEFAULTS.expiredGraceMs;
+    await expect(manager.sweep()).resolves.toBe(7);
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+  });
+});

@@ -1,7 +1,9 @@
 import type { ClusterLink } from '../cluster/cluster-link.interface';
+import { systemClock, type Clock } from '../protocol/clock';
 import type { NotificationBus } from '../notifications/notification-bus.interface';
 import type { InputRequest } from '../protocol/client-requests';
 import { ErrorCode, type JsonObject } from '../protocol/json-rpc';
+import { logList } from '../protocol/log-text';
 import { McpError, messageOf } from '../protocol/mcp-error';
 import { RefusalLog } from '../protocol/refusal-log';
 import { LiveTasks } from './live-tasks';
@@ -28,6 +30,8 @@ export interface TaskLogger {
 export type { NewTask, TaskOutcome } from '../protocol/tasks/task-port';
 
 const MISSING = 'Task not found';
+/** How many of the tasks one sweep failed its log line names (the rest are counted). */
+const SWEEP_LOG_IDS = 5;
 
 /**
  * The tasks of one server, without a framework: created by the engine when a call becomes a
@@ -52,12 +56,14 @@ export class TaskManager implements TaskPort {
     link: ClusterLink,
     private readonly settings: TaskSettings,
     private readonly logger: TaskLogger,
+    /** The clock of the tasks' times: Redis's with Redis, so that instances agree on expiry. */
+    private readonly clock: Clock = systemClock,
   ) {
     const refusals = new RefusalLog({
       warn: (message) => logger.warn(message),
       debug: (message) => logger.debug?.(message),
     });
-    this.creations = new TaskCreations(this.live, store, settings, refusals);
+    this.creations = new TaskCreations(this.live, store, settings, refusals, clock);
     this.questions = new TaskQuestions(this.live, store, link, (id, change) => this.transition(id, change));
   }
 
@@ -222,8 +228,9 @@ export class TaskManager implements TaskPort {
    * Fails the live tasks that outlived their TTL (their work is stopped) and deletes the
    * terminal ones; returns how many tasks it acted on. Never rejects: a failure is logged.
    */
-  async sweep(now = Date.now()): Promise<number> {
+  async sweep(now = this.clock.now()): Promise<number> {
     let acted = 0;
+    const failed: string[] = [];
     try {
       for (const record of await this.store.due(now)) {
         acted += 1;
@@ -232,16 +239,24 @@ export class TaskManager implements TaskPort {
           continue;
         }
         this.live.release(record.id, new McpError(ErrorCode.InternalError, 'Task expired'), true);
-        await this.transition(record.id, (current) => ({
+        const expired = await this.transition(record.id, (current) => ({
           ...current,
           status: 'failed',
           error: { code: ErrorCode.InternalError, message: 'Task expired' },
           statusMessage: 'Task expired',
           expiresAt: now + this.settings.expiredGraceMs,
         }));
+        if (expired !== undefined) {
+          failed.push(expiredTask(record));
+        }
       }
     } catch (error) {
       this.logger.error(`Task sweep failed: ${messageOf(error)}`);
+    } finally {
+      if (failed.length > 0) {
+        const what = failed.length === 1 ? 'task (past its TTL)' : 'tasks (past their TTL)';
+        this.logger.warn(`Failed ${failed.length} expired ${what}: ${logList(failed, SWEEP_LOG_IDS)}`);
+      }
     }
     return acted;
   }
@@ -279,7 +294,7 @@ export class TaskManager implements TaskPort {
       }
       const next = change(record);
       if (next !== undefined) {
-        next.updatedAt = Math.max(Date.now(), record.updatedAt);
+        next.updatedAt = Math.max(this.clock.now(), record.updatedAt);
         if (isTerminal(next.status)) {
           delete next.inputRequests;
         }
@@ -319,6 +334,11 @@ export class TaskManager implements TaskPort {
 
   /** Whether a stored task may still be read: not past its expiry. */
   private readable(record: McpTaskRecord): boolean {
-    return !(isTerminal(record.status) && record.expiresAt <= Date.now());
+    return !(isTerminal(record.status) && record.expiresAt <= this.clock.now());
   }
+}
+
+/** A task the sweep failed, for its log line: its id, TTL and when it expired. */
+function expiredTask(record: McpTaskRecord): string {
+  return `${record.id} (ttl ${record.ttlMs} ms, expired at ${new Date(record.expiresAt).toISOString()})`;
 }

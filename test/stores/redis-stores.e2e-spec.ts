@@ -397,6 +397,17 @@ describe('RedisTaskStore', () => {
     await expect(store.get('task_a')).resolves.toMatchObject({ expiresAt: now - 3_600_000 });
   });
 
+  it("counts a key's time to live by the clock the task's times were read with, not this process's", async () => {
+    // The module's clock is Redis's: an hour ahead of this process's here.
+    const ahead = now + 3_600_000;
+    const skewed = new RedisTaskStore(hub, {
+      retentionGraceMs: GRACE_MS,
+      clock: { now: () => Date.now() + 3_600_000 },
+    });
+    await skewed.create(taskRecord('task_a', ahead, { expiresAt: ahead + 60_000 }));
+    expectTtlNear(await redis().pttl(`${PREFIX}task:task_a`), now + 60_000 + GRACE_MS);
+  });
+
   it('leaves no key behind once its tasks are deleted', async () => {
     await store.create(taskRecord('task_a', now));
     await store.create(taskRecord('task_b', now, { owner: 'session:s1', status: 'completed' }));

@@ -16,10 +16,14 @@ const LISTENING = /^LISTENING (\d+)$/m;
  * starts in about a second) and the `nest-mcp` path alias. For clients that spawn the server
  * themselves (stdio).
  */
-export function tsEntry(entry: string): { command: string; args: string[]; cwd: string } {
+export function tsEntry(
+  entry: string,
+  preload: readonly string[] = [],
+): { command: string; args: string[]; cwd: string } {
+  const required = preload.flatMap((file) => ['-r', join(ROOT, file)]);
   return {
     command: process.execPath,
-    args: [TS_NODE, '--swc', '-r', 'tsconfig-paths/register', join(ROOT, entry)],
+    args: [TS_NODE, '--swc', '-r', 'tsconfig-paths/register', ...required, join(ROOT, entry)],
     cwd: ROOT,
   };
 }
@@ -120,14 +124,16 @@ export async function terminateProcess(
 /**
  * Starts `entry` (a .ts file, from the repository root) with `env` added (a variable given as
  * `undefined` is removed), and waits until it writes a line matching `listening` (by default
- * `LISTENING <port>`), whose first group is the port.
+ * `LISTENING <port>`), whose first group is the port. `preload`: .ts files (from the repository
+ * root) loaded before the entry, such as `test/support/shifted-clock.ts`.
  */
 export async function startServerProcess(
   entry: string,
   env: Record<string, string | undefined> = {},
   listening: RegExp = LISTENING,
+  preload: readonly string[] = [],
 ): Promise<ServerProcess> {
-  const { command, args, cwd } = tsEntry(entry);
+  const { command, args, cwd } = tsEntry(entry, preload);
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) {

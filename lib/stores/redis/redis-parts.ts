@@ -3,6 +3,7 @@
  * when `redis` is set: an application without Redis does not load their code at startup.
  */
 export { RedisHub } from './redis-hub';
+export { RedisClock } from './redis-clock';
 export { RedisClusterLink } from './redis-cluster.link';
 export { RedisNotificationBus } from './redis-notification.bus';
 export { RedisReplayStore } from './redis-replay.store';

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../protocol/clock';
 import type { McpTaskRecord, TaskStore } from '../../tasks/task-store.interface';
 import { isTerminal, taskQuotaKey } from '../../tasks/task-store.interface';
 import { LUA_EXISTING_MEMBERS, LUA_EXTEND_TTL } from './redis-keys';
@@ -11,6 +12,11 @@ export interface RedisTaskStoreOptions {
    * instance runs.
    */
   readonly retentionGraceMs?: number;
+  /**
+   * The clock the tasks' times are read with (the module's: Redis's), which a key's time to
+   * live is counted from. Default: the system clock.
+   */
+  readonly clock?: Clock;
 }
 
 const DEFAULT_RETENTION_GRACE_MS = 5 * 60_000;
@@ -157,6 +163,7 @@ return #existing_members(KEYS[1], ARGV[1])
  */
 export class RedisTaskStore implements TaskStore {
   private readonly graceMs: number;
+  private readonly clock: Clock;
 
   constructor(
     private readonly hub: RedisHub,
@@ -167,6 +174,7 @@ export class RedisTaskStore implements TaskStore {
       throw new RangeError(`retentionGraceMs must be a non-negative integer (got ${grace})`);
     }
     this.graceMs = grace;
+    this.clock = options.clock ?? systemClock;
   }
 
   async create(record: McpTaskRecord): Promise<void> {
@@ -284,9 +292,10 @@ export class RedisTaskStore implements TaskStore {
 
   /** JSON, ttl, id, live, expiresAt, updatedAt: the arguments of the scripts' `store`. */
   private storeArgs(record: McpTaskRecord, json: string): Array<string | number> {
-    // Relative to this process's clock, the one `expiresAt` was computed with (not Redis's).
-    // A task already past its expiry still lives the grace time, for the sweeper to see it.
-    const ttl = Math.max(record.expiresAt - Date.now(), 0) + this.graceMs;
+    // Relative to the clock `expiresAt` was computed with (Redis's, in the module: a key's PX
+    // then ends when its task does). A task past its expiry still lives the grace time, for the
+    // sweeper to see it.
+    const ttl = Math.max(record.expiresAt - this.clock.now(), 0) + this.graceMs;
     const live = isTerminal(record.status) ? 0 : 1;
     return [json, Math.max(Math.ceil(ttl), 1), record.id, live, record.expiresAt, record.updatedAt];
   }
