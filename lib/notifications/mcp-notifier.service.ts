@@ -10,9 +10,7 @@ import type { McpEvent, NotificationBus } from './notification-bus.interface';
 import { taskNotificationOf } from '../protocol/tasks/task-render';
 import type { McpTaskRecord } from '../tasks/task-store.interface';
 import { McpLogger } from '../telemetry/mcp.logger';
-import { failedSend, isStoreUnavailable, logStoreUnavailable } from '../protocol/store-unavailable';
-import { RefusalLog } from '../protocol/refusal-log';
-import { messageOf } from '../protocol/mcp-error';
+import { logFailedSend } from '../protocol/store-unavailable';
 
 /**
  * Tells clients that something changed: a list of tools, resources or prompts, or the content
@@ -30,7 +28,6 @@ import { messageOf } from '../protocol/mcp-error';
 @Injectable()
 export class McpNotifier implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new McpLogger('McpNotifier');
-  private readonly outages = new RefusalLog(this.logger);
   private readonly teardown: Array<() => void> = [];
 
   constructor(
@@ -86,16 +83,7 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
     try {
       await this.bus.publish(event);
     } catch (error) {
-      this.failed(failedSend(`publish ${event.type}`, error), error);
-    }
-  }
-
-  /** A failure no caller hears of: a store outage once a minute (see `logStoreUnavailable`), anything else as an error. */
-  private failed(line: string, error: unknown): void {
-    if (isStoreUnavailable(error)) {
-      logStoreUnavailable(this.outages, line, error);
-    } else {
-      this.logger.error(`${line}: ${messageOf(error)}`);
+      logFailedSend(this.logger, `publish ${event.type}`, error);
     }
   }
 
@@ -125,7 +113,7 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
     this.sessions
       .subscribers(event.uri)
       .then((sessionIds) => sessionIds.forEach((sessionId) => this.channels.send(sessionId, message)))
-      .catch((error: unknown) => this.failed('Could not deliver a resource update', error));
+      .catch((error: unknown) => logFailedSend(this.logger, 'deliver a resource update', error));
   }
 
   /**

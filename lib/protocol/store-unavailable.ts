@@ -54,6 +54,10 @@ export function markReported<E extends StoreUnavailableError>(error: E): E {
   return error;
 }
 
+function isReported(error: StoreUnavailableError): boolean {
+  return (error as { [STORE_REPORTED]?: true })[STORE_REPORTED] === true;
+}
+
 /**
  * The one log line of a store outage met by `where` (a request, a replay write...): a debug line
  * when the store reported it already, else a warning at most once a minute (`log`'s rate), the
@@ -61,7 +65,7 @@ export function markReported<E extends StoreUnavailableError>(error: E): E {
  */
 export function logStoreUnavailable(log: RefusalLog, where: string, error: StoreUnavailableError): void {
   const line = `${where}: ${error.message}`;
-  if ((error as { [STORE_REPORTED]?: true })[STORE_REPORTED] === true) {
+  if (isReported(error)) {
     log.debug(line);
   } else {
     log.warn('store-unavailable', line);
@@ -73,8 +77,26 @@ export function logStoreUnavailable(log: RefusalLog, where: string, error: Store
  * status of task 42"): not done, or, when the store did not answer in time, perhaps done after
  * all (the store may carry it out once it answers). The error's message follows.
  */
-export function failedSend(what: string, error: unknown): string {
+function failedSend(what: string, error: unknown): string {
   return isStoreUnavailable(error) && error.unconfirmed
     ? `Could not confirm "${what}" (the store did not answer in time, and may still carry it out)`
     : `Could not ${what}`;
+}
+
+/**
+ * Logs something sent through the store that failed (see `failedSend`), with the error's
+ * message: a debug line when the store reported the outage already (it warns once a minute),
+ * else a warning.
+ */
+export function logFailedSend(
+  logger: { warn(message: string): void; debug?(message: string): void },
+  what: string,
+  error: unknown,
+): void {
+  const line = `${failedSend(what, error)}: ${error instanceof Error ? error.message : String(error)}`;
+  if (isStoreUnavailable(error) && isReported(error)) {
+    logger.debug?.(line);
+  } else {
+    logger.warn(line);
+  }
 }

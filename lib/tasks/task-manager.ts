@@ -4,7 +4,7 @@ import type { InputRequest } from '../protocol/client-requests';
 import { ErrorCode, type JsonObject } from '../protocol/json-rpc';
 import { McpError, messageOf } from '../protocol/mcp-error';
 import { RefusalLog } from '../protocol/refusal-log';
-import { failedSend, isStoreUnavailable, logStoreUnavailable } from '../protocol/store-unavailable';
+import { logFailedSend } from '../protocol/store-unavailable';
 import { LiveTasks } from './live-tasks';
 import type { NewTask, TaskOutcome, TaskPort } from '../protocol/tasks/task-port';
 import { TaskCreations } from './task-creations';
@@ -46,8 +46,6 @@ export class TaskManager implements TaskPort {
   private readonly waiters = new TaskWaiters();
   private readonly questions: TaskQuestions;
   private readonly creations: TaskCreations;
-  /** Refusals and store outages: a warning at most once a minute per reason. */
-  private readonly refusals: RefusalLog;
 
   constructor(
     private readonly store: TaskStore,
@@ -56,11 +54,11 @@ export class TaskManager implements TaskPort {
     private readonly settings: TaskSettings,
     private readonly logger: TaskLogger,
   ) {
-    this.refusals = new RefusalLog({
+    const refusals = new RefusalLog({
       warn: (message) => logger.warn(message),
       debug: (message) => logger.debug?.(message),
     });
-    this.creations = new TaskCreations(this.live, store, settings, this.refusals);
+    this.creations = new TaskCreations(this.live, store, settings, refusals);
     this.questions = new TaskQuestions(this.live, store, link, (id, change) => this.transition(id, change));
   }
 
@@ -293,12 +291,7 @@ export class TaskManager implements TaskPort {
       try {
         await this.bus.publish({ type: 'task_status', task: stored });
       } catch (error) {
-        const line = failedSend(`publish the status of task ${id}`, error);
-        if (isStoreUnavailable(error)) {
-          logStoreUnavailable(this.refusals, line, error);
-        } else {
-          this.logger.error(`${line}: ${messageOf(error)}`);
-        }
+        logFailedSend(this.logger, `publish the status of task ${id}`, error);
         // Nobody hears of the change through the bus: the waiters here at least read it.
         this.waiters.wake(id);
       }
