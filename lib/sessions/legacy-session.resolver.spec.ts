@@ -190,19 +190,23 @@ describe('LegacySessionResolver.byHeader', () => {
       'mcp_known',
       'tools/list',
     ],
-    [
-      'a session the store cannot refresh',
-      (service) =>
-        (service.refresh = () => Promise.reject(new McpStoreUnavailableError('Redis cannot serve now: READONLY'))),
-      'mcp_known',
-      'tools/list',
-    ],
   ])('refuses %s as a store outage, for the dispatcher to answer with the id', async (_name, fail, id, method) => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const { service } = fakeSessions(10, 'promise');
     fail(service);
     const resolved = await new LegacySessionResolver(service).byHeader(id, alice).resolve(target(method));
     expect(resolved).toEqual({ ok: false, reason: 'store-unavailable', message: STORE_UNAVAILABLE });
+    jest.restoreAllMocks();
+  });
+
+  it('serves within a session whose activity the store cannot record (it refuses writes, not reads)', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const { service } = fakeSessions(10, 'promise');
+    service.refresh = () => Promise.reject(new McpStoreUnavailableError('Redis cannot serve now: READONLY'));
+    const resolved = await new LegacySessionResolver(service)
+      .byHeader('mcp_known', alice)
+      .resolve(target('tools/list'));
+    expect(resolved).toMatchObject({ ok: true, session: { id: 'mcp_known' }, revision: '2024-11-05' });
     jest.restoreAllMocks();
   });
 

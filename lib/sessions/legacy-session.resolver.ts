@@ -19,7 +19,7 @@ export const SESSION_NOT_FOUND = 'Session not found';
 /** The refusals of a message without a session, and of one whose session is not found. */
 const SESSION_MISSING = Object.freeze({ ok: false, reason: 'session-required', message: SESSION_REQUIRED } as const);
 const UNKNOWN_SESSION = Object.freeze({ ok: false, reason: 'unknown-session', message: SESSION_NOT_FOUND } as const);
-/** The refusal of a message whose session the store could not read, open or refresh. */
+/** The refusal of a message whose session the store could not read or open. */
 const STORE_OUTAGE = Object.freeze({ ok: false, reason: 'store-unavailable', message: STORE_UNAVAILABLE } as const);
 
 /** A session found or opened, or why there is none. */
@@ -43,7 +43,7 @@ export class LegacySessionResolver {
   constructor(@Inject(MCP_OWN_SESSIONS) private readonly sessions: McpSessionService) {}
 
   /**
-   * The resolution of a message whose session the store could not read, open or refresh: a
+   * The resolution of a message whose session the store could not read or open: a
    * refusal the dispatcher answers with the message's id (HTTP: 503). Made once, so that the
    * request path passes it to `then` without a closure of its own.
    */
@@ -160,8 +160,33 @@ export class LegacySessionResolver {
       revision: read.revision,
       opened,
     };
-    const refreshing = record === undefined || opened ? undefined : this.refresh(record);
-    return refreshing === undefined ? resolution : refreshing.then(() => resolution, this.outage);
+    if (record === undefined || opened) {
+      return resolution;
+    }
+    const refreshing = this.refresh(record);
+    return refreshing === undefined ? resolution : this.refreshedAs(record.id, refreshing, resolution);
+  }
+
+  /**
+   * `resolution` once the session's activity is recorded, or although a store that cannot serve
+   * could not record it: the session was read, and a store that refuses writes (out of memory,
+   * read-only) still serves what needs none; the next request records the activity again.
+   */
+  private refreshedAs(
+    sessionId: string,
+    refreshing: Promise<void>,
+    resolution: LegacyResolution,
+  ): Promise<LegacyResolution> {
+    return refreshing.then(
+      () => resolution,
+      (error: unknown) => {
+        if (!isStoreUnavailable(error)) {
+          throw error;
+        }
+        logStoreUnavailable(this.refusals, `The activity of session ${sessionId} could not be recorded`, error);
+        return resolution;
+      },
+    );
   }
 
   /** The port of a session found already (the SSE pair's): every message is served within it. */
