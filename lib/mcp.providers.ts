@@ -67,6 +67,7 @@ import type { McpTelemetry } from './telemetry/mcp-telemetry';
 import { createMcpTelemetry } from './telemetry/telemetry.factory';
 import type { TelemetrySettings } from './telemetry/telemetry-settings';
 import { McpLogger } from './telemetry/mcp.logger';
+import { logFailedSend } from './protocol/store-unavailable';
 
 /**
  * The resolved options, then one provider per section of them, so that services inject only
@@ -126,7 +127,7 @@ export function createMcpEngine(
   telemetry: McpTelemetry | null,
 ): McpEngine {
   const logger = new McpLogger('McpEngine');
-  const cluster = bindEngineToCluster(link, (what, error) => logger.warn(`Could not ${what}: ${String(error)}`));
+  const cluster = bindEngineToCluster(link, (what, error) => logFailedSend(logger, what, error));
   const options: EngineOptions = {
     serverInfo: settings.serverInfo,
     instructions: settings.instructions,

@@ -2,7 +2,8 @@
  * `McpHealthIndicator` under `@nestjs/terminus`, over real HTTP: a `/health` route answers 200
  * with the details on memory stores; on a real redis-server, 200 while it runs, 503 with the
  * reason once it is stopped (at once with a client made from `redis.url`, after the probe
- * timeout with an application's own client that queues commands), and 200 again once it is back.
+ * timeout with an application's own client that queues commands) or refuses writes (out of
+ * memory, read-only), and 200 again once it is back.
  * Also the protocol-level probes the README documents: `ping` (legacy era) and `server/discover`.
  */
 import { Redis } from 'ioredis';
@@ -18,6 +19,7 @@ import {
   type RawResponse,
 } from './fixtures/raw-rpc';
 import { startRedisServer, type RedisServerHandle } from './support/redis-server';
+import { freePort } from './support/ports';
 
 const SECRET = 'health-e2e-request-state-secret-0123456789abcdef';
 /** How long service may take to come back once Redis does (ioredis backs off up to 2 s). */
@@ -105,6 +107,35 @@ describe('McpHealthIndicator with @nestjs/terminus', () => {
         stores: { status: 'up', kind: 'redis', sessions: 1, responseTime: expect.any(Number) },
         registry,
       });
+    });
+
+    it('answers 503 with the reason while Redis refuses writes (out of memory, read-only), 200 once it takes them', async () => {
+      const admin = new Redis(redis.url);
+      try {
+        await admin.config('SET', 'maxmemory-policy', 'noeviction');
+        await admin.config('SET', 'maxmemory', '1');
+        const oom = await health(app);
+        expect(oom.status).toBe(503);
+        expect(oom.json.error.mcp).toMatchObject({
+          status: 'down',
+          message: expect.stringMatching(/^stores: Redis cannot serve now \(health write\): OOM command not allowed/),
+          stores: { status: 'down', kind: 'redis', message: expect.stringMatching(/OOM/) },
+        });
+        await admin.config('SET', 'maxmemory', '0');
+        expect((await health(app)).status).toBe(200);
+
+        // A replica whose master is away: read-only.
+        await admin.replicaof('127.0.0.1', String(await freePort()));
+        const readOnly = await health(app);
+        expect(readOnly.status).toBe(503);
+        expect(readOnly.json.error.mcp.stores.message).toMatch(/^Redis cannot serve now \(health write\): READONLY /);
+        await admin.replicaof('NO', 'ONE');
+        expect((await health(app)).status).toBe(200);
+      } finally {
+        await admin.config('SET', 'maxmemory', '0');
+        await admin.replicaof('NO', 'ONE');
+        admin.disconnect();
+      }
     });
 
     it('answers 503 with the reason once Redis is stopped, and 200 again once it is back', async () => {

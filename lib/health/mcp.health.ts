@@ -15,9 +15,10 @@ export type McpHealthStatus = 'up' | 'down';
 export interface McpStoresHealth {
   status: McpHealthStatus;
   /**
-   * Where the state is kept: `memory` (always up), `redis` (up when it answers PING; sessions
-   * and tasks share this one store) or `custom` (a session store of the application's own,
-   * `stores.sessions`: up when it counts its sessions in time).
+   * Where the state is kept: `memory` (always up), `redis` (up when it answers PING and takes a
+   * write: a `SET` of `<redis.keyPrefix>health` expiring in 10 s, which a Redis out of memory or
+   * read-only refuses; sessions and tasks share this one store) or `custom` (a session store of
+   * the application's own, `stores.sessions`: up when it counts its sessions in time).
    */
   kind: 'memory' | 'redis' | 'custom';
   /** Legacy sessions in the session store (every instance's with Redis); absent when down. */
@@ -68,10 +69,12 @@ export interface McpHealthCheckOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 1000;
+/** How long the key the write probe sets (`<redis.keyPrefix>health`) lives. */
+const HEALTH_KEY_TTL_MS = 10_000;
 
 /**
- * The health of the MCP server, for `@nestjs/terminus` (or any readiness probe): its stores are
- * reachable (a Redis PING when `redis` is configured; memory stores are always up) and its
+ * The health of the MCP server, for `@nestjs/terminus` (or any readiness probe): its stores
+ * serve (a Redis PING and a write when `redis` is configured; memory stores are always up) and its
  * registry is loaded (discovery of decorated handlers has finished), with counts in the details.
  *
  * It returns terminus-shaped results and never throws: a failing part is reported as `down`,
@@ -131,13 +134,17 @@ export class McpHealthIndicator {
       timer = setTimeout(() => reject(new Error(HEALTH_STORE_TIMEOUT(timeoutMs))), timeoutMs);
     });
     try {
-      // The session and task stores share the hub's connection: one PING answers for both.
+      // The session and task stores share the hub's connection: one PING answers for both, and
+      // one write, since a Redis out of memory or read-only answers PING and reads but refuses
+      // every write a request needs.
       const probe =
         hub === undefined
           ? this.sessions.count()
-          : Promise.all([hub.run('health ping', (client) => client.ping()), this.sessions.count()]).then(
-              ([, sessions]) => sessions,
-            );
+          : Promise.all([
+              hub.run('health ping', (client) => client.ping()),
+              hub.run('health write', (client) => client.set(hub.key('health'), '1', 'PX', HEALTH_KEY_TTL_MS)),
+              this.sessions.count(),
+            ]).then(([, , sessions]) => sessions);
       const sessions = await Promise.race([probe, timeout]);
       return { status: 'up', kind, sessions, responseTime: Math.round(performance.now() - started) };
     } catch (error) {

@@ -9,6 +9,7 @@ import type { McpEvent, NotificationBus } from './notification-bus.interface';
 import { taskNotificationOf } from '../protocol/tasks/task-render';
 import type { McpTaskRecord } from '../tasks/task-store.interface';
 import { McpLogger } from '../telemetry/mcp.logger';
+import { logFailedSend } from '../protocol/store-unavailable';
 
 /**
  * Tells clients that something changed: a list of tools, resources or prompts, or the content
@@ -81,7 +82,7 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
     try {
       await this.bus.publish(event);
     } catch (error) {
-      this.logger.error(`Could not publish ${event.type}: ${error instanceof Error ? error.message : String(error)}`);
+      logFailedSend(this.logger, `publish ${event.type}`, error);
     }
   }
 
@@ -111,7 +112,7 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
     this.sessions
       .subscribers(event.uri)
       .then((sessionIds) => sessionIds.forEach((sessionId) => this.channels.send(sessionId, message)))
-      .catch((error: unknown) => this.logger.error(`Could not deliver a resource update: ${String(error)}`));
+      .catch((error: unknown) => logFailedSend(this.logger, 'deliver a resource update', error));
   }
 
   /**

@@ -64,6 +64,11 @@ export class CallScope {
     return this.isAborted;
   }
 
+  /** Whether the request was answered without its handler's result, and its work told to stop (`abandon`). */
+  get wasAbandoned(): boolean {
+    return this.abandoned;
+  }
+
   /** Why the scope was aborted. */
   get reason(): unknown {
     return this.abortReason;

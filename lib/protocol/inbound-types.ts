@@ -21,6 +21,8 @@ export type RefusalReason =
   | 'session-limit'
   /** `initialize` could not open a session: the caller's cap on live sessions is reached. */
   | 'session-quota'
+  /** The legacy session could not be read or opened: the shared store cannot serve now. */
+  | 'store-unavailable'
   /** The version header names a revision the server does not serve in the legacy era. */
   | 'bad-version'
   /** A batch where the revision has none. */

@@ -221,19 +221,32 @@ describe('InboundDispatcher: each input class and the result kind it gets', () =
     expect(batch).toMatchObject({ kind: 'batch', answers: [{ id: 1 }, { id: 2 }, { id: 3 }] });
   });
 
-  it.each<[string, JsonObject | undefined, number]>([
-    ['an unknown session', undefined, ErrorCode.InvalidRequest],
-    ['the session limit', {}, ErrorCode.InternalError],
-  ])('refuses %s with its JSON-RPC error, under the request id', async (_name, limit, code) => {
-    const resolution: LegacyResolution =
-      limit === undefined
-        ? { ok: false, reason: 'unknown-session', message: 'Session not found' }
-        : { ok: false, reason: 'session-limit', message: 'Too many sessions' };
+  it.each<[string, LegacyResolution, number]>([
+    [
+      'an unknown session',
+      { ok: false, reason: 'unknown-session', message: 'Session not found' },
+      ErrorCode.InvalidRequest,
+    ],
+    [
+      'the session limit',
+      { ok: false, reason: 'session-limit', message: 'Too many sessions' },
+      ErrorCode.InternalError,
+    ],
+    [
+      'a session store that cannot serve',
+      { ok: false, reason: 'store-unavailable', message: 'Service unavailable' },
+      ErrorCode.InternalError,
+    ],
+  ])('refuses %s with its JSON-RPC error, under the request id', async (_name, resolution, code) => {
     const result = await new InboundDispatcher(makeEngine()).dispatch(
       request('initialize', undefined, 7),
       binding({ sessions: port(resolution) }),
     );
-    expect(result).toMatchObject({ kind: 'refused', error: { id: 7, error: { code } } });
+    expect(result).toMatchObject({
+      kind: 'refused',
+      reason: resolution.ok ? undefined : resolution.reason,
+      error: { id: 7, error: { code } },
+    });
   });
 
   it('discards the session a failed handshake opened', async () => {

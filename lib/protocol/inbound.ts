@@ -61,10 +61,15 @@ function idOf(message: JsonRpcRequest | JsonRpcNotification): JsonRpcId | null {
   return 'id' in message ? message.id : null;
 }
 
-/** The JSON-RPC error of a refusal: a session cap reached is the server's refusal, the rest the client's error. */
+/**
+ * The JSON-RPC error of a refusal, with the message's id: a session cap reached and a store that
+ * cannot serve are the server's refusals, the rest the client's errors.
+ */
 function refusal(reason: RefusalReason, id: JsonRpcId | null, message: string): InboundResult<never> {
   const code =
-    reason === 'session-limit' || reason === 'session-quota' ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
+    reason === 'session-limit' || reason === 'session-quota' || reason === 'store-unavailable'
+      ? ErrorCode.InternalError
+      : ErrorCode.InvalidRequest;
   return { kind: 'refused', reason, error: failure(id, code, message) };
 }
 

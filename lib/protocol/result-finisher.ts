@@ -9,7 +9,8 @@ import { CallStoppedError } from './call-scope';
 import { META_KEYS } from './request-meta';
 import { renderImplementation } from './render';
 import { methodEntry } from './methods';
-import { isStoreUnavailable, STORE_UNAVAILABLE_MESSAGE } from './store-unavailable';
+import { isStoreUnavailable, logStoreUnavailable, STORE_UNAVAILABLE_MESSAGE } from './store-unavailable';
+import { RefusalLog } from './refusal-log';
 import type { EngineLogger, EngineOptions } from './engine-options';
 import type { EngineOutcome } from './transport-contract';
 import type { ResolvedRequest } from './resolved-request';
@@ -38,7 +39,12 @@ export class ResultFinisher {
   /** The modern `_meta` stamp (`serverInfo`) rendered per revision. */
   private readonly metaByRevision = new Map<string | undefined, JsonObject>();
 
-  constructor(private readonly options: EngineOptions) {}
+  /** Store outages: one warning a minute (unless the store logged it), the rest as debug lines. */
+  private readonly outages: RefusalLog;
+
+  constructor(private readonly options: EngineOptions) {
+    this.outages = new RefusalLog(options.logger);
+  }
 
   /** The answer carrying `result`, finished for the request's era. */
   result(request: ResolvedRequest, result: JsonObject): EngineOutcome {
@@ -52,8 +58,9 @@ export class ResultFinisher {
 
   /**
    * The answer to a request whose handler threw: nothing for a request the client cancelled,
-   * an error for one the server stopped, the protocol error as thrown, a retry hint when the
-   * shared store is away, and a generic error (logged) for anything else.
+   * an error for one the server stopped, the protocol error as thrown, an outage (marked
+   * `storeUnavailable`, for the transports' status tables) when the shared store cannot serve,
+   * and a generic error (logged) for anything else.
    */
   failure(request: ResolvedRequest, error: unknown): EngineOutcome {
     const { scope } = request;
@@ -70,8 +77,12 @@ export class ResultFinisher {
     }
     if (isStoreUnavailable(error)) {
       // The shared store is away: a condition to retry after, not a bug in the handler.
-      this.options.logger.warn(`${request.method} (request ${logText(request.id)}): ${error.message}`);
-      return this.error(request.id, new McpError(ErrorCode.InternalError, STORE_UNAVAILABLE_MESSAGE));
+      logStoreUnavailable(this.outages, `${request.method} (request ${logText(request.id)})`, error);
+      return {
+        type: 'response',
+        response: failure(request.id, ErrorCode.InternalError, STORE_UNAVAILABLE_MESSAGE),
+        storeUnavailable: true,
+      };
     }
     logFailure(this.options.logger, request, error);
     return this.error(request.id, new McpError(ErrorCode.InternalError, 'Internal error'));

@@ -12,6 +12,7 @@ import {
 import type { EngineLogger } from './engine-options';
 import type { RequestChannel } from './transport-contract';
 import { relatedTaskMeta } from './tasks/task-render';
+import { logFailedSend } from './store-unavailable';
 
 /** What a task's channel needs of the engine. */
 export interface TaskChannelHost {
@@ -74,7 +75,7 @@ export class TaskChannel implements RequestChannel {
     try {
       return this.sessionId !== undefined && (await this.host.sendToSession(this.sessionId, message));
     } catch (error) {
-      this.host.logger.warn(`Could not send a message of task ${this.taskId}: ${String(error)}`);
+      logFailedSend(this.host.logger, `send a message of task ${this.taskId}`, error);
       return false;
     }
   }

@@ -62,7 +62,16 @@ export interface RequestFacts {
 
 /** What to answer to one message. */
 export type EngineOutcome =
-  | { readonly type: 'response'; readonly response: JsonRpcResponse }
+  | {
+      readonly type: 'response';
+      readonly response: JsonRpcResponse;
+      /**
+       * The request failed because a shared store cannot serve (`isStoreUnavailable`): an outage
+       * to retry after, not the request's fault. An HTTP transport answers it 503 with
+       * `Retry-After` where its answer has not begun.
+       */
+      readonly storeUnavailable?: true;
+    }
   /** Nothing to send: a notification, or a request that was cancelled. */
   | { readonly type: 'none' };
 

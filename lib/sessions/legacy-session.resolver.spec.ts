@@ -1,3 +1,6 @@
+import { Logger } from '@nestjs/common';
+import { McpStoreUnavailableError } from '../errors/mcp-store-unavailable.error';
+import { STORE_UNAVAILABLE } from '../mcp.messages';
 import type { McpPrincipal } from '../protocol/call-context';
 import type { LegacyTarget } from '../protocol/inbound';
 import type { Revision } from '../protocol/revisions';
@@ -172,6 +175,47 @@ describe('LegacySessionResolver.byHeader', () => {
       reason: 'session-quota',
       message: 'Too many sessions for this caller: at most 2 (McpModule option sessions.maxPerPrincipal)',
     });
+  });
+
+  it.each<[string, (service: McpSessionService) => void, string | undefined, string]>([
+    [
+      'a session the store cannot open',
+      (service) => (service.open = () => Promise.reject(new McpStoreUnavailableError('Redis cannot serve now: OOM'))),
+      undefined,
+      'initialize',
+    ],
+    [
+      'a session the store cannot read',
+      (service) => (service.lookup = () => Promise.reject(new McpStoreUnavailableError('Redis is unreachable'))),
+      'mcp_known',
+      'tools/list',
+    ],
+  ])('refuses %s as a store outage, for the dispatcher to answer with the id', async (_name, fail, id, method) => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const { service } = fakeSessions(10, 'promise');
+    fail(service);
+    const resolved = await new LegacySessionResolver(service).byHeader(id, alice).resolve(target(method));
+    expect(resolved).toEqual({ ok: false, reason: 'store-unavailable', message: STORE_UNAVAILABLE });
+    jest.restoreAllMocks();
+  });
+
+  it('serves within a session whose activity the store cannot record (it refuses writes, not reads)', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const { service } = fakeSessions(10, 'promise');
+    service.refresh = () => Promise.reject(new McpStoreUnavailableError('Redis cannot serve now: READONLY'));
+    const resolved = await new LegacySessionResolver(service)
+      .byHeader('mcp_known', alice)
+      .resolve(target('tools/list'));
+    expect(resolved).toMatchObject({ ok: true, session: { id: 'mcp_known' }, revision: '2024-11-05' });
+    jest.restoreAllMocks();
+  });
+
+  it('lets other failures of the store through', async () => {
+    const { service } = fakeSessions(10, 'promise');
+    service.lookup = () => Promise.reject(new Error('bug'));
+    await expect(
+      new LegacySessionResolver(service).byHeader('mcp_known', alice).resolve(target('ping')),
+    ).rejects.toThrow('bug');
   });
 
   it('refreshes a session it found, not one it opened', async () => {

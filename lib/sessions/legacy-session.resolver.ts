@@ -6,6 +6,10 @@ import { isThenable, settledAs, type Awaitable } from '../protocol/thenables';
 import type { SessionHandle } from '../protocol/session-handle';
 import { McpSessionService, SessionLimitError, SessionQuotaError } from './mcp-session.service';
 import type { SessionRecord } from './session-store.interface';
+import { isStoreUnavailable, logStoreUnavailable } from '../protocol/store-unavailable';
+import { RefusalLog } from '../protocol/refusal-log';
+import { McpLogger } from '../telemetry/mcp.logger';
+import { STORE_UNAVAILABLE } from '../mcp.messages';
 
 /** The refusal of a legacy message that names no session where one is needed. */
 export const SESSION_REQUIRED = 'Bad Request: Mcp-Session-Id header required';
@@ -15,6 +19,8 @@ export const SESSION_NOT_FOUND = 'Session not found';
 /** The refusals of a message without a session, and of one whose session is not found. */
 const SESSION_MISSING = Object.freeze({ ok: false, reason: 'session-required', message: SESSION_REQUIRED } as const);
 const UNKNOWN_SESSION = Object.freeze({ ok: false, reason: 'unknown-session', message: SESSION_NOT_FOUND } as const);
+/** The refusal of a message whose session the store could not read or open. */
+const STORE_OUTAGE = Object.freeze({ ok: false, reason: 'store-unavailable', message: STORE_UNAVAILABLE } as const);
 
 /** A session found or opened, or why there is none. */
 export type SessionLookup =
@@ -32,7 +38,22 @@ export type SessionLookup =
  */
 @Injectable()
 export class LegacySessionResolver {
+  private readonly refusals = new RefusalLog(new McpLogger('McpSessions'));
+
   constructor(@Inject(MCP_OWN_SESSIONS) private readonly sessions: McpSessionService) {}
+
+  /**
+   * The resolution of a message whose session the store could not read or open: a
+   * refusal the dispatcher answers with the message's id (HTTP: 503). Made once, so that the
+   * request path passes it to `then` without a closure of its own.
+   */
+  private readonly outage = (error: unknown): LegacyResolution => {
+    if (!isStoreUnavailable(error)) {
+      throw error;
+    }
+    logStoreUnavailable(this.refusals, 'A legacy session could not be resolved', error);
+    return STORE_OUTAGE;
+  };
 
   /** The session `sessionId` names, if it is `principal`'s. */
   async find(sessionId: string | undefined, principal: McpPrincipal): Promise<SessionLookup> {
@@ -100,7 +121,10 @@ export class LegacySessionResolver {
     // Only an initialize *request* opens a session: a notification of that name is served like
     // any other message without one, and holds no session against the cap.
     if (target.method === 'initialize' && target.id !== null && sessionId === undefined) {
-      return this.open(principal).then((found) => (found.ok ? this.resolvedIn(found.record, true, target) : found));
+      return this.open(principal).then(
+        (found) => (found.ok ? this.resolvedIn(found.record, true, target) : found),
+        this.outage,
+      );
     }
     if (sessionId !== undefined) {
       const found = this.sessions.lookup(sessionId, principal);
@@ -116,7 +140,7 @@ export class LegacySessionResolver {
 
   /** `found` once a store that answers with promises has answered (a continuation of its own: see `Awaitable`). */
   private foundLater(pending: PromiseLike<SessionRecord | undefined>, target: LegacyTarget): Promise<LegacyResolution> {
-    return Promise.resolve(pending).then((record) => this.found(record, target));
+    return Promise.resolve(pending).then((record) => this.found(record, target), this.outage);
   }
 
   /** A message's revision within its session (or without one: `server/discover`), the session refreshed. */
@@ -136,8 +160,33 @@ export class LegacySessionResolver {
       revision: read.revision,
       opened,
     };
-    const refreshing = record === undefined || opened ? undefined : this.refresh(record);
-    return refreshing === undefined ? resolution : settledAs(refreshing, resolution);
+    if (record === undefined || opened) {
+      return resolution;
+    }
+    const refreshing = this.refresh(record);
+    return refreshing === undefined ? resolution : this.refreshedAs(record.id, refreshing, resolution);
+  }
+
+  /**
+   * `resolution` once the session's activity is recorded, or although a store that cannot serve
+   * could not record it: the session was read, and a store that refuses writes (out of memory,
+   * read-only) still serves what needs none; the next request records the activity again.
+   */
+  private refreshedAs(
+    sessionId: string,
+    refreshing: Promise<void>,
+    resolution: LegacyResolution,
+  ): Promise<LegacyResolution> {
+    return refreshing.then(
+      () => resolution,
+      (error: unknown) => {
+        if (!isStoreUnavailable(error)) {
+          throw error;
+        }
+        logStoreUnavailable(this.refusals, `The activity of session ${sessionId} could not be recorded`, error);
+        return resolution;
+      },
+    );
   }
 
   /** The port of a session found already (the SSE pair's): every message is served within it. */

@@ -22,6 +22,7 @@ import { SessionChannels } from './session-channels';
 import { isSessionId, newSessionId } from './session-id';
 import type { SessionSettings } from './session-settings';
 import { McpLogger } from '../telemetry/mcp.logger';
+import { logFailedSend } from '../protocol/store-unavailable';
 
 /** Why a session ended: `evicted` to make room for a new session of the same caller. */
 export type SessionEndReason = 'deleted' | 'expired' | 'closed' | 'evicted';
@@ -248,7 +249,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     }
     this.ended(id, reason, true);
     this.link.broadcast({ type: 'session_ended', sessionId: id, reason }).catch((error: unknown) => {
-      this.logger.error(`Could not tell the other instances that session ${id} ended: ${String(error)}`);
+      logFailedSend(this.logger, `tell the other instances that session ${id} ended`, error);
     });
     return true;
   }

@@ -1,6 +1,8 @@
 import type { McpEvent } from '../notifications/notification-bus.interface';
 import type { InputRequest } from '../protocol/client-requests';
 import { McpError } from '../protocol/mcp-error';
+import { McpStoreUnavailableError } from '../errors/mcp-store-unavailable.error';
+import { markReported } from '../protocol/store-unavailable';
 import { MemoryNotificationBus } from '../stores/memory/memory-notification.bus';
 import { MemoryTaskStore } from '../stores/memory/memory-task.store';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
@@ -1275,7 +1277,28 @@ describe('TaskManager', () => {
       await manager.settle(record.id, { type: 'result', result: OK_RESULT });
       await delay(10);
       expect(waited).toMatchObject({ settled: true, value: { status: 'completed' } });
-      expect(logger.error).toHaveBeenCalledWith(`Could not publish task ${record.id}: bus away`);
+      expect(logger.warn).toHaveBeenCalledWith(`Could not publish the status of task ${record.id}: bus away`);
+    });
+
+    it('a publish the store did not confirm in time is logged as perhaps done, at debug once the store warned', async () => {
+      const { manager, bus, logger } = setup();
+      const first = await manager.create(MODERN, () => undefined);
+      const second = await manager.create(MODERN, () => undefined);
+      const timedOut = 'Redis did not answer in time (publish): Command timed out';
+      const unconfirmed = () => new McpStoreUnavailableError(timedOut, undefined, { unconfirmed: true });
+      jest
+        .spyOn(bus, 'publish')
+        .mockRejectedValueOnce(unconfirmed())
+        // The Redis hub logs each outage itself, once a minute, and marks its errors so.
+        .mockRejectedValueOnce(markReported(unconfirmed()));
+      await manager.settle(first.id, { type: 'result', result: OK_RESULT });
+      await manager.settle(second.id, { type: 'result', result: OK_RESULT });
+      await delay(10);
+      const perhaps = (id: string) =>
+        `Could not confirm "publish the status of task ${id}" (the store did not answer in time, and may still carry it out): ${timedOut}`;
+      expect(logger.warn.mock.calls).toEqual([[perhaps(first.id)]]);
+      expect(logger.debug).toHaveBeenCalledWith(perhaps(second.id));
+      expect(logger.error).not.toHaveBeenCalled();
     });
 
     it('a sweep the store fails is logged and counts what it did before', async () => {

@@ -6,6 +6,7 @@ import { ErrorCode, type JsonObject } from '../protocol/json-rpc';
 import { logList } from '../protocol/log-text';
 import { McpError, messageOf } from '../protocol/mcp-error';
 import { RefusalLog } from '../protocol/refusal-log';
+import { logFailedSend } from '../protocol/store-unavailable';
 import { LiveTasks } from './live-tasks';
 import type { NewTask, TaskOutcome, TaskPort } from '../protocol/tasks/task-port';
 import { TaskCreations } from './task-creations';
@@ -305,7 +306,7 @@ export class TaskManager implements TaskPort {
       try {
         await this.bus.publish({ type: 'task_status', task: stored });
       } catch (error) {
-        this.logger.error(`Could not publish task ${id}: ${messageOf(error)}`);
+        logFailedSend(this.logger, `publish the status of task ${id}`, error);
         // Nobody hears of the change through the bus: the waiters here at least read it.
         this.waiters.wake(id);
       }

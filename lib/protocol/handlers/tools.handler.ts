@@ -168,12 +168,17 @@ function callResult(
   }
 }
 
-/** A call that threw: a tool error's result, or a logged generic one; protocol errors go on. */
+/**
+ * A call that threw: a tool error's result, or a logged generic one; protocol errors go on, and
+ * so does what a work told to stop throws (cancelled, its task ended, or its request answered
+ * another way: a task that could not be made), unlogged.
+ */
 function failedCall(context: HandlerContext, request: ResolvedRequest, error: unknown): CallToolResult {
   if (error instanceof McpToolError) {
     return toolErrorResult(error.message);
   }
-  if (error instanceof McpError || request.scope.aborted || request.task?.closed === true) {
+  const { scope } = request;
+  if (error instanceof McpError || scope.aborted || scope.wasAbandoned || request.task?.closed === true) {
     throw error;
   }
   context.logFailure(request, error);

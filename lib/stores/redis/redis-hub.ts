@@ -5,6 +5,9 @@ import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.err
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import type { ResolvedRedisOptions } from './redis-settings';
 import { messageOf } from '../../protocol/mcp-error';
+import { markReported } from '../../protocol/store-unavailable';
+import { RefusalLog } from '../../protocol/refusal-log';
+import { McpLogger } from '../../telemetry/mcp.logger';
 
 /** A Lua script, run by its SHA1 once Redis knows it. */
 export interface RedisScript {
@@ -20,10 +23,63 @@ export function redisScript(lua: string): RedisScript {
 type PayloadHandler = (payload: string) => void;
 
 /**
- * Redis errors that say the server cannot serve right now (loading its data, a replica during a
- * failover, a busy script...), not that the command is wrong: the store is unavailable.
+ * Redis errors that say the server cannot serve right now, not that the command is wrong: the
+ * store is unavailable (an outage: 503, retried elsewhere or later). Out of memory with
+ * `noeviction`; a replica (read-only, or its master link down) during a failover; loading its
+ * data; a script running too long; a cluster slot moving or down; too few replicas for
+ * `min-replicas-to-write`; a failed RDB save with `stop-writes-on-bgsave-error`; a blocked
+ * command unblocked by a role change; the client limit reached. A script's error keeps the code
+ * of the command that failed in it (Redis 7), and a transaction's `EXECABORT` the codes of its
+ * commands (ioredis's `previousErrors`). `NOAUTH`, `WRONGPASS` and `NOPERM` are not outages but
+ * a configuration to fix (no retry helps): they stay errors.
  */
-const TRANSIENT_REPLY = /^(LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF)\b/;
+const TRANSIENT_REPLY =
+  /^(OOM|LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF|UNBLOCKED|ERR max number of clients reached)\b/;
+
+/** ioredis's errors for a command that was sent but not answered: it may have been done. */
+const UNCONFIRMED = /^(Command timed out|Reached the max retries per request limit)/;
+
+/** A Redis error reply (ioredis's `ReplyError`). */
+interface ReplyError extends Error {
+  readonly previousErrors?: readonly Error[];
+}
+
+function isReply(error: unknown): error is ReplyError {
+  return error instanceof Error && error.name === 'ReplyError';
+}
+
+/**
+ * The words of a reply that says Redis cannot serve for now (see `TRANSIENT_REPLY`): the
+ * reply's own, or, for a transaction's `EXECABORT`, its failed command's; `undefined` for any
+ * other reply (a bug).
+ */
+function transientReply(error: ReplyError): string | undefined {
+  if (TRANSIENT_REPLY.test(error.message)) {
+    return error.message;
+  }
+  return error.message.startsWith('EXECABORT')
+    ? error.previousErrors?.find((previous) => TRANSIENT_REPLY.test(previous.message))?.message
+    : undefined;
+}
+
+/**
+ * A failed command as an outage: its kind (one warning a minute each: `OOM`, `READONLY`...,
+ * `timeout`, `unreachable`), the message that says it, and whether it may have been done.
+ */
+function outageOf(
+  what: string,
+  error: unknown,
+  reply: string | undefined,
+): { kind: string; message: string; unconfirmed: boolean } {
+  if (reply !== undefined) {
+    return { kind: reply.split(' ', 1)[0], message: `Redis cannot serve now (${what}): ${reply}`, unconfirmed: false };
+  }
+  const text = messageOf(error);
+  if (UNCONFIRMED.test(text)) {
+    return { kind: 'timeout', message: `Redis did not answer in time (${what}): ${text}`, unconfirmed: true };
+  }
+  return { kind: 'unreachable', message: `Redis is unreachable (${what}): ${text}`, unconfirmed: false };
+}
 
 function loadIoredis(): typeof IoRedis {
   try {
@@ -44,6 +100,12 @@ function loadIoredis(): typeof IoRedis {
 export class RedisHub {
   private readonly handlers = new Map<string, Set<PayloadHandler>>();
   private closed = false;
+  private readonly logger = new McpLogger('McpRedis');
+  /** Outages: a warning at most once a minute per kind (out of memory, unreachable...), the rest debug lines. */
+  private readonly outages = new RefusalLog(this.logger);
+  /** The outage under way: what failed first, and how many commands failed since. */
+  private outage:
+    { readonly what: string; readonly kind: string; readonly since: number; failures: number } | undefined;
 
   private constructor(
     readonly client: Redis,
@@ -125,19 +187,52 @@ export class RedisHub {
   }
 
   /**
-   * Runs Redis commands; a failure to reach Redis, or a Redis that cannot serve for now,
-   * becomes `McpStoreUnavailableError`. Other errors Redis answers (a wrong type, a script
+   * Runs Redis commands; a failure to reach Redis, or a Redis that cannot serve for now (see
+   * `TRANSIENT_REPLY`), becomes `McpStoreUnavailableError`, logged here once a minute (so that
+   * whoever meets it logs a debug line only). Other errors Redis answers (a wrong type, a script
    * error) are bugs and stay as they are.
    */
   async run<T>(what: string, commands: (client: Redis) => Promise<T>): Promise<T> {
+    let value: T;
     try {
-      return await commands(this.client);
+      value = await commands(this.client);
     } catch (error) {
-      if (error instanceof Error && error.name === 'ReplyError' && !TRANSIENT_REPLY.test(error.message)) {
-        throw error;
-      }
-      throw new McpStoreUnavailableError(`Redis is unreachable (${what}): ${messageOf(error)}`, error);
+      throw this.failure(what, error);
     }
+    if (this.outage !== undefined) {
+      this.served(what);
+    }
+    return value;
+  }
+
+  /** The error a failed command is reported with: the outage logged, or a bug as it is. */
+  private failure(what: string, error: unknown): unknown {
+    const reply = isReply(error) ? transientReply(error) : undefined;
+    if (isReply(error) && reply === undefined) {
+      return error;
+    }
+    const { kind, message, unconfirmed } = outageOf(what, error, reply);
+    if (this.outage === undefined) {
+      this.outage = { what, kind, since: Date.now(), failures: 0 };
+    }
+    this.outage.failures += 1;
+    this.outages.warn(kind, message);
+    return markReported(new McpStoreUnavailableError(message, error, { unconfirmed }));
+  }
+
+  /**
+   * A command went through during an outage. Redis serves again once the command that failed
+   * first does (a refusal such as out of memory refuses writes and still serves reads); once any
+   * does after Redis could not be reached.
+   */
+  private served(what: string): void {
+    const outage = this.outage!;
+    if (outage.kind !== 'unreachable' && outage.kind !== 'timeout' && outage.what !== what) {
+      return;
+    }
+    this.outage = undefined;
+    const seconds = ((Date.now() - outage.since) / 1000).toFixed(1);
+    this.logger.log(`Redis serves again (${what}), after ${outage.failures} failed command(s) in ${seconds} s`);
   }
 
   /** Runs a Lua script by SHA1, sending its text the first time Redis does not know it. */
@@ -172,7 +267,7 @@ export class RedisHub {
         await this.subscriber.subscribe(channel);
       } catch (error) {
         this.handlers.delete(channel);
-        throw new McpStoreUnavailableError(`Redis is unreachable (subscribe): ${messageOf(error)}`, error);
+        throw this.failure('subscribe', error);
       }
     }
     set.add(handler);

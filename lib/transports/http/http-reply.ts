@@ -38,6 +38,14 @@ export type AnswerStatus = (
 /** How long a client is asked to wait before it retries a refused `initialize` (either cap). */
 const SESSION_LIMIT_RETRY_AFTER = { 'retry-after': '5' };
 
+/**
+ * A request that failed because the shared store cannot serve (an outage, not the request's
+ * fault), whether refused before the engine or failed inside it: 503, so that a balancer
+ * retries it on another instance, with `Retry-After`.
+ */
+export const STORE_UNAVAILABLE_STATUS: { readonly status: number; readonly headers: Record<string, string> } =
+  Object.freeze({ status: 503, headers: Object.freeze({ 'retry-after': '1' }) });
+
 /** The HTTP status of each refusal that carries an error, and its extra headers. */
 export const REFUSAL_STATUS: Readonly<
   Record<Exclude<RefusalReason, 'not-admitted' | 'withdrawn'>, { status: number; headers?: Record<string, string> }>
@@ -46,6 +54,7 @@ export const REFUSAL_STATUS: Readonly<
   'unknown-session': { status: 404 },
   'session-limit': { status: 503, headers: SESSION_LIMIT_RETRY_AFTER },
   'session-quota': { status: 429, headers: SESSION_LIMIT_RETRY_AFTER },
+  'store-unavailable': STORE_UNAVAILABLE_STATUS,
   'bad-version': { status: 400 },
   'batch-not-supported': { status: 400 },
 };

@@ -9,6 +9,7 @@ const channel: RequestChannel = { notify: () => undefined };
 const error = failure(1, ErrorCode.InvalidRequest, 'no');
 const ok: JsonRpcResponse = { jsonrpc: '2.0', id: 1, result: {} };
 const NONE = { type: 'none' };
+const outage = failure(7, ErrorCode.InternalError, 'Service unavailable');
 
 describe('pairReply', () => {
   it.each<[string, InboundResult, unknown]>([
@@ -24,6 +25,22 @@ describe('pairReply', () => {
       'answered: on the stream',
       { kind: 'answered', era: 'legacy', outcome: { type: 'response', response: ok }, channel, session },
       { reply: NONE, stream: ok },
+    ],
+    [
+      'a store outage: on the stream (the POST was answered 202 before)',
+      {
+        kind: 'answered',
+        era: 'legacy',
+        outcome: { type: 'response', response: outage, storeUnavailable: true },
+        channel,
+        session,
+      },
+      { reply: NONE, stream: outage },
+    ],
+    [
+      'the session store away before the engine: 503 with the message id',
+      { kind: 'refused', reason: 'store-unavailable', error: outage },
+      { reply: { type: 'json', status: 503, body: outage, headers: { 'retry-after': '1' } } },
     ],
     ['cancelled', { kind: 'answered', era: 'legacy', outcome: { type: 'none' }, channel, session }, { reply: NONE }],
     ['a batch: on the stream', { kind: 'batch', answers: [ok], session }, { reply: NONE, stream: [ok] }],

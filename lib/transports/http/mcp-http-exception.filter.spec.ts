@@ -1,6 +1,7 @@
 import { type ArgumentsHost, ForbiddenException, HttpException, Logger } from '@nestjs/common';
 import { FILTER_CATCH_EXCEPTIONS } from '@nestjs/common/constants';
 import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
+import { markReported } from '../../protocol/store-unavailable';
 import { HttpExchanges } from './http-exchanges.service';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
@@ -92,7 +93,7 @@ describe('McpHttpExceptionFilter', () => {
         id: null,
         error: {
           code: -32603,
-          message: 'Service unavailable: the server state store cannot be reached; retry shortly',
+          message: 'Service unavailable: the server state store cannot serve now; retry shortly',
         },
       },
       { 'retry-after': '1' },
@@ -117,6 +118,17 @@ describe('McpHttpExceptionFilter', () => {
     expect(error).toHaveBeenCalledWith('POST /mcp?x=1 failed: secret detail', boom.stack);
     filter().catch(new McpStoreUnavailableError('redis: connection refused'), hostOf(fakeResponse()));
     expect(warn).toHaveBeenCalledWith('POST /mcp?x=1: redis: connection refused');
+  });
+
+  it('logs a store away once a minute, and only at debug level when the store logged it already', () => {
+    const debug = jest.spyOn(Logger.prototype, 'debug').mockImplementation(() => undefined);
+    const filtering = filter();
+    filtering.catch(new McpStoreUnavailableError('redis: connection refused'), hostOf(fakeResponse()));
+    filtering.catch(new McpStoreUnavailableError('redis: connection refused'), hostOf(fakeResponse()));
+    filtering.catch(markReported(new McpStoreUnavailableError('redis: OOM')), hostOf(fakeResponse()));
+    expect(warn.mock.calls).toEqual([['POST /mcp?x=1: redis: connection refused']]);
+    expect(debug.mock.calls).toEqual([['POST /mcp?x=1: redis: connection refused'], ['POST /mcp?x=1: redis: OOM']]);
+    expect(error).not.toHaveBeenCalled();
   });
 
   it('ends a response whose answer had begun', () => {

@@ -1,8 +1,10 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Injectable } from '@nestjs/common';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
-import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
 import { STORE_UNAVAILABLE } from '../../mcp.messages';
+import { isStoreUnavailable, logStoreUnavailable } from '../../protocol/store-unavailable';
+import { RefusalLog } from '../../protocol/refusal-log';
 import { sendJson } from './http-exchange';
+import { STORE_UNAVAILABLE_STATUS } from './http-reply';
 import { HttpExchanges } from './http-exchanges.service';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
 import { McpLogger } from '../../telemetry/mcp.logger';
@@ -26,7 +28,7 @@ class UnexpectedError {
  * | what                         | answer                                                        |
  * | ---------------------------- | ------------------------------------------------------------- |
  * | `McpHttpRefusal` (the guard) | its status, body and headers (403, 401 + challenge, 503, 405) |
- * | `McpStoreUnavailableError`   | 503, `Retry-After: 1`, JSON-RPC -32603 (a warning logged)     |
+ * | `McpStoreUnavailableError`   | 503, `Retry-After: 1`, JSON-RPC -32603 (one warning a minute) |
  * | any other error              | 500, JSON-RPC -32603 `Internal error` (an error logged)       |
  * | after the answer began       | the response is ended                                         |
  *
@@ -37,6 +39,7 @@ class UnexpectedError {
 @Injectable()
 export class McpHttpExceptionFilter implements ExceptionFilter {
   private readonly logger = new McpLogger('McpHttp');
+  private readonly outages = new RefusalLog(this.logger);
 
   constructor(private readonly exchanges: HttpExchanges) {}
 
@@ -49,9 +52,9 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
     }
     const where = `${logText(req.method ?? 'request')} ${logText(req.url ?? '')}`;
     // A shared store that is away is not a bug: the client may retry; the details stay in the log.
-    const unavailable = error instanceof McpStoreUnavailableError;
+    const unavailable = isStoreUnavailable(error);
     if (unavailable) {
-      this.logger.warn(`${where}: ${error.message}`);
+      logStoreUnavailable(this.outages, where, error);
     } else {
       this.logger.error(`${where} failed: ${logMessage(error)}`, logStack(error));
     }
@@ -60,7 +63,8 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
         res.end();
       }
     } else if (unavailable) {
-      sendJson(res, 503, failure(null, ErrorCode.InternalError, STORE_UNAVAILABLE), { 'retry-after': '1' });
+      const { status, headers } = STORE_UNAVAILABLE_STATUS;
+      sendJson(res, status, failure(null, ErrorCode.InternalError, STORE_UNAVAILABLE), headers);
     } else {
       sendJson(res, 500, failure(null, ErrorCode.InternalError, 'Internal error'));
     }

@@ -7,6 +7,8 @@ import { simpleReply } from './simple-http.status-table';
 const channel: RequestChannel = { notify: () => undefined };
 const error = failure(1, ErrorCode.InvalidRequest, 'no');
 const ok: JsonRpcResponse = { jsonrpc: '2.0', id: 1, result: {} };
+const outage = failure(7, ErrorCode.InternalError, 'Service unavailable');
+const RETRY = { 'retry-after': '1' };
 const statusOf: AnswerStatus = (response) =>
   'error' in response ? { status: 403, headers: { 'www-authenticate': 'Bearer' } } : { status: 200 };
 
@@ -27,12 +29,39 @@ describe('simpleReply', () => {
       { type: 'json', status: 403, body: error, headers: { 'www-authenticate': 'Bearer' } },
     ],
     [
+      'a store outage (modern): 503 with Retry-After',
+      {
+        kind: 'answered',
+        era: 'modern',
+        outcome: { type: 'response', response: outage, storeUnavailable: true },
+        channel,
+        session: undefined,
+      },
+      { type: 'json', status: 503, body: outage, headers: RETRY },
+    ],
+    [
+      'a store outage (legacy)',
+      {
+        kind: 'answered',
+        era: 'legacy',
+        outcome: { type: 'response', response: outage, storeUnavailable: true },
+        channel,
+        session: undefined,
+      },
+      { type: 'json', status: 503, body: outage, headers: RETRY },
+    ],
+    [
       'cancelled',
       { kind: 'answered', era: 'legacy', outcome: { type: 'none' }, channel, session: undefined },
       { type: 'empty', status: 204 },
     ],
     ['an empty batch answer', { kind: 'batch', answers: [], session: undefined }, { type: 'empty', status: 204 }],
     ['a batch', { kind: 'batch', answers: [ok], session: undefined }, { type: 'json', status: 200, body: [ok] }],
+    [
+      'a batch with a store outage: 200, each answer its own',
+      { kind: 'batch', answers: [ok, outage], session: undefined },
+      { type: 'json', status: 200, body: [ok, outage] },
+    ],
     [
       'bad version',
       { kind: 'refused', reason: 'bad-version', error },

@@ -4,7 +4,7 @@
  */
 import type { InboundResult } from '../../protocol/inbound';
 import type { RequestChannel } from '../../protocol/engine';
-import { refusalReply, type AnswerStatus, type HttpReply } from './http-reply';
+import { refusalReply, STORE_UNAVAILABLE_STATUS, type AnswerStatus, type HttpReply } from './http-reply';
 
 /** The answer to a POST of the simple endpoint. */
 export function simpleReply(result: InboundResult<RequestChannel>, statusOf: AnswerStatus): HttpReply {
@@ -22,7 +22,10 @@ export function simpleReply(result: InboundResult<RequestChannel>, statusOf: Ans
         return { type: 'empty', status: 204 };
       }
       const { response } = result.outcome;
-      const { status, headers } = statusOf(response, result.era);
+      // A store outage is 503 in both eras.
+      const { status, headers } = result.outcome.storeUnavailable
+        ? STORE_UNAVAILABLE_STATUS
+        : statusOf(response, result.era);
       return { type: 'json', status, body: response, headers };
     }
     case 'batch':

@@ -11,6 +11,8 @@ const error = failure(1, ErrorCode.InvalidRequest, 'no');
 const ok: JsonRpcResponse = { jsonrpc: '2.0', id: 1, result: {} };
 const statusOf: AnswerStatus = (response) => ('error' in response ? { status: 404 } : { status: 200 });
 const SID = { 'mcp-session-id': 'mcp_s' };
+const outage = failure(7, ErrorCode.InternalError, 'Service unavailable');
+const RETRY = { 'retry-after': '1' };
 
 describe('streamableReply', () => {
   it.each<[string, InboundResult<HttpRequestChannel>, unknown]>([
@@ -38,12 +40,39 @@ describe('streamableReply', () => {
       { type: 'respond', status: 404, response: error },
     ],
     [
+      'a store outage (legacy): 503 with Retry-After, whatever the error code says',
+      {
+        kind: 'answered',
+        era: 'legacy',
+        outcome: { type: 'response', response: outage, storeUnavailable: true },
+        channel,
+        session,
+      },
+      { type: 'respond', status: 503, response: outage, headers: RETRY },
+    ],
+    [
+      'a store outage (modern)',
+      {
+        kind: 'answered',
+        era: 'modern',
+        outcome: { type: 'response', response: outage, storeUnavailable: true },
+        channel,
+        session: undefined,
+      },
+      { type: 'respond', status: 503, response: outage, headers: RETRY },
+    ],
+    [
       'cancelled',
       { kind: 'answered', era: 'modern', outcome: { type: 'none' }, channel, session: undefined },
       { type: 'end' },
     ],
     ['an empty batch answer', { kind: 'batch', answers: [], session }, { type: 'empty', status: 202, headers: SID }],
     ['a batch', { kind: 'batch', answers: [ok], session }, { type: 'json', status: 200, body: [ok], headers: SID }],
+    [
+      'a batch with a store outage: 200, each answer its own',
+      { kind: 'batch', answers: [ok, outage], session },
+      { type: 'json', status: 200, body: [ok, outage], headers: SID },
+    ],
     [
       'session required',
       { kind: 'refused', reason: 'session-required', error },
@@ -58,6 +87,11 @@ describe('streamableReply', () => {
       'session limit',
       { kind: 'refused', reason: 'session-limit', error },
       { type: 'json', status: 503, body: error, headers: { 'retry-after': '5' } },
+    ],
+    [
+      'the session store away before the engine: 503 with the message id',
+      { kind: 'refused', reason: 'store-unavailable', error: outage, session },
+      { type: 'json', status: 503, body: outage, headers: { ...SID, ...RETRY } },
     ],
     [
       'bad version',

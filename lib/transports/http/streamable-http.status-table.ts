@@ -5,7 +5,7 @@
 import type { InboundResult } from '../../protocol/inbound';
 import type { SessionHandle } from '../../protocol/session-handle';
 import type { HttpRequestChannel } from './http-request-channel';
-import { refusalReply, type AnswerStatus, type HttpReply } from './http-reply';
+import { refusalReply, STORE_UNAVAILABLE_STATUS, type AnswerStatus, type HttpReply } from './http-reply';
 
 export const SESSION_HEADER = 'mcp-session-id';
 
@@ -29,7 +29,10 @@ export function streamableReply(result: InboundResult<HttpRequestChannel>, statu
         return { type: 'end' };
       }
       const { response } = result.outcome;
-      const { status, headers } = statusOf(response, result.era);
+      // A store outage is 503 in both eras; an answer that is streaming already keeps its 200.
+      const { status, headers } = result.outcome.storeUnavailable
+        ? STORE_UNAVAILABLE_STATUS
+        : statusOf(response, result.era);
       return { type: 'respond', response, status, headers };
     }
     case 'batch':

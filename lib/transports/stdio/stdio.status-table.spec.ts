@@ -5,6 +5,7 @@ import { stdioFrame } from './stdio.status-table';
 
 const channel: RequestChannel = { notify: () => undefined };
 const error = failure(1, ErrorCode.InvalidRequest, 'Invalid Request: bad');
+const outage = failure(7, ErrorCode.InternalError, 'Service unavailable');
 const ok: JsonRpcResponse = { jsonrpc: '2.0', id: 1, result: {} };
 
 describe('stdioFrame', () => {
@@ -21,6 +22,22 @@ describe('stdioFrame', () => {
       'answered',
       { kind: 'answered', era: 'legacy', outcome: { type: 'response', response: ok }, channel, session: undefined },
       { send: ok },
+    ],
+    [
+      'a store outage: its JSON-RPC error',
+      {
+        kind: 'answered',
+        era: 'modern',
+        outcome: { type: 'response', response: outage, storeUnavailable: true },
+        channel,
+        session: undefined,
+      },
+      { send: outage },
+    ],
+    [
+      'the session store away before the engine',
+      { kind: 'refused', reason: 'store-unavailable', error: outage },
+      { send: outage },
     ],
     ['cancelled', { kind: 'answered', era: 'modern', outcome: { type: 'none' }, channel, session: undefined }, {}],
     ['a batch', { kind: 'batch', answers: [ok], session: undefined }, { send: [ok] }],

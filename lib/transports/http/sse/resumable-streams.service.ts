@@ -16,6 +16,8 @@ import { StreamFollows } from './stream-follow';
 import { McpLogger } from '../../../telemetry/mcp.logger';
 import { SlowReaders } from '../slow-readers.service';
 import { messageOf } from '../../../protocol/mcp-error';
+import { isStoreUnavailable, logStoreUnavailable } from '../../../protocol/store-unavailable';
+import { RefusalLog } from '../../../protocol/refusal-log';
 
 // The HTTP services take both the registry and the stream type from here.
 export { ResumableStream, type EventSink, type StreamKind } from './resumable-stream';
@@ -38,6 +40,7 @@ function isResponse(message: JsonRpcMessage | undefined): boolean {
 @Injectable()
 export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestroy {
   private readonly logger = new McpLogger('McpResumableStreams');
+  private readonly outages = new RefusalLog(this.logger);
   /** The streams of this process that may still send, by session and stream id. */
   private readonly live = new Map<string, Map<string, ResumableStream>>();
   private readonly resuming = new PendingResumes();
@@ -272,7 +275,13 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
 
   record(sessionId: string, event: ReplayEvent, data: string): void {
     this.store.append(sessionId, event, data).catch((error: unknown) => {
-      this.logger.error(`Could not keep an event of session ${sessionId} for replay: ${messageOf(error)}`);
+      const line = `Could not keep an event of session ${sessionId} for replay`;
+      // A store outage fails every event of every stream: one line a minute, not one per event.
+      if (isStoreUnavailable(error)) {
+        logStoreUnavailable(this.outages, line, error);
+      } else {
+        this.logger.error(`${line}: ${messageOf(error)}`);
+      }
     });
   }
 
