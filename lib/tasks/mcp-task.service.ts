@@ -139,6 +139,8 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
 
   /**
    * Records how a task's work ended; ignored once the task is terminal (cancelled, expired).
+   * When the store fails, the outcome is kept here (and this instance answers the task from
+   * it) and retried until the store takes it or the task's TTL passes.
    *
    * @internal the engine's
    */
@@ -212,14 +214,28 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
     return this.manager.isLive(id);
   }
 
-  /** How many tasks have their work running in this process. */
+  /** How many tasks have their work running in this process, or their outcome not stored yet. */
   get liveCount(): number {
     return this.manager.liveCount;
   }
 
-  /** Resolves once no task has its work running in this process (at once when none has). */
+  /**
+   * Resolves once no task has its work running in this process and the outcome of every work
+   * that ended here is stored (at once when so already).
+   */
   whenIdle(): Promise<void> {
     return this.manager.whenIdle();
+  }
+
+  /**
+   * Shutdown, last: the outcomes of works that ended here and that the store has not taken yet
+   * are written once more, for at most `timeoutMs`; those it still does not take are logged by
+   * task id and given up. Resolves their ids.
+   *
+   * @internal the shutdown's
+   */
+  storeOutcomes(timeoutMs: number): Promise<string[]> {
+    return this.manager.storeOutcomes(timeoutMs);
   }
 
   /**
