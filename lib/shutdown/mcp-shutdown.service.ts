@@ -20,8 +20,9 @@ import { McpLogger } from '../telemetry/mcp.logger';
 
 /**
  * How long the end of a drain waits, past the grace period, for what must still happen there:
- * the failed tasks stored, the requests that were opening a stream when the drain began done
- * with it. A store or a handler that hangs must not hold the process beyond it.
+ * the failed tasks stored, the task outcomes not stored yet written once more, the requests
+ * that were opening a stream when the drain began done with it. A store or a handler that
+ * hangs must not hold the process beyond it.
  */
 const SETTLE_MS = 500;
 

@@ -119,17 +119,16 @@ export class TaskOutcomes {
       kept.timer = undefined;
       return kept.inFlight ?? this.attempt(kept);
     });
-    if (writes.length === 0) {
-      return [];
+    if (writes.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(writes),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      ]);
+      clearTimeout(timer);
+      [...this.kept.values()].forEach((kept) => this.lose(kept));
     }
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled(writes),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
-    ]);
-    clearTimeout(timer);
-    [...this.kept.values()].forEach((kept) => this.lose(kept));
-    return this.lost;
+    return [...this.lost];
   }
 
   /** The shutdown is under way and the store does not take `kept`: given up, logged by task id. */
@@ -150,7 +149,9 @@ export class TaskOutcomes {
           if (stored !== undefined) {
             this.log.log(`The outcome of task ${kept.record.id} was stored ${after}`);
           } else {
-            this.log.refusals.debug(`The outcome of task ${kept.record.id} was dropped ${after}: the task had ended`);
+            this.log.refusals.debug(
+              `The outcome of task ${kept.record.id} was dropped ${after}: the task had ended otherwise, or is gone`,
+            );
           }
         }
         this.remove(kept);
