@@ -32,8 +32,10 @@ export type { TaskSettings } from './task-settings';
  *
  * Every change is stored before anyone hears of it: status notifications and `tasks/result`
  * waiters are told through the notification bus once the store has the new state. Terminal
- * states are final. Expired tasks are swept: a live one is stopped and failed, a terminal one
- * deleted.
+ * states are final. A task past its TTL that has not ended is failed ("Task expired") and its
+ * work stopped when it is next read or swept; one that has ended is gone (the sweeper deletes
+ * it). The outcome of a work that ended here is kept until the store takes it, retried with
+ * backoff while the store fails; meanwhile this instance answers the task from it.
  *
  * The work is the `TaskManager`'s; this service gives it the Nest lifecycle: the sweeper's
  * timer, the bus and cluster subscriptions, and the end of legacy sessions (their tasks are
@@ -112,7 +114,10 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
     this.stopSessionWatch = undefined;
   }
 
-  /** A task by id, whoever owns it; `undefined` when unknown or expired. */
+  /**
+   * A task by id, whoever owns it; `undefined` when unknown or gone (ended, and past its TTL).
+   * A task past its TTL that had not ended reads failed ("Task expired").
+   */
   get(id: string): Promise<McpTaskRecord | undefined> {
     return this.manager.get(id);
   }
