@@ -319,6 +319,32 @@ describe('cluster: Redis faults and restarts', () => {
     }
   }, 40_000);
 
+  it('an instance closed during a stall longer than its grace gives up on the outcomes by id, and does not hang', async () => {
+    const GRACE_MS = 500;
+    cluster = await startCluster({
+      redisUrl: redis.url,
+      keyPrefix: uniqueKeyPrefix('stall-lost'),
+      overrides: { shutdownGraceMs: GRACE_MS },
+    });
+    const [a] = cluster.apps;
+    const settled = settledTasks(a);
+    const work = { name: 'sleepy', arguments: { ms: ENDS_IN_STALL_MS, label: 'lost-in-stall' } };
+    const { taskId } = rpcResultOf(await modernPost(a.url, 'tools/call', work, ALICE));
+    await stallRedis(STALL_MS, 'ALL');
+    await waitUntil(() => settled.has(taskId), 'the work to end during the stall', STALL_MS);
+    const error = jest.spyOn(Logger.prototype, 'error');
+
+    const closing = timed(() => cluster!.closeApp(0));
+    // The grace, then one last write within the drain's settle time: the stall outlasts both.
+    await waitUntil(
+      () => error.mock.calls.some((call) => String(call[0]).includes(`task ${taskId} (completed) could not be stored`)),
+      'the outcome to be logged as not stored',
+      STALL_MS,
+    );
+    // The Redis connections close once the stall is over, and the close ends then.
+    expect((await closing).ms).toBeLessThan(STALL_MS + RECOVERY_MS);
+  }, 40_000);
+
   it('a modern task that asks while Redis is away fails without an unhandled rejection', async () => {
     // The question cannot be stored: the work gets the error, and nothing is left to settle later.
     cluster = await startCluster({ redisUrl: redis.url, keyPrefix: uniqueKeyPrefix('ask-down') });
