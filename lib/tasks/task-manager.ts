@@ -318,11 +318,11 @@ export class TaskManager implements TaskPort {
    * work is released.
    */
   private async end(id: string, outcome: TaskOutcome, abort: McpError | undefined): Promise<McpTaskRecord | undefined> {
-    const live = this.live.get(id);
     if (this.outcomes.has(id)) {
       // An outcome of the task is on its way already (its failure at shutdown, then its work's end).
       return undefined;
     }
+    const live = this.live.get(id);
     if (live === undefined) {
       // Not working here (ended already, or elsewhere): stored if the task still is not terminal.
       return this.transition(id, (record) => ended(record, outcome));
