@@ -19,8 +19,9 @@ import { McpLogger } from '../telemetry/mcp.logger';
 
 /**
  * How long the end of a drain waits, past the grace period, for what must still happen there:
- * the failed tasks stored, the requests that were opening a stream when the drain began done
- * with it. A store or a handler that hangs must not hold the process beyond it.
+ * the failed tasks stored, the task outcomes not stored yet written once more, the requests
+ * that were opening a stream when the drain began done with it. A store or a handler that
+ * hangs must not hold the process beyond it.
  */
 const SETTLE_MS = 500;
 
@@ -50,7 +51,8 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
  *    answered with an error;
  * 5. last, what is still open ends: the SSE pairs kept for their calls (their answers have gone
  *    out on them), streams opened by requests that were under way when the drain began, and
- *    the stdio connections.
+ *    the stdio connections; the task outcomes the store has not taken yet (it failed while the
+ *    works ended) get a last write, and those it still refuses are logged by task id.
  *
  * Nest then closes the HTTP server, which only has idle keep-alive connections left: its
  * `close()` closes them (Node 19 and later) and resolves.
@@ -127,8 +129,9 @@ export class McpShutdown implements OnModuleDestroy, OnApplicationShutdown {
       this.abortedCalls = running.abortAll(new ServerShutdownError(CALL_STOPPED_BY_SHUTDOWN(graceMs)));
     }
 
-    // The answers are written once their requests' handlers return.
-    await within(this.http.whenQuiet(), SETTLE_MS);
+    // The answers are written once their requests' handlers return. Meanwhile, before the stores
+    // close, the outcomes not stored yet get their last chance (logged by id when it fails).
+    await Promise.all([within(this.http.whenQuiet(), SETTLE_MS), this.tasks.storeOutcomes(SETTLE_MS)]);
     this.streams.endHeldStreams();
     this.pairs.endPairs();
     await this.stdio.close();

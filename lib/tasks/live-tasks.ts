@@ -1,5 +1,6 @@
 import type { JsonObject } from '../protocol/json-rpc';
 import type { InputRequest } from '../protocol/client-requests';
+import type { McpTaskRecord } from './task-store.interface';
 
 /** A question of a task waiting for its `tasks/update` answer. */
 export interface PendingInput {
@@ -10,6 +11,8 @@ export interface PendingInput {
 
 /** A task whose work runs in this process. */
 export interface LiveTask {
+  /** The task as it was created: what its outcome is kept with until the store takes it. */
+  readonly record: McpTaskRecord;
   readonly abort: (reason: unknown) => void;
   /** Modern era: questions waiting for `tasks/update`, by key. */
   readonly pending: Map<string, PendingInput>;
@@ -31,9 +34,16 @@ export class LiveTasks {
   private idleWaiters: Array<() => void> = [];
 
   /** Starts tracking the work of a task; `abort` stops it. */
-  add(id: string, abort: (reason: unknown) => void): LiveTask {
-    const live: LiveTask = { abort, pending: new Map(), issued: new Set(), ranks: new Map(), waitingOnClient: 0 };
-    this.tasks.set(id, live);
+  add(record: McpTaskRecord, abort: (reason: unknown) => void): LiveTask {
+    const live: LiveTask = {
+      record,
+      abort,
+      pending: new Map(),
+      issued: new Set(),
+      ranks: new Map(),
+      waitingOnClient: 0,
+    };
+    this.tasks.set(record.id, live);
     return live;
   }
 

@@ -179,7 +179,7 @@ describe('McpTaskService', () => {
 
   describe('shutdown', () => {
     it('aborts the work of every live task and stops the sweeper', async () => {
-      const { service } = setup({ sweepIntervalMs: 10 });
+      const { service, store } = setup({ sweepIntervalMs: 10 });
       service.onModuleInit();
       const aborts = [jest.fn(), jest.fn()];
       const a = await service.create({ ...MODERN, requestedTtlMs: 30 }, aborts[0]);
@@ -190,9 +190,9 @@ describe('McpTaskService', () => {
       expect(aborts[0].mock.calls[0][0]).toMatchObject({ code: -32603, message: 'Server shutting down' });
       expect(aborts[1]).not.toHaveBeenCalled();
       expect(service.isLive(a.id)).toBe(false);
-      // No sweep ran after the shutdown: the expired task stays as it was.
+      // No sweep ran after the shutdown: the expired task stays stored as it was.
       await delay(80);
-      await expect(service.get(a.id)).resolves.toMatchObject({ status: 'working' });
+      await expect(store.get(a.id)).resolves.toMatchObject({ status: 'working' });
     });
 
     it('stops hearing the bus and the cluster at module destroy, the session ends at the very end', async () => {

@@ -34,8 +34,10 @@ export type { TaskSettings } from './task-settings';
  *
  * Every change is stored before anyone hears of it: status notifications and `tasks/result`
  * waiters are told through the notification bus once the store has the new state. Terminal
- * states are final. Expired tasks are swept: a live one is stopped and failed, a terminal one
- * deleted.
+ * states are final. A task past its TTL that has not ended is failed ("Task expired") and its
+ * work stopped when it is next read or swept; one that has ended is gone (the sweeper deletes
+ * it). The outcome of a work that ended here is kept until the store takes it, retried with
+ * backoff while the store fails; meanwhile this instance answers the task from it.
  *
  * The work is the `TaskManager`'s; this service gives it the Nest lifecycle: the sweeper's
  * timer, the bus and cluster subscriptions, and the end of legacy sessions (their tasks are
@@ -115,7 +117,10 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
     this.stopSessionWatch = undefined;
   }
 
-  /** A task by id, whoever owns it; `undefined` when unknown or expired. */
+  /**
+   * A task by id, whoever owns it; `undefined` when unknown or gone (ended, and past its TTL).
+   * A task past its TTL that had not ended reads failed ("Task expired").
+   */
   get(id: string): Promise<McpTaskRecord | undefined> {
     return this.manager.get(id);
   }
@@ -142,6 +147,8 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
 
   /**
    * Records how a task's work ended; ignored once the task is terminal (cancelled, expired).
+   * When the store fails, the outcome is kept here (and this instance answers the task from
+   * it) and retried until the store takes it or the task's TTL passes.
    *
    * @internal the engine's
    */
@@ -215,14 +222,28 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
     return this.manager.isLive(id);
   }
 
-  /** How many tasks have their work running in this process. */
+  /** How many tasks have their work running in this process, or their outcome not stored yet. */
   get liveCount(): number {
     return this.manager.liveCount;
   }
 
-  /** Resolves once no task has its work running in this process (at once when none has). */
+  /**
+   * Resolves once no task has its work running in this process and the outcome of every work
+   * that ended here is stored (at once when so already).
+   */
   whenIdle(): Promise<void> {
     return this.manager.whenIdle();
+  }
+
+  /**
+   * Shutdown, last: the outcomes of works that ended here and that the store has not taken yet
+   * are written once more, for at most `timeoutMs`; those it still does not take are logged by
+   * task id and given up. Resolves their ids.
+   *
+   * @internal the shutdown's
+   */
+  storeOutcomes(timeoutMs: number): Promise<string[]> {
+    return this.manager.storeOutcomes(timeoutMs);
   }
 
   /**

@@ -71,7 +71,7 @@ export class TaskCreations {
       pollIntervalMs,
     };
     // Live before it is stored: whoever reads the stored task (a cancellation) finds its work.
-    this.live.add(record.id, abort);
+    this.live.add(record, abort);
     let created: boolean;
     try {
       created = await this.createWithin(record);

@@ -1,7 +1,7 @@
+import { McpStoreUnavailableError } from '../errors/mcp-store-unavailable.error';
 import type { McpEvent } from '../notifications/notification-bus.interface';
 import type { InputRequest } from '../protocol/client-requests';
 import { McpError } from '../protocol/mcp-error';
-import { McpStoreUnavailableError } from '../errors/mcp-store-unavailable.error';
 import { markReported } from '../protocol/store-unavailable';
 import { MemoryNotificationBus } from '../stores/memory/memory-notification.bus';
 import { MemoryTaskStore } from '../stores/memory/memory-task.store';
@@ -78,6 +78,31 @@ class LateAckTaskStore extends MemoryTaskStore {
   }
 }
 
+/**
+ * A store whose writes fail while `failing` is set, as Redis does when it stalls, restarts or
+ * runs out of memory; `landing` makes a write apply and still fail, as a command that timed out
+ * in the client and ran in Redis after all. `writes` counts the writes asked of it.
+ */
+class FlakyTaskStore extends MemoryTaskStore {
+  failing = false;
+  landing = false;
+  writes = 0;
+
+  override async update(
+    id: string,
+    change: (current: McpTaskRecord) => McpTaskRecord | undefined,
+  ): Promise<McpTaskRecord | undefined> {
+    this.writes += 1;
+    if (this.landing) {
+      await super.update(id, change);
+    }
+    if (this.failing || this.landing) {
+      throw new McpStoreUnavailableError('The session store is unavailable: Command timed out');
+    }
+    return super.update(id, change);
+  }
+}
+
 /** Stops the bus subscriptions made by `listening` (after each test). */
 const subscriptions: Array<() => void> = [];
 
@@ -92,6 +117,7 @@ function setup(
     warn: jest.fn<void, [string]>(),
     error: jest.fn<void, [string]>(),
     debug: jest.fn<void, [string]>(),
+    log: jest.fn<void, [string]>(),
   };
   const manager = new TaskManager(store, bus, link, settings, logger);
   return { store, bus, link, manager, settings, logger };
@@ -1027,13 +1053,225 @@ describe('TaskManager', () => {
       await expect(store.get(expired.id)).resolves.toMatchObject({ status: 'completed' });
     });
 
-    it('keeps a live task past its expiry readable until the sweep fails it', async () => {
+    it('fails a live task read past its expiry at once, without waiting for the sweep', async () => {
       const { manager, store } = setup();
       const record = await manager.create(MODERN, () => undefined);
       await store.update(record.id, (current) => ({ ...current, expiresAt: Date.now() - 1 }));
-      await expect(manager.get(record.id)).resolves.toMatchObject({ status: 'working' });
-      await manager.sweep();
       await expect(manager.get(record.id)).resolves.toMatchObject({ status: 'failed', statusMessage: 'Task expired' });
+      await expect(manager.sweep()).resolves.toBe(0);
+    });
+  });
+
+  describe('outcomes the store does not take at once', () => {
+    beforeEach(() => {
+      // Timers and Date are fake; the store and the bus still answer on the next turn.
+      jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    });
+
+    afterEach(() => {
+      jest.useRealTimers();
+    });
+
+    it('keeps the outcome, answers get and awaitTerminal from it, retries until stored; the drain waits', async () => {
+      const store = new FlakyTaskStore();
+      const { manager, bus, logger } = listening({}, store);
+      const { events } = watch(bus, store);
+      const abort = jest.fn();
+      const record = await manager.create(MODERN, abort);
+      const waited = tracked(manager.awaitTerminal(record.id, 600_000));
+      await flush();
+      store.failing = true;
+
+      await expect(manager.settle(record.id, { type: 'result', result: OK_RESULT })).resolves.toMatchObject({
+        id: record.id,
+        status: 'completed',
+        result: OK_RESULT,
+      });
+      // Not stored, not announced, but answered here at once, and its work is not live any more.
+      await expect(store.get(record.id)).resolves.toMatchObject({ status: 'working' });
+      expect(events.map((event) => event.status)).toEqual([]);
+      await expect(manager.get(record.id)).resolves.toMatchObject({ status: 'completed', result: OK_RESULT });
+      await expect(manager.owned(record.owner, record.id)).resolves.toMatchObject({ status: 'completed' });
+      await expect(manager.list(record.owner)).resolves.toMatchObject([{ id: record.id, status: 'completed' }]);
+      await flush();
+      expect(waited).toMatchObject({ settled: true, value: { status: 'completed', result: OK_RESULT } });
+      expect(manager.isLive(record.id)).toBe(false);
+      expect(abort).not.toHaveBeenCalled();
+      // The drain counts it until it is stored.
+      expect(manager.liveCount).toBe(1);
+      const idle = tracked(manager.whenIdle());
+
+      // Retried with backoff (100 ms doubling, half of it jitter): three more failures within 0.7 s.
+      await jest.advanceTimersByTimeAsync(700);
+      expect(store.writes).toBe(4);
+      expect(idle.settled).toBe(false);
+      // One warning for the episode, the retries as debug lines.
+      expect(logger.warn).toHaveBeenCalledTimes(1);
+      expect(logger.warn.mock.calls[0][0]).toContain(`Could not store the outcome of task ${record.id}`);
+      expect(logger.debug.mock.calls.filter(([line]) => line.includes(record.id))).toHaveLength(3);
+
+      store.failing = false;
+      await jest.advanceTimersByTimeAsync(5_000);
+      await expect(store.get(record.id)).resolves.toMatchObject({ status: 'completed', result: OK_RESULT });
+      expect(events.map((event) => event.status)).toEqual(['completed']);
+      expect(idle.settled).toBe(true);
+      expect(manager.liveCount).toBe(0);
+      expect(logger.log).toHaveBeenCalledWith(expect.stringMatching(/outcome of task \S+ was stored after 5 attempts/));
+      // Nothing more is written once it is stored.
+      const writes = store.writes;
+      await jest.advanceTimersByTimeAsync(60_000);
+      expect(store.writes).toBe(writes);
+    });
+
+    it('announces an earlier write that the store applied after its caller gave up on it', async () => {
+      const store = new FlakyTaskStore();
+      const { manager, bus, logger } = setup({}, store);
+      const { events } = watch(bus, store);
+      const record = await manager.create(LEGACY, () => undefined);
+      store.landing = true;
+      await manager.settle(record.id, { type: 'result', result: OK_RESULT });
+      store.landing = false;
+      expect(events).toEqual([]);
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect(events).toMatchObject([{ id: record.id, status: 'completed', result: OK_RESULT }]);
+      expect(manager.liveCount).toBe(0);
+      expect(logger.log).toHaveBeenCalledWith(expect.stringContaining(`outcome of task ${record.id} was stored`));
+    });
+
+    it('drops the kept outcome of a task cancelled elsewhere meanwhile, heard of on the bus', async () => {
+      const store = new FlakyTaskStore();
+      const bus = new MemoryNotificationBus();
+      const a = listening({}, store, bus);
+      const b = listening({}, store, bus);
+      const record = await a.manager.create(MODERN, () => undefined);
+      store.failing = true;
+      await a.manager.settle(record.id, { type: 'result', result: OK_RESULT });
+      store.failing = false;
+      await expect(b.manager.cancel(record.id)).resolves.toMatchObject({ status: 'cancelled' });
+      await expect(a.manager.get(record.id)).resolves.toMatchObject({ status: 'cancelled' });
+      expect(a.manager.liveCount).toBe(0);
+      await jest.advanceTimersByTimeAsync(10_000);
+      await expect(store.get(record.id)).resolves.toMatchObject({ status: 'cancelled' });
+    });
+
+    it('drops the kept outcome of a task that the retry finds ended, unheard of', async () => {
+      const store = new FlakyTaskStore();
+      const { manager, bus } = setup({}, store);
+      const { events } = watch(bus, store);
+      const record = await manager.create(MODERN, () => undefined);
+      store.failing = true;
+      await manager.settle(record.id, { type: 'result', result: OK_RESULT });
+      store.failing = false;
+      await MemoryTaskStore.prototype.update.call(store, record.id, (current) => ({
+        ...current,
+        status: 'cancelled' as const,
+      }));
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect(manager.liveCount).toBe(0);
+      await expect(manager.get(record.id)).resolves.toMatchObject({ status: 'cancelled' });
+      expect(events).toEqual([]);
+    });
+
+    it('drops the outcome once the TTL passed, with an error line; the task then reads expired', async () => {
+      const store = new FlakyTaskStore();
+      const { manager, logger } = setup({}, store);
+      const record = await manager.create({ ...MODERN, requestedTtlMs: 5_000 }, () => undefined);
+      store.failing = true;
+      await manager.settle(record.id, { type: 'result', result: OK_RESULT });
+      const idle = tracked(manager.whenIdle());
+      await jest.advanceTimersByTimeAsync(4_000);
+      await expect(manager.get(record.id)).resolves.toMatchObject({ status: 'completed' });
+      expect(idle.settled).toBe(false);
+      await jest.advanceTimersByTimeAsync(6_000);
+      expect(idle.settled).toBe(true);
+      expect(manager.liveCount).toBe(0);
+      expect(logger.error).toHaveBeenCalledWith(
+        expect.stringContaining(`The outcome of task ${record.id} was dropped: its TTL passed`),
+      );
+      const writes = store.writes;
+      await jest.advanceTimersByTimeAsync(60_000);
+      expect(store.writes).toBe(writes);
+      store.failing = false;
+      await expect(manager.get(record.id)).resolves.toMatchObject({ status: 'failed', statusMessage: 'Task expired' });
+    });
+
+    it('gives the outcomes a last chance at shutdown, logs by id those the store still refuses, then stops', async () => {
+      const answering = new FlakyTaskStore();
+      const recovered = setup({}, answering).manager;
+      const stored = await recovered.create(MODERN, () => undefined);
+      answering.failing = true;
+      await recovered.settle(stored.id, { type: 'result', result: OK_RESULT });
+      answering.failing = false;
+      await expect(recovered.storeOutcomes(500)).resolves.toEqual([]);
+      await expect(answering.get(stored.id)).resolves.toMatchObject({ status: 'completed' });
+      expect(recovered.liveCount).toBe(0);
+
+      const store = new FlakyTaskStore();
+      const { manager, logger } = setup({}, store);
+      const lost = await manager.create(MODERN, () => undefined);
+      store.failing = true;
+      await manager.settle(lost.id, { type: 'result', result: OK_RESULT });
+      await expect(manager.storeOutcomes(500)).resolves.toEqual([lost.id]);
+      expect(logger.error).toHaveBeenCalledWith(
+        expect.stringContaining(`The outcome of task ${lost.id} (completed) could not be stored before shutdown`),
+      );
+      expect(manager.liveCount).toBe(0);
+      await expect(manager.whenIdle()).resolves.toBeUndefined();
+      const writes = store.writes;
+      await jest.advanceTimersByTimeAsync(60_000);
+      expect(store.writes).toBe(writes);
+    });
+  });
+
+  describe('the TTL', () => {
+    beforeEach(() => {
+      jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    });
+
+    afterEach(() => {
+      jest.useRealTimers();
+    });
+
+    it('a task polled past its TTL reads failed "Task expired" at once, everywhere, and its work stops', async () => {
+      const { manager, bus, store, settings } = setup();
+      const { events } = watch(bus, store);
+      const abort = jest.fn();
+      const record = await manager.create({ ...LEGACY, requestedTtlMs: 5_000 }, abort);
+      await expect(manager.get(record.id)).resolves.toMatchObject({ status: 'working' });
+      await jest.advanceTimersByTimeAsync(5_000);
+
+      const expired = {
+        status: 'failed',
+        statusMessage: 'Task expired',
+        error: { code: -32603, message: 'Task expired' },
+      };
+      const read = await manager.get(record.id);
+      expect(read).toMatchObject({ ...expired, expiresAt: Date.now() + settings.expiredGraceMs });
+      expect(abort).toHaveBeenCalledTimes(1);
+      expect(abort.mock.calls[0][0]).toMatchObject({ message: 'Task expired' });
+      expect(manager.isLive(record.id)).toBe(false);
+      expect(events).toMatchObject([{ id: record.id, ...expired }]);
+      await expect(manager.owned(record.owner, record.id)).resolves.toEqual(read);
+      await expect(manager.list(record.owner)).resolves.toEqual([read]);
+      await expect(manager.awaitTerminal(record.id, 1_000)).resolves.toEqual(read);
+    });
+
+    it('lists a task past its TTL as failed "Task expired"', async () => {
+      const { manager } = setup();
+      const record = await manager.create({ ...MODERN, requestedTtlMs: 5_000 }, () => undefined);
+      await jest.advanceTimersByTimeAsync(5_000);
+      await expect(manager.list(record.owner)).resolves.toMatchObject([{ id: record.id, status: 'failed' }]);
+    });
+
+    it('a work that ends past its TTL does not complete the task, and nothing announces a completion', async () => {
+      const { manager, bus, store } = setup();
+      const { events } = watch(bus, store);
+      const record = await manager.create({ ...MODERN, requestedTtlMs: 5_000 }, () => undefined);
+      await jest.advanceTimersByTimeAsync(5_000);
+      await manager.settle(record.id, { type: 'result', result: OK_RESULT });
+      await expect(manager.get(record.id)).resolves.toMatchObject({ status: 'failed', statusMessage: 'Task expired' });
+      expect(events.map((event) => event.status)).toEqual(['failed']);
+      expect(manager.liveCount).toBe(0);
     });
   });
 
@@ -1308,14 +1546,17 @@ describe('TaskManager', () => {
       expect(logger.error).toHaveBeenCalledWith('Task sweep failed: store away');
     });
 
-    it('failLive logs a task it cannot fail, and still stops its work', async () => {
+    it('failLive keeps a failure the store refuses, still stops the work, and stores it once it can', async () => {
       const { manager, store, logger } = setup();
       const abort = jest.fn();
       const record = await manager.create(MODERN, abort);
       jest.spyOn(store, 'update').mockRejectedValueOnce(new Error('store away'));
       await expect(manager.failLive('stopping')).resolves.toBe(1);
       expect(abort).toHaveBeenCalledTimes(1);
-      expect(logger.error).toHaveBeenCalledWith(`Could not fail task ${record.id}: store away`);
+      expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining(`outcome of task ${record.id}: store away`));
+      await expect(manager.get(record.id)).resolves.toMatchObject({ status: 'failed', statusMessage: 'stopping' });
+      await expect(manager.storeOutcomes(1_000)).resolves.toEqual([]);
+      await expect(store.get(record.id)).resolves.toMatchObject({ status: 'failed', statusMessage: 'stopping' });
     });
   });
 });

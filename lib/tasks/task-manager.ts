@@ -10,6 +10,8 @@ import { logFailedSend } from '../protocol/store-unavailable';
 import { LiveTasks } from './live-tasks';
 import type { NewTask, TaskOutcome, TaskPort } from '../protocol/tasks/task-port';
 import { TaskCreations } from './task-creations';
+import { expiredTask, TASK_EXPIRED, underTtl } from './task-expiry';
+import { TaskOutcomes } from './task-outcomes';
 import { TaskQuestions } from './task-questions';
 import type { TaskSettings } from './task-settings';
 import {
@@ -26,6 +28,8 @@ export interface TaskLogger {
   warn(message: string): void;
   error(message: string): void;
   debug?(message: string): void;
+  /** A line that is no warning (an outcome stored after all); a warning without it. */
+  log?(message: string): void;
 }
 
 export type { NewTask, TaskOutcome } from '../protocol/tasks/task-port';
@@ -34,13 +38,41 @@ const MISSING = 'Task not found';
 /** How many of the tasks one sweep failed its log line names (the rest are counted). */
 const SWEEP_LOG_IDS = 5;
 
+/** The task `record` as its work's `outcome` ends it. */
+function ended(record: McpTaskRecord, outcome: TaskOutcome): McpTaskRecord {
+  if (outcome.type === 'error') {
+    return { ...record, status: 'failed', error: outcome.error, statusMessage: outcome.error.message };
+  }
+  const isError = outcome.result.isError === true;
+  // 2025-11-25 fails a task whose tool reported an error; 2026-07-28 completes it (the
+  // result says isError), keeping `failed` for protocol errors.
+  const status: McpTaskStatus = isError && record.era === 'legacy' ? 'failed' : 'completed';
+  return {
+    ...record,
+    status,
+    result: outcome.result,
+    statusMessage: isError ? 'The tool reported an error' : undefined,
+  };
+}
+
+/** Whether two terminal tasks ended the same way (the same outcome, written twice). */
+function sameEnd(a: McpTaskRecord, b: McpTaskRecord): boolean {
+  return (
+    a.status === b.status &&
+    JSON.stringify(a.result) === JSON.stringify(b.result) &&
+    JSON.stringify(a.error) === JSON.stringify(b.error)
+  );
+}
+
 /**
  * The tasks of one server, without a framework: created by the engine when a call becomes a
  * task, driven by the `tasks/*` methods, read by the application.
  *
  * Every change is stored before anyone hears of it: status notifications and `tasks/result`
  * waiters are told through the notification bus once the store has the new state. Terminal
- * states are final. Expired tasks are failed (live) or deleted (terminal) by `sweep`.
+ * states are final. The outcome of a work that ended here is kept until the store takes it
+ * (`TaskOutcomes`): this instance answers the task from it meanwhile. The TTL is one rule
+ * (`task-expiry`): a task past it is failed by whatever touches it next, or by `sweep`.
  *
  * The manager starts nothing by itself: whoever owns it runs `sweep` on a timer and feeds it the
  * task events of the bus (`statusChanged`) and the answers other instances relay (`inputArrived`).
@@ -48,6 +80,7 @@ const SWEEP_LOG_IDS = 5;
 export class TaskManager implements TaskPort {
   private readonly live = new LiveTasks();
   private readonly waiters = new TaskWaiters();
+  private readonly outcomes: TaskOutcomes;
   private readonly questions: TaskQuestions;
   private readonly creations: TaskCreations;
 
@@ -65,6 +98,16 @@ export class TaskManager implements TaskPort {
       debug: (message) => logger.debug?.(message),
     });
     this.creations = new TaskCreations(this.live, store, settings, refusals, clock);
+    this.outcomes = new TaskOutcomes(
+      {
+        refusals,
+        log: (message) => (logger.log === undefined ? logger.warn(message) : logger.log(message)),
+        error: (message) => logger.error(message),
+      },
+      (id) => this.waiters.wake(id),
+      undefined,
+      clock,
+    );
     this.questions = new TaskQuestions(this.live, store, link, (id, change) => this.transition(id, change));
   }
 
@@ -73,15 +116,25 @@ export class TaskManager implements TaskPort {
     return this.settings;
   }
 
-  /** A task by id, whoever owns it; `undefined` when unknown or expired. */
+  /**
+   * A task by id, whoever owns it; `undefined` when unknown or gone. A task past its TTL reads
+   * failed ("Task expired"); one whose outcome the store has not taken yet reads as it ended.
+   */
   async get(id: string): Promise<McpTaskRecord | undefined> {
+    const now = this.clock.now();
+    const kept = this.outcomes.answer(id, now);
+    if (kept !== undefined) {
+      return kept;
+    }
     const record = await this.store.get(id);
-    return record !== undefined && this.readable(record) ? record : undefined;
+    return record === undefined ? undefined : this.asRead(record, now);
   }
 
   /** The tasks of one owner (`session:<id>` or `principal:<id>`), sorted by id. */
   async list(owner: string): Promise<McpTaskRecord[]> {
-    return (await this.store.list(owner)).filter((record) => this.readable(record));
+    const now = this.clock.now();
+    const read = await Promise.all((await this.store.list(owner)).map(async (record) => this.asRead(record, now)));
+    return read.filter((record): record is McpTaskRecord => record !== undefined);
   }
 
   /** A task of `owner`; -32602 when it is unknown, expired or someone else's (the same answer). */
@@ -104,24 +157,13 @@ export class TaskManager implements TaskPort {
     return this.creations.create(init, abort);
   }
 
-  /** Records how a task's work ended; ignored once the task is terminal (cancelled, expired). */
-  async settle(id: string, outcome: TaskOutcome): Promise<McpTaskRecord | undefined> {
-    this.live.release(id, new McpError(ErrorCode.InternalError, 'The task ended'), false);
-    return this.transition(id, (record) => {
-      if (outcome.type === 'error') {
-        return { ...record, status: 'failed', error: outcome.error, statusMessage: outcome.error.message };
-      }
-      const isError = outcome.result.isError === true;
-      // 2025-11-25 fails a task whose tool reported an error; 2026-07-28 completes it (the
-      // result says isError), keeping `failed` for protocol errors.
-      const status: McpTaskStatus = isError && record.era === 'legacy' ? 'failed' : 'completed';
-      return {
-        ...record,
-        status,
-        result: outcome.result,
-        statusMessage: isError ? 'The tool reported an error' : undefined,
-      };
-    });
+  /**
+   * Records how a task's work ended; ignored once the task is terminal (cancelled, expired), and
+   * past its TTL (it fails as expired). Resolves with the task as stored, or, when the store
+   * fails, as kept here: the outcome is then retried until the store takes it or the TTL passes.
+   */
+  settle(id: string, outcome: TaskOutcome): Promise<McpTaskRecord | undefined> {
+    return this.end(id, outcome, undefined);
   }
 
   /**
@@ -129,6 +171,11 @@ export class TaskManager implements TaskPort {
    * its signal abort). Returns the task after the change, or as it was when it was terminal already.
    */
   async cancel(id: string, reason = 'Cancelled by the client'): Promise<McpTaskRecord | undefined> {
+    const kept = this.outcomes.answer(id, this.clock.now());
+    if (kept !== undefined) {
+      // Its work ended here: the outcome is on its way to the store.
+      return kept;
+    }
     const changed = await this.transition(id, (record) => ({ ...record, status: 'cancelled', statusMessage: reason }));
     if (changed !== undefined) {
       this.live.release(id, new McpError(ErrorCode.InternalError, reason), true);
@@ -180,14 +227,28 @@ export class TaskManager implements TaskPort {
     return this.live.has(id);
   }
 
-  /** How many tasks have their work running in this process. */
+  /** How many tasks have their work running in this process, or their outcome not stored yet. */
   get liveCount(): number {
-    return this.live.size;
+    return this.live.size + this.outcomes.size;
   }
 
-  /** Resolves once no task has its work running in this process (at once when none has). */
-  whenIdle(): Promise<void> {
-    return this.live.whenIdle();
+  /**
+   * Resolves once no task has its work running in this process and every outcome of a work that
+   * ended here is stored (or given up: past its TTL, ended elsewhere); at once when so already.
+   */
+  async whenIdle(): Promise<void> {
+    // An outcome is kept before its work is released: the two are never both empty in between.
+    while (this.live.size > 0 || this.outcomes.size > 0) {
+      await Promise.all([this.live.whenIdle(), this.outcomes.whenEmpty()]);
+    }
+  }
+
+  /**
+   * Shutdown, last: the outcomes not stored yet are written once more, for at most `timeoutMs`;
+   * those the store still does not take are logged by task id and given up. Resolves their ids.
+   */
+  storeOutcomes(timeoutMs: number): Promise<string[]> {
+    return this.outcomes.flush(timeoutMs);
   }
 
   /**
@@ -198,22 +259,9 @@ export class TaskManager implements TaskPort {
   async failLive(message: string): Promise<number> {
     const ids = this.live.ids();
     const reason = new McpError(ErrorCode.InternalError, message);
-    await Promise.all(
-      ids.map(async (id) => {
-        try {
-          await this.transition(id, (record) => ({
-            ...record,
-            status: 'failed',
-            error: { code: ErrorCode.InternalError, message },
-            statusMessage: message,
-          }));
-        } catch (error) {
-          this.logger.error(`Could not fail task ${id}: ${messageOf(error)}`);
-        } finally {
-          this.live.release(id, reason, true);
-        }
-      }),
-    );
+    const outcome: TaskOutcome = { type: 'error', error: { code: ErrorCode.InternalError, message } };
+    // A failure the store does not take is kept and retried like any outcome (`storeOutcomes`).
+    await Promise.all(ids.map((id) => this.end(id, outcome, reason)));
     return ids.length;
   }
 
@@ -239,16 +287,12 @@ export class TaskManager implements TaskPort {
           await this.store.delete(record.id);
           continue;
         }
-        this.live.release(record.id, new McpError(ErrorCode.InternalError, 'Task expired'), true);
-        const expired = await this.transition(record.id, (current) => ({
-          ...current,
-          status: 'failed',
-          error: { code: ErrorCode.InternalError, message: 'Task expired' },
-          statusMessage: 'Task expired',
-          expiresAt: now + this.settings.expiredGraceMs,
-        }));
+        this.live.release(record.id, new McpError(ErrorCode.InternalError, TASK_EXPIRED), true);
+        const expired = await this.transition(record.id, (current) =>
+          expiredTask(current, now, this.settings.expiredGraceMs),
+        );
         if (expired !== undefined) {
-          failed.push(expiredTask(record));
+          failed.push(expiredLine(record));
         }
       }
     } catch (error) {
@@ -267,9 +311,13 @@ export class TaskManager implements TaskPort {
    * bus): its waiters read it again, and its work here stops if it ended elsewhere.
    */
   statusChanged(task: McpTaskRecord): void {
-    if (isTerminal(task.status) && this.live.has(task.id)) {
-      // Ended elsewhere (cancelled or expired on another instance): the work here stops.
-      this.live.release(task.id, new McpError(ErrorCode.InternalError, task.statusMessage ?? 'The task ended'), true);
+    if (isTerminal(task.status)) {
+      if (this.live.has(task.id)) {
+        // Ended elsewhere (cancelled or expired on another instance): the work here stops.
+        this.live.release(task.id, new McpError(ErrorCode.InternalError, task.statusMessage ?? 'The task ended'), true);
+      }
+      // The store has the task ended: its truth replaces an outcome still kept here.
+      this.outcomes.drop(task.id);
     }
     this.waiters.wake(task.id);
   }
@@ -284,18 +332,75 @@ export class TaskManager implements TaskPort {
     });
   }
 
-  /** Stores a change of a task that is not terminal, then tells the bus (see `TaskTransition`). */
+  /**
+   * A work ended (`abort` undefined: on its own) or is stopped with `abort` once its end is
+   * stored: its outcome is kept until the store takes it, counted by the drain from before its
+   * work is released.
+   */
+  private async end(id: string, outcome: TaskOutcome, abort: McpError | undefined): Promise<McpTaskRecord | undefined> {
+    if (this.outcomes.has(id)) {
+      // An outcome of the task is on its way already (its failure at shutdown, then its work's end).
+      return undefined;
+    }
+    const live = this.live.get(id);
+    if (live === undefined) {
+      // Not working here (ended already, or elsewhere): stored if the task still is not terminal.
+      return this.transition(id, (record) => ended(record, outcome));
+    }
+    const kept = { ...ended(live.record, outcome), updatedAt: this.clock.now() };
+    const stored = this.outcomes.keep(kept, (attempt) => this.storeOutcome(kept, outcome, attempt));
+    if (abort === undefined) {
+      this.live.release(id, new McpError(ErrorCode.InternalError, 'The task ended'), false);
+      return stored;
+    }
+    try {
+      return await stored;
+    } finally {
+      this.live.release(id, abort, true);
+    }
+  }
+
+  /**
+   * One write of a kept outcome (see `OutcomeWrite`). A retry that finds the task ended the same
+   * way found an earlier write that the store applied after its caller gave up on it (a command
+   * timeout): nobody heard of it, so it is announced now.
+   */
+  private async storeOutcome(
+    kept: McpTaskRecord,
+    outcome: TaskOutcome,
+    attempt: number,
+  ): Promise<McpTaskRecord | undefined> {
+    const stored = await this.transition(kept.id, (record) => ended(record, outcome));
+    if (stored !== undefined || attempt === 1) {
+      return stored;
+    }
+    const current = await this.store.get(kept.id);
+    if (current === undefined || !isTerminal(current.status) || !sameEnd(current, kept)) {
+      return undefined;
+    }
+    await this.announce(current);
+    return current;
+  }
+
+  /**
+   * Stores a change of a task that is not terminal, then tells the bus (see `TaskTransition`).
+   * A task past its TTL is failed as expired whatever the change (see `task-expiry`), and its
+   * work here stops.
+   */
   private async transition(
     id: string,
     change: (record: McpTaskRecord) => McpTaskRecord | undefined,
   ): Promise<McpTaskRecord | undefined> {
+    let expired = false;
     const stored = await this.store.update(id, (record) => {
       if (isTerminal(record.status)) {
         return undefined;
       }
-      const next = change(record);
+      const now = this.clock.now();
+      expired = underTtl(record, now) === 'expired';
+      const next = expired ? expiredTask(record, now, this.settings.expiredGraceMs) : change(record);
       if (next !== undefined) {
-        next.updatedAt = Math.max(this.clock.now(), record.updatedAt);
+        next.updatedAt = Math.max(now, record.updatedAt);
         if (isTerminal(next.status)) {
           delete next.inputRequests;
         }
@@ -303,18 +408,26 @@ export class TaskManager implements TaskPort {
       return next;
     });
     if (stored !== undefined) {
-      try {
-        await this.bus.publish({ type: 'task_status', task: stored });
-      } catch (error) {
-        logFailedSend(this.logger, `publish the status of task ${id}`, error);
-        // Nobody hears of the change through the bus: the waiters here at least read it.
-        this.waiters.wake(id);
+      if (expired) {
+        this.live.release(id, new McpError(ErrorCode.InternalError, TASK_EXPIRED), true);
       }
-      if (isTerminal(stored.status)) {
-        await this.trimEnded(stored);
-      }
+      await this.announce(stored);
     }
     return stored;
+  }
+
+  /** Tells the bus of a stored change (the waiters here at least, when it fails); trims ended tasks. */
+  private async announce(stored: McpTaskRecord): Promise<void> {
+    try {
+      await this.bus.publish({ type: 'task_status', task: stored });
+    } catch (error) {
+      logFailedSend(this.logger, `publish the status of task ${stored.id}`, error);
+      // Nobody hears of the change through the bus: the waiters here at least read it.
+      this.waiters.wake(stored.id);
+    }
+    if (isTerminal(stored.status)) {
+      await this.trimEnded(stored);
+    }
   }
 
   /**
@@ -333,13 +446,24 @@ export class TaskManager implements TaskPort {
     }
   }
 
-  /** Whether a stored task may still be read: not past its expiry. */
-  private readable(record: McpTaskRecord): boolean {
-    return !(isTerminal(record.status) && record.expiresAt <= this.clock.now());
+  /**
+   * A stored task as it reads at `now`: from its outcome kept here, as it is, or under the TTL
+   * rule (see `task-expiry`) gone, or failed now when it was not terminal (its work stopped: see
+   * `transition`) rather than left working until the sweep.
+   */
+  private asRead(record: McpTaskRecord, now: number): McpTaskRecord | undefined | Promise<McpTaskRecord | undefined> {
+    const state = underTtl(record, now);
+    if (state === 'current') {
+      return this.outcomes.answer(record.id, now) ?? record;
+    }
+    if (state === 'gone') {
+      return undefined;
+    }
+    return this.transition(record.id, () => undefined).then((failed) => failed ?? this.get(record.id));
   }
 }
 
 /** A task the sweep failed, for its log line: its id, TTL and when it expired. */
-function expiredTask(record: McpTaskRecord): string {
+function expiredLine(record: McpTaskRecord): string {
   return `${record.id} (ttl ${record.ttlMs} ms, expired at ${new Date(record.expiresAt).toISOString()})`;
 }

@@ -2,15 +2,18 @@
  * Two instances sharing one Redis when things go wrong: Redis stops while they run (requests
  * that need it fail at once with a clear error, the others are served, service comes back by
  * itself once Redis does), every instance restarts (finished tasks are still read, in both eras)
- * and Redis cannot be reached at boot (the application does not start, and says why). Also the
- * startup warning about a missing `requestState.secret`.
+ * and Redis cannot be reached at boot (the application does not start, and says why). Redis
+ * stalls while task works end: their outcomes are kept, answered by the instance that ran them,
+ * and stored once Redis answers, also when that instance shuts down meanwhile. Also the startup
+ * warning about a missing `requestState.secret`.
  */
 import { Logger } from '@nestjs/common';
+import Redis from 'ioredis';
 import { freePort } from '../support/ports';
 import { McpTaskService } from 'nest-mcp';
 import { STORE_UNAVAILABLE } from '../../lib/mcp.messages';
 import { CLUSTER_SECRET, startCluster, startClusterApp, type Cluster } from '../fixtures/cluster-fixture';
-import { legacyRequest, openLegacySession, post, type RawResponse, waitUntil } from '../fixtures/raw-rpc';
+import { legacyRequest, openLegacySession, post, type RawResponse, waitUntil, withTimeout } from '../fixtures/raw-rpc';
 import type { TasksApp } from '../fixtures/tasks-fixture';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 import {
@@ -34,6 +37,13 @@ const FAIL_FAST_MS = 3_000;
 const RECOVERY_MS = 15_000;
 /** Well past the inline window (100 ms): the call is a task by then. */
 const PAST_WINDOW_MS = 600;
+/**
+ * A Redis stall: longer than the instances' command timeout (1 s in the cluster fixture), so
+ * that a write made during it fails, and shorter than any wait of the tests.
+ */
+const STALL_MS = 4_000;
+/** Work that ends well within a stall begun once its task exists, even on a loaded machine. */
+const ENDS_IN_STALL_MS = 1_200;
 
 const textResult = (text: string) => ({ content: [{ type: 'text', text }] });
 
@@ -107,6 +117,19 @@ describe('cluster: Redis faults and restarts', () => {
     );
   }
 
+  /**
+   * Stalls Redis for `ms` (`CLIENT PAUSE`): `ALL` answers no command, `WRITE` no write (reads
+   * go on, and a write sent meanwhile runs once the pause is over).
+   */
+  async function stallRedis(ms: number, mode: 'ALL' | 'WRITE'): Promise<void> {
+    const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      await admin.call('CLIENT', 'PAUSE', String(ms), mode);
+    } finally {
+      admin.disconnect();
+    }
+  }
+
   it('while Redis is stopped, what needs it fails fast and clearly, the rest is served; then service recovers', async () => {
     cluster = await startCluster({ redisUrl: redis.url, keyPrefix: uniqueKeyPrefix('faults') });
     const [a, b] = cluster.apps;
@@ -118,7 +141,7 @@ describe('cluster: Redis faults and restarts', () => {
       await modernPost(
         a.url,
         'tools/call',
-        { name: 'sleepy', arguments: { ms: 1_000, label: 'ends-while-down' } },
+        { name: 'sleepy', arguments: { ms: 1_500, label: 'ends-while-down' } },
         ALICE,
       ),
     );
@@ -158,6 +181,12 @@ describe('cluster: Redis faults and restarts', () => {
       await app.probe.whenAborted(orphan, FAIL_FAST_MS);
     }
     await waitUntil(() => settled.has(created.taskId), 'the work to end while Redis is away');
+    // Its outcome is kept on A, which answers from it while Redis is away; B cannot read the task.
+    expect(rpcResultOf(await modernPost(a.url, 'tasks/get', { taskId: created.taskId }, ALICE))).toMatchObject({
+      status: 'completed',
+      result: textResult('slept ends-while-down'),
+    });
+    expectEngineError(await modernPost(b.url, 'tasks/get', { taskId: created.taskId }, { ...ALICE, id: 9 }), 9);
 
     await redis.start();
 
@@ -193,6 +222,126 @@ describe('cluster: Redis faults and restarts', () => {
     expect(rpcResultOf(await modernPost(b.url, 'tasks/get', { taskId }, ALICE))).toMatchObject({
       status: 'cancelled',
     });
+  }, 40_000);
+
+  it('a task whose work ends during a Redis stall completes with its result, read on both instances after it', async () => {
+    cluster = await startCluster({ redisUrl: redis.url, keyPrefix: uniqueKeyPrefix('stall') });
+    const [a, b] = cluster.apps;
+    const settled = settledTasks(a);
+    const work = { name: 'sleepy', arguments: { ms: ENDS_IN_STALL_MS, label: 'ends-in-stall' } };
+    const created = rpcResultOf(await modernPost(a.url, 'tools/call', work, ALICE));
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    const completed = { taskId: created.taskId, status: 'completed', result: textResult('slept ends-in-stall') };
+
+    await stallRedis(STALL_MS, 'ALL');
+    // The work ends during the stall, and storing how it ended fails (the command times out).
+    await waitUntil(() => settled.has(created.taskId), 'the work to end during the stall', STALL_MS);
+    // A, which ran it, answers from the outcome it keeps, at once, while Redis still stalls.
+    const kept = await timed(() => modernPost(a.url, 'tasks/get', { taskId: created.taskId }, ALICE));
+    expect(rpcResultOf(kept.value)).toMatchObject(completed);
+    expect(kept.ms).toBeLessThan(FAIL_FAST_MS);
+
+    // Once Redis answers, the outcome is stored: every instance reads it.
+    const onB = await pollFor(
+      async () => rpcMessageOf(await modernPost(b.url, 'tasks/get', { taskId: created.taskId }, ALICE)),
+      (message) => TERMINAL.includes(String(message.result?.status)),
+      'the task to read ended on B',
+      STALL_MS + RECOVERY_MS,
+      100,
+    );
+    expect(onB.result).toMatchObject(completed);
+    expect(await modernTaskDone(a, created.taskId)).toMatchObject(completed);
+    expect(a.probe.runs('ends-in-stall') + b.probe.runs('ends-in-stall')).toBe(1);
+  }, 40_000);
+
+  it('a tasks/result waiting on B is answered once an outcome written during a stall is stored', async () => {
+    // A write pause: the outcome's write is held, times out in A's client, then runs in Redis
+    // when the pause ends; the retry finds it stored and announces it.
+    cluster = await startCluster({ redisUrl: redis.url, keyPrefix: uniqueKeyPrefix('stall-result') });
+    const [a, b] = cluster.apps;
+    const settled = settledTasks(a);
+    const { headers } = await openLegacySession(a.url, '2025-11-25');
+    const call = {
+      name: 'sleepy',
+      arguments: { ms: ENDS_IN_STALL_MS + 800, label: 'result-in-stall' },
+      task: { ttl: LEGACY_TTL_MS },
+    };
+    const { taskId } = rpcResultOf(await legacyPost(a.url, headers, 'tools/call', call, 'call')).task;
+    const waiting = legacyPost(b.url, headers, 'tasks/result', { taskId }, 'result');
+    // B waits before the stall begins (a request that came in during it could not refresh its session).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    await stallRedis(STALL_MS, 'WRITE');
+    await waitUntil(() => settled.has(taskId), 'the work to end during the stall', STALL_MS);
+    const expected = { ...textResult('slept result-in-stall'), _meta: { [RELATED_TASK]: { taskId } } };
+    // A reads the task from the outcome it keeps while the pause lasts (a legacy request could not
+    // refresh its session now)...
+    await expect(a.app.get(McpTaskService).get(taskId)).resolves.toMatchObject({
+      status: 'completed',
+      result: textResult('slept result-in-stall'),
+    });
+    // ...and B, which waited from before the stall, hears of it once it is stored.
+    const answered = await withTimeout(waiting, STALL_MS + RECOVERY_MS, 'tasks/result on B');
+    expect(rpcResultOf(answered)).toEqual(expected);
+    expect(rpcResultOf(await legacyPost(b.url, headers, 'tasks/get', { taskId }, 'g'))).toMatchObject({
+      status: 'completed',
+    });
+  }, 40_000);
+
+  it('an instance closed while task outcomes wait on a Redis stall stores them before it goes: none is left working', async () => {
+    cluster = await startCluster({
+      redisUrl: redis.url,
+      keyPrefix: uniqueKeyPrefix('stall-close'),
+      overrides: { shutdownGraceMs: STALL_MS + RECOVERY_MS },
+    });
+    const [a, b] = cluster.apps;
+    const settled = settledTasks(a);
+    const labels = ['close-1', 'close-2', 'close-3'];
+    const ids: string[] = [];
+    for (const label of labels) {
+      const work = { name: 'sleepy', arguments: { ms: ENDS_IN_STALL_MS, label } };
+      const created = rpcResultOf(await modernPost(a.url, 'tools/call', work, ALICE));
+      expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+      ids.push(String(created.taskId));
+    }
+    await stallRedis(STALL_MS, 'ALL');
+    await waitUntil(() => ids.every((id) => settled.has(id)), 'the works to end during the stall', STALL_MS);
+
+    // The shutdown (SIGTERM's app.close()) begins while every outcome waits for Redis.
+    await cluster.closeApp(0);
+
+    for (const [index, taskId] of ids.entries()) {
+      expect(rpcResultOf(await modernPost(b.url, 'tasks/get', { taskId }, ALICE))).toMatchObject({
+        status: 'completed',
+        result: textResult(`slept ${labels[index]}`),
+      });
+    }
+  }, 40_000);
+
+  it('an instance closed during a stall longer than its grace gives up on the outcomes by id, and does not hang', async () => {
+    const GRACE_MS = 500;
+    cluster = await startCluster({
+      redisUrl: redis.url,
+      keyPrefix: uniqueKeyPrefix('stall-lost'),
+      overrides: { shutdownGraceMs: GRACE_MS },
+    });
+    const [a] = cluster.apps;
+    const settled = settledTasks(a);
+    const work = { name: 'sleepy', arguments: { ms: ENDS_IN_STALL_MS, label: 'lost-in-stall' } };
+    const { taskId } = rpcResultOf(await modernPost(a.url, 'tools/call', work, ALICE));
+    await stallRedis(STALL_MS, 'ALL');
+    await waitUntil(() => settled.has(taskId), 'the work to end during the stall', STALL_MS);
+    const error = jest.spyOn(Logger.prototype, 'error');
+
+    const closing = timed(() => cluster!.closeApp(0));
+    // The grace, then one last write within the drain's settle time: the stall outlasts both.
+    await waitUntil(
+      () => error.mock.calls.some((call) => String(call[0]).includes(`task ${taskId} (completed) could not be stored`)),
+      'the outcome to be logged as not stored',
+      STALL_MS,
+    );
+    // The Redis connections close once the stall is over, and the close ends then.
+    expect((await closing).ms).toBeLessThan(STALL_MS + RECOVERY_MS);
   }, 40_000);
 
   it('a modern task that asks while Redis is away fails without an unhandled rejection', async () => {

@@ -46,6 +46,8 @@ const FOREVER_MS = 30_000;
 /** How soon a cancellation stored on one instance must abort the work on the other. */
 const ABORT_WITHIN_MS = 2_000;
 const LEGACY_TTL_MS = 60_000;
+/** A retention short enough to pass within a test. */
+const SHORT_TTL_MS = 1_000;
 const ALICE: ModernOptions = { principal: 'alice' };
 
 const textResult = (text: string) => ({ content: [{ type: 'text', text }] });
@@ -191,19 +193,72 @@ describe('cluster: tasks, listen streams and requestState across instances', () 
       headers: Record<string, string>,
       name: string,
       args: Record<string, unknown>,
+      ttl = LEGACY_TTL_MS,
     ): Promise<Record<string, any>> {
       const created = rpcResultOf(
-        await legacyPost(
-          app.url,
-          headers,
-          'tools/call',
-          { name, arguments: args, task: { ttl: LEGACY_TTL_MS } },
-          'call',
-        ),
+        await legacyPost(app.url, headers, 'tools/call', { name, arguments: args, task: { ttl } }, 'call'),
       );
-      expect(created.task).toMatchObject({ status: 'working', ttl: LEGACY_TTL_MS });
+      expect(created.task).toMatchObject({ status: 'working', ttl });
       return created.task;
     }
+
+    const EXPIRED = { status: 'failed', statusMessage: 'Task expired' };
+
+    it('a task polled on B past its TTL reads failed "Task expired" at once, its work on A stops, and tasks/result agrees', async () => {
+      const headers = await legacySession();
+      const work = label('legacy-ttl-poll');
+      const { taskId } = await startLegacyTask(a, headers, 'sleepy', { ms: FOREVER_MS, label: work }, SHORT_TTL_MS);
+      expect(rpcResultOf(await legacyPost(b.url, headers, 'tasks/get', { taskId }, 'get'))).toMatchObject({
+        status: 'working',
+      });
+      await new Promise((resolve) => setTimeout(resolve, SHORT_TTL_MS + 100));
+
+      // Read on B after the TTL, long before any sweep (every 60 s): failed, not working.
+      expect(rpcResultOf(await legacyPost(b.url, headers, 'tasks/get', { taskId }, 'get'))).toMatchObject({
+        taskId,
+        ...EXPIRED,
+      });
+      await a.probe.whenAborted(work, ABORT_WITHIN_MS);
+      expect(rpcResultOf(await legacyPost(a.url, headers, 'tasks/get', { taskId }, 'get'))).toMatchObject(EXPIRED);
+      expect(rpcErrorOf(await legacyPost(a.url, headers, 'tasks/result', { taskId }, 'result'))).toEqual({
+        code: -32603,
+        message: 'Task expired',
+      });
+      const listed = rpcResultOf(await legacyPost(b.url, headers, 'tasks/list', {}, 'list'));
+      expect(listed.tasks).toEqual([expect.objectContaining({ taskId, ...EXPIRED })]);
+    });
+
+    it('a work that ends past its TTL does not complete the task: no completion is announced, and it reads expired', async () => {
+      const headers = await legacySession();
+      const stream = await openLegacyStream(b.url, headers, cleanup.signal);
+      const work = label('legacy-ttl-late');
+      const { taskId } = await startLegacyTask(
+        a,
+        headers,
+        'sleepy',
+        { ms: SHORT_TTL_MS + 300, label: work },
+        SHORT_TTL_MS,
+      );
+
+      // Nobody reads the task until its work ended on A, after its TTL.
+      const statuses = await readUntil(
+        stream,
+        (message) =>
+          message.method === 'notifications/tasks/status' &&
+          message.params?.taskId === taskId &&
+          TERMINAL.includes(String(message.params?.status)),
+      );
+      expect(statuses.at(-1)?.params).toMatchObject({ taskId, ...EXPIRED });
+      expect(statuses.map((message) => message.params?.status)).not.toContain('completed');
+      for (const app of [a, b]) {
+        expect(rpcResultOf(await legacyPost(app.url, headers, 'tasks/get', { taskId }, 'get'))).toMatchObject(EXPIRED);
+        expect(rpcErrorOf(await legacyPost(app.url, headers, 'tasks/result', { taskId }, 'result'))).toEqual({
+          code: -32603,
+          message: 'Task expired',
+        });
+      }
+      expect(a.probe.runs(work)).toBe(1);
+    });
 
     it('tasks/result on B waits for the work on A and answers its CallToolResult; tasks/list on B lists it', async () => {
       const headers = await legacySession();

@@ -44,7 +44,8 @@ export interface TaskPort {
   create(init: NewTask, abort: (reason: unknown) => void): Promise<McpTaskRecord>;
   /**
    * Stores how the task's work ended; resolves with the task as stored, or `undefined` when it
-   * had already ended (cancelled, expired).
+   * had already ended (cancelled, expired). When the store fails, the outcome is kept (and the
+   * task read from it here) until the store takes it: it resolves with the task as kept.
    */
   settle(id: string, outcome: TaskOutcome): Promise<McpTaskRecord | undefined>;
   /** Cancels a task; resolves with the task after the cancellation, if it exists. */
