@@ -1,8 +1,10 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { MCP_CLUSTER_LINK } from '../mcp.constants';
+import { MCP_CLUSTER_LINK, MCP_REPLAY_STORE } from '../mcp.constants';
 import type { ClusterLink, StreamClaim } from '../cluster/cluster-link.interface';
 import type { JsonRpcMessage } from '../protocol/json-rpc';
+import { messageOf } from '../protocol/mcp-error';
 import { McpLogger } from '../telemetry/mcp.logger';
+import { appendToStream, type ReplayStore } from './replay-store.interface';
 
 /** A stream that carries server-initiated messages to one legacy session. */
 export interface SessionChannel {
@@ -21,7 +23,10 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
   private readonly channels = new Map<string, SessionChannel>();
   private stopListening: (() => void) | undefined;
 
-  constructor(@Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink) {}
+  constructor(
+    @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
+    @Inject(MCP_REPLAY_STORE) private readonly replay: ReplayStore,
+  ) {}
 
   /** How many session streams are open on this instance. */
   get size(): number {
@@ -41,11 +46,12 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Reserves the session's stream for this instance, before `attach`. Resolves `false` when the
-   * session has a stream already, here or on another instance.
+   * Reserves the session's stream (the resumable stream `streamId`, if named) for this
+   * instance, before `attach`. Resolves `false` when the session has a stream already, here or
+   * on another instance that runs.
    */
-  async reserve(sessionId: string, kind: StreamClaim['kind']): Promise<boolean> {
-    return !this.channels.has(sessionId) && (await this.link.claimStream(sessionId, kind));
+  async reserve(sessionId: string, kind: StreamClaim['kind'], streamId?: string): Promise<boolean> {
+    return !this.channels.has(sessionId) && (await this.link.claimStream(sessionId, kind, streamId));
   }
 
   /** Attaches the stream of a session reserved by `reserve`. */
@@ -63,8 +69,9 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
 
   /** Gives up a reservation that was not attached (the client left meanwhile). */
   release(sessionId: string): void {
+    // Not awaited here: the link's `close()` awaits every release under way.
     this.link.releaseStream(sessionId).catch((error: unknown) => {
-      this.logger.warn(`Could not release the stream claim of session ${sessionId}: ${String(error)}`);
+      this.logger.warn(`Could not release the stream claim of session ${sessionId}: ${messageOf(error)}`);
     });
   }
 
@@ -87,7 +94,9 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Sends on the session's stream wherever it is held: here, or through the instance that holds
-   * it. Resolves whether a stream took (or was sent) the message.
+   * it. A message for a resumable stream whose instance stopped is kept in the session's replay
+   * buffer, on that stream: the client's resume (on any instance) replays it. Resolves whether
+   * a stream took (or was sent) the message, or the buffer kept it.
    */
   async route(sessionId: string, message: JsonRpcMessage): Promise<boolean> {
     if (this.send(sessionId, message)) {
@@ -97,12 +106,25 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
     if (holder === undefined || holder.instanceId === this.link.instanceId) {
       return false;
     }
-    await this.sendVia(holder.instanceId, sessionId, message);
+    if (await this.sendVia(holder.instanceId, sessionId, message)) {
+      return true;
+    }
+    if (holder.streamId === undefined || (await this.link.isAlive(holder.instanceId))) {
+      return false;
+    }
+    const seq = await appendToStream(this.replay, sessionId, holder.streamId, message);
+    this.logger.debug(
+      `Kept a message for session ${sessionId}, whose stream's instance ${holder.instanceId} stopped, ` +
+        `for its resume (${holder.streamId}:${seq})`,
+    );
     return true;
   }
 
-  /** Routes a message to one instance's stream of the session (a stream found by `holder`). */
-  sendVia(instanceId: string, sessionId: string, message: JsonRpcMessage): Promise<void> {
+  /**
+   * Routes a message to one instance's stream of the session (a stream found by `holder`);
+   * resolves `false` when no instance received it.
+   */
+  sendVia(instanceId: string, sessionId: string, message: JsonRpcMessage): Promise<boolean> {
     return this.link.send(instanceId, { type: 'session_message', sessionId, message });
   }
 

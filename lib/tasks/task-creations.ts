@@ -22,6 +22,8 @@ export class TaskCreations {
     private readonly store: TaskStore,
     private readonly settings: TaskSettings,
     private readonly refusals: Pick<RefusalLog, 'warn'>,
+    /** This instance, named in the tasks it runs when other instances share the store. */
+    private readonly instanceId?: string,
   ) {}
 
   /**
@@ -59,6 +61,7 @@ export class TaskCreations {
       era: init.era,
       revision: init.revision,
       sessionId: init.sessionId,
+      ...(this.instanceId === undefined ? {} : { instanceId: this.instanceId }),
       method: init.method,
       name: init.name,
       status: 'working',

@@ -29,6 +29,19 @@ export type { NewTask, TaskOutcome } from '../protocol/tasks/task-port';
 
 const MISSING = 'Task not found';
 
+/** The failure of a task whose instance stopped while its work ran. */
+export const TASK_INSTANCE_STOPPED = 'The instance running this task stopped';
+
+/** `record`, failed with `message` (-32603). */
+function failedRecord(record: McpTaskRecord, message: string): McpTaskRecord {
+  return {
+    ...record,
+    status: 'failed',
+    error: { code: ErrorCode.InternalError, message },
+    statusMessage: message,
+  };
+}
+
 /**
  * The tasks of one server, without a framework: created by the engine when a call becomes a
  * task, driven by the `tasks/*` methods, read by the application.
@@ -49,7 +62,7 @@ export class TaskManager implements TaskPort {
   constructor(
     private readonly store: TaskStore,
     private readonly bus: NotificationBus,
-    link: ClusterLink,
+    private readonly link: ClusterLink,
     private readonly settings: TaskSettings,
     private readonly logger: TaskLogger,
   ) {
@@ -57,7 +70,7 @@ export class TaskManager implements TaskPort {
       warn: (message) => logger.warn(message),
       debug: (message) => logger.debug?.(message),
     });
-    this.creations = new TaskCreations(this.live, store, settings, refusals);
+    this.creations = new TaskCreations(this.live, store, settings, refusals, link.shared ? link.instanceId : undefined);
     this.questions = new TaskQuestions(this.live, store, link, (id, change) => this.transition(id, change));
   }
 
@@ -66,15 +79,19 @@ export class TaskManager implements TaskPort {
     return this.settings;
   }
 
-  /** A task by id, whoever owns it; `undefined` when unknown or expired. */
+  /**
+   * A task by id, whoever owns it; `undefined` when unknown or expired. A live task whose
+   * instance stopped is failed first (see `orphaned`).
+   */
   async get(id: string): Promise<McpTaskRecord | undefined> {
     const record = await this.store.get(id);
-    return record !== undefined && this.readable(record) ? record : undefined;
+    return record !== undefined && this.readable(record) ? this.orphaned(record) : undefined;
   }
 
   /** The tasks of one owner (`session:<id>` or `principal:<id>`), sorted by id. */
   async list(owner: string): Promise<McpTaskRecord[]> {
-    return (await this.store.list(owner)).filter((record) => this.readable(record));
+    const records = (await this.store.list(owner)).filter((record) => this.readable(record));
+    return Promise.all(records.map((record) => this.orphaned(record)));
   }
 
   /** A task of `owner`; -32602 when it is unknown, expired or someone else's (the same answer). */
@@ -258,6 +275,14 @@ export class TaskManager implements TaskPort {
     this.waiters.wake(task.id);
   }
 
+  /**
+   * Another instance stopped (`instance_stopped` of the link): the waiters read their tasks
+   * again, which fails those whose work ran there (see `get`).
+   */
+  instanceStopped(): void {
+    this.waiters.wakeAll();
+  }
+
   /** Another instance relays `tasks/update` answers (checked there) for a task that works here. */
   inputArrived(taskId: string, responses: JsonObject): void {
     if (!this.live.has(taskId)) {
@@ -315,6 +340,24 @@ export class TaskManager implements TaskPort {
     } catch (error) {
       this.logger.error(`Could not trim the ended tasks of ${JSON.stringify(taskQuotaKey(task))}: ${messageOf(error)}`);
     }
+  }
+
+  /**
+   * The task as it stands once checked that its work still runs: a live task whose instance
+   * stopped (killed, or hung past the heartbeat) is failed, since no one will finish it.
+   */
+  private async orphaned(record: McpTaskRecord): Promise<McpTaskRecord> {
+    const { instanceId } = record;
+    if (isTerminal(record.status) || instanceId === undefined || (await this.link.isAlive(instanceId))) {
+      return record;
+    }
+    const failed = await this.transition(record.id, (current) =>
+      current.instanceId === instanceId ? failedRecord(current, TASK_INSTANCE_STOPPED) : undefined,
+    );
+    if (failed !== undefined) {
+      this.logger.warn(`Task ${record.id} failed: the instance running it (${instanceId}) stopped`);
+    }
+    return failed ?? (await this.store.get(record.id)) ?? record;
   }
 
   /** Whether a stored task may still be read: not past its expiry. */
