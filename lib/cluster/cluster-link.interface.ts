@@ -101,7 +101,8 @@ export interface ClusterLink {
   /**
    * Sends a message to one other instance; a message for this instance or an unknown one is
    * dropped. Resolves `false` when no instance received it (the instance stopped, or is
-   * reconnecting to Redis).
+   * reconnecting to Redis); in a Redis Cluster, when none listening on the node that took it
+   * did, which proves nothing without `isAlive`.
    */
   send(instanceId: string, message: ClusterMessage): Promise<boolean>;
   /** Sends a message to every other instance. */

@@ -96,7 +96,8 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
    * Sends on the session's stream wherever it is held: here, or through the instance that holds
    * it. A message for a resumable stream whose instance stopped is kept in the session's replay
    * buffer, on that stream: the client's resume (on any instance) replays it. Resolves whether
-   * a stream took (or was sent) the message, or the buffer kept it.
+   * a stream took (or was sent) the message, or the buffer kept it: `false` when the session
+   * has no stream, or its holder stopped and its stream cannot be resumed (an SSE pair).
    */
   async route(sessionId: string, message: JsonRpcMessage): Promise<boolean> {
     if (this.send(sessionId, message)) {
@@ -106,10 +107,12 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
     if (holder === undefined || holder.instanceId === this.link.instanceId) {
       return false;
     }
-    if (await this.sendVia(holder.instanceId, sessionId, message)) {
+    // A holder that runs got it (or is reconnecting, and nothing better can be done); in a Redis
+    // Cluster, no subscriber seen by one node proves nothing by itself.
+    if ((await this.sendVia(holder.instanceId, sessionId, message)) || (await this.link.isAlive(holder.instanceId))) {
       return true;
     }
-    if (holder.streamId === undefined || (await this.link.isAlive(holder.instanceId))) {
+    if (holder.streamId === undefined) {
       return false;
     }
     const seq = await appendToStream(this.replay, sessionId, holder.streamId, message);

@@ -14,7 +14,7 @@ import { MCP_CLUSTER_LINK } from '../../lib/mcp.constants';
 import type { RedisClusterLink } from '../../lib/stores/redis/redis-cluster.link';
 import { startCluster, type Cluster } from '../fixtures/cluster-fixture';
 import { PRINCIPAL_HEADER } from '../fixtures/tasks-fixture';
-import { Collector, openLegacySession, streamWatchingFetch } from '../fixtures/raw-rpc';
+import { Collector, openLegacySession, streamWatchingFetch, withTimeout } from '../fixtures/raw-rpc';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-robin-proxy';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
@@ -140,7 +140,7 @@ describe('cluster: SIGKILL to one of two instances behind a balancer', () => {
 
       await victim.terminate('SIGKILL');
       // The waiting `tasks/result` hears of the end too.
-      expect(rpcMessageOf(await waiting)).toMatchObject({
+      expect(rpcMessageOf(await withTimeout(waiting, 10_000, 'the tasks/result answer'))).toMatchObject({
         id: 'result',
         error: { message: 'The instance running this task stopped' },
       });

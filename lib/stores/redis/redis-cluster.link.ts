@@ -124,9 +124,10 @@ interface Envelope {
  * instances are alive: those that beat within the last five seconds and, on a single Redis,
  * still listen on their channel (Redis drops the subscriptions of a process that died with its
  * socket, so a killed instance is taken for stopped at once). A claim of an instance taken for
- * stopped is taken over by the next instance that claims the stream. While this instance cannot
- * tell (it reconnected to Redis, or its own beats were late, within the last five seconds), it
- * takes no instance for stopped: the others may not have reconnected yet.
+ * stopped is taken over by the next instance that claims the stream. For five seconds after
+ * this instance reconnected to Redis it takes no instance for stopped (the others may not have
+ * reconnected yet), and after one of its own beats was late it judges by subscriptions alone (a
+ * process that was blocked may have blocked its neighbours' beats too).
  */
 export class RedisClusterLink implements ClusterLink {
   readonly instanceId = randomBytes(8).toString('hex');
@@ -140,13 +141,15 @@ export class RedisClusterLink implements ClusterLink {
   private readonly watchers = new Set<ClaimWatcher>();
   private readonly stops: Array<() => void> = [];
   private readonly timers: NodeJS.Timeout[] = [];
-  /** The instances alive at the last beat. */
-  private beating = new Set<string>();
-  /** Those, and those found alive since. */
+  /** The instances alive at the last beat, and those found alive since. */
   private alive = new Set<string>();
-  /** Since when (monotonic ms) this instance beats on time, connected; `undefined` while it does not. */
-  private steadySince: number | undefined;
-  private lastBeat = 0;
+  /** The other instances known to run: one that leaves this set is told of as stopped. */
+  private known = new Set<string>();
+  /** Since when (monotonic ms) this instance is connected to Redis; `undefined` while it is not. */
+  private connectedSince: number | undefined;
+  /** Until when (monotonic ms) the beats are not trusted: one of this instance's was late. */
+  private lateUntil = 0;
+  private lastBeat: number | undefined;
   private closed = false;
   /** Subscriber counts are exact on a single Redis, and per node in a Redis Cluster. */
   private readonly exactCounts: boolean;
@@ -163,12 +166,12 @@ export class RedisClusterLink implements ClusterLink {
     link.stops.push(await hub.subscribe(hub.key('link', 'all'), receive));
     await link.beat();
     // Just started: what it read of the others is fresh.
-    link.steadySince = Number.NEGATIVE_INFINITY;
-    const unsteady = (): void => {
-      link.steadySince = undefined;
+    link.connectedSince = Number.NEGATIVE_INFINITY;
+    const disconnected = (): void => {
+      link.connectedSince = undefined;
     };
-    hub.client.on('close', unsteady);
-    link.stops.push(() => hub.client.off('close', unsteady));
+    hub.client.on('close', disconnected);
+    link.stops.push(() => hub.client.off('close', disconnected));
     link.timers.push(
       setInterval(() => void link.beat().catch(() => undefined), HEARTBEAT_MS),
       setInterval(() => void link.refreshClaims(), CLAIM_REFRESH_MS),
@@ -308,56 +311,62 @@ export class RedisClusterLink implements ClusterLink {
     }
   }
 
-  /** Beats, and reads which instances are alive. */
+  /** Beats, reads which instances are alive, and tells of those that stopped. */
   private async beat(): Promise<void> {
     if (this.closed) {
       return;
     }
     const now = performance.now();
-    const late = now - this.lastBeat > HEARTBEAT_TTL_MS / 2;
+    if (this.lastBeat !== undefined && now - this.lastBeat > HEARTBEAT_TTL_MS / 2) {
+      // This instance was blocked: whatever blocked it (a busy machine) may have blocked others.
+      this.lateUntil = now + HEARTBEAT_TTL_MS;
+    }
     this.lastBeat = now;
+    let alive: string[];
     try {
-      const alive = await this.hub.eval(
+      alive = (await this.hub.eval(
         'beat',
         HEARTBEAT,
         [this.instancesKey()],
         [this.instanceId, HEARTBEAT_TTL_MS, this.channel(''), this.exactCounts ? '1' : '0', HEARTBEAT_FORGET_MS],
-      );
-      const before = this.beating;
-      this.beating = new Set(alive as string[]);
-      this.alive = new Set(this.beating);
-      for (const id of before) {
-        if (!this.beating.has(id)) {
-          this.deliver({ type: 'instance_stopped', instanceId: id });
-        }
-      }
-      if (late) {
-        // This instance was away (blocked, or Redis was): the others may be late too.
-        this.steadySince = undefined;
-      }
-      this.steadySince ??= performance.now();
+      )) as string[];
     } catch (error) {
-      this.steadySince = undefined;
+      this.connectedSince = undefined;
       throw error;
     }
+    this.connectedSince ??= performance.now();
+    this.alive = new Set(alive);
+    const gone = [...this.known].filter((id) => !this.alive.has(id));
+    const kept = gone.length === 0 ? new Set<string>() : await this.running(gone);
+    gone.filter((id) => !kept.has(id)).forEach((id) => this.deliver({ type: 'instance_stopped', instanceId: id }));
+    this.known = new Set([...alive, ...kept].filter((id) => id !== this.instanceId));
   }
 
   /**
-   * The instances among `ids` that run, asked of Redis now. While this instance cannot tell
-   * (not steady for a heartbeat TTL), all of them.
+   * The instances among `ids` that run, asked of Redis now: all of them while this instance
+   * cannot tell (see the class).
    */
   private async running(ids: string[]): Promise<Set<string>> {
-    const steady = this.steadySince !== undefined && performance.now() - this.steadySince >= HEARTBEAT_TTL_MS;
-    if (!steady) {
+    const now = performance.now();
+    if (this.connectedSince === undefined || now - this.connectedSince < HEARTBEAT_TTL_MS) {
+      return new Set(ids);
+    }
+    const beatsTrusted = now >= this.lateUntil;
+    if (!beatsTrusted && !this.exactCounts) {
       return new Set(ids);
     }
     const alive = (await this.hub.eval(
       'check instances',
       LIVENESS,
       [this.instancesKey()],
-      [HEARTBEAT_TTL_MS, this.channel(''), this.exactCounts ? '1' : '0', ...ids],
+      [beatsTrusted ? HEARTBEAT_TTL_MS : HEARTBEAT_FORGET_MS, this.channel(''), this.exactCounts ? '1' : '0', ...ids],
     )) as string[];
-    alive.forEach((id) => this.alive.add(id));
+    for (const id of alive) {
+      this.alive.add(id);
+      if (id !== this.instanceId) {
+        this.known.add(id);
+      }
+    }
     return new Set(alive);
   }
 
