@@ -125,6 +125,12 @@ export interface ClusterLink {
    * instance is never taken for stopped while this one cannot tell (reconnecting to Redis).
    */
   isAlive(instanceId: string): Promise<boolean>;
+  /**
+   * The resumable streams (GET) that instance `instanceId`, stopped, still holds, for this
+   * instance to keep their messages until their clients resume: to one instance only (the
+   * first to ask), `[]` to the others.
+   */
+  streamsOf(instanceId: string): Promise<Array<{ readonly sessionId: string; readonly streamId: string }>>;
   /** Has this instance's claims checked as they are refreshed; returns how to stop. */
   watchClaims(watcher: ClaimWatcher): () => void;
   /**

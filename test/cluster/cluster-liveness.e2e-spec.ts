@@ -8,7 +8,10 @@
  */
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import Redis from 'ioredis';
 import { MCP_CLUSTER_LINK } from '../../lib/mcp.constants';
 import type { RedisClusterLink } from '../../lib/stores/redis/redis-cluster.link';
@@ -23,6 +26,11 @@ import { legacyPost, openLegacyStream, pollFor, rpcMessageOf, rpcResultOf, uniqu
 const ENTRY = 'test/fixtures/shutdown-main.ts';
 const NAMES = ['A', 'B'];
 const TICKS = 8;
+
+/** The text of the first content block of a tool result. */
+function firstText(result: unknown): string {
+  return String((result as { content?: Array<{ text?: unknown }> }).content?.[0]?.text);
+}
 
 jest.setTimeout(60_000);
 
@@ -50,11 +58,16 @@ describe('cluster: SIGKILL to one of two instances behind a balancer', () => {
   });
 
   /** Two instances, the proxy, and a v1 client connected through it with its GET stream open. */
-  async function connect(label: string) {
+  async function connect(label: string, env: Record<string, string> = {}) {
     const keyPrefix = uniqueKeyPrefix(label);
     instances = await Promise.all(
       NAMES.map((name) =>
-        startServerProcess(ENTRY, { MCP_INSTANCE: name, MCP_REDIS_URL: redis.url, MCP_REDIS_PREFIX: keyPrefix }),
+        startServerProcess(ENTRY, {
+          MCP_INSTANCE: name,
+          MCP_REDIS_URL: redis.url,
+          MCP_REDIS_PREFIX: keyPrefix,
+          ...env,
+        }),
       ),
     );
     proxy = await startRoundRobinProxy(
@@ -67,7 +80,9 @@ describe('cluster: SIGKILL to one of two instances behind a balancer', () => {
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
       logs.push(String(notification.params.data)),
     );
-    // The SDK's own reconnection: twice, 1 s apart (the server's `retry`), then it gives up.
+    const listChanged = new Collector<unknown>();
+    client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => listChanged.push(notification));
+    // The SDK's own reconnection: twice, the server's `retry` apart, then it gives up.
     const transport = new V1StreamableHTTPClientTransport(new URL('/mcp', proxy.url), { fetch });
     const errors: string[] = [];
     transport.onerror = (error) => errors.push(error.message);
@@ -79,7 +94,7 @@ describe('cluster: SIGKILL to one of two instances behind a balancer', () => {
       'mcp-session-id': transport.sessionId!,
       'mcp-protocol-version': transport.protocolVersion ?? '2025-11-25',
     };
-    return { victim: instances[holder], survivor: instances[1 - holder], session, logs, errors, streams, transport };
+    return { victim: instances[holder], survivor: instances[1 - holder], session, logs, listChanged, errors };
   }
 
   function withOutputs(error: unknown): Error {
@@ -88,7 +103,11 @@ describe('cluster: SIGKILL to one of two instances behind a balancer', () => {
   }
 
   it("the client's stream goes on on the other instance, with every message sent while its instance was dead", async () => {
-    const { victim, survivor, session, logs, errors } = await connect('liveness-stream');
+    // The client comes back 3 s after its stream dropped: meanwhile the survivor keeps what the
+    // dead instance would have sent it.
+    const { victim, survivor, session, logs, listChanged, errors } = await connect('liveness-stream', {
+      MCP_RETRY_MS: '3000',
+    });
     try {
       // A task on the survivor whose work logs on the session's stream, held by the victim.
       const created = rpcResultOf(
@@ -105,6 +124,12 @@ describe('cluster: SIGKILL to one of two instances behind a balancer', () => {
 
       // Killed: no release, no goodbye; its claim on the stream stays in Redis.
       await victim.terminate('SIGKILL');
+      // Within a beat, the survivor takes in the session; what it announces meanwhile is kept.
+      await survivor.line(/Keeping the messages of 1 stream\(s\) of instance [0-9a-f]{16}, which stopped/);
+      expect(firstText(rpcResultOf(await legacyPost(survivor.url, session, 'tools/call', { name: 'announce' })))).toBe(
+        'announced',
+      );
+      await listChanged.waitFor(1, () => true, 15_000);
       const ticks = await logs.waitFor(TICKS, () => true, 15_000);
       expect(ticks).toEqual(Array.from({ length: TICKS }, (_, index) => `tick c ${index + 1}`));
       expect(errors.filter((message) => /Maximum reconnection attempts/.test(message))).toEqual([]);

@@ -743,6 +743,7 @@ describe('cluster: sessions, streams and pending requests', () => {
       'session',
       'sessions',
       'stream',
+      'streams-of',
       'subscribers',
     ]);
     // Indexes over every session, emptied as sessions end: the live sessions read by every

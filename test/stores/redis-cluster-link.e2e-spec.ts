@@ -198,6 +198,7 @@ describe('RedisClusterLink: liveness', () => {
   it('takes over the claim of an instance whose connections dropped (killed), and says a message for it reached no one', async () => {
     const [a, b] = await pair();
     await expect(a.link.claimStream('s1', 'get', 'stream-of-a')).resolves.toBe(true);
+    await expect(a.link.claimStream('s2', 'pair')).resolves.toBe(true);
     // Alive: its claim holds.
     await expect(b.link.isAlive(a.link.instanceId)).resolves.toBe(true);
     await expect(b.link.claimStream('s1', 'get')).resolves.toBe(false);
@@ -216,6 +217,9 @@ describe('RedisClusterLink: liveness', () => {
       kind: 'get',
       streamId: 'stream-of-a',
     });
+    // Its GET streams (not its SSE pairs), for one instance to keep their messages (the first to ask).
+    await expect(b.link.streamsOf(a.link.instanceId)).resolves.toEqual([{ sessionId: 's1', streamId: 'stream-of-a' }]);
+    await expect(b.link.streamsOf(a.link.instanceId)).resolves.toEqual([]);
     await expect(b.link.claimStream('s1', 'get', 'stream-of-a')).resolves.toBe(true);
     // Its heartbeat tells B's handlers too, once.
     await expect(stopped).resolves.toEqual([{ type: 'instance_stopped', instanceId: a.link.instanceId }]);

@@ -43,6 +43,11 @@ export class MemoryClusterLink implements ClusterLink {
     return instanceId === this.instanceId;
   }
 
+  async streamsOf(_instanceId: string): Promise<Array<{ sessionId: string; streamId: string }>> {
+    // No other instance.
+    return [];
+  }
+
   watchClaims(_watcher: ClaimWatcher): () => void {
     // Its sessions live in this process: none vanishes without ending here.
     return () => undefined;

@@ -66,15 +66,16 @@ end
 `;
 
 /**
- * A beat of instance ARGV[1], then the instances alive. KEYS: the instances (a sorted set: the
- * time of each one's last beat). ARGV: id, ttl, channel base, exact, forget after.
+ * A beat of instance ARGV[1], then the instances alive and all those in the set. KEYS: the
+ * instances (a sorted set: the time of each one's last beat). ARGV: id, ttl, channel base,
+ * exact, forget after.
  */
 const HEARTBEAT = redisScript(`${LUA_ALIVE}
 local now = now_ms()
 redis.call('ZADD', KEYS[1], now, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[5]))
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
-return alive(KEYS[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], {})`);
+return {alive(KEYS[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], {}), redis.call('ZRANGE', KEYS[1], 0, -1)}`);
 
 /** The instances alive among ARGV[4..]. KEYS: the instances. ARGV: ttl, channel base, exact, ids. */
 const LIVENESS = redisScript(`${LUA_ALIVE}
@@ -101,6 +102,11 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
 end
 return 0`);
+
+/** Adds a session to an instance's index of claims (KEYS[1]), which lives as long as a claim. */
+const INDEX = redisScript(`
+redis.call('SADD', KEYS[1], ARGV[1])
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])`);
 
 /** Replaces a claim that is still the one found (ARGV[1]) with this instance's (ARGV[2]). */
 const TAKE_OVER = redisScript(`
@@ -143,8 +149,8 @@ export class RedisClusterLink implements ClusterLink {
   private readonly timers: NodeJS.Timeout[] = [];
   /** The instances alive at the last beat, and those found alive since. */
   private alive = new Set<string>();
-  /** The other instances known to run: one that leaves this set is told of as stopped. */
-  private known = new Set<string>();
+  /** The instances told of as stopped (`instance_stopped`), while they are in the set. */
+  private stopped = new Set<string>();
   /** Since when (monotonic ms) this instance is connected to Redis; `undefined` while it is not. */
   private connectedSince: number | undefined;
   /** Until when (monotonic ms) the beats are not trusted: one of this instance's was late. */
@@ -228,6 +234,8 @@ export class RedisClusterLink implements ClusterLink {
     }
     if (taken) {
       this.claims.set(sessionId, value);
+      // Where the others find this instance's streams if it stops.
+      await this.hub.eval('index a stream', INDEX, [this.indexKey(this.instanceId)], [sessionId, CLAIM_TTL_MS]);
     }
     return taken;
   }
@@ -240,6 +248,7 @@ export class RedisClusterLink implements ClusterLink {
     this.claims.delete(sessionId);
     const released = this.hub
       .eval('release a stream', RELEASE, [this.claimKey(sessionId)], [value])
+      .then(() => this.hub.run('unindex a stream', (client) => client.srem(this.indexKey(this.instanceId), sessionId)))
       .then(() => undefined)
       .finally(() => this.releasing.delete(released));
     this.releasing.add(released);
@@ -255,6 +264,28 @@ export class RedisClusterLink implements ClusterLink {
     return (
       instanceId === this.instanceId || this.alive.has(instanceId) || (await this.running([instanceId])).has(instanceId)
     );
+  }
+
+  async streamsOf(instanceId: string): Promise<Array<{ sessionId: string; streamId: string }>> {
+    if (instanceId === this.instanceId) {
+      return [];
+    }
+    const first = await this.hub.run('keep the streams of an instance', (client) =>
+      client.set(this.hub.key('orphans', instanceId), this.instanceId, 'PX', CLAIM_TTL_MS, 'NX'),
+    );
+    if (first !== 'OK') {
+      return [];
+    }
+    const sessionIds = await this.hub.run('find the streams of an instance', (client) =>
+      client.smembers(this.indexKey(instanceId)),
+    );
+    const held = await Promise.all(sessionIds.map((sessionId) => this.streamHolder(sessionId)));
+    return sessionIds.flatMap((sessionId, index) => {
+      const claim = held[index];
+      return claim?.instanceId === instanceId && claim.kind === 'get' && claim.streamId !== undefined
+        ? [{ sessionId, streamId: claim.streamId }]
+        : [];
+    });
   }
 
   watchClaims(watcher: ClaimWatcher): () => void {
@@ -283,6 +314,11 @@ export class RedisClusterLink implements ClusterLink {
    * given up, one another instance took over is dropped; the watchers hear of both.
    */
   async refreshClaims(): Promise<void> {
+    if (this.claims.size > 0) {
+      await this.hub
+        .run('refresh the index of streams', (client) => client.pexpire(this.indexKey(this.instanceId), CLAIM_TTL_MS))
+        .catch(() => undefined);
+    }
     for (const [sessionId, value] of [...this.claims]) {
       try {
         const exists = await this.sessionExists(sessionId);
@@ -323,23 +359,29 @@ export class RedisClusterLink implements ClusterLink {
     }
     this.lastBeat = now;
     let alive: string[];
+    let all: string[];
     try {
-      alive = (await this.hub.eval(
+      [alive, all] = (await this.hub.eval(
         'beat',
         HEARTBEAT,
         [this.instancesKey()],
         [this.instanceId, HEARTBEAT_TTL_MS, this.channel(''), this.exactCounts ? '1' : '0', HEARTBEAT_FORGET_MS],
-      )) as string[];
+      )) as [string[], string[]];
     } catch (error) {
       this.connectedSince = undefined;
       throw error;
     }
     this.connectedSince ??= performance.now();
     this.alive = new Set(alive);
-    const gone = [...this.known].filter((id) => !this.alive.has(id));
-    const kept = gone.length === 0 ? new Set<string>() : await this.running(gone);
-    gone.filter((id) => !kept.has(id)).forEach((id) => this.deliver({ type: 'instance_stopped', instanceId: id }));
-    this.known = new Set([...alive, ...kept].filter((id) => id !== this.instanceId));
+    // Those in the set that no longer run (an instance that closed has left it), told of once.
+    const suspects = all.filter((id) => id !== this.instanceId && !this.alive.has(id) && !this.stopped.has(id));
+    const running = suspects.length === 0 ? new Set<string>() : await this.running(suspects);
+    const members = new Set(all);
+    this.stopped = new Set([...this.stopped].filter((id) => members.has(id) && !this.alive.has(id)));
+    for (const id of suspects.filter((suspect) => !running.has(suspect))) {
+      this.stopped.add(id);
+      this.deliver({ type: 'instance_stopped', instanceId: id });
+    }
   }
 
   /**
@@ -361,12 +403,7 @@ export class RedisClusterLink implements ClusterLink {
       [this.instancesKey()],
       [beatsTrusted ? HEARTBEAT_TTL_MS : HEARTBEAT_FORGET_MS, this.channel(''), this.exactCounts ? '1' : '0', ...ids],
     )) as string[];
-    for (const id of alive) {
-      this.alive.add(id);
-      if (id !== this.instanceId) {
-        this.known.add(id);
-      }
-    }
+    alive.forEach((id) => this.alive.add(id));
     return new Set(alive);
   }
 
@@ -395,6 +432,11 @@ export class RedisClusterLink implements ClusterLink {
 
   private instancesKey(): string {
     return this.hub.key('instances');
+  }
+
+  /** The sessions whose streams an instance claimed (a set). */
+  private indexKey(instanceId: string): string {
+    return this.hub.key('streams-of', instanceId);
   }
 
   private claimKey(sessionId: string): string {
