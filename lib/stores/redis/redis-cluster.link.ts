@@ -234,8 +234,10 @@ export class RedisClusterLink implements ClusterLink {
     }
     if (taken) {
       this.claims.set(sessionId, value);
-      // Where the others find this instance's streams if it stops.
-      await this.hub.eval('index a stream', INDEX, [this.indexKey(this.instanceId)], [sessionId, CLAIM_TTL_MS]);
+      // Where the others find this instance's streams if it stops (a hint: they check the claim).
+      await this.hub
+        .eval('index a stream', INDEX, [this.indexKey(this.instanceId)], [sessionId, CLAIM_TTL_MS])
+        .catch(() => undefined);
     }
     return taken;
   }
