@@ -248,6 +248,10 @@ describe('RedisClusterLink: liveness', () => {
     const b = await instance(a.hub.key(''));
     await expect(b.link.isAlive(hung)).resolves.toBe(false);
     await expect(b.link.claimStream('s1', 'get')).resolves.toBe(true);
+
+    // An instance that never beat (an older version, in a rolling deploy) keeps its claims.
+    await a.hub.client.set(a.hub.key('stream', 's2'), 'cafebabecafebabe get y');
+    await expect(b.link.claimStream('s2', 'get')).resolves.toBe(false);
   });
 
   it('gives up the claim of a session that no longer exists, and drops one another instance took over', async () => {

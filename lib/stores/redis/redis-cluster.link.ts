@@ -77,9 +77,20 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[5]))
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {alive(KEYS[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], {}), redis.call('ZRANGE', KEYS[1], 0, -1)}`);
 
-/** The instances alive among ARGV[4..]. KEYS: the instances. ARGV: ttl, channel base, exact, ids. */
+/**
+ * The instances alive among ARGV[4..], and those of them that are in the set at all (the others
+ * never beat: an older version, or forgotten). KEYS: the instances. ARGV: ttl, channel base,
+ * exact, ids.
+ */
 const LIVENESS = redisScript(`${LUA_ALIVE}
-return alive(KEYS[1], tonumber(ARGV[1]), ARGV[2], ARGV[3], {unpack(ARGV, 4)})`);
+local ids = {unpack(ARGV, 4)}
+local known = {}
+for _, id in ipairs(ids) do
+  if redis.call('ZSCORE', KEYS[1], id) then
+    known[#known + 1] = id
+  end
+end
+return {alive(KEYS[1], tonumber(ARGV[1]), ARGV[2], ARGV[3], ids), known}`);
 
 /**
  * Extends a claim while it is still this instance's (1), makes it again when it is gone (1:
@@ -222,7 +233,8 @@ export class RedisClusterLink implements ClusterLink {
       } else if (
         holder !== undefined &&
         holder.instanceId !== this.instanceId &&
-        !(await this.running([holder.instanceId])).has(holder.instanceId)
+        // An instance that never beat (an older version, during a rolling deploy) keeps its claim.
+        !(await this.running([holder.instanceId], true)).has(holder.instanceId)
       ) {
         taken = (await this.hub.eval('take over a stream', TAKE_OVER, [key], [held, value, CLAIM_TTL_MS])) === 1;
         if (taken) {
@@ -388,9 +400,9 @@ export class RedisClusterLink implements ClusterLink {
 
   /**
    * The instances among `ids` that run, asked of Redis now: all of them while this instance
-   * cannot tell (see the class).
+   * cannot tell (see the class); with `unknownRun`, those that never beat too.
    */
-  private async running(ids: string[]): Promise<Set<string>> {
+  private async running(ids: string[], unknownRun = false): Promise<Set<string>> {
     const now = performance.now();
     if (this.connectedSince === undefined || now - this.connectedSince < HEARTBEAT_TTL_MS) {
       return new Set(ids);
@@ -399,14 +411,19 @@ export class RedisClusterLink implements ClusterLink {
     if (!beatsTrusted && !this.exactCounts) {
       return new Set(ids);
     }
-    const alive = (await this.hub.eval(
+    const [alive, known] = (await this.hub.eval(
       'check instances',
       LIVENESS,
       [this.instancesKey()],
       [beatsTrusted ? HEARTBEAT_TTL_MS : HEARTBEAT_FORGET_MS, this.channel(''), this.exactCounts ? '1' : '0', ...ids],
-    )) as string[];
+    )) as [string[], string[]];
     alive.forEach((id) => this.alive.add(id));
-    return new Set(alive);
+    const running = new Set(alive);
+    if (unknownRun) {
+      const beat = new Set(known);
+      ids.filter((id) => !beat.has(id)).forEach((id) => running.add(id));
+    }
+    return running;
   }
 
   private async sessionExists(sessionId: string): Promise<boolean> {
