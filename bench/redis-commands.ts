@@ -5,10 +5,11 @@
  *
  * For each era: `CONFIG RESETSTAT`, `requests` tools/call echo, `INFO commandstats`; then the
  * same again over an idle window of the same length with no request, which counts what the
- * server does on its own meanwhile (timers, sweeps) and the bench's own RESETSTAT: subtracted,
- * per command, from the loaded window. Commands a Lua script calls count in commandstats on
- * their own, beside the EVALSHA that ran them: a MONITOR connection during the loaded window
- * tells which came from scripts (`fromScripts`).
+ * server does on its own meanwhile (timers, sweeps, heartbeats) and the bench's own RESETSTAT:
+ * subtracted, per command, from the loaded window, to a hundredth of a command per request.
+ * Commands a Lua script calls count in commandstats on their own, beside the EVALSHA that ran
+ * them: a MONITOR connection during the loaded window tells which came from scripts
+ * (`fromScripts`).
  *
  *   npx ts-node --transpile-only -r tsconfig-paths/register bench/redis-commands.ts [--requests 2000]
  *     [--platform express|fastify]
@@ -195,7 +196,9 @@ async function countEra(
 
   const perRequest: Record<string, number> = {};
   for (const name of new Set([...Object.keys(loaded), ...Object.keys(idle)])) {
-    const value = ((loaded[name] ?? 0) - (idle[name] ?? 0)) / requests;
+    // To a hundredth: the two windows may hold one beat of the server's heartbeat more or less
+    // (a few commands a second), which is not the requests' doing.
+    const value = Math.round((((loaded[name] ?? 0) - (idle[name] ?? 0)) / requests) * 100) / 100;
     if (value !== 0) {
       perRequest[name] = value;
     }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { MemoryClusterLink } from '../stores/memory/memory-cluster.link';
+import { MemoryReplayStore } from '../stores/memory/memory-replay.store';
 import { MemorySessionStore } from '../stores/memory/memory-session.store';
 import { McpSessionService } from './mcp-session.service';
 import { SessionChannels } from './session-channels';
@@ -23,7 +24,7 @@ function setup(clock: { now(): number }) {
     resolveSessionSettings({ idleTimeoutMs: IDLE_MS }),
     { defaultLogLevel: 'info' },
     new MemorySessionStore(),
-    new SessionChannels(link),
+    new SessionChannels(link, new MemoryReplayStore(16)),
     link,
     clock,
   );

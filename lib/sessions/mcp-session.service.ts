@@ -98,11 +98,27 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   onModuleInit(): void {
-    this.stopListening = this.link.onMessage((message) => {
+    const stopMessages = this.link.onMessage((message) => {
       if (message.type === 'session_ended') {
         this.ended(message.sessionId, message.reason, false);
       }
     });
+    const stopWatching = this.link.watchClaims({
+      exists: async (id) => (await this.store.get(id)) !== undefined,
+      lost: (id, why) => {
+        if (why === 'taken') {
+          // Another instance took this instance for stopped and serves the stream now.
+          this.channels.close(id);
+          return;
+        }
+        this.logger.warn(`Session ${id} is no longer in the store: its stream here ends`);
+        this.ended(id, 'expired', true);
+      },
+    });
+    this.stopListening = () => {
+      stopMessages();
+      stopWatching();
+    };
     this.sweeper = setInterval(() => {
       this.sweep().catch((error: unknown) => this.logger.error(`Session sweep failed: ${String(error)}`));
     }, this.settings.sweepIntervalMs);

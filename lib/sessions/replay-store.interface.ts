@@ -52,10 +52,51 @@ export interface ReplayStore {
    * before it was passed may ignore it.
    */
   append(sessionId: string, event: ReplayEvent, data?: string): Promise<void>;
+  /**
+   * Appends `message` to stream `streamId` of the session after the stream's last buffered
+   * event (at its seq + 1; at 0 when the buffer holds none of the stream), as one step; resolves
+   * the seq it got. The module keeps this way a message for a session's stream whose instance
+   * stopped, so that the client's resume of that stream finds it. Optional: without it the
+   * module reads the stream's last event with `after`, then appends (two steps, so a message
+   * appended between the two may share its seq).
+   *
+   * @param data the message as JSON, as `append` takes it.
+   */
+  appendNext?(sessionId: string, streamId: string, message: JsonRpcMessage, data: string): Promise<number>;
   /** The session's buffered events of `streamId` after position `seq`. */
   after(sessionId: string, streamId: string, seq: number): Promise<ReplayWindow>;
   /** Drops the session's buffer (the session ended). */
   clear(sessionId: string): Promise<void>;
+}
+
+/**
+ * Appends `message` to stream `streamId` after its last buffered event (`ReplayStore.appendNext`,
+ * or `after` then `append` for a store without it); resolves the seq it got.
+ */
+export async function appendToStream(
+  store: ReplayStore,
+  sessionId: string,
+  streamId: string,
+  message: JsonRpcMessage,
+): Promise<number> {
+  const data = JSON.stringify(message);
+  if (store.appendNext !== undefined) {
+    return store.appendNext(sessionId, streamId, message, data);
+  }
+  const seq = nextSeq((await store.after(sessionId, streamId, -1)).events, streamId);
+  await store.append(sessionId, { streamId, seq, message }, data);
+  return seq;
+}
+
+/** The seq after the last of stream `streamId` among `buffered` (0 when none is). */
+export function nextSeq(buffered: Iterable<ReplayEvent>, streamId: string): number {
+  let next = 0;
+  for (const event of buffered) {
+    if (event.streamId === streamId && event.seq >= next) {
+      next = event.seq + 1;
+    }
+  }
+  return next;
 }
 
 /**

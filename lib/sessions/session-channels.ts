@@ -1,8 +1,21 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { MCP_CLUSTER_LINK } from '../mcp.constants';
+import { MCP_CLUSTER_LINK, MCP_REPLAY_STORE } from '../mcp.constants';
 import type { ClusterLink, StreamClaim } from '../cluster/cluster-link.interface';
 import type { JsonRpcMessage } from '../protocol/json-rpc';
+import { messageOf } from '../protocol/mcp-error';
 import { McpLogger } from '../telemetry/mcp.logger';
+import { appendToStream, type ReplayStore } from './replay-store.interface';
+
+/** How long the messages of a stopped instance's stream are kept for its client's resume: a claim's TTL. */
+const ORPHAN_MS = 30_000;
+
+/** A stream whose instance stopped, whose messages this instance keeps in the replay buffer. */
+interface Orphan {
+  readonly instanceId: string;
+  readonly streamId: string;
+  /** The last append under way: the next one follows it, so they keep their order. */
+  kept: Promise<void>;
+}
 
 /** A stream that carries server-initiated messages to one legacy session. */
 export interface SessionChannel {
@@ -14,14 +27,22 @@ export interface SessionChannel {
  * The standalone streams (legacy GET, or the 2024-11-05 SSE pair) of legacy sessions: one per
  * session at most over every instance, claimed through the cluster link. Those open on this
  * instance are kept here; a message for a stream held by another instance is routed to it.
+ *
+ * When an instance stops, one other instance (the first to ask the link) takes in the sessions
+ * of its GET streams until their clients resume elsewhere: the messages it would have delivered
+ * there go to the session's replay buffer, on the stream the client resumes.
  */
 @Injectable()
 export class SessionChannels implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new McpLogger('McpSessionChannels');
   private readonly channels = new Map<string, SessionChannel>();
+  private readonly orphans = new Map<string, Orphan>();
   private stopListening: (() => void) | undefined;
 
-  constructor(@Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink) {}
+  constructor(
+    @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
+    @Inject(MCP_REPLAY_STORE) private readonly replay: ReplayStore,
+  ) {}
 
   /** How many session streams are open on this instance. */
   get size(): number {
@@ -32,8 +53,44 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
     this.stopListening = this.link.onMessage((message) => {
       if (message.type === 'session_message') {
         this.send(message.sessionId, message.message);
+      } else if (message.type === 'instance_stopped') {
+        this.adopt(message.instanceId).catch((error: unknown) => {
+          this.logger.warn(`Could not take in the streams of instance ${message.instanceId}: ${messageOf(error)}`);
+        });
       }
     });
+  }
+
+  /** Keeps the messages of the GET streams of a stopped instance until their clients resume. */
+  private async adopt(instanceId: string): Promise<void> {
+    const streams = await this.link.streamsOf(instanceId);
+    for (const { sessionId, streamId } of streams) {
+      const orphan: Orphan = { instanceId, streamId, kept: Promise.resolve() };
+      this.orphans.set(sessionId, orphan);
+      setTimeout(() => {
+        if (this.orphans.get(sessionId) === orphan) {
+          this.orphans.delete(sessionId);
+        }
+      }, ORPHAN_MS).unref();
+    }
+    if (streams.length > 0) {
+      this.logger.log(
+        `Keeping the messages of ${streams.length} stream(s) of instance ${instanceId}, which stopped, for their resumes`,
+      );
+    }
+  }
+
+  /** Appends a message for an orphaned stream, while its claim still names the stopped instance. */
+  private async keep(sessionId: string, orphan: Orphan, message: JsonRpcMessage): Promise<void> {
+    const holder = await this.link.streamHolder(sessionId);
+    if (holder?.instanceId !== orphan.instanceId || holder.streamId !== orphan.streamId) {
+      // Resumed (on any instance), or gone: the stream's holder delivers from now on.
+      if (this.orphans.get(sessionId) === orphan) {
+        this.orphans.delete(sessionId);
+      }
+      return;
+    }
+    await appendToStream(this.replay, sessionId, orphan.streamId, message);
   }
 
   onModuleDestroy(): void {
@@ -41,11 +98,12 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Reserves the session's stream for this instance, before `attach`. Resolves `false` when the
-   * session has a stream already, here or on another instance.
+   * Reserves the session's stream (the resumable stream `streamId`, if named) for this
+   * instance, before `attach`. Resolves `false` when the session has a stream already, here or
+   * on another instance that runs.
    */
-  async reserve(sessionId: string, kind: StreamClaim['kind']): Promise<boolean> {
-    return !this.channels.has(sessionId) && (await this.link.claimStream(sessionId, kind));
+  async reserve(sessionId: string, kind: StreamClaim['kind'], streamId?: string): Promise<boolean> {
+    return !this.channels.has(sessionId) && (await this.link.claimStream(sessionId, kind, streamId));
   }
 
   /** Attaches the stream of a session reserved by `reserve`. */
@@ -63,8 +121,9 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
 
   /** Gives up a reservation that was not attached (the client left meanwhile). */
   release(sessionId: string): void {
+    // Not awaited here: the link's `close()` awaits every release under way.
     this.link.releaseStream(sessionId).catch((error: unknown) => {
-      this.logger.warn(`Could not release the stream claim of session ${sessionId}: ${String(error)}`);
+      this.logger.warn(`Could not release the stream claim of session ${sessionId}: ${messageOf(error)}`);
     });
   }
 
@@ -78,16 +137,34 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
     return this.link.streamHolder(sessionId);
   }
 
-  /** Sends on the session's stream; returns whether the session has one on this instance. */
+  /**
+   * Sends on the session's stream; returns whether the session has one on this instance (or
+   * this instance keeps the messages of its stream, whose instance stopped).
+   */
   send(sessionId: string, message: JsonRpcMessage): boolean {
     const channel = this.channels.get(sessionId);
-    channel?.send(message);
-    return channel !== undefined;
+    if (channel !== undefined) {
+      channel.send(message);
+      return true;
+    }
+    const orphan = this.orphans.get(sessionId);
+    if (orphan === undefined) {
+      return false;
+    }
+    orphan.kept = orphan.kept
+      .then(() => this.keep(sessionId, orphan, message))
+      .catch((error: unknown) => {
+        this.logger.warn(`Could not keep a message of session ${sessionId} for its resume: ${messageOf(error)}`);
+      });
+    return true;
   }
 
   /**
    * Sends on the session's stream wherever it is held: here, or through the instance that holds
-   * it. Resolves whether a stream took (or was sent) the message.
+   * it. A message for a resumable stream whose instance stopped is kept in the session's replay
+   * buffer, on that stream: the client's resume (on any instance) replays it. Resolves whether
+   * a stream took (or was sent) the message, or the buffer kept it: `false` when the session
+   * has no stream, or its holder stopped and its stream cannot be resumed (an SSE pair).
    */
   async route(sessionId: string, message: JsonRpcMessage): Promise<boolean> {
     if (this.send(sessionId, message)) {
@@ -97,12 +174,27 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
     if (holder === undefined || holder.instanceId === this.link.instanceId) {
       return false;
     }
-    await this.sendVia(holder.instanceId, sessionId, message);
+    // A holder that runs got it (or is reconnecting, and nothing better can be done); in a Redis
+    // Cluster, no subscriber seen by one node proves nothing by itself.
+    if ((await this.sendVia(holder.instanceId, sessionId, message)) || (await this.link.isAlive(holder.instanceId))) {
+      return true;
+    }
+    if (holder.streamId === undefined) {
+      return false;
+    }
+    const seq = await appendToStream(this.replay, sessionId, holder.streamId, message);
+    this.logger.debug(
+      `Kept a message for session ${sessionId}, whose stream's instance ${holder.instanceId} stopped, ` +
+        `for its resume (${holder.streamId}:${seq})`,
+    );
     return true;
   }
 
-  /** Routes a message to one instance's stream of the session (a stream found by `holder`). */
-  sendVia(instanceId: string, sessionId: string, message: JsonRpcMessage): Promise<void> {
+  /**
+   * Routes a message to one instance's stream of the session (a stream found by `holder`);
+   * resolves `false` when no instance received it.
+   */
+  sendVia(instanceId: string, sessionId: string, message: JsonRpcMessage): Promise<boolean> {
     return this.link.send(instanceId, { type: 'session_message', sessionId, message });
   }
 
@@ -110,12 +202,13 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
   close(sessionId: string): void {
     const channel = this.channels.get(sessionId);
     this.channels.delete(sessionId);
+    this.orphans.delete(sessionId);
     this.release(sessionId);
     channel?.close();
   }
 
-  /** The sessions with a stream on this instance. */
+  /** The sessions with a stream on this instance, and those whose messages it keeps (see `send`). */
   sessionIds(): string[] {
-    return [...this.channels.keys()];
+    return [...this.channels.keys(), ...this.orphans.keys()];
   }
 }

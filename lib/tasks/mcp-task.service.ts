@@ -79,6 +79,8 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
     const stopLink = this.link.onMessage((message) => {
       if (message.type === 'task_input') {
         this.manager.inputArrived(message.taskId, message.responses);
+      } else if (message.type === 'instance_stopped') {
+        this.manager.instanceStopped();
       }
     });
     this.stopListening = () => {

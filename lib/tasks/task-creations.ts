@@ -24,6 +24,8 @@ export class TaskCreations {
     private readonly settings: TaskSettings,
     private readonly refusals: Pick<RefusalLog, 'warn'>,
     private readonly clock: Clock,
+    /** This instance, named in the tasks it runs when other instances share the store. */
+    private readonly instanceId?: string,
   ) {}
 
   /**
@@ -61,6 +63,7 @@ export class TaskCreations {
       era: init.era,
       revision: init.revision,
       sessionId: init.sessionId,
+      ...(this.instanceId === undefined ? {} : { instanceId: this.instanceId }),
       method: init.method,
       name: init.name,
       status: 'working',

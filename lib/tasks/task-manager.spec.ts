@@ -1484,6 +1484,87 @@ describe('TaskManager', () => {
     });
   });
 
+  describe('tasks of an instance that stopped', () => {
+    const OTHER = 'feedfacefeedface';
+
+    /** A link among several instances, told which other instances run. */
+    class SharedLink extends MemoryClusterLink {
+      override readonly shared = true;
+      readonly running = new Set<string>([OTHER]);
+
+      override async isAlive(instanceId: string): Promise<boolean> {
+        return instanceId === this.instanceId || this.running.has(instanceId);
+      }
+    }
+
+    /** A task stored as instance `OTHER` (running its work) would store it. */
+    async function taskOfOther(store: MemoryTaskStore, status: McpTaskRecord['status'] = 'working') {
+      const { manager } = setup({}, store);
+      const record = await manager.create(MODERN, () => undefined);
+      await store.update(record.id, (current) => ({ ...current, status, instanceId: OTHER }));
+      return record.id;
+    }
+
+    it('names this instance in the tasks it creates when instances share the store', async () => {
+      const link = new SharedLink();
+      const { manager, store } = setup({}, undefined, undefined, link);
+      const record = await manager.create(MODERN, () => undefined);
+      expect(record.instanceId).toBe(link.instanceId);
+      await expect(store.get(record.id)).resolves.toMatchObject({ instanceId: link.instanceId });
+      // Alone (the memory link), a task names no instance.
+      await expect(setup().manager.create(MODERN, () => undefined)).resolves.not.toHaveProperty('instanceId');
+    });
+
+    it('fails a live task when it is read once its instance stopped, saying so, and logs it', async () => {
+      const store = new MemoryTaskStore();
+      const id = await taskOfOther(store);
+      const link = new SharedLink();
+      const { manager, logger } = setup({}, store, undefined, link);
+      await expect(manager.get(id)).resolves.toMatchObject({ status: 'working' });
+
+      link.running.delete(OTHER);
+      const failed = {
+        status: 'failed',
+        statusMessage: 'The instance running this task stopped',
+        error: { code: -32603, message: 'The instance running this task stopped' },
+      };
+      await expect(manager.get(id)).resolves.toMatchObject(failed);
+      await expect(store.get(id)).resolves.toMatchObject(failed);
+      await expect(manager.list('principal:alice')).resolves.toMatchObject([failed]);
+      expect(logger.warn).toHaveBeenCalledWith(`Task ${id} failed: the instance running it (${OTHER}) stopped`);
+      expect(logger.warn).toHaveBeenCalledTimes(1);
+    });
+
+    it('leaves ended tasks, tasks of running instances and tasks that name no instance as they are', async () => {
+      const store = new MemoryTaskStore();
+      const ended = await taskOfOther(store, 'completed');
+      const link = new SharedLink();
+      link.running.delete(OTHER);
+      const { manager } = setup({}, store, undefined, link);
+      await expect(manager.get(ended)).resolves.toMatchObject({ status: 'completed' });
+      const unnamed = await setup({}, store).manager.create(MODERN, () => undefined);
+      await expect(manager.get(unnamed.id)).resolves.toMatchObject({ status: 'working' });
+      link.running.add(OTHER);
+      const running = await taskOfOther(store);
+      await expect(manager.get(running)).resolves.toMatchObject({ status: 'working' });
+    });
+
+    it('wakes the waiters when an instance stopped: a task whose work ran there ends for them', async () => {
+      const store = new MemoryTaskStore();
+      const id = await taskOfOther(store);
+      const link = new SharedLink();
+      const { manager } = setup({}, store, undefined, link);
+      const waited = tracked(manager.awaitTerminal(id, 60_000));
+      await flush();
+      expect(waited.settled).toBe(false);
+
+      link.running.delete(OTHER);
+      manager.instanceStopped();
+      await delay(10);
+      expect(waited).toMatchObject({ settled: true, value: { status: 'failed' } });
+    });
+  });
+
   describe('errors', () => {
     it('a creation the store refuses leaves nothing live and rejects with the store error', async () => {
       const { manager, store } = setup();

@@ -64,6 +64,19 @@ function sameEnd(a: McpTaskRecord, b: McpTaskRecord): boolean {
   );
 }
 
+/** The failure of a task whose instance stopped while its work ran. */
+export const TASK_INSTANCE_STOPPED = 'The instance running this task stopped';
+
+/** `record`, failed with `message` (-32603). */
+function failedRecord(record: McpTaskRecord, message: string): McpTaskRecord {
+  return {
+    ...record,
+    status: 'failed',
+    error: { code: ErrorCode.InternalError, message },
+    statusMessage: message,
+  };
+}
+
 /**
  * The tasks of one server, without a framework: created by the engine when a call becomes a
  * task, driven by the `tasks/*` methods, read by the application.
@@ -87,7 +100,7 @@ export class TaskManager implements TaskPort {
   constructor(
     private readonly store: TaskStore,
     private readonly bus: NotificationBus,
-    link: ClusterLink,
+    private readonly link: ClusterLink,
     private readonly settings: TaskSettings,
     private readonly logger: TaskLogger,
     /** The clock of the tasks' times: Redis's with Redis, so that instances agree on expiry. */
@@ -97,7 +110,14 @@ export class TaskManager implements TaskPort {
       warn: (message) => logger.warn(message),
       debug: (message) => logger.debug?.(message),
     });
-    this.creations = new TaskCreations(this.live, store, settings, refusals, clock);
+    this.creations = new TaskCreations(
+      this.live,
+      store,
+      settings,
+      refusals,
+      clock,
+      link.shared ? link.instanceId : undefined,
+    );
     this.outcomes = new TaskOutcomes(
       {
         refusals,
@@ -118,7 +138,8 @@ export class TaskManager implements TaskPort {
 
   /**
    * A task by id, whoever owns it; `undefined` when unknown or gone. A task past its TTL reads
-   * failed ("Task expired"); one whose outcome the store has not taken yet reads as it ended.
+   * failed ("Task expired"); one whose outcome the store has not taken yet reads as it ended; a
+   * live task whose instance stopped is failed first (see `orphaned`).
    */
   async get(id: string): Promise<McpTaskRecord | undefined> {
     const now = this.clock.now();
@@ -127,13 +148,19 @@ export class TaskManager implements TaskPort {
       return kept;
     }
     const record = await this.store.get(id);
-    return record === undefined ? undefined : this.asRead(record, now);
+    const read = record === undefined ? undefined : await this.asRead(record, now);
+    return read === undefined ? undefined : this.orphaned(read);
   }
 
   /** The tasks of one owner (`session:<id>` or `principal:<id>`), sorted by id. */
   async list(owner: string): Promise<McpTaskRecord[]> {
     const now = this.clock.now();
-    const read = await Promise.all((await this.store.list(owner)).map(async (record) => this.asRead(record, now)));
+    const read = await Promise.all(
+      (await this.store.list(owner)).map(async (record) => {
+        const current = await this.asRead(record, now);
+        return current === undefined ? undefined : this.orphaned(current);
+      }),
+    );
     return read.filter((record): record is McpTaskRecord => record !== undefined);
   }
 
@@ -322,6 +349,14 @@ export class TaskManager implements TaskPort {
     this.waiters.wake(task.id);
   }
 
+  /**
+   * Another instance stopped (`instance_stopped` of the link): the waiters read their tasks
+   * again, which fails those whose work ran there (see `get`).
+   */
+  instanceStopped(): void {
+    this.waiters.wakeAll();
+  }
+
   /** Another instance relays `tasks/update` answers (checked there) for a task that works here. */
   inputArrived(taskId: string, responses: JsonObject): void {
     if (!this.live.has(taskId)) {
@@ -460,6 +495,24 @@ export class TaskManager implements TaskPort {
       return undefined;
     }
     return this.transition(record.id, () => undefined).then((failed) => failed ?? this.get(record.id));
+  }
+
+  /**
+   * The task as it stands once checked that its work still runs: a live task whose instance
+   * stopped (killed, or hung past the heartbeat) is failed, since no one will finish it.
+   */
+  private async orphaned(record: McpTaskRecord): Promise<McpTaskRecord> {
+    const { instanceId } = record;
+    if (isTerminal(record.status) || instanceId === undefined || (await this.link.isAlive(instanceId))) {
+      return record;
+    }
+    const failed = await this.transition(record.id, (current) =>
+      current.instanceId === instanceId ? failedRecord(current, TASK_INSTANCE_STOPPED) : undefined,
+    );
+    if (failed !== undefined) {
+      this.logger.warn(`Task ${record.id} failed: the instance running it (${instanceId}) stopped`);
+    }
+    return failed ?? (await this.store.get(record.id)) ?? record;
   }
 }
 

@@ -60,4 +60,9 @@ export class TaskWaiters {
   wake(id: string): void {
     this.waiters.get(id)?.forEach((wake) => wake());
   }
+
+  /** Every waiter reads its task again. */
+  wakeAll(): void {
+    this.waiters.forEach((set) => set.forEach((wake) => wake()));
+  }
 }

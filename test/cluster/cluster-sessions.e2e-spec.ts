@@ -590,7 +590,8 @@ describe('cluster: sessions, streams and pending requests', () => {
       expect(first.status).toBe(200);
       const firstReader = new SseReader(first);
       const claim = await redis.get(`${keyPrefix}stream:${session.sessionId}`);
-      expect(claim).toBe(`${instanceIdOf(a)} get`);
+      // The holder, the kind of stream, and the stream's id.
+      expect(claim).toMatch(new RegExp(`^${instanceIdOf(a)} get [0-9a-f]{16}$`));
 
       for (const app of [b, a]) {
         const second = await getStream(app, session.headers);
@@ -612,7 +613,9 @@ describe('cluster: sessions, streams and pending requests', () => {
         'B to get the stream once A released it',
       );
       expect(onB.headers.get('mcp-session-id')).toBe(session.sessionId);
-      expect(await redis.get(`${keyPrefix}stream:${session.sessionId}`)).toBe(`${instanceIdOf(b)} get`);
+      expect(await redis.get(`${keyPrefix}stream:${session.sessionId}`)).toMatch(
+        new RegExp(`^${instanceIdOf(b)} get [0-9a-f]{16}$`),
+      );
       const onA = await getStream(a, session.headers);
       expect(onA.status).toBe(409);
       await onA.body?.cancel();
@@ -731,6 +734,7 @@ describe('cluster: sessions, streams and pending requests', () => {
     const live = await keysWithTtl();
     const kinds = new Set(live.map(({ key }) => key.split(':')[0]));
     expect([...kinds].sort()).toEqual([
+      'instances',
       'replay',
       'replay-bytes',
       'replay-clock',
@@ -739,6 +743,7 @@ describe('cluster: sessions, streams and pending requests', () => {
       'session',
       'sessions',
       'stream',
+      'streams-of',
       'subscribers',
     ]);
     // Indexes over every session, emptied as sessions end: the live sessions read by every

@@ -8,6 +8,15 @@ import { describeTaskStoreContract } from './task-store.contract';
 
 describeSessionStoreContract('MemorySessionStore', async () => new MemorySessionStore());
 describeReplayStoreContract('MemoryReplayStore', (capacity, bytes) => new MemoryReplayStore(capacity, bytes));
+// A store written before `appendNext`: the module appends after what `after` reads.
+describeReplayStoreContract('a replay store without appendNext', (capacity, bytes) => {
+  const store = new MemoryReplayStore(capacity, bytes);
+  return {
+    append: (sessionId, event, data) => store.append(sessionId, event, data),
+    after: (sessionId, streamId, seq) => store.after(sessionId, streamId, seq),
+    clear: (sessionId) => store.clear(sessionId),
+  };
+});
 describeTaskStoreContract('MemoryTaskStore', async () => new MemoryTaskStore(), {
   // The store's work is reads of its maps and sets: a walk over tasks reads one per task.
   async work(run) {

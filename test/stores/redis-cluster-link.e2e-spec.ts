@@ -177,6 +177,124 @@ describe('RedisClusterLink', () => {
   });
 });
 
+describe('RedisClusterLink: liveness', () => {
+  /** Resolves once `check` holds (polled), or rejects after 3 s. */
+  async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+    const deadline = Date.now() + 3_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) {
+        throw new Error(`Still not ${what} after 3 s`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Redis's clock, in ms. */
+  async function redisNow(hub: RedisHub): Promise<number> {
+    const [seconds, micros] = await hub.client.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+
+  it('takes over the claim of an instance whose connections dropped (killed), and says a message for it reached no one', async () => {
+    const [a, b] = await pair();
+    await expect(a.link.claimStream('s1', 'get', 'stream-of-a')).resolves.toBe(true);
+    await expect(a.link.claimStream('s2', 'pair')).resolves.toBe(true);
+    // Alive: its claim holds.
+    await expect(b.link.isAlive(a.link.instanceId)).resolves.toBe(true);
+    await expect(b.link.claimStream('s1', 'get')).resolves.toBe(false);
+    await expect(b.link.send(a.link.instanceId, message('s1'))).resolves.toBe(true);
+
+    const stopped = collect<ClusterMessage>(
+      (push) => b.link.onMessage((item) => item.type === 'instance_stopped' && push(item)),
+      1,
+    );
+    // Its sockets close, as when its process is killed: nothing released, its claim still stored.
+    await a.hub.close();
+    await eventually(async () => !(await b.link.send(a.link.instanceId, message('s1'))), 'undelivered');
+    await expect(b.link.isAlive(a.link.instanceId)).resolves.toBe(false);
+    await expect(b.link.streamHolder('s1')).resolves.toEqual({
+      instanceId: a.link.instanceId,
+      kind: 'get',
+      streamId: 'stream-of-a',
+    });
+    // Its GET streams (not its SSE pairs), for one instance to keep their messages (the first to ask).
+    await expect(b.link.streamsOf(a.link.instanceId)).resolves.toEqual([{ sessionId: 's1', streamId: 'stream-of-a' }]);
+    await expect(b.link.streamsOf(a.link.instanceId)).resolves.toEqual([]);
+    await expect(b.link.claimStream('s1', 'get', 'stream-of-a')).resolves.toBe(true);
+    // Its heartbeat tells B's handlers too, once.
+    await expect(stopped).resolves.toEqual([{ type: 'instance_stopped', instanceId: a.link.instanceId }]);
+    await expect(b.link.streamHolder('s1')).resolves.toEqual({
+      instanceId: b.link.instanceId,
+      kind: 'get',
+      streamId: 'stream-of-a',
+    });
+  });
+
+  it('takes an instance that no longer beats for stopped (hung), even while it listens', async () => {
+    const [a] = await pair();
+    const hung = 'feedfacefeedface';
+    const listener = a.hub.client.duplicate({ enableOfflineQueue: true });
+    closers.push(() => void listener.disconnect());
+    await listener.subscribe(a.hub.key('link', hung));
+    const instances = a.hub.key('instances');
+    await a.hub.client.set(a.hub.key('stream', 's1'), `${hung} get x`);
+
+    await a.hub.client.zadd(instances, (await redisNow(a.hub)) - 1_000, hung);
+    await expect(a.link.isAlive(hung)).resolves.toBe(true);
+    await expect(a.link.claimStream('s1', 'get')).resolves.toBe(false);
+
+    // Its last beat is older than the heartbeat's TTL (5 s).
+    await a.hub.client.zadd(instances, (await redisNow(a.hub)) - 6_000, hung);
+    const b = await instance(a.hub.key(''));
+    await expect(b.link.isAlive(hung)).resolves.toBe(false);
+    await expect(b.link.claimStream('s1', 'get')).resolves.toBe(true);
+
+    // An instance that never beat (an older version, in a rolling deploy) keeps its claims.
+    await a.hub.client.set(a.hub.key('stream', 's2'), 'cafebabecafebabe get y');
+    await expect(b.link.claimStream('s2', 'get')).resolves.toBe(false);
+  });
+
+  it('gives up the claim of a session that no longer exists, and drops one another instance took over', async () => {
+    const [a, b] = await pair();
+    const lost: Array<[string, string]> = [];
+    a.link.watchClaims({
+      exists: async (sessionId) => sessionId !== 'vanished',
+      lost: (sessionId, why) => lost.push([sessionId, why]),
+    });
+    await a.link.claimStream('vanished', 'get', 'x');
+    await a.link.claimStream('kept', 'get', 'y');
+    await a.link.claimStream('taken', 'get', 'z');
+    await a.hub.client.set(a.hub.key('stream', 'taken'), `${b.link.instanceId} get z`);
+
+    await a.link.refreshClaims();
+    expect(lost).toEqual([
+      ['vanished', 'gone'],
+      ['taken', 'taken'],
+    ]);
+    // The claim of the vanished session is not made again; the other instance keeps its own.
+    await expect(b.link.streamHolder('vanished')).resolves.toBeUndefined();
+    await expect(b.link.streamHolder('kept')).resolves.toMatchObject({ instanceId: a.link.instanceId });
+    await expect(b.link.streamHolder('taken')).resolves.toMatchObject({ instanceId: b.link.instanceId });
+    await a.link.refreshClaims();
+    expect(lost).toHaveLength(2);
+    await expect(b.link.streamHolder('vanished')).resolves.toBeUndefined();
+  });
+
+  it('closes after the releases under way, and is taken for stopped within a beat', async () => {
+    const [a, b] = await pair();
+    await a.link.claimStream('s1', 'get');
+    await a.link.claimStream('s2', 'get');
+    await expect(b.link.isAlive(a.link.instanceId)).resolves.toBe(true);
+    void a.link.releaseStream('s1');
+    await a.link.close();
+    await a.hub.close();
+    await expect(b.link.streamHolder('s1')).resolves.toBeUndefined();
+    await expect(b.link.streamHolder('s2')).resolves.toBeUndefined();
+    // Within a beat of the others (what they read of it is a beat old at most).
+    await eventually(async () => !(await b.link.isAlive(a.link.instanceId)), 'taken for stopped');
+  });
+});
+
 describe('RedisNotificationBus', () => {
   it('delivers every event to every instance, the publisher included, in publication order', async () => {
     const [a, b] = await pair();

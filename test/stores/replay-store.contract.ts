@@ -1,5 +1,10 @@
 import type { JsonRpcMessage } from '../../lib/protocol/json-rpc';
-import type { ReplayByteBounds, ReplayEvent, ReplayStore } from '../../lib/sessions/replay-store.interface';
+import {
+  appendToStream,
+  type ReplayByteBounds,
+  type ReplayEvent,
+  type ReplayStore,
+} from '../../lib/sessions/replay-store.interface';
 
 /** An event carrying a message that names its position. */
 export function replayEvent(streamId: string, seq: number): ReplayEvent {
@@ -54,6 +59,22 @@ export function describeReplayStoreContract(
       await expect(store.after('s1', 'a', 0)).resolves.toEqual({ events: [event('a', 1), event('a', 2)], found: true });
       await expect(store.after('s1', 'b', 0)).resolves.toEqual({ events: [event('b', 1)], found: true });
       await expect(store.after('s1', 'a', 2)).resolves.toEqual({ events: [], found: true });
+    });
+
+    it('appends a message after the last buffered event of its stream (at 0 for a stream it holds none of)', async () => {
+      const store = await makeStore(10);
+      await store.append('s1', { streamId: 'a', seq: 0 });
+      await store.append('s1', event('a', 1));
+      await store.append('s1', event('ab', 7));
+      await store.append('s2', event('a', 9));
+
+      await expect(appendToStream(store, 's1', 'a', event('a', 2).message!)).resolves.toBe(2);
+      await expect(appendToStream(store, 's1', 'a', event('a', 3).message!)).resolves.toBe(3);
+      await expect(appendToStream(store, 's1', 'c', event('c', 0).message!)).resolves.toBe(0);
+
+      await expect(store.after('s1', 'a', 1)).resolves.toEqual({ events: [event('a', 2), event('a', 3)], found: true });
+      await expect(store.after('s1', 'c', -1)).resolves.toEqual({ events: [event('c', 0)], found: false });
+      await expect(store.after('s2', 'a', -1)).resolves.toEqual({ events: [event('a', 9)], found: false });
     });
 
     it('keeps the priming event (no message) so that its id can be resumed from', async () => {

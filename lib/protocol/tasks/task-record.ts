@@ -51,6 +51,12 @@ export interface McpTaskRecord {
   readonly revision?: Revision;
   /** The legacy session that owns the task, if any (its stream carries the task's messages). */
   readonly sessionId?: string;
+  /**
+   * The instance that runs the task's work, with several instances (`ClusterLink.instanceId`):
+   * a task whose instance stopped is failed when it is next read. Absent with one instance, and
+   * in records stored before it was kept.
+   */
+  readonly instanceId?: string;
   /** The request the task runs (`tools/call`) and what it names (the tool). */
   readonly method: string;
   readonly name: string;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ClusterLink, ClusterMessage, StreamClaim } from '../../cluster/cluster-link.interface';
+import type { ClaimWatcher, ClusterLink, ClusterMessage, StreamClaim } from '../../cluster/cluster-link.interface';
 
 /**
  * The default link: one instance alone. It keeps the stream claims of this process, and has
@@ -7,11 +7,12 @@ import type { ClusterLink, ClusterMessage, StreamClaim } from '../../cluster/clu
  */
 export class MemoryClusterLink implements ClusterLink {
   readonly instanceId = randomBytes(8).toString('hex');
-  readonly shared = false;
-  private readonly claims = new Map<string, StreamClaim['kind']>();
+  readonly shared: boolean = false;
+  private readonly claims = new Map<string, StreamClaim>();
 
-  async send(_instanceId: string, _message: ClusterMessage): Promise<void> {
+  async send(_instanceId: string, _message: ClusterMessage): Promise<boolean> {
     // No other instance.
+    return false;
   }
 
   async broadcast(_message: ClusterMessage): Promise<void> {
@@ -22,11 +23,11 @@ export class MemoryClusterLink implements ClusterLink {
     return () => undefined;
   }
 
-  async claimStream(sessionId: string, kind: StreamClaim['kind']): Promise<boolean> {
+  async claimStream(sessionId: string, kind: StreamClaim['kind'], streamId?: string): Promise<boolean> {
     if (this.claims.has(sessionId)) {
       return false;
     }
-    this.claims.set(sessionId, kind);
+    this.claims.set(sessionId, { instanceId: this.instanceId, kind, ...(streamId === undefined ? {} : { streamId }) });
     return true;
   }
 
@@ -35,8 +36,21 @@ export class MemoryClusterLink implements ClusterLink {
   }
 
   async streamHolder(sessionId: string): Promise<StreamClaim | undefined> {
-    const kind = this.claims.get(sessionId);
-    return kind === undefined ? undefined : { instanceId: this.instanceId, kind };
+    return this.claims.get(sessionId);
+  }
+
+  async isAlive(instanceId: string): Promise<boolean> {
+    return instanceId === this.instanceId;
+  }
+
+  async streamsOf(_instanceId: string): Promise<Array<{ sessionId: string; streamId: string }>> {
+    // No other instance.
+    return [];
+  }
+
+  watchClaims(_watcher: ClaimWatcher): () => void {
+    // Its sessions live in this process: none vanishes without ending here.
+    return () => undefined;
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,7 @@
+import type { JsonRpcMessage } from '../../protocol/json-rpc';
 import {
   checkReplayBounds,
+  nextSeq,
   replayEventBytes,
   replayWindow,
   type ReplayByteBounds,
@@ -88,6 +90,13 @@ export class MemoryReplayStore implements ReplayStore {
     while (this.bytes > this.bounds.totalBytes) {
       this.dropFirst(this.oldest!.buffer);
     }
+  }
+
+  async appendNext(sessionId: string, streamId: string, message: JsonRpcMessage, data: string): Promise<number> {
+    const buffer = this.buffers.get(sessionId);
+    const seq = buffer === undefined ? 0 : nextSeq(eventsOf(buffer), streamId);
+    await this.append(sessionId, { streamId, seq, message }, data);
+    return seq;
   }
 
   async after(sessionId: string, streamId: string, seq: number): Promise<ReplayWindow> {

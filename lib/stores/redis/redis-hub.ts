@@ -249,9 +249,12 @@ export class RedisHub {
     });
   }
 
-  /** Publishes on a channel (a key under the prefix). */
-  async publish(channel: string, payload: string): Promise<void> {
-    await this.run('publish', (client) => client.publish(channel, payload));
+  /**
+   * Publishes on a channel (a key under the prefix); resolves how many subscribers received it
+   * (on a single Redis: those of the server; in a Redis Cluster: those of the node that took it).
+   */
+  async publish(channel: string, payload: string): Promise<number> {
+    return this.run('publish', (client) => client.publish(channel, payload));
   }
 
   /**

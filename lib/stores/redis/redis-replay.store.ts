@@ -1,3 +1,4 @@
+import type { JsonRpcMessage } from '../../protocol/json-rpc';
 import {
   checkReplayBounds,
   replayWindow,
@@ -54,56 +55,84 @@ end
 `;
 
 /**
+ * `append_event(list, sid, fields, data, capacity, ttl, session_bytes, total_bytes, base)`: keeps
+ * an event (its fields before its message, as JSON; its message's JSON, empty for a priming
+ * event) within the bounds; `base` is the key of a session's list without its id. Returns 0 when
+ * the event is too large to keep, else 1.
+ */
+const LUA_APPEND = `
+local function append_event(list, sid, fields, data, capacity, ttl, session_bytes, total_bytes, base)
+  local size = #data
+  if size > session_bytes then
+    -- Not kept, and nothing before it either: a resume from before it is told events were lost.
+    forget(sid, list)
+    return 0
+  end
+  local g = redis.call('INCR', clock)
+  local message = ''
+  if size > 0 then
+    message = ',"message":' .. data
+  end
+  local count = redis.call('RPUSH', list, '{"g":' .. g .. ',"n":' .. size .. ',' .. fields .. message .. '}')
+  redis.call('PEXPIRE', list, ttl)
+  local bytes = size
+  if count == 1 then
+    -- A new buffer (or one whose list expired, still counted).
+    local stale = tonumber(redis.call('HGET', sizes, sid) or '0')
+    if stale ~= 0 then
+      redis.call('DECRBY', total_key, stale)
+    end
+    redis.call('HSET', sizes, sid, size)
+    redis.call('ZADD', order, g, sid)
+  else
+    bytes = redis.call('HINCRBY', sizes, sid, size)
+    -- A list written before events carried their place (an older version) ranks from its first.
+    redis.call('ZADD', order, 'NX', g, sid)
+  end
+  local total = redis.call('INCRBY', total_key, size)
+  while count > capacity or bytes > session_bytes do
+    local dropped = drop_oldest(sid, list)
+    count = count - 1
+    bytes = bytes - dropped
+    total = total - dropped
+  end
+  while total > total_bytes do
+    local oldest = redis.call('ZRANGE', order, 0, 0)[1]
+    if not oldest then
+      break
+    end
+    total = total - drop_oldest(oldest, base .. oldest)
+  end
+  return 1
+end
+`;
+
+/**
  * KEYS: the session's list, then the shared keys. ARGV: session id, the event's fields before
  * its message (JSON), its message (JSON, empty for a priming event), capacity, TTL, the
  * session's bytes, the total bytes, the key of a session's list without its id.
  */
-const APPEND = redisScript(`${LUA_REPLAY}
-local list, sid, fields, data = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
-local capacity, session_bytes, total_bytes = tonumber(ARGV[4]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local size = #data
-if size > session_bytes then
-  -- Not kept, and nothing before it either: a resume from before it is told events were lost.
-  forget(sid, list)
-  return 0
-end
-local g = redis.call('INCR', clock)
-local message = ''
-if size > 0 then
-  message = ',"message":' .. data
-end
-local count = redis.call('RPUSH', list, '{"g":' .. g .. ',"n":' .. size .. ',' .. fields .. message .. '}')
-redis.call('PEXPIRE', list, ARGV[5])
-local bytes = size
-if count == 1 then
-  -- A new buffer (or one whose list expired, still counted).
-  local stale = tonumber(redis.call('HGET', sizes, sid) or '0')
-  if stale ~= 0 then
-    redis.call('DECRBY', total_key, stale)
+const APPEND = redisScript(`${LUA_REPLAY}${LUA_APPEND}
+return append_event(KEYS[1], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6]),
+  tonumber(ARGV[7]), ARGV[8])
+`);
+
+/**
+ * Appends after the last buffered event of a stream (its seq + 1, 0 when none is); returns
+ * the seq. KEYS as APPEND. ARGV as APPEND, but the stream's id (as JSON) for the event's fields.
+ */
+const APPEND_NEXT = redisScript(`${LUA_REPLAY}${LUA_APPEND}
+local pattern = '"streamId":' .. string.gsub(ARGV[2], '%p', '%%%0') .. ',"seq":(%d+)'
+local seq = 0
+for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local found = tonumber(string.match(entry, pattern))
+  if found and found >= seq then
+    seq = found + 1
   end
-  redis.call('HSET', sizes, sid, size)
-  redis.call('ZADD', order, g, sid)
-else
-  bytes = redis.call('HINCRBY', sizes, sid, size)
-  -- A list written before events carried their place (an older version) ranks from its first.
-  redis.call('ZADD', order, 'NX', g, sid)
 end
-local total = redis.call('INCRBY', total_key, size)
-while count > capacity or bytes > session_bytes do
-  local dropped = drop_oldest(sid, list)
-  count = count - 1
-  bytes = bytes - dropped
-  total = total - dropped
-end
-local base = ARGV[8]
-while total > total_bytes do
-  local oldest = redis.call('ZRANGE', order, 0, 0)[1]
-  if not oldest then
-    break
-  end
-  total = total - drop_oldest(oldest, base .. oldest)
-end
-return 1
+append_event(KEYS[1], ARGV[1], '"streamId":' .. ARGV[2] .. ',"seq":' .. seq, ARGV[3], tonumber(ARGV[4]), ARGV[5],
+  tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8])
+return seq
 `);
 
 /** KEYS: the session's list, then the shared keys. ARGV: session id. */
@@ -169,6 +198,25 @@ export class RedisReplayStore implements ReplayStore {
         this.listBase,
       ],
     );
+  }
+
+  async appendNext(sessionId: string, streamId: string, _message: JsonRpcMessage, data: string): Promise<number> {
+    const seq = await this.hub.eval(
+      'replay append',
+      APPEND_NEXT,
+      [this.key(sessionId), ...this.shared],
+      [
+        sessionId,
+        JSON.stringify(streamId),
+        data,
+        this.capacity,
+        this.ttlMs,
+        this.bounds.sessionBytes,
+        this.bounds.totalBytes,
+        this.listBase,
+      ],
+    );
+    return Number(seq);
   }
 
   async after(sessionId: string, streamId: string, seq: number): Promise<ReplayWindow> {

@@ -38,7 +38,7 @@ export class PairStream implements SessionChannel, PairChannel {
  * written by the instance that holds the stream. A batch's answers go one by one.
  */
 export class RemotePair implements PairChannel {
-  constructor(private readonly forward: (message: JsonRpcMessage) => Promise<void>) {}
+  constructor(private readonly forward: (message: JsonRpcMessage) => Promise<unknown>) {}
 
   send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
     const messages: readonly JsonRpcMessage[] = Array.isArray(message) ? message : [message as JsonRpcMessage];

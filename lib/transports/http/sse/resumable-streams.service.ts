@@ -140,7 +140,9 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     sessionId: string,
     revision: Revision | undefined,
   ): Promise<void> {
-    if (!(await this.channels.reserve(sessionId, 'get'))) {
+    // Named in the claim: a message for it while its instance is gone waits in the buffer.
+    const id = newStreamId();
+    if (!(await this.channels.reserve(sessionId, 'get', id))) {
       sendJson(res, 409, failure(null, ErrorCode.InvalidRequest, 'Conflict: this session already has a stream open'));
       return;
     }
@@ -148,7 +150,7 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
       this.channels.release(sessionId);
       return;
     }
-    const stream = this.register(sessionId, newStreamId(), 'session', 0);
+    const stream = this.register(sessionId, id, 'session', 0);
     this.channels.attach(sessionId, stream);
     stream.connect(this.connection(res, headers, sessionId));
     if (hasFeature(revision, 'ssePolling')) {
@@ -196,16 +198,19 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     const answered = window.events.some((event) => isResponse(event.message));
     // A request's stream running on another instance goes on here, from there.
     const owner = live === undefined && !answered ? this.follows.runningElsewhere(position?.streamId) : undefined;
-    if (owner === undefined && stream === undefined && !answered && (await this.channels.reserve(sessionId, 'get'))) {
-      // Nothing in this process sends on that stream any more (its GET connection closed, or
-      // its call ended without an answer): the connection becomes the session's stream, going
-      // on with the same stream when the buffer knows where it stopped.
-      const last = window.events.at(-1)?.seq ?? (window.found ? position?.seq : undefined);
+    // Nothing in this process sends on that stream any more (its GET connection closed, its
+    // call ended without an answer, or its instance stopped): the connection becomes the
+    // session's stream, going on with the same stream when the buffer knows where it stopped.
+    const last = window.events.at(-1)?.seq ?? (window.found ? position?.seq : undefined);
+    const streamId = position === undefined || last === undefined ? newStreamId() : position.streamId;
+    if (
+      owner === undefined &&
+      stream === undefined &&
+      !answered &&
+      (await this.channels.reserve(sessionId, 'get', streamId))
+    ) {
       fresh = position === undefined || last === undefined;
-      stream =
-        position === undefined || last === undefined
-          ? this.register(sessionId, newStreamId(), 'session', 0)
-          : this.register(sessionId, position.streamId, 'session', last + 1);
+      stream = this.register(sessionId, streamId, 'session', fresh ? 0 : last! + 1);
       this.channels.attach(sessionId, stream);
       if (res.destroyed) {
         // The client left while the stream was claimed.
