@@ -4,7 +4,11 @@
  * a three-master Redis Cluster, a session opened on A is used on B, a task started on A is read
  * on B, and a change made on A reaches B's stream.
  */
+import { McpStoreUnavailableError } from '../../lib/errors/mcp-store-unavailable.error';
+import { RedisHub } from '../../lib/stores/redis/redis-hub';
+import { resolveRedisSettings } from '../../lib/stores/redis/redis-settings';
 import { startCluster, type Cluster } from '../fixtures/cluster-fixture';
+import { freePort } from '../support/ports';
 import { openLegacySession, type RawResponse, type RpcMessage, type SseReader } from '../fixtures/raw-rpc';
 import type { TasksApp } from '../fixtures/tasks-fixture';
 import {
@@ -70,6 +74,21 @@ async function sessionTaskAndNotification(
     nextMatching(stream, (message) => message.method === 'notifications/tools/list_changed'),
   ).resolves.toMatchObject({ method: 'notifications/tools/list_changed' });
 }
+
+describe('cluster: Redis Sentinel at startup', () => {
+  it('stops the startup with an error naming the sentinels when none answers, instead of waiting', async () => {
+    const port = await freePort();
+    const settings = resolveRedisSettings({
+      sentinel: { sentinels: [{ host: '127.0.0.1', port }], name: 'mymaster' },
+      commandTimeoutMs: 500,
+    });
+    const connecting = RedisHub.connect(settings!);
+    await expect(connecting).rejects.toThrow(McpStoreUnavailableError);
+    await expect(connecting).rejects.toThrow(
+      `Cannot connect to Redis (master "mymaster" of the sentinels 127.0.0.1:${port})`,
+    );
+  });
+});
 
 describe('cluster: Redis Sentinel', () => {
   let sentinel: RedisSentinelSet;

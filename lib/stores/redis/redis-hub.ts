@@ -96,11 +96,16 @@ export class RedisHub {
         client.duplicate([], { lazyConnect: true, enableOfflineQueue: true })
       : client.duplicate({ lazyConnect: true, enableOfflineQueue: true, autoResubscribe: false });
     subscriber.on('error', quiet);
-    try {
+    const connecting = (async () => {
       if (client.status === 'wait') {
         await client.connect();
       }
       await subscriber.connect();
+    })();
+    try {
+      // A Sentinel client asks its sentinels again and again while none answers: the startup
+      // of the module's own clients is bounded, so that it fails with a message instead.
+      await (owns ? within(connecting, 2 * options.commandTimeoutMs) : connecting);
     } catch (error) {
       subscriber.disconnect();
       if (owns) {
@@ -233,6 +238,19 @@ function makeClient(ioredis: typeof IoRedis, options: ResolvedRedisOptions): Red
     });
   }
   return new ioredis.Redis(options.url!, settings);
+}
+
+/** `work`, or a rejection when it has not settled within `ms`. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function isCluster(client: RedisClient): client is Cluster {
