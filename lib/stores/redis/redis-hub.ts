@@ -274,6 +274,8 @@ async function quit(client: RedisClient): Promise<void> {
   try {
     if (client.status === 'ready') {
       await client.quit();
+      // Also ends what QUIT leaves open: a Sentinel client's connections to the sentinels.
+      client.disconnect();
       return;
     }
   } catch {
