@@ -19,6 +19,9 @@ export type {
   McpStdioOptions,
   McpRedisOptions,
   McpRedisClient,
+  McpRedisClusterOptions,
+  McpRedisNode,
+  McpRedisSentinelOptions,
   McpStoreOptions,
 } from './interfaces/mcp-module-options.interface';
 export type {

@@ -37,9 +37,15 @@ import { sampleRedis } from './common/sample-redis';
         // MCP_AUTH=none|bearer|apikey|basic, MCP_AUTH_SECRET=<token, key or user:password>
         auth: await sampleAuth(config.get('MCP_AUTH'), config.get('MCP_AUTH_SECRET')),
         // MCP_REDIS_URL=redis://127.0.0.1:6379 shares sessions, tasks and notifications between
-        // instances (memory, one process, without it). MCP_REQUEST_STATE_SECRET (32 bytes or
-        // more) must then be the same on every instance. The notes themselves stay per process.
-        ...sampleRedis(config.get('MCP_REDIS_URL'), config.get('MCP_REQUEST_STATE_SECRET')),
+        // instances (memory, one process, without it); or MCP_REDIS_CLUSTER=host:port,... (a Redis
+        // Cluster), or MCP_REDIS_SENTINELS=host:port,... with MCP_REDIS_SENTINEL_NAME (Sentinel).
+        // MCP_REQUEST_STATE_SECRET (32 bytes or more) must then be the same on every instance.
+        // The notes themselves stay per process.
+        ...sampleRedis(config.get('MCP_REDIS_URL'), config.get('MCP_REQUEST_STATE_SECRET'), {
+          cluster: config.get('MCP_REDIS_CLUSTER'),
+          sentinels: config.get('MCP_REDIS_SENTINELS'),
+          sentinelName: config.get('MCP_REDIS_SENTINEL_NAME'),
+        }),
         // MCP_ALLOWED_HOSTS=notes.example,notes.example:8443: the names clients reach the server by
         // when it is not reached on loopback by localhost (HOST=0.0.0.0 on a LAN, a container). Without
         // it, such a server answers IP addresses and localhost only (DNS rebinding).

@@ -15,7 +15,13 @@ import type { McpTelemetryOptions } from './mcp-telemetry-options.interface';
 export type { McpHttpOptions } from './mcp-http-options.interface';
 export type { McpStdioOptions } from './mcp-stdio-options.interface';
 export type { McpSessionOptions } from './mcp-session-options.interface';
-export type { McpRedisClient, McpRedisOptions } from './mcp-redis-options.interface';
+export type {
+  McpRedisClient,
+  McpRedisClusterOptions,
+  McpRedisNode,
+  McpRedisOptions,
+  McpRedisSentinelOptions,
+} from './mcp-redis-options.interface';
 export type { McpTaskOptions } from './mcp-task-options.interface';
 export type { McpStoreOptions } from './mcp-store-options.interface';
 export type { McpModuleExtras, McpConsoleOptions } from './mcp-module-extras.interface';

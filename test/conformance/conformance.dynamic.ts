@@ -23,8 +23,8 @@
  */
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { McpRegistry } from 'nest-mcp';
+import { Cluster, Redis } from 'ioredis';
+import { McpRegistry, type McpRedisOptions } from 'nest-mcp';
 
 /** The tool and the prompt that the trigger tools add and remove, so that their lists really change. */
 export const DYNAMIC_TOOL = 'test_dynamic_tool';
@@ -35,15 +35,18 @@ export type DynamicEntry = 'tool' | 'prompt';
 
 const ENTRIES: readonly DynamicEntry[] = ['tool', 'prompt'];
 
-/** Where the instances share the dynamic entries: the fixture's `redisUrl`, when it has one. */
+/** Where the instances share the dynamic entries: the fixture's Redis, when it has one. */
 export const CONFORMANCE_SHARED_LISTS = Symbol('CONFORMANCE_SHARED_LISTS');
 
 export interface SharedListsOptions {
-  /** The Redis the instances share (the module's own); without it, the entries live in this process. */
-  readonly redisUrl?: string;
+  /**
+   * The Redis the instances share (the module's `redis`: a URL, a Sentinel set or a cluster);
+   * without it, the entries live in this process.
+   */
+  readonly redis?: Pick<McpRedisOptions, 'url' | 'sentinel' | 'cluster'>;
   /**
    * Prefix of the fixture's own keys and channels: the application's, not under the module's
-   * `redis.keyPrefix`. @default 'conformance:'
+   * `redis.keyPrefix` (on a cluster, made a hash tag: `{conformance}:`). @default 'conformance:'
    */
   readonly keyPrefix?: string;
   /** How long a change waits for the other instances' acknowledgements, in ms. @default 5000 */
@@ -60,15 +63,21 @@ export interface DynamicChange {
   readonly applied: number;
 }
 
-/** `INCR` the entry's version and publish it, in one step: the order of versions is the order of messages. */
-const TOGGLE_SCRIPT = `
+/**
+ * `INCR` the entry's version and publish it, in one step: the order of versions is the order of
+ * messages. On a cluster PUBLISH would count the subscribers of one node only: there the channels
+ * are sharded (SPUBLISH, SSUBSCRIBE) in the keys' slot, so that the count is every instance's.
+ */
+const toggleScript = (publish: 'PUBLISH' | 'SPUBLISH'): string => `
 local version = redis.call('INCR', KEYS[1])
-local instances = redis.call('PUBLISH', ARGV[1], ARGV[2] .. ' ' .. version .. ' ' .. ARGV[3])
+local instances = redis.call('${publish}', ARGV[1], ARGV[2] .. ' ' .. version .. ' ' .. ARGV[3])
 return { version, instances }`;
 
 interface Shared {
-  readonly client: Redis;
-  readonly subscriber: Redis;
+  readonly client: Redis | Cluster;
+  readonly subscriber: Redis | Cluster;
+  /** Sharded pub/sub (a cluster). */
+  readonly sharded: boolean;
   readonly changes: string;
   /** The channel on which instance `instanceId` hears the acknowledgements of its own changes. */
   readonly acksOf: (instanceId: string) => string;
@@ -97,16 +106,30 @@ export class DynamicLists implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** Before the server listens: with Redis, subscribe, then catch up with the stored versions. */
   async onApplicationBootstrap(): Promise<void> {
-    const { redisUrl } = this.options;
-    if (redisUrl === undefined) {
+    const { redis } = this.options;
+    if (redis === undefined) {
       return;
     }
-    const prefix = this.options.keyPrefix ?? 'conformance:';
-    const client = new Redis(redisUrl, { lazyConnect: true });
-    const subscriber = client.duplicate();
+    const sharded = redis.cluster !== undefined;
+    const given = this.options.keyPrefix ?? 'conformance:';
+    const prefix = sharded && !given.includes('{') ? `{${given.replace(/:$/, '')}}:` : given;
+    let client: Redis | Cluster;
+    let subscriber: Redis | Cluster;
+    if (redis.cluster !== undefined) {
+      const { nodes, ...auth } = redis.cluster;
+      client = new Cluster(nodes, { lazyConnect: true, shardedSubscribers: true, redisOptions: auth });
+      subscriber = client.duplicate();
+    } else {
+      client =
+        redis.url !== undefined
+          ? new Redis(redis.url, { lazyConnect: true })
+          : new Redis({ ...redis.sentinel, lazyConnect: true });
+      subscriber = client.duplicate();
+    }
     const shared: Shared = {
       client,
       subscriber,
+      sharded,
       changes: `${prefix}dynamic:changes`,
       acksOf: (instanceId) => `${prefix}dynamic:acks:${instanceId}`,
       versionKey: (entry) => `${prefix}dynamic:${entry}`,
@@ -115,8 +138,14 @@ export class DynamicLists implements OnApplicationBootstrap, OnApplicationShutdo
     client.on('error', (error: Error) => this.logger.warn(`Redis: ${error.message}`));
     subscriber.on('error', (error: Error) => this.logger.warn(`Redis (subscriber): ${error.message}`));
     await client.connect();
-    subscriber.on('message', (channel: string, message: string) => this.received(channel, message));
-    await subscriber.subscribe(shared.changes, shared.acksOf(this.instanceId));
+    subscriber.on(sharded ? 'smessage' : 'message', (channel: string, message: string) =>
+      this.received(channel, message),
+    );
+    if (sharded) {
+      await subscriber.ssubscribe(shared.changes, shared.acksOf(this.instanceId));
+    } else {
+      await subscriber.subscribe(shared.changes, shared.acksOf(this.instanceId));
+    }
     await this.catchUp();
     // ioredis resubscribes after a reconnection; changes published meanwhile were missed.
     subscriber.on('ready', () => {
@@ -144,7 +173,7 @@ export class DynamicLists implements OnApplicationBootstrap, OnApplicationShutdo
       return { present, instances: 1, applied: 1 };
     }
     const [version, instances] = (await shared.client.eval(
-      TOGGLE_SCRIPT,
+      toggleScript(shared.sharded ? 'SPUBLISH' : 'PUBLISH'),
       1,
       shared.versionKey(entry),
       shared.changes,
@@ -203,9 +232,11 @@ export class DynamicLists implements OnApplicationBootstrap, OnApplicationShutdo
     }
     this.apply(entry as DynamicEntry, Number(version));
     // Acknowledged even when it was stale here: what the changer waits for is "at least this version".
-    shared.client
-      .publish(shared.acksOf(origin), `${entry} ${version}`)
-      .catch((error: unknown) => this.logger.warn(`Could not acknowledge ${message}: ${String(error)}`));
+    const ack = `${entry} ${version}`;
+    (shared.sharded
+      ? shared.client.spublish(shared.acksOf(origin), ack)
+      : shared.client.publish(shared.acksOf(origin), ack)
+    ).catch((error: unknown) => this.logger.warn(`Could not acknowledge ${message}: ${String(error)}`));
   }
 
   private async catchUp(): Promise<void> {

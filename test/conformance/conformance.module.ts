@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { McpModule } from 'nest-mcp';
-import { sampleRedis } from '../../sample/common/sample-redis';
+import { sampleRedis, type SampleRedisHa } from '../../sample/common/sample-redis';
 import { CONFORMANCE_SHARED_LISTS, DynamicLists, type SharedListsOptions } from './conformance.dynamic';
 import { ConformancePrompts } from './conformance.prompts';
 import { ConformanceResources } from './conformance.resources';
@@ -12,6 +12,8 @@ import { ConformanceTaskTools } from './conformance.tasks';
 export interface ConformanceOptions {
   /** Redis shared by several instances (read like the sample's `MCP_REDIS_URL`; blank means none). */
   redisUrl?: string;
+  /** Or a Redis Cluster or a Sentinel set (read like the sample's `MCP_REDIS_CLUSTER`, `MCP_REDIS_SENTINELS`...). */
+  redisHa?: SampleRedisHa;
   /** The `requestState.secret`, the same on every instance (like the sample's `MCP_REQUEST_STATE_SECRET`). */
   requestStateSecret?: string;
   /** The fixture's own Redis keys and channels (see conformance.dynamic.ts). */
@@ -22,12 +24,13 @@ export interface ConformanceOptions {
  * The fixture server the official MCP conformance suite runs against (see `.ci/run`). Every
  * revision is served on one endpoint, `/mcp`: the suite's 2025-11-25 requirement set runs with
  * `initialize` and a session, the 2026-07-28 set statelessly. With `redisUrl`, several instances
- * behind a round-robin balancer serve as one (`.ci/run` runs the suite against two).
+ * behind a round-robin balancer serve as one (`.ci/run` runs the suite against two, on a Redis
+ * Cluster).
  */
 @Module({})
 export class ConformanceModule {
   static forRoot(options: ConformanceOptions = {}): DynamicModule {
-    const shared = sampleRedis(options.redisUrl, options.requestStateSecret);
+    const shared = sampleRedis(options.redisUrl, options.requestStateSecret, options.redisHa);
     return {
       module: ConformanceModule,
       imports: [
@@ -40,7 +43,7 @@ export class ConformanceModule {
         }),
       ],
       providers: [
-        { provide: CONFORMANCE_SHARED_LISTS, useValue: { ...options.lists, redisUrl: shared.redis?.url } },
+        { provide: CONFORMANCE_SHARED_LISTS, useValue: { ...options.lists, redis: shared.redis } },
         DynamicLists,
         ConformanceTools,
         ConformanceInputTools,

@@ -3,6 +3,7 @@
  * two hubs stand for two instances.
  */
 import { Logger } from '@nestjs/common';
+import type { Redis } from 'ioredis';
 import type { ClusterMessage } from '../../lib/cluster/cluster-link.interface';
 import { RedisHub } from '../../lib/stores/redis/redis-hub';
 import { RedisClusterLink } from '../../lib/stores/redis/redis-cluster.link';
@@ -233,7 +234,7 @@ describe('RedisClusterLink: liveness', () => {
   it('takes an instance that no longer beats for stopped (hung), even while it listens', async () => {
     const [a] = await pair();
     const hung = 'feedfacefeedface';
-    const listener = a.hub.client.duplicate({ enableOfflineQueue: true });
+    const listener = (a.hub.client as Redis).duplicate({ enableOfflineQueue: true });
     closers.push(() => void listener.disconnect());
     await listener.subscribe(a.hub.key('link', hung));
     const instances = a.hub.key('instances');

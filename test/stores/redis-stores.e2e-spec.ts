@@ -32,7 +32,7 @@ async function otherHub(keyPrefix = PREFIX): Promise<RedisHub> {
 }
 
 function redis(): Redis {
-  return hub.client;
+  return hub.client as Redis;
 }
 
 /** Every key on the server, sorted. */

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { freePort } from './ports';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,8 @@ import { join } from 'node:path';
 
 /** A redis-server process started for a test file. */
 export interface RedisServerHandle {
+  /** Its temporary working directory (removed by `stop()`). */
+  readonly dir: string;
   /** The loopback port it listens on (kept across `stop()` and `start()`). */
   readonly port: number;
   /** `redis://127.0.0.1:<port>`. */
@@ -25,6 +27,19 @@ function serverBinary(): string {
   return process.env.REDIS_SERVER ?? 'redis-server';
 }
 
+/** How to start a process other than a plain redis-server (a cluster node, a replica, a sentinel). */
+export interface RedisProcessOptions {
+  /** Arguments after the defaults (port, loopback, no persistence, its own dir). */
+  readonly args?: readonly string[];
+  /**
+   * A configuration file, written into the process's dir at each start and given first:
+   * redis-sentinel needs one it can rewrite.
+   */
+  readonly config?: (port: number) => string;
+  /** @default redis-server (or `REDIS_SERVER`) */
+  readonly binary?: string;
+}
+
 /**
  * redis-server is not installed (or `REDIS_SERVER` names no file). The message says what to
  * install: a bare spawn ENOENT would leave whoever runs the suites guessing.
@@ -32,10 +47,13 @@ function serverBinary(): string {
 export class RedisServerNotFoundError extends Error {
   constructor(binary: string) {
     super(
-      process.env.REDIS_SERVER === undefined
-        ? 'redis-server was not found on the PATH: install it (Debian/Ubuntu: apt-get install redis-server) ' +
+      binary !== serverBinary()
+        ? `${binary} was not found on the PATH: install it (Debian/Ubuntu: apt-get install ${binary}) ` +
+            'to run the Redis high-availability suites'
+        : process.env.REDIS_SERVER === undefined
+          ? 'redis-server was not found on the PATH: install it (Debian/Ubuntu: apt-get install redis-server) ' +
             'to run the Redis suites, or set REDIS_SERVER to its path'
-        : `redis-server was not found at ${binary} (REDIS_SERVER): install it (Debian/Ubuntu: ` +
+          : `redis-server was not found at ${binary} (REDIS_SERVER): install it (Debian/Ubuntu: ` +
             'apt-get install redis-server) to run the Redis suites, or point REDIS_SERVER at it',
     );
     this.name = 'RedisServerNotFoundError';
@@ -104,10 +122,17 @@ interface Running {
 }
 
 /** Spawns redis-server on `port`; resolves once it answers, rejects if it exits first. */
-async function launch(port: number, dir: string): Promise<Running> {
+async function launch(port: number, dir: string, options: RedisProcessOptions): Promise<Running> {
+  const binary = options.binary ?? serverBinary();
+  const config: string[] = [];
+  if (options.config !== undefined) {
+    config.push(join(dir, 'redis.conf'));
+    writeFileSync(config[0], options.config(port));
+  }
   const child = spawn(
-    serverBinary(),
+    binary,
     [
+      ...config,
       '--port',
       String(port),
       '--bind',
@@ -120,6 +145,7 @@ async function launch(port: number, dir: string): Promise<Running> {
       'yes',
       '--dir',
       dir,
+      ...(options.args ?? []),
     ],
     // The PATH is looked up in `env`: passed on explicitly, because Node's default is the real
     // process environment, which differs from the `process.env` a Jest test sees and sets.
@@ -154,16 +180,16 @@ async function launch(port: number, dir: string): Promise<Running> {
   if (spawnError !== undefined) {
     const code = (spawnError as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      throw new RedisServerNotFoundError(serverBinary());
+      throw new RedisServerNotFoundError(binary);
     }
     throw spawnError;
   }
   if (!hasExited) {
     child.kill('SIGKILL');
     await exited;
-    throw new Error(`redis-server on port ${port} did not answer within ${READY_DEADLINE_MS} ms:\n${output}`);
+    throw new Error(`${binary} on port ${port} did not answer within ${READY_DEADLINE_MS} ms:\n${output}`);
   }
-  throw new Error(`redis-server on port ${port} exited before it was ready:\n${output}`);
+  throw new Error(`${binary} on port ${port} exited before it was ready:\n${output}`);
 }
 
 async function terminate(running: Running): Promise<void> {
@@ -182,7 +208,7 @@ async function terminate(running: Running): Promise<void> {
  * a fresh temporary directory, removed when the server stops). Tests need Redis: if the binary
  * is missing this throws `RedisServerNotFoundError` (saying what to install) rather than skip.
  */
-export async function startRedisServer(): Promise<RedisServerHandle> {
+export async function startRedisServer(options: RedisProcessOptions = {}): Promise<RedisServerHandle> {
   const dir = mkdtempSync(join(tmpdir(), 'nest-mcp-redis-'));
   let running: Running | undefined;
   let port = 0;
@@ -190,7 +216,7 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
   for (let attempt = 0; attempt < PORT_ATTEMPTS && running === undefined; attempt++) {
     port = await freePort();
     try {
-      running = await launch(port, dir);
+      running = await launch(port, dir, options);
     } catch (error) {
       // Another port cannot help a missing binary.
       if (error instanceof RedisServerNotFoundError) {
@@ -206,6 +232,7 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
   }
   const finalPort = port;
   return {
+    dir,
     port: finalPort,
     url: `redis://127.0.0.1:${finalPort}`,
     async stop() {
@@ -226,7 +253,7 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
       const deadline = Date.now() + READY_DEADLINE_MS;
       for (;;) {
         try {
-          running = await launch(finalPort, dir);
+          running = await launch(finalPort, dir, options);
           return;
         } catch (error) {
           if (Date.now() > deadline || error instanceof RedisServerNotFoundError) {

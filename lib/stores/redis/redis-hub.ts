@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type * as IoRedis from 'ioredis';
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import type { ResolvedRedisOptions } from './redis-settings';
@@ -21,6 +21,9 @@ export function redisScript(lua: string): RedisScript {
 }
 
 type PayloadHandler = (payload: string) => void;
+
+/** A client of one Redis (a URL, a Sentinel set) or of a Redis Cluster: the same commands. */
+export type RedisClient = Redis | Cluster;
 
 /**
  * Redis errors that say the server cannot serve right now, not that the command is wrong: the
@@ -93,9 +96,13 @@ function loadIoredis(): typeof IoRedis {
 
 /**
  * One instance's connections to Redis: a client for commands and one for pub/sub, shared by
- * every Redis store, the notification bus and the cluster link. Clients made from a URL fail
- * commands at once while Redis is unreachable (no offline queue) and reconnect in the
- * background; an application's own client is used as it is configured.
+ * every Redis store, the notification bus and the cluster link. Clients made by the module (a
+ * URL, a Sentinel set, a cluster) fail commands at once while Redis is unreachable (no offline
+ * queue, a command timeout) and reconnect in the background (to the promoted replica after a
+ * Sentinel failover; to the new slot owner in a cluster); an application's own client is used
+ * as it is configured. In a cluster every key of the server shares one slot (the prefix is a
+ * hash tag, see `resolveRedisSettings`), so each script and MULTI runs on one node, and
+ * PUBLISH reaches the subscribers of every node.
  */
 export class RedisHub {
   private readonly handlers = new Map<string, Set<PayloadHandler>>();
@@ -108,8 +115,8 @@ export class RedisHub {
     { readonly what: string; readonly kind: string; readonly since: number; failures: number } | undefined;
 
   private constructor(
-    readonly client: Redis,
-    private readonly subscriber: Redis,
+    readonly client: RedisClient,
+    private readonly subscriber: RedisClient,
     private readonly prefix: string,
     /** Whether the command client is ours to close. */
     private readonly ownsClient: boolean,
@@ -137,40 +144,36 @@ export class RedisHub {
   static async connect(options: ResolvedRedisOptions): Promise<RedisHub> {
     const ioredis = loadIoredis();
     // The options type it loosely (applications compile without ioredis); it is an ioredis client.
-    let client = options.client as Redis | undefined;
+    let client = options.client as RedisClient | undefined;
     const owns = client === undefined;
-    if (client === undefined) {
-      const settings: RedisOptions = {
-        lazyConnect: true,
-        // A request waits for no reconnection: it fails, and the caller says so.
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 1,
-        commandTimeout: options.commandTimeoutMs,
-        connectTimeout: options.commandTimeoutMs,
-        // Closing does not wait long for a socket that is already gone.
-        disconnectTimeout: 200,
-      };
-      client = new ioredis.Redis(options.url!, settings);
-    }
+    client ??= makeClient(ioredis, options);
     // Unhandled 'error' events would crash the process; the failures reach the callers instead.
     const quiet = (): void => undefined;
     client.on('error', quiet);
     // Subscriptions are made again by the hub after a reconnection: ioredis's own resubscription
     // leaves its promise unhandled, and a Redis that drops the connection again at once (a
     // restart) would then end the process with an unhandled rejection.
-    const subscriber = client.duplicate({ lazyConnect: true, enableOfflineQueue: true, autoResubscribe: false });
+    const subscriber = isCluster(client)
+      ? // A cluster's subscriber picks a node, and another when it goes, subscribing again itself.
+        client.duplicate([], { lazyConnect: true, enableOfflineQueue: true })
+      : client.duplicate({ lazyConnect: true, enableOfflineQueue: true, autoResubscribe: false });
     subscriber.on('error', quiet);
-    try {
+    const connecting = (async () => {
       if (client.status === 'wait') {
         await client.connect();
       }
       await subscriber.connect();
+    })();
+    try {
+      // A Sentinel client asks its sentinels again and again while none answers: the startup
+      // of the module's own clients is bounded, so that it fails with a message instead.
+      await (owns ? within(connecting, 2 * options.commandTimeoutMs) : connecting);
     } catch (error) {
       subscriber.disconnect();
       if (owns) {
         client.disconnect();
       }
-      const where = options.url === undefined ? 'the given client' : redactUrl(options.url);
+      const where = describe(options);
       throw new McpStoreUnavailableError(`Cannot connect to Redis (${where}): ${messageOf(error)}`, error);
     }
     return new RedisHub(client, subscriber, options.keyPrefix, owns);
@@ -192,7 +195,7 @@ export class RedisHub {
    * whoever meets it logs a debug line only). Other errors Redis answers (a wrong type, a script
    * error) are bugs and stay as they are.
    */
-  async run<T>(what: string, commands: (client: Redis) => Promise<T>): Promise<T> {
+  async run<T>(what: string, commands: (client: RedisClient) => Promise<T>): Promise<T> {
     let value: T;
     try {
       value = await commands(this.client);
@@ -296,10 +299,81 @@ export class RedisHub {
   }
 }
 
-async function quit(client: Redis): Promise<void> {
+/**
+ * The module's own client: commands fail at once while Redis is away (no offline queue, one
+ * retry, a timeout) instead of holding requests, and it reconnects in the background.
+ */
+function makeClient(ioredis: typeof IoRedis, options: ResolvedRedisOptions): RedisClient {
+  const settings: RedisOptions = {
+    lazyConnect: true,
+    // A request waits for no reconnection: it fails, and the caller says so.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: options.commandTimeoutMs,
+    connectTimeout: options.commandTimeoutMs,
+    // Closing does not wait long for a socket that is already gone.
+    disconnectTimeout: 200,
+  };
+  const { sentinel, cluster } = options;
+  if (sentinel !== undefined) {
+    return new ioredis.Redis({
+      ...settings,
+      ...sentinel,
+      sentinelCommandTimeout: options.commandTimeoutMs,
+      // Told of a failover by the sentinels (+switch-master), not only when the old master's
+      // connection drops: a master demoted in place keeps its clients connected.
+      failoverDetector: true,
+    });
+  }
+  if (cluster !== undefined) {
+    const { nodes, ...auth } = cluster;
+    const { enableOfflineQueue: _queue, lazyConnect: _lazy, ...perNode } = settings;
+    return new ioredis.Cluster(nodes, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      slotsRefreshTimeout: options.commandTimeoutMs,
+      redisOptions: { ...perNode, ...auth },
+    });
+  }
+  return new ioredis.Redis(options.url!, settings);
+}
+
+/** `work`, or a rejection when it has not settled within `ms`. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function isCluster(client: RedisClient): client is Cluster {
+  return (client as { isCluster?: boolean }).isCluster === true;
+}
+
+/** Where the hub connects, for messages (no password). */
+function describe(options: ResolvedRedisOptions): string {
+  const nodes = (list: Array<{ host: string; port: number }>): string =>
+    list.map(({ host, port }) => `${host}:${port}`).join(', ');
+  if (options.sentinel !== undefined) {
+    return `master "${options.sentinel.name}" of the sentinels ${nodes(options.sentinel.sentinels)}`;
+  }
+  if (options.cluster !== undefined) {
+    return `the cluster of ${nodes(options.cluster.nodes)}`;
+  }
+  return options.url === undefined ? 'the given client' : redactUrl(options.url);
+}
+
+async function quit(client: RedisClient): Promise<void> {
   try {
     if (client.status === 'ready') {
       await client.quit();
+      // Also ends what QUIT leaves open: a Sentinel client's connections to the sentinels.
+      client.disconnect();
       return;
     }
   } catch {
