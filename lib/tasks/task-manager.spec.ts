@@ -1233,7 +1233,7 @@ describe('TaskManager', () => {
     });
 
     it('a task polled past its TTL reads failed "Task expired" at once, everywhere, and its work stops', async () => {
-      const { manager, bus, store, settings } = setup();
+      const { manager, bus, store, settings, logger } = setup();
       const { events } = watch(bus, store);
       const abort = jest.fn();
       const record = await manager.create({ ...LEGACY, requestedTtlMs: 5_000 }, abort);
@@ -1254,6 +1254,9 @@ describe('TaskManager', () => {
       await expect(manager.owned(record.owner, record.id)).resolves.toEqual(read);
       await expect(manager.list(record.owner)).resolves.toEqual([read]);
       await expect(manager.awaitTerminal(record.id, 1_000)).resolves.toEqual(read);
+      // Said once, as a sweep would say it: the read found it before any sweep did.
+      const said = logger.warn.mock.calls.map(([line]) => line).filter((line) => line.includes(record.id));
+      expect(said).toEqual([expect.stringMatching(/^Failed 1 expired task \(past its TTL, found when read\): /)]);
     });
 
     it('lists a task past its TTL as failed "Task expired"', async () => {

@@ -494,7 +494,13 @@ export class TaskManager implements TaskPort {
     if (state === 'gone') {
       return undefined;
     }
-    return this.transition(record.id, () => undefined).then((failed) => failed ?? this.get(record.id));
+    return this.transition(record.id, () => undefined).then((failed) => {
+      if (failed !== undefined) {
+        // Found past its TTL before a sweep did: said as the sweep says it.
+        this.logger.warn(`Failed 1 expired task (past its TTL, found when read): ${expiredLine(record)}`);
+      }
+      return failed ?? this.get(record.id);
+    });
   }
 
   /**

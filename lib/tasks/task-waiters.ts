@@ -1,9 +1,17 @@
 import { isTerminal, type McpTaskRecord } from './task-store.interface';
 
 /**
+ * How often a waiter reads its task again without being woken: the wake-ups come over the
+ * notification bus, and one published while this instance's subscription was reconnecting (a
+ * Redis restart, a failover) never arrives.
+ */
+const RECHECK_MS = 5_000;
+
+/**
  * Waits for tasks to end. A waiter sleeps until a change of its task is heard of (`wake`, from
- * the notification bus, so that a change made by any instance sharing the store counts), then
- * reads the task again: the wake-up carries no state, the store is the truth.
+ * the notification bus, so that a change made by any instance sharing the store counts), or
+ * `RECHECK_MS` passed, then reads the task again: the wake-up carries no state, the store is the
+ * truth.
  */
 export class TaskWaiters {
   /** Wake-ups of the waiters, by task id. */
@@ -40,7 +48,7 @@ export class TaskWaiters {
         let timer: NodeJS.Timeout | undefined;
         let onAbort: (() => void) | undefined;
         await new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, left);
+          timer = setTimeout(resolve, Math.min(left, RECHECK_MS));
           onAbort = resolve;
           signal?.addEventListener('abort', onAbort, { once: true });
           void woken.then(resolve);
