@@ -329,17 +329,22 @@ describe('startRoundRobinProxy', () => {
     expect(rr.routes.at(-1)).toMatchObject({ target: -1, status: 502 });
   });
 
-  it('with failover, retries on a target this request has not tried, whatever other requests do meanwhile', async () => {
+  /** A failover proxy in front of a killed instance (first) and a live one. */
+  async function deadThenLive(): Promise<RoundRobinProxy> {
     const dead = await startUpstream(named('never'));
     await dead.close();
     const live = await upstream(named('live'));
-    const rr = await proxy(
+    return proxy(
       [
         { host: '127.0.0.1', port: dead.port },
         { host: '127.0.0.1', port: live.port },
       ],
       { failover: true },
     );
+  }
+
+  it('with failover, retries on a target this request has not tried, whatever other requests do meanwhile', async () => {
+    const rr = await deadThenLive();
 
     // Requests at once: each retry must go to the instance it has not tried yet, not to the next
     // one in the shared rotation (which concurrent requests move on, back to the dead one).
@@ -351,16 +356,7 @@ describe('startRoundRobinProxy', () => {
   });
 
   it('with failover, leaves a target that refused connections out of the rotation for a while', async () => {
-    const dead = await startUpstream(named('never'));
-    await dead.close();
-    const live = await upstream(named('live'));
-    const rr = await proxy(
-      [
-        { host: '127.0.0.1', port: dead.port },
-        { host: '127.0.0.1', port: live.port },
-      ],
-      { failover: true },
-    );
+    const rr = await deadThenLive();
 
     for (let n = 0; n < 6; n++) {
       expect((await fetch(`${rr.url}/mcp`, { method: 'POST', body: '{}' })).status).toBe(200);
