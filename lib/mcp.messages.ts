@@ -1,6 +1,7 @@
 /**
  * Messages of configuration errors and log lines, in one place.
  */
+import { logList } from './protocol/log-text';
 import { tooMany } from './protocol/refusal-log';
 import { STORE_UNAVAILABLE_MESSAGE } from './protocol/store-unavailable';
 
@@ -71,6 +72,22 @@ export const CALL_STOPPED_BY_SHUTDOWN = (graceMs: number) =>
 export const TASK_STOPPED_BY_SHUTDOWN = 'Server shutting down: the task was stopped before it finished';
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/** How many ids a sweep's log line names (the rest are counted). */
+export const SWEEP_LOG_IDS = 5;
+
+/** Log line: a sweep ended idle sessions (`ended`: each one's id, and since when where known). */
+export const IDLE_SESSIONS_ENDED = (ended: readonly string[], idleTimeoutMs: number) =>
+  `Ended ${plural(ended.length, 'idle session')} (no activity for sessions.idleTimeoutMs = ${idleTimeoutMs} ms): ` +
+  logList(ended, SWEEP_LOG_IDS);
+
+/**
+ * Log line: tasks failed as expired (`failed`: each one's id, TTL and expiry), by a sweep or,
+ * `whenRead`, by the read that found it past its TTL first.
+ */
+export const EXPIRED_TASKS_FAILED = (failed: readonly string[], whenRead = false) =>
+  `Failed ${plural(failed.length, 'expired task')} (past ${failed.length === 1 ? 'its' : 'their'} TTL` +
+  `${whenRead ? ', found when read' : ''}): ${logList(failed, SWEEP_LOG_IDS)}`;
 
 /** Log line: the drain starts. */
 export const DRAIN_STARTED = (calls: number, streams: number, tasks: number, graceMs: number) =>

@@ -19,6 +19,20 @@ export function isThenable<T = unknown>(value: unknown): value is PromiseLike<T>
  */
 export type Awaitable<T> = T | Promise<T>;
 
+/**
+ * `promise`'s value, or `undefined` once `ms` passed without it (a rejection still rejects):
+ * for a wait that must not hold longer than `ms` (a shutdown's, a connection's).
+ */
+export async function within<T>(promise: PromiseLike<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** `value`, once `pending` has settled well: the continuation a function would otherwise make inline (see `Awaitable`). */
 export function settledAs<T>(pending: PromiseLike<unknown>, value: T): Promise<T> {
   return Promise.resolve(pending).then(() => value);

@@ -47,13 +47,17 @@ export class LegacySessionResolver {
    * refusal the dispatcher answers with the message's id (HTTP: 503). Made once, so that the
    * request path passes it to `then` without a closure of its own.
    */
-  private readonly outage = (error: unknown): LegacyResolution => {
+  private readonly outage = (error: unknown): LegacyResolution =>
+    this.despiteOutage(error, 'A legacy session could not be resolved', STORE_OUTAGE);
+
+  /** `answer` when `error` says the store cannot serve (logged once a minute), else `error` thrown again. */
+  private despiteOutage(error: unknown, where: string, answer: LegacyResolution): LegacyResolution {
     if (!isStoreUnavailable(error)) {
       throw error;
     }
-    logStoreUnavailable(this.refusals, 'A legacy session could not be resolved', error);
-    return STORE_OUTAGE;
-  };
+    logStoreUnavailable(this.refusals, where, error);
+    return answer;
+  }
 
   /** The session `sessionId` names, if it is `principal`'s. */
   async find(sessionId: string | undefined, principal: McpPrincipal): Promise<SessionLookup> {
@@ -179,13 +183,8 @@ export class LegacySessionResolver {
   ): Promise<LegacyResolution> {
     return refreshing.then(
       () => resolution,
-      (error: unknown) => {
-        if (!isStoreUnavailable(error)) {
-          throw error;
-        }
-        logStoreUnavailable(this.refusals, `The activity of session ${sessionId} could not be recorded`, error);
-        return resolution;
-      },
+      (error: unknown) =>
+        this.despiteOutage(error, `The activity of session ${sessionId} could not be recorded`, resolution),
     );
   }
 

@@ -11,13 +11,13 @@ import type { McpServerSettings } from '../server-settings';
 import type { McpPrincipal } from '../protocol/call-context';
 import type { Clock } from '../protocol/clock';
 import { ErrorCode } from '../protocol/json-rpc';
-import { logList } from '../protocol/log-text';
 import { McpError } from '../protocol/mcp-error';
 import { quotaKeyOf } from '../protocol/principal';
 import { RefusalLog, tooMany } from '../protocol/refusal-log';
 import type { SessionHandle, SessionState } from '../protocol/session-handle';
 import { isThenable, type Awaitable } from '../protocol/thenables';
 import type { SessionAdmission, SessionCaps, SessionRecord, SessionStore } from './session-store.interface';
+import { IDLE_SESSIONS_ENDED, SWEEP_LOG_IDS } from '../mcp.messages';
 import { SessionChannels } from './session-channels';
 import { isSessionId, newSessionId } from './session-id';
 import type { SessionSettings } from './session-settings';
@@ -55,8 +55,6 @@ export class SessionQuotaError extends Error {
 const EVICTION_CANDIDATES = 8;
 /** How many sessions one `open` ends at most (others of the caller may take the room meanwhile). */
 const EVICTION_ATTEMPTS = 3;
-/** How many of the sessions one sweep ended its log line names (the rest are counted). */
-const SWEEP_LOG_IDS = 5;
 
 /**
  * Legacy-era sessions: opened by `initialize` (or the 2024-11-05 SSE pair), owned by the
@@ -367,10 +365,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
       }
     } finally {
       if (ended.length > 0) {
-        this.logger.log(
-          `Ended ${ended.length} idle ${ended.length === 1 ? 'session' : 'sessions'} ` +
-            `(no activity for sessions.idleTimeoutMs = ${this.settings.idleTimeoutMs} ms): ${logList(ended, SWEEP_LOG_IDS)}`,
-        );
+        this.logger.log(IDLE_SESSIONS_ENDED(ended, this.settings.idleTimeoutMs));
       }
     }
     return ended.length;

@@ -10,6 +10,7 @@ import {
 } from '../mcp.messages';
 import { McpEngine } from '../protocol/engine';
 import { ServerShutdownError } from '../protocol/call-scope';
+import { within } from '../protocol/thenables';
 import { McpTaskService } from '../tasks/mcp-task.service';
 import { ResumableStreams } from '../transports/http/sse/resumable-streams.service';
 import { LegacySseService } from '../transports/http/legacy-sse.service';
@@ -24,17 +25,6 @@ import { McpLogger } from '../telemetry/mcp.logger';
  * hangs must not hold the process beyond it.
  */
 const SETTLE_MS = 500;
-
-/** `promise`, or `undefined` once `ms` passed. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * The shutdown of the MCP server, in an order rolling deploys can rely on:

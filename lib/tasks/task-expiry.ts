@@ -22,13 +22,17 @@ export function underTtl(record: McpTaskRecord, now: number): 'current' | 'expir
   return isTerminal(record.status) ? 'gone' : 'expired';
 }
 
-/** `record` failed by its TTL at `now`, readable as such for `graceMs`. */
-export function expiredTask(record: McpTaskRecord, now: number, graceMs: number): McpTaskRecord {
+/** `record` failed by the server with `message` (-32603, the status message too). */
+export function failedTask(record: McpTaskRecord, message: string): McpTaskRecord {
   return {
     ...record,
     status: 'failed',
-    error: { code: ErrorCode.InternalError, message: TASK_EXPIRED },
-    statusMessage: TASK_EXPIRED,
-    expiresAt: now + graceMs,
+    error: { code: ErrorCode.InternalError, message },
+    statusMessage: message,
   };
+}
+
+/** `record` failed by its TTL at `now`, readable as such for `graceMs`. */
+export function expiredTask(record: McpTaskRecord, now: number, graceMs: number): McpTaskRecord {
+  return { ...failedTask(record, TASK_EXPIRED), expiresAt: now + graceMs };
 }

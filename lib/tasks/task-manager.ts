@@ -1,16 +1,16 @@
 import type { ClusterLink } from '../cluster/cluster-link.interface';
+import { EXPIRED_TASKS_FAILED } from '../mcp.messages';
 import { systemClock, type Clock } from '../protocol/clock';
 import type { NotificationBus } from '../notifications/notification-bus.interface';
 import type { InputRequest } from '../protocol/client-requests';
 import { ErrorCode, type JsonObject } from '../protocol/json-rpc';
-import { logList } from '../protocol/log-text';
 import { McpError, messageOf } from '../protocol/mcp-error';
 import { RefusalLog } from '../protocol/refusal-log';
 import { logFailedSend } from '../protocol/store-unavailable';
 import { LiveTasks } from './live-tasks';
 import type { NewTask, TaskOutcome, TaskPort } from '../protocol/tasks/task-port';
 import { TaskCreations } from './task-creations';
-import { expiredTask, TASK_EXPIRED, underTtl } from './task-expiry';
+import { expiredTask, failedTask, TASK_EXPIRED, underTtl } from './task-expiry';
 import { TaskOutcomes } from './task-outcomes';
 import { TaskQuestions } from './task-questions';
 import type { TaskSettings } from './task-settings';
@@ -35,8 +35,6 @@ export interface TaskLogger {
 export type { NewTask, TaskOutcome } from '../protocol/tasks/task-port';
 
 const MISSING = 'Task not found';
-/** How many of the tasks one sweep failed its log line names (the rest are counted). */
-const SWEEP_LOG_IDS = 5;
 
 /** The task `record` as its work's `outcome` ends it. */
 function ended(record: McpTaskRecord, outcome: TaskOutcome): McpTaskRecord {
@@ -66,16 +64,6 @@ function sameEnd(a: McpTaskRecord, b: McpTaskRecord): boolean {
 
 /** The failure of a task whose instance stopped while its work ran. */
 export const TASK_INSTANCE_STOPPED = 'The instance running this task stopped';
-
-/** `record`, failed with `message` (-32603). */
-function failedRecord(record: McpTaskRecord, message: string): McpTaskRecord {
-  return {
-    ...record,
-    status: 'failed',
-    error: { code: ErrorCode.InternalError, message },
-    statusMessage: message,
-  };
-}
 
 /**
  * The tasks of one server, without a framework: created by the engine when a call becomes a
@@ -326,8 +314,7 @@ export class TaskManager implements TaskPort {
       this.logger.error(`Task sweep failed: ${messageOf(error)}`);
     } finally {
       if (failed.length > 0) {
-        const what = failed.length === 1 ? 'task (past its TTL)' : 'tasks (past their TTL)';
-        this.logger.warn(`Failed ${failed.length} expired ${what}: ${logList(failed, SWEEP_LOG_IDS)}`);
+        this.logger.warn(EXPIRED_TASKS_FAILED(failed));
       }
     }
     return acted;
@@ -497,7 +484,7 @@ export class TaskManager implements TaskPort {
     return this.transition(record.id, () => undefined).then((failed) => {
       if (failed !== undefined) {
         // Found past its TTL before a sweep did: said as the sweep says it.
-        this.logger.warn(`Failed 1 expired task (past its TTL, found when read): ${expiredLine(record)}`);
+        this.logger.warn(EXPIRED_TASKS_FAILED([expiredLine(record)], true));
       }
       return failed ?? this.get(record.id);
     });
@@ -513,7 +500,7 @@ export class TaskManager implements TaskPort {
       return record;
     }
     const failed = await this.transition(record.id, (current) =>
-      current.instanceId === instanceId ? failedRecord(current, TASK_INSTANCE_STOPPED) : undefined,
+      current.instanceId === instanceId ? failedTask(current, TASK_INSTANCE_STOPPED) : undefined,
     );
     if (failed !== undefined) {
       this.logger.warn(`Task ${record.id} failed: the instance running it (${instanceId}) stopped`);

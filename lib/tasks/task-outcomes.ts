@@ -1,6 +1,7 @@
 import { messageOf } from '../protocol/mcp-error';
 import type { RefusalLog } from '../protocol/refusal-log';
 import { systemClock, type Clock } from '../protocol/clock';
+import { within } from '../protocol/thenables';
 import { underTtl } from './task-expiry';
 import type { McpTaskRecord } from './task-store.interface';
 
@@ -123,12 +124,7 @@ export class TaskOutcomes {
       return kept.inFlight ?? this.attempt(kept);
     });
     if (writes.length > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled(writes),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
-      ]);
-      clearTimeout(timer);
+      await within(Promise.allSettled(writes), timeoutMs);
       [...this.kept.values()].forEach((kept) => this.lose(kept));
     }
     return [...this.lost];

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { ClaimWatcher, ClusterLink, ClusterMessage, StreamClaim } from '../../cluster/cluster-link.interface';
 import { redisScript, type RedisHub } from './redis-hub';
+import { isClusterClient } from './redis-settings';
 import { McpLogger } from '../../telemetry/mcp.logger';
 import { messageOf } from '../../protocol/mcp-error';
 
@@ -172,7 +173,7 @@ export class RedisClusterLink implements ClusterLink {
   private readonly exactCounts: boolean;
 
   private constructor(private readonly hub: RedisHub) {
-    this.exactCounts = (hub.client as { isCluster?: boolean }).isCluster !== true;
+    this.exactCounts = !isClusterClient(hub.client);
   }
 
   /** A link listening on its channels, known alive to the other instances. */

@@ -3,9 +3,10 @@ import type * as IoRedis from 'ioredis';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
-import type { ResolvedRedisOptions } from './redis-settings';
+import { isClusterClient, type ResolvedRedisOptions } from './redis-settings';
 import { messageOf } from '../../protocol/mcp-error';
 import { markReported } from '../../protocol/store-unavailable';
+import { within } from '../../protocol/thenables';
 import { RefusalLog } from '../../protocol/refusal-log';
 import { McpLogger } from '../../telemetry/mcp.logger';
 
@@ -163,11 +164,15 @@ export class RedisHub {
         await client.connect();
       }
       await subscriber.connect();
+      return true;
     })();
     try {
       // A Sentinel client asks its sentinels again and again while none answers: the startup
       // of the module's own clients is bounded, so that it fails with a message instead.
-      await (owns ? within(connecting, 2 * options.commandTimeoutMs) : connecting);
+      const limitMs = 2 * options.commandTimeoutMs;
+      if (!(await (owns ? within(connecting, limitMs) : connecting))) {
+        throw new Error(`no answer within ${limitMs} ms`);
+      }
     } catch (error) {
       subscriber.disconnect();
       if (owns) {
@@ -338,21 +343,8 @@ function makeClient(ioredis: typeof IoRedis, options: ResolvedRedisOptions): Red
   return new ioredis.Redis(options.url!, settings);
 }
 
-/** `work`, or a rejection when it has not settled within `ms`. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 function isCluster(client: RedisClient): client is Cluster {
-  return (client as { isCluster?: boolean }).isCluster === true;
+  return isClusterClient(client);
 }
 
 /** Where the hub connects, for messages (no password). */

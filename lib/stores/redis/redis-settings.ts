@@ -72,8 +72,8 @@ export function resolveRedisSettings(
   };
 }
 
-/** Whether an application's client is an ioredis `Cluster`. */
-export function isClusterClient(client: McpRedisClient | undefined): boolean {
+/** Whether a client (an application's, or one the module made) is an ioredis `Cluster`. */
+export function isClusterClient(client: unknown): boolean {
   return (client as { isCluster?: unknown } | undefined)?.isCluster === true;
 }
 
