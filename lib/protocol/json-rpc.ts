@@ -61,6 +61,12 @@ export const ErrorCode = {
    * `data.requiredScopes` names them. Over HTTP the answer is a 403 with a step-up challenge.
    */
   InsufficientScope: -32003,
+  /**
+   * A guard of the application refused the caller: around a call (a guard that returns `false`
+   * or throws `UnauthorizedException` / `ForbiddenException`, or a filter that answers 401 or 403)
+   * or, with `auth.guard`, at the endpoint. `data.status` is the HTTP status it stands for.
+   */
+  AccessDenied: -32004,
   /** 2025-11-25: the request needs a URL-mode elicitation first. */
   UrlElicitationRequired: -32042,
   /** 2026-07-28: an `Mcp-*` header disagrees with the body, or is missing or malformed. */
