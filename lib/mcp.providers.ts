@@ -50,6 +50,7 @@ import { StreamableHttpService } from './transports/http/streamable-http.service
 import { ResumableStreams } from './transports/http/sse/resumable-streams.service';
 import { HttpAdmission } from './transports/http/http-admission.service';
 import { HttpExchanges } from './transports/http/http-exchanges.service';
+import { EndpointRoutes } from './transports/http/endpoint-routes.service';
 import { HttpRefusals } from './transports/http/http-refusals.service';
 import { HeldStreams } from './transports/http/held-streams.service';
 import { SlowReaders } from './transports/http/slow-readers.service';
@@ -203,6 +204,7 @@ export const MCP_PROVIDERS: Provider[] = [
   { provide: MCP_OWN_NOTIFIER, useClass: McpNotifier },
   ResumableStreams,
   HttpExchanges,
+  EndpointRoutes,
   HttpRefusals,
   HeldStreams,
   SlowReaders,

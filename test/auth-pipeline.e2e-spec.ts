@@ -7,9 +7,9 @@
  *
  * What the clients get: a guard's HttpException on a tool is a tool execution error, i.e. an
  * ordinary result `{ content: [{ type: 'text', text: <the exception's message> }], isError: true }`
- * with HTTP 200, in both eras (lib/explorers/http-exception.translator.ts). A global guard also
- * guards the MCP endpoint route itself (an ordinary Nest controller), so there every HTTP request
- * counts and the refusal is Nest's own HTTP 429.
+ * with HTTP 200, in both eras (lib/explorers/http-exception.translator.ts). A global guard runs
+ * around each call only, never on the MCP endpoint route (the module serves it itself): each call
+ * counts once, per tool, as each route would; the handshake and `server/discover` do not.
  *
  * On stdio there is no HTTP request (`undefined`): both guards fail with a TypeError. The client
  * gets the generic `Internal tool error` result, the cause goes to the server log only, and the
@@ -19,12 +19,8 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  Client as ModernClient,
-  SdkHttpError,
-  StreamableHTTPClientTransport as ModernTransport,
-} from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import type { DynamicModule, LoggerService } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { McpStdioServer } from 'nest-mcp';
@@ -47,7 +43,6 @@ import {
   openLegacySession,
   post,
   type RawResponse,
-  recordingFetch,
   type RpcMessage,
 } from './fixtures/raw-rpc';
 import { StdioPeer } from './fixtures/stdio-fixture.module';
@@ -83,16 +78,6 @@ function answerOf(response: RawResponse): RpcMessage {
   }
   expect(response.events).toHaveLength(1);
   return response.events[0];
-}
-
-/** A rejected promise's reason. */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => {
-      throw new Error(`Expected a rejection, got ${JSON.stringify(value)}`);
-    },
-    (reason: unknown) => reason,
-  );
 }
 
 /** A header holding a whole number of seconds within the throttle's ttl. */
@@ -241,7 +226,7 @@ describe.each(PLATFORMS)('ThrottlerGuard on one tool with @UseGuards (%s)', (pla
 describe.each(PLATFORMS)('ThrottlerGuard as the global APP_GUARD (%s)', (platform) => {
   const state = useApp(() => GlobalThrottleModule.forRoot(), platform);
 
-  it("guards the MCP endpoint route itself: POST 4 is Nest's HTTP 429 before any MCP handling; /hello has its own budget", async () => {
+  it('counts each MCP call once, per tool, never the endpoint route; /hello has its own budget', async () => {
     for (let id = 1; id <= 3; id += 1) {
       const answer = await postModernCall(state.app, id, 'ping');
       expect({ status: answer.status, result: answerOf(answer).result }).toEqual({
@@ -249,12 +234,14 @@ describe.each(PLATFORMS)('ThrottlerGuard as the global APP_GUARD (%s)', (platfor
         result: { ...ok(`pong ${id}`), resultType: 'complete', _meta: SERVER_INFO_META },
       });
     }
-    // Another tool, never called yet: the endpoint's budget is spent, whatever the message.
-    const fourth = await postModernCall(state.app, 4, 'other');
-    expect(fourth.status).toBe(429);
-    expect(fourth.json).toEqual(NEST_429_BODY);
+    // The fourth call of the tool is refused around the call, as a tool error; the HTTP request is served.
+    const fourth = await postModernCall(state.app, 4, 'ping');
+    expect(fourth.status).toBe(200);
+    expect(answerOf(fourth).result).toMatchObject(refused(THROTTLED));
     expectSeconds(fourth.headers.get('retry-after'));
-    expect(state.probe.count('other')).toBe(0);
+    expect(state.probe.count('ping')).toBe(3);
+    // Another tool has its own budget, as another route would.
+    expect(answerOf(await postModernCall(state.app, 5, 'other')).result).toMatchObject(ok('other 1'));
 
     // An ordinary controller is throttled too, on its own counter.
     const hello = [];
@@ -270,52 +257,31 @@ describe.each(PLATFORMS)('ThrottlerGuard as the global APP_GUARD (%s)', (platfor
     ]);
   });
 
-  it('legacy era, SDK v1 client: the handshake POSTs count; the call after the third POST rejects with HTTP 429', async () => {
-    const recording = recordingFetch();
+  it('legacy era, SDK v1 client: the handshake does not count; calls 1-3 run, call 4 is refused', async () => {
     const client = new Client({ name: 'auth-pipeline-v1', version: '1.0.0' });
     state.clients.push(client);
-    await client.connect(new StreamableHTTPClientTransport(state.app.url, { fetch: recording.fetch }));
-    expect(await client.callTool({ name: 'ping', arguments: {} })).toEqual(ok('pong 1'));
-    const error = await rejectionOf(client.callTool({ name: 'ping', arguments: {} }));
-    expect(error).toBeInstanceOf(StreamableHTTPError);
-    expect((error as StreamableHTTPError).code).toBe(429);
-    expect((error as Error).message).toContain(JSON.stringify(NEST_429_BODY));
-    const posts = recording.exchanges.items
-      .filter((item) => item.method === 'POST')
-      .map((item) => [item.request?.method, item.status]);
-    expect(posts).toEqual([
-      ['initialize', 200],
-      ['notifications/initialized', 202],
-      ['tools/call', 200],
-      ['tools/call', 429],
-    ]);
-    expect(state.probe.count('ping')).toBe(1);
+    await client.connect(new StreamableHTTPClientTransport(state.app.url));
+    const results = [];
+    for (let call = 1; call <= 4; call += 1) {
+      results.push(await client.callTool({ name: 'ping', arguments: {} }));
+    }
+    expect(results).toEqual([ok('pong 1'), ok('pong 2'), ok('pong 3'), refused(THROTTLED)]);
+    expect(state.probe.count('ping')).toBe(3);
   });
 
-  it('modern era, v2 client: server/discover and two calls pass, the third call rejects with HTTP 429', async () => {
-    const recording = recordingFetch();
+  it('modern era, v2 client: server/discover does not count; calls 1-3 run, call 4 is refused', async () => {
     const client = new ModernClient(
       { name: 'auth-pipeline-v2', version: '2.0.0' },
       { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
     );
     state.clients.push(client);
-    await client.connect(new ModernTransport(state.app.url, { fetch: recording.fetch }));
-    expect(essence(await client.callTool({ name: 'ping', arguments: {} }))).toEqual(ok('pong 1'));
-    expect(essence(await client.callTool({ name: 'ping', arguments: {} }))).toEqual(ok('pong 2'));
-    const error = await rejectionOf(client.callTool({ name: 'ping', arguments: {} }));
-    expect(error).toBeInstanceOf(SdkHttpError);
-    expect((error as SdkHttpError).status).toBe(429);
-    expect(JSON.parse(String((error as SdkHttpError).data.text))).toEqual(NEST_429_BODY);
-    const posts = recording.exchanges.items
-      .filter((item) => item.method === 'POST')
-      .map((item) => [item.request?.method, item.status]);
-    expect(posts).toEqual([
-      ['server/discover', 200],
-      ['tools/call', 200],
-      ['tools/call', 200],
-      ['tools/call', 429],
-    ]);
-    expect(state.probe.count('ping')).toBe(2);
+    await client.connect(new ModernTransport(state.app.url));
+    const results = [];
+    for (let call = 1; call <= 4; call += 1) {
+      results.push(essence(await client.callTool({ name: 'ping', arguments: {} })));
+    }
+    expect(results).toEqual([ok('pong 1'), ok('pong 2'), ok('pong 3'), refused(THROTTLED)]);
+    expect(state.probe.count('ping')).toBe(3);
   });
 
   it('also throttles each tool on its own counter: in one 2025-03-26 batch, ping 4 is a tool error, other runs', async () => {

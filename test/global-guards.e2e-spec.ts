@@ -1,11 +1,14 @@
 /**
- * The common Nest setup: a global `APP_GUARD` that refuses every route not marked `@Public()`.
- * Out of the box it locks the MCP endpoints with Nest's 403 before the module's own
- * authentication runs; `endpointDecorators: [Public()]` marks the endpoints, and
- * `isMcpEndpoint(context)` lets a guard tell them apart. Either way the guards of tool calls still
- * run, and the application's own routes stay locked.
+ * The common Nest setup: a global `APP_GUARD` that refuses every route not marked `@Public()`,
+ * beside a global interceptor and a global filter. The module serves its endpoint routes itself,
+ * as `@nestjs/graphql` does: the application's global enhancers never wrap them (no 403 from the
+ * app's guard on the endpoint, nothing marked), and run once around each MCP call (context type
+ * `'mcp'`), where the app's guard refuses what is not `@Public()`. Guards the application puts on
+ * the endpoints with `endpointDecorators` do run there, once per HTTP request, and a refusal is
+ * a JSON-RPC answer. The application's own routes stay locked.
  */
 import {
+  type CallHandler,
   type CanActivate,
   Controller,
   type DynamicModule,
@@ -13,10 +16,12 @@ import {
   Get,
   Injectable,
   Module,
+  type NestInterceptor,
   SetMetadata,
   UseGuards,
 } from '@nestjs/common';
-import { APP_GUARD, Reflector } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR, Reflector } from '@nestjs/core';
+import type { Observable } from 'rxjs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { isMcpEndpoint, McpCtx, McpModule, type McpModuleExtras, type McpModuleOptions, McpTool } from 'nest-mcp';
@@ -60,6 +65,28 @@ class EndpointAwareGuard extends AppAuthGuard {
       return true;
     }
     return super.canActivate(context);
+  }
+}
+
+/** The application's global interceptor: what it wrapped, as `<context type>:<handler name>`. */
+const intercepted: string[] = [];
+
+@Injectable()
+class AppInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    intercepted.push(`${context.getType()}:${context.getHandler().name}`);
+    return next.handle();
+  }
+}
+
+/** A guard the application puts on the endpoints (`endpointDecorators`): a header opens them. */
+@Injectable()
+class EndpointKeyGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    seen.push(`endpoint-key:${context.getType()}${isMcpEndpoint(context) ? ':endpoint' : ''}`);
+    return (
+      context.switchToHttp().getRequest<{ headers: Record<string, unknown> }>().headers['x-endpoint-key'] === 'open'
+    );
   }
 }
 
@@ -109,7 +136,12 @@ function appModule(guard: typeof AppAuthGuard, mcp: Partial<McpModuleOptions> & 
     module: GuardedAppModule,
     imports: [McpModule.forRoot({ name: 'guarded', version: '0.0.1', ...mcp })],
     controllers: [AppRoutes],
-    providers: [GuardedTools, BobOnlyGuard, { provide: APP_GUARD, useClass: guard }],
+    providers: [
+      GuardedTools,
+      BobOnlyGuard,
+      { provide: APP_GUARD, useClass: guard },
+      { provide: APP_INTERCEPTOR, useClass: AppInterceptor },
+    ],
   };
 }
 
@@ -126,35 +158,31 @@ describe.each(PLATFORMS)('a global APP_GUARD that refuses all but @Public() (%s)
     await server?.close();
     server = undefined;
     seen.length = 0;
+    intercepted.length = 0;
   });
 
-  it("locks the endpoints with Nest's 403 when nothing marks them", async () => {
+  it('never wraps the endpoints: unmarked, they are served, and the app guard runs once around each call', async () => {
     server = await startHttpApp(appModule(AppAuthGuard, {}), { platform });
-    const response = await callTool(server.url, 'open_tool');
-    expect(response.status).toBe(403);
-    expect(response.json).toMatchObject({ statusCode: 403, message: 'Forbidden resource' });
-  });
-
-  it('serves the endpoints marked with endpointDecorators: [Public()], and the tool-call guards still run', async () => {
-    server = await startHttpApp(appModule(AppAuthGuard, { endpointDecorators: [Public()] }), { platform });
     const client = new Client({ name: 'guards-e2e', version: '0.0.1' });
     await client.connect(new StreamableHTTPClientTransport(server.url));
     try {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(['bob_tool', 'closed_tool', 'open_tool']);
+      seen.length = 0;
+      intercepted.length = 0;
       expect(await client.callTool({ name: 'open_tool', arguments: {} })).toMatchObject({
         content: [{ type: 'text', text: 'open' }],
       });
-      // The global guard runs on the call too, and refuses what is not public.
-      expect(await client.callTool({ name: 'closed_tool', arguments: {} })).toMatchObject({
-        isError: true,
-        content: [{ type: 'text', text: 'Forbidden resource' }],
-      });
+      // One HTTP request, one call: the global guard and interceptor ran once each, around the call.
+      expect(seen).toEqual(['mcp:open_tool']);
+      expect(intercepted).toEqual(['mcp:open_tool']);
+      // The global guard refuses what is not public.
+      expect(await client.callTool({ name: 'closed_tool', arguments: {} })).toMatchObject({ isError: true });
       // The tool's own guard runs: the caller is anonymous, not bob.
       expect(await client.callTool({ name: 'bob_tool', arguments: {} })).toMatchObject({ isError: true });
-      expect(seen).toContain('mcp:closed_tool');
       expect(seen).toContain('bob-only:anonymous');
-      expect(seen.filter((entry) => entry.endsWith(':endpoint')).length).toBeGreaterThan(0);
+      expect(seen.filter((entry) => entry.startsWith('http:'))).toEqual([]);
+      expect(intercepted.filter((entry) => entry.startsWith('http:'))).toEqual([]);
     } finally {
       await client.close();
     }
@@ -165,22 +193,35 @@ describe.each(PLATFORMS)('a global APP_GUARD that refuses all but @Public() (%s)
       headers: { 'x-app-key': APP_KEY },
     });
     expect(withKey.status).toBe(200);
+    expect(intercepted).toContain('http:secret');
   });
 
-  it("lets isMcpEndpoint() hand the endpoints to the module's own authentication", async () => {
+  it('runs the guards of endpointDecorators once per HTTP request; a refusal is a JSON-RPC 403', async () => {
+    server = await startHttpApp(appModule(AppAuthGuard, { endpointDecorators: [UseGuards(EndpointKeyGuard)] }), {
+      platform,
+    });
+    const refused = await callTool(server.url, 'open_tool');
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32004, data: { status: 403 } } });
+    expect(seen).toEqual(['endpoint-key:http:endpoint']);
+    seen.length = 0;
+    const served = await callTool(server.url, 'open_tool', { 'x-endpoint-key': 'open' });
+    expect(toolText(served)).toBe('open');
+    expect(seen).toEqual(['endpoint-key:http:endpoint', 'mcp:open_tool']);
+  });
+
+  it("leaves the endpoints to the module's own authentication, and the guard sees only MCP calls", async () => {
     server = await startHttpApp(
       appModule(EndpointAwareGuard, { auth: { bearer: { tokens: { [TOKEN]: { id: 'bob' } } } } }),
       { platform },
     );
-    // Past the global guard, the module's authentication answers: 401 with its challenge.
+    // The module's authentication answers: 401 with its challenge.
     const anonymous = await callTool(server.url, 'bob_tool');
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
     const bob = await callTool(server.url, 'bob_tool', { authorization: `Bearer ${TOKEN}` });
     expect(toolText(bob)).toBe('hello bob');
-    // On the tool call the guard sees an MCP context, not the endpoint.
-    expect(seen).toContain('mcp:bob_tool');
-    expect(seen).toContain('bob-only:bob');
+    expect(seen).toEqual(['mcp:bob_tool', 'bob-only:bob']);
     expect((await exchange(new URL('/app/secret', server.baseUrl), { method: 'GET' })).status).toBe(403);
   });
 });

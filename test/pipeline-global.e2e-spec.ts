@@ -47,11 +47,10 @@ describe('global enhancers on MCP calls', () => {
       ]);
     });
 
-    it('also runs on the HTTP route of the endpoint (type "http"): global guards run at both layers', async () => {
+    it('runs once per call, never on the HTTP route of the endpoint, which the module serves itself', async () => {
       probe.guard.length = 0;
-      await client.callTool({ name: 'echo', arguments: { text: 'twice' } });
-      expect(probe.guard.map((entry) => entry.type)).toEqual(['http', 'mcp']);
-      expect(probe.guard[0].url).toBe('/mcp');
+      await client.callTool({ name: 'echo', arguments: { text: 'once' } });
+      expect(probe.guard.map((entry) => entry.type)).toEqual(['mcp']);
     });
 
     it('denies a tool call: isError "Forbidden resource" and the tool never runs', async () => {
@@ -108,10 +107,10 @@ describe('global enhancers on MCP calls', () => {
       expect(firstText(result)).toBe('QUIET [global]');
     });
 
-    it('sees the context type "mcp" for calls (and "http" on the endpoint route)', async () => {
+    it('sees the context type "mcp" for calls, and never the endpoint route', async () => {
       probe.interceptorTypes.length = 0;
       await client.callTool({ name: 'echo', arguments: { text: 'x' } });
-      expect(probe.interceptorTypes).toEqual(['http', 'mcp']);
+      expect(probe.interceptorTypes).toEqual(['mcp']);
     });
   });
 

@@ -4,7 +4,7 @@
  * so that a Nest release that moves one breaks one file, and `nest-internals.spec.ts` pins each
  * shape on the Nest versions of the peer range (11 and 12).
  */
-import type { ExecutionContext, Type } from '@nestjs/common';
+import type { CanActivate, ExecutionContext, Type } from '@nestjs/common';
 import {
   CUSTOM_ROUTE_ARGS_METADATA,
   EXCEPTION_FILTERS_METADATA,
@@ -26,6 +26,22 @@ export const ENHANCER_KEYS: readonly string[] = [
   PIPES_METADATA,
   EXCEPTION_FILTERS_METADATA,
 ];
+
+/** The enhancers a class declares with `@UseGuards`, `@UseInterceptors`, `@UsePipes` and `@UseFilters`. */
+export function endpointEnhancersOf(target: Type<unknown>): {
+  guards: Array<Type<CanActivate> | CanActivate>;
+  interceptors: unknown[];
+  pipes: unknown[];
+  filters: unknown[];
+} {
+  const read = (key: string): unknown[] => (Reflect.getMetadata(key, target) as unknown[] | undefined) ?? [];
+  return {
+    guards: read(GUARDS_METADATA) as Array<Type<CanActivate> | CanActivate>,
+    interceptors: read(INTERCEPTORS_METADATA),
+    pipes: read(PIPES_METADATA),
+    filters: read(EXCEPTION_FILTERS_METADATA),
+  };
+}
 
 /** The metadata key of `@UseGuards`. */
 export const GUARDS_KEY: string = GUARDS_METADATA;

@@ -54,6 +54,6 @@ export function mayBeUnserved(method: string | undefined): boolean {
 }
 
 /** Whether an endpoint serves a verb (see {@link mayBeUnserved}). */
-export function servesVerb(marker: McpEndpointMarker, method: string | undefined): boolean {
+export function servesVerb(marker: McpEndpointMarker, method: string | undefined): method is McpEndpointVerb {
   return (SERVED_VERBS[marker.kind] as readonly string[]).includes(method ?? '');
 }

@@ -1,9 +1,18 @@
-import { applyDecorators, type ExecutionContext, Inject, SetMetadata, UseFilters, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  type ExecutionContext,
+  Inject,
+  type OnModuleInit,
+  SetMetadata,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
 import { MCP_CONSOLE_METADATA, MCP_ENDPOINT_METADATA } from '../../mcp.constants';
 import { HttpDrain } from '../../shutdown/http-drain';
 import { sendEmpty, type HttpExchange } from './http-exchange';
 import { HttpAdmission } from './http-admission.service';
 import { HttpExchanges } from './http-exchanges.service';
+import { EndpointRoutes } from './endpoint-routes.service';
 import { McpHttpGuard } from './mcp-http.guard';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
 import { markerOf, type McpEndpointMarker } from './endpoint-marker';
@@ -33,16 +42,22 @@ export function McpEndpointRoute(verb: () => MethodDecorator, marker: McpEndpoin
 }
 
 /**
- * What the verb methods of the endpoint controllers share. A controller is an ordinary Nest
- * controller: the global prefix, versioning, middleware and guards of the application apply to
- * its routes, then `McpHttpGuard`; its verb methods hand the request to the transport's method
- * of that verb, which answers it.
+ * What the verb methods of the endpoint controllers share. A controller is mounted by Nest like
+ * any other (the global prefix, versioning and middleware of the application apply to its
+ * routes), and the module serves its routes itself (`EndpointRoutes`): the application's global
+ * guards, interceptors, pipes and filters run around each MCP call, not on the route. Its verb
+ * methods hand the request to the transport's method of that verb, which answers it.
  */
-export abstract class McpEndpointController {
+export abstract class McpEndpointController implements OnModuleInit {
   // Property injection keeps the subclasses' constructors to their transport.
   @Inject(HttpExchanges) private readonly exchanges!: HttpExchanges;
   @Inject(HttpDrain) private readonly drain!: HttpDrain;
   @Inject(HttpAdmission) private readonly admission!: HttpAdmission;
+  @Inject(EndpointRoutes) private readonly routes!: EndpointRoutes;
+
+  onModuleInit(): void {
+    this.routes.register(this);
+  }
 
   /**
    * Serves a request the guard let through: `serve` answers it on the raw response, and counts
@@ -67,8 +82,10 @@ export abstract class McpEndpointController {
 /**
  * Whether a guard (or interceptor) runs for an HTTP request to one of the module's endpoints or
  * to its console (the `console` extra: the page and its files, which need no credentials),
- * rather than for an application route or an MCP tool call (context type `'mcp'`). For global
- * guards that must let the endpoints through to the module's own authentication:
+ * rather than for an application route or an MCP tool call (context type `'mcp'`). The module
+ * serves its endpoint routes itself, so the application's global guards never see them: this is
+ * true there only for the guards of `endpointDecorators`. The console is an ordinary route, which
+ * global guards do wrap:
  *
  * @example
  * ```ts

@@ -7,6 +7,8 @@
  * - a body the platform's parser refused anyway is answered as JSON-RPC, after the same Host,
  *   Origin and header checks as any other request;
  * - a verb an endpoint does not serve gets 405 with `Allow`, without a route of its own;
+ * - the module serves the routes itself (`EndpointRoutes`): the handler Nest registered for each
+ *   is replaced, so the application's global enhancers run around MCP calls, not on the routes;
  * - the full paths the platform mounted each endpoint at (global prefix and version included).
  *
  * The module's routes are recognised by the marker their handlers carry (`McpEndpointMarker`),
@@ -21,7 +23,8 @@ import { MCP_HTTP_SETTINGS, MCP_SERVER_IDENTITY } from '../../mcp.constants';
 import type { McpServerIdentity } from '../../servers/server-identity';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
-import type { McpEndpointKind, McpEndpointMarker } from './endpoint-marker';
+import type { McpEndpointKind, McpEndpointMarker, McpEndpointVerb } from './endpoint-marker';
+import { EndpointRoutes } from './endpoint-routes.service';
 import { postHeadersRefusal, type HttpRefusal, type PostAnswer } from './content-negotiation';
 import { DISCARD_FACTOR, dropBody, parseError, tooLarge, type BodyOutcome } from './request-body';
 import { HttpAdmission } from './http-admission.service';
@@ -29,7 +32,7 @@ import { FORBIDDEN } from './host-origin';
 import { HttpExchanges } from './http-exchanges.service';
 import { HttpRefusals } from './http-refusals.service';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
-import type { BodyErrorAnswer, PlatformBodyError, PlatformEndpoints } from './platform-hooks';
+import type { BodyErrorAnswer, EndpointRouteHandler, PlatformBodyError, PlatformEndpoints } from './platform-hooks';
 import { installOnExpress, type ExpressApp } from './platform-express';
 import { hookFastifyRoutes, installOnFastify, type FastifyInstance } from './platform-fastify';
 import { McpLogger } from '../../telemetry/mcp.logger';
@@ -64,8 +67,13 @@ export class HttpPlatform implements OnModuleInit, PlatformEndpoints {
     private readonly admission: HttpAdmission,
     private readonly exchanges: HttpExchanges,
     private readonly refusals: HttpRefusals,
+    private readonly routes: EndpointRoutes,
   ) {
     this.server = identity.name;
+  }
+
+  routeHandler(marker: McpEndpointMarker, verb: McpEndpointVerb): EndpointRouteHandler {
+    return this.routes.handlerOf(marker, verb);
   }
 
   /** The full paths (global prefix and version included) each endpoint is served at. */

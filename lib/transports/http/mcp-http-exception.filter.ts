@@ -23,17 +23,31 @@ class UnexpectedError {
 }
 
 /**
+ * The JSON-RPC answer to an `HttpException` a guard of the endpoints threw: 401 and 403 are
+ * access denied (-32004, `data.status`); other statuses keep their message below 500.
+ */
+function httpRefusalBody(error: HttpException): object {
+  const status = error.getStatus();
+  if (status === 401 || status === 403) {
+    return failure(null, ErrorCode.AccessDenied, error.message, { status });
+  }
+  return failure(null, ErrorCode.InternalError, status < 500 ? error.message : 'Internal error', { status });
+}
+
+/**
  * How an MCP endpoint answers what escaped its guard or handler:
  *
  * | what                         | answer                                                        |
  * | ---------------------------- | ------------------------------------------------------------- |
  * | `McpHttpRefusal` (the guard) | its status, body and headers (403, 401 + challenge, 503, 405) |
+ * | an `HttpException`           | its status, JSON-RPC: -32004 for 401 / 403, else -32603       |
  * | `McpStoreUnavailableError`   | 503, `Retry-After: 1`, JSON-RPC -32603 (one warning a minute) |
  * | any other error              | 500, JSON-RPC -32603 `Internal error` (an error logged)       |
  * | after the answer began       | the response is ended                                         |
  *
  * Never with an error's details: they go to the log. Scoped to the module's endpoint
- * controllers (`@UseFilters`).
+ * controllers (`@UseFilters`), and called by the module's own route handlers (`EndpointRoutes`),
+ * which also hand it the `HttpException`s of the guards of `endpointDecorators`.
  */
 @Catch(McpHttpRefusal, UnexpectedError)
 @Injectable()
@@ -48,6 +62,11 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
     const { req, res } = this.exchanges.of(http.getRequest(), http.getResponse());
     if (error instanceof McpHttpRefusal) {
       error.send(res);
+      return;
+    }
+    if (error instanceof HttpException && !res.headersSent) {
+      // Only where the module serves the route itself: a guard of `endpointDecorators` refused.
+      sendJson(res, error.getStatus(), httpRefusalBody(error));
       return;
     }
     const where = `${logText(req.method ?? 'request')} ${logText(req.url ?? '')}`;

@@ -44,6 +44,21 @@ export class McpHttpRefusal extends HttpException {
     );
   }
 
+  /**
+   * A guard of the endpoints (`endpointDecorators`) said no: 403, as Nest answers a guard that
+   * returns `false`, with a JSON-RPC body.
+   */
+  static guardRefused(): McpHttpRefusal {
+    return new McpHttpRefusal(403, failure(null, ErrorCode.AccessDenied, 'Forbidden resource', { status: 403 }));
+  }
+
+  /** A request that came before the application finished starting: 503, to be retried. */
+  static starting(): McpHttpRefusal {
+    return new McpHttpRefusal(503, failure(null, ErrorCode.InternalError, 'Server is starting'), {
+      'retry-after': '1',
+    });
+  }
+
   /** A verb the endpoint does not serve: 405 with `Allow`. */
   static methodNotAllowed(allow: string): McpHttpRefusal {
     return new McpHttpRefusal(405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow });

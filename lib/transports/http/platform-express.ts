@@ -8,7 +8,7 @@
  */
 import type { Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { markerOf, type McpEndpointMarker } from './endpoint-marker';
+import { servesVerb, markerOf, type McpEndpointMarker } from './endpoint-marker';
 import { isThenable } from '../../protocol/thenables';
 import { sendJson } from './http-exchange';
 import { pathOf, type BodyErrorAnswer, type PlatformBodyError, type PlatformEndpoints } from './platform-hooks';
@@ -31,7 +31,7 @@ const EXPRESS_PARSERS = new Set(['jsonParser', 'urlencodedParser', 'textParser',
 
 interface ExpressLayer {
   handle: ((...args: unknown[]) => unknown) & { name: string };
-  route?: { path?: unknown; stack?: Array<{ handle?: unknown }> };
+  route?: { path?: unknown; stack?: Array<{ handle?: unknown; method?: string }> };
   match?(path: string): unknown;
 }
 
@@ -63,6 +63,7 @@ export function installOnExpress(app: ExpressApp, endpoints: PlatformEndpoints, 
       if (typeof layer.route?.path === 'string') {
         endpoints.mount(marker, layer.route.path);
       }
+      serveOwnRoutes(handlers, marker, endpoints);
     }
   }
   if (routes.length === 0) {
@@ -104,6 +105,26 @@ export function installOnExpress(app: ExpressApp, endpoints: PlatformEndpoints, 
       send(answer);
     }
   });
+}
+
+/**
+ * Puts the module's own handler in place of each handler Nest registered for an endpoint's
+ * route (see `EndpointRoutes`). Express routes `HEAD` to the `GET` handler, whose guard refuses it.
+ */
+function serveOwnRoutes(
+  handlers: Array<{ handle?: unknown; method?: string }>,
+  marker: McpEndpointMarker,
+  endpoints: PlatformEndpoints,
+): void {
+  for (const handler of handlers) {
+    const verb = handler.method?.toUpperCase();
+    if (markerOf(handler.handle) !== undefined && servesVerb(marker, verb)) {
+      const serve = endpoints.routeHandler(marker, verb);
+      handler.handle = (req: unknown, res: unknown) => {
+        serve(req, res);
+      };
+    }
+  }
 }
 
 /**

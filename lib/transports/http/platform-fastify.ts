@@ -6,7 +6,7 @@
  * application's 404. Everything that reads Fastify's structures is in this file.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { markerOf, type McpEndpointMarker } from './endpoint-marker';
+import { servesVerb, markerOf, type McpEndpointMarker } from './endpoint-marker';
 import { pathOf, type PlatformBodyError, type PlatformEndpoints } from './platform-hooks';
 
 /** Where a Fastify request keeps the body error its route's `onError` hook saw. */
@@ -77,6 +77,12 @@ export function hookFastifyRoutes(
     // Every server adds this hook: each takes its own routes, with its own limit and checks.
     if (marker === undefined || marker.server !== endpoints.server) {
       return;
+    }
+    const verb = typeof route.method === 'string' ? route.method : undefined;
+    if (servesVerb(marker, verb)) {
+      // The module serves its routes itself (see `EndpointRoutes`); Fastify's HEAD route of a
+      // GET gets the same handler, whose guard refuses it.
+      route.handler = endpoints.routeHandler(marker, verb);
     }
     route.bodyLimit = bodyLimit;
     route.onError = [...asArray(route.onError), onError];
