@@ -9,7 +9,7 @@ import {
 } from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../mcp.constants';
-import { ownersOf, serverTakes, unownedReason, type McpServerIdentity } from '../servers/server-identity';
+import { placementFault, serverTakes, type McpServerIdentity } from '../servers/server-identity';
 import { defaultServerOf, describeServer, serverIdentities } from '../servers/mcp-servers';
 import { MULTIPLE_DECORATORS } from '../mcp.messages';
 import { McpRegistry } from '../registry/mcp-registry.service';
@@ -28,7 +28,7 @@ import { McpLogger } from '../telemetry/mcp.logger';
  * a server without `include`, those no `include` names): the accessor says what a method is, the
  * handler factory builds how it runs (through Nest's pipeline, context type `'mcp'`), the
  * visibility factory who may see it. The default server's explorer also stops startup for a
- * handler no server takes.
+ * handler no server takes, or whose `servers` name a server the application does not have.
  */
 @Injectable()
 export class McpExplorer implements OnModuleInit {
@@ -89,8 +89,9 @@ export class McpExplorer implements OnModuleInit {
           continue;
         }
         const named = found.handler.options.servers;
-        if (unclaimed !== undefined && ownersOf(servers, module, named).length === 0) {
-          unclaimed.push(unownedReason(found.where, servers, module, named));
+        const fault = unclaimed === undefined ? undefined : placementFault(found.where, servers, module, named);
+        if (fault !== undefined) {
+          unclaimed?.push(fault);
         }
         if (serverTakes(this.identity, servers, module, named)) {
           await this.explore(wrapper, isController, instance as Record<string, unknown>, methodName, found);

@@ -5,7 +5,7 @@ import {
   ownersOf,
   resolveServerIdentity,
   serverTakes,
-  unownedReason,
+  placementFault,
   type McpServerIdentity,
 } from './server-identity';
 
@@ -61,7 +61,7 @@ describe('ownersOf / serverTakes', () => {
   });
 });
 
-describe('unownedReason', () => {
+describe('placementFault', () => {
   const included = [server('admin', [AdminModule]), server('reports', [ReportsModule])];
 
   it.each<[string, Type | undefined, string[] | undefined, string]>([
@@ -78,10 +78,17 @@ describe('unownedReason', () => {
       ['nope', 'gone'],
       'X.y names "nope", "gone" in servers, and the servers are "admin", "reports"',
     ],
+    ['an unknown name beside a known one', AdminModule, ['admin', 'nope'], 'X.y names "nope" in servers'],
     ['an empty servers list', AdminModule, [], 'X.y names no server in servers (an empty list)'],
   ])('says why for %s', (_title, module, named, text) => {
-    expect(ownersOf(included, module, named)).toEqual([]);
-    expect(unownedReason('X.y', included, module, named)).toContain(text);
+    expect(placementFault('X.y', included, module, named)).toContain(text);
+  });
+
+  it.each<[string, Type | undefined, string[] | undefined]>([
+    ['an included module', AdminModule, undefined],
+    ['known names', OtherModule, ['reports', 'admin']],
+  ])('finds nothing wrong with %s', (_title, module, named) => {
+    expect(placementFault('X.y', included, module, named)).toBeUndefined();
   });
 });
 

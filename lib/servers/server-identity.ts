@@ -77,7 +77,7 @@ export function assertValidIdentity(identity: McpServerIdentity): void {
  * 1. The servers its decorator names (`servers`), whatever their `include`.
  * 2. Else the servers whose `include` names its module.
  * 3. Else the servers without `include`.
- * None: no server takes it, a startup error ({@link unownedReason} says why).
+ * None: no server takes it, a startup error ({@link placementFault} says why).
  */
 export function ownersOf(
   identities: readonly McpServerIdentity[],
@@ -103,18 +103,27 @@ export function serverTakes(
   return ownersOf(identities, module, named).some((owner) => owner.name === identity.name);
 }
 
-/** Why {@link ownersOf} finds no server for a handler (`where` is its `Class.method`). */
-export function unownedReason(
+/**
+ * Why a handler's place is wrong, for the startup error: its `servers` name a server the
+ * application does not have (a typo would quietly take it off that server), or no server owns it
+ * ({@link ownersOf}). `undefined` when it is fine; `where` is its `Class.method`.
+ */
+export function placementFault(
   where: string,
   identities: readonly McpServerIdentity[],
   module: Type | undefined,
   named: readonly string[] | undefined,
-): string {
+): string | undefined {
   const known = identities.map((identity) => `"${identity.name}"`).join(', ');
+  const unknown = named?.filter((name) => !identities.some((identity) => identity.name === name)) ?? [];
+  if (unknown.length > 0) {
+    return `${where} names ${unknown.map((name) => `"${name}"`).join(', ')} in servers, and the servers are ${known}`;
+  }
+  if (ownersOf(identities, module, named).length > 0) {
+    return undefined;
+  }
   if (named !== undefined) {
-    return named.length === 0
-      ? `${where} names no server in servers (an empty list), and the servers are ${known}`
-      : `${where} names ${named.map((name) => `"${name}"`).join(', ')} in servers, and the servers are ${known}`;
+    return `${where} names no server in servers (an empty list), and the servers are ${known}`;
   }
   return (
     `${where} is in ${module?.name ?? 'an unknown module'}, which no server's include names, ` +

@@ -44,6 +44,15 @@ class LostTools {
   }
 }
 
+/** Names public, which serves it, and a server with a typo in its name. */
+@Injectable()
+class TypoTools {
+  @McpTool({ description: 'Names a known and an unknown server', input: EMPTY_INPUT, servers: ['public', 'admn'] })
+  typo(): string {
+    return 'typo';
+  }
+}
+
 describe('several servers: a handler no server takes stops startup', () => {
   it('a handler in a module no include names, and no server without include: the error names Class.method, its module and why', async () => {
     const error = await startupError({ imports: [twoServersModule(), StrayToolsModule] });
@@ -66,6 +75,18 @@ describe('several servers: a handler no server takes stops startup', () => {
     });
     expect(error).toBeInstanceOf(McpConfigurationError);
     expect(error.message).toContain('LostTools.lost names "nope" in servers, and the servers are "public", "admin"');
+  });
+
+  it('servers naming an unknown server beside a known one: the error names it, although the known one takes it', async () => {
+    const error = await startupError({
+      imports: [
+        McpModule.forRoot({ name: 'public', version: '1.0.0', path: 'public' }),
+        McpModule.forRoot({ name: 'admin', version: '1.0.0', path: 'admin' }),
+      ],
+      providers: [TypoTools],
+    });
+    expect(error).toBeInstanceOf(McpConfigurationError);
+    expect(error.message).toContain('TypoTools.typo names "admn" in servers, and the servers are "public", "admin"');
   });
 });
 
