@@ -132,10 +132,10 @@ describe.each(PLATFORMS)('startup lines and log lines (%s)', (platform) => {
   it('logs the names at debug level', () => {
     const debug = logger.lines.filter((line) => line.context === 'McpModule' && line.level === 'debug');
     expect(debug.map((line) => line.message)).toEqual([
-      'Tools: admin, boom, guarded_boom, quoting_boom',
-      'Resources: logs://readme',
-      'Resource templates: logs://broken/{id}, logs://entries/{id}',
-      'Prompts: summarise',
+      'Tools of server "logs": admin, boom, guarded_boom, quoting_boom',
+      'Resources of server "logs": logs://readme',
+      'Resource templates of server "logs": logs://broken/{id}, logs://entries/{id}',
+      'Prompts of server "logs": summarise',
     ]);
   });
 

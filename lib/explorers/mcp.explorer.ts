@@ -9,7 +9,7 @@ import {
 } from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../mcp.constants';
-import { serverClaims, type McpServerIdentity } from '../servers/server-identity';
+import { placementFault, serverTakes, type McpServerIdentity } from '../servers/server-identity';
 import { defaultServerOf, describeServer, serverIdentities } from '../servers/mcp-servers';
 import { MULTIPLE_DECORATORS } from '../mcp.messages';
 import { McpRegistry } from '../registry/mcp-registry.service';
@@ -23,11 +23,12 @@ import { McpLogger } from '../telemetry/mcp.logger';
 
 /**
  * Finds `@McpTool`, `@McpResource`, `@McpResourceTemplate` and `@McpPrompt` methods on the
- * providers and controllers of its server (the modules of `include`, else the application; the
- * handlers whose `servers` name it, if they name any) and registers them: the accessor says what
- * a method is, the handler factory builds how it runs (through Nest's pipeline, context type
- * `'mcp'`), the visibility factory who may see it. The default server's explorer also stops
- * startup for a handler no server takes.
+ * providers and controllers of the application and registers those its server owns (`ownersOf`:
+ * the handlers whose `servers` name it, else those of the modules its `include` names, else, for
+ * a server without `include`, those no `include` names): the accessor says what a method is, the
+ * handler factory builds how it runs (through Nest's pipeline, context type `'mcp'`), the
+ * visibility factory who may see it. The default server's explorer also stops startup for a
+ * handler no server takes, or whose `servers` name a server the application does not have.
  */
 @Injectable()
 export class McpExplorer implements OnModuleInit {
@@ -88,10 +89,11 @@ export class McpExplorer implements OnModuleInit {
           continue;
         }
         const named = found.handler.options.servers;
-        if (unclaimed !== undefined && !servers.some((server) => serverClaims(server, module, named))) {
-          unclaimed.push(unclaimedReason(found.where, module, named, servers));
+        const fault = unclaimed === undefined ? undefined : placementFault(found.where, servers, module, named);
+        if (fault !== undefined) {
+          unclaimed?.push(fault);
         }
-        if (serverClaims(this.identity, module, named)) {
+        if (serverTakes(this.identity, servers, module, named)) {
           await this.explore(wrapper, isController, instance as Record<string, unknown>, methodName, found);
           count += 1;
         }
@@ -155,20 +157,4 @@ export class McpExplorer implements OnModuleInit {
       throw error;
     }
   }
-}
-
-/** Why no server takes a handler: the servers it names, or its module. */
-function unclaimedReason(
-  where: string,
-  module: Type | undefined,
-  named: readonly string[] | undefined,
-  servers: readonly McpServerIdentity[],
-): string {
-  const unknown = named?.filter((name) => !servers.some((server) => server.name === name)) ?? [];
-  if (unknown.length > 0) {
-    const known = servers.map((server) => `"${server.name}"`).join(', ');
-    return `${where} names ${unknown.map((name) => `"${name}"`).join(', ')} in servers, and the servers are ${known}`;
-  }
-  const covering = named === undefined ? 'any server' : `servers ${named.map((name) => `"${name}"`).join(', ')}`;
-  return `${where} is in ${module?.name ?? 'an unknown module'}, which the include of ${covering} leaves out`;
 }

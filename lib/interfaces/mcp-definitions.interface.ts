@@ -21,17 +21,18 @@ import type { McpSchema, McpValidatorOptions } from './mcp-schema.interface';
 export type McpCompletionSource = CompletionHandler | string;
 
 /**
- * The servers a decorated handler belongs to, for applications with several servers that do not
- * split them by module (`include`). Decorators only: a handler registered at runtime is added to
- * the registry it is given.
+ * The servers a decorated handler belongs to, for applications with several servers, beside or
+ * instead of splitting them by module (`include`). Decorators only: a handler registered at
+ * runtime is added to the registry it is given.
  *
  * @publicApi
  */
 export interface McpServersOption {
   /**
-   * The names of the servers that serve this handler (among those whose `include` covers its
-   * module). Every server that covers it, without it.
-   * @example servers: ['admin']
+   * The names of the servers that serve this handler, whatever their `include`: a handler that
+   * should be on two servers names both. Without it: the servers whose `include` names its module,
+   * else the servers without `include`.
+   * @example servers: ['public', 'admin']
    */
   servers?: string[];
 }

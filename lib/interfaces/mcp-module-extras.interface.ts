@@ -37,8 +37,10 @@ export interface McpModuleExtras {
   name?: string;
   /**
    * The modules whose providers and controllers this server discovers handlers on (their own,
-   * not those of the modules they import), as `GraphQLModule` does. Without it the server
-   * discovers the whole application.
+   * not those of the modules they import), as `GraphQLModule` does. A handler in an included
+   * module belongs only to the servers that include it (or to those its decorator's `servers`
+   * names). Without it the server takes the rest of the application: the handlers of the modules
+   * no server includes, that do not name their servers.
    * @example include: [AdminModule]
    */
   include?: Type[];

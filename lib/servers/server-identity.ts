@@ -71,16 +71,62 @@ export function assertValidIdentity(identity: McpServerIdentity): void {
   }
 }
 
-/** Whether a server discovers the handlers of a module. */
-export function serverCovers(identity: McpServerIdentity, module: Type | undefined): boolean {
-  return identity.include === undefined || (module !== undefined && identity.include.includes(module));
+/**
+ * The servers that own a handler, among all of the application's: an `include` draws an auth
+ * boundary, so a server without one must not serve what another server claims.
+ * 1. The servers its decorator names (`servers`), whatever their `include`.
+ * 2. Else the servers whose `include` names its module.
+ * 3. Else the servers without `include`.
+ * None: no server takes it, a startup error ({@link placementFault} says why).
+ */
+export function ownersOf(
+  identities: readonly McpServerIdentity[],
+  module: Type | undefined,
+  named: readonly string[] | undefined,
+): McpServerIdentity[] {
+  if (named !== undefined) {
+    return identities.filter((identity) => named.includes(identity.name));
+  }
+  const including = identities.filter(
+    (identity) => module !== undefined && identity.include !== undefined && identity.include.includes(module),
+  );
+  return including.length > 0 ? including : identities.filter((identity) => identity.include === undefined);
 }
 
-/** Whether a server takes a handler: it covers the handler's module, and the handler names it if it names any. */
-export function serverClaims(
+/** Whether `identity` is one of the owners of a handler ({@link ownersOf}). */
+export function serverTakes(
   identity: McpServerIdentity,
+  identities: readonly McpServerIdentity[],
   module: Type | undefined,
-  servers: readonly string[] | undefined,
+  named: readonly string[] | undefined,
 ): boolean {
-  return serverCovers(identity, module) && (servers === undefined || servers.includes(identity.name));
+  return ownersOf(identities, module, named).some((owner) => owner.name === identity.name);
+}
+
+/**
+ * Why a handler's place is wrong, for the startup error: its `servers` name a server the
+ * application does not have (a typo would quietly take it off that server), or no server owns it
+ * ({@link ownersOf}). `undefined` when it is fine; `where` is its `Class.method`.
+ */
+export function placementFault(
+  where: string,
+  identities: readonly McpServerIdentity[],
+  module: Type | undefined,
+  named: readonly string[] | undefined,
+): string | undefined {
+  const known = identities.map((identity) => `"${identity.name}"`).join(', ');
+  const unknown = named?.filter((name) => !identities.some((identity) => identity.name === name)) ?? [];
+  if (unknown.length > 0) {
+    return `${where} names ${unknown.map((name) => `"${name}"`).join(', ')} in servers, and the servers are ${known}`;
+  }
+  if (ownersOf(identities, module, named).length > 0) {
+    return undefined;
+  }
+  if (named !== undefined) {
+    return `${where} names no server in servers (an empty list), and the servers are ${known}`;
+  }
+  return (
+    `${where} is in ${module?.name ?? 'an unknown module'}, which no server's include names, ` +
+    'and every server has an include (a server without include takes the handlers no include names)'
+  );
 }

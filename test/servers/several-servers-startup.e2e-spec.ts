@@ -1,6 +1,7 @@
 /**
  * Several MCP servers outside HTTP (issue 17): the startup errors of a handler no server takes
- * (two servers of one name or on one path are in test/module-wiring.e2e-spec.ts), and stdio
+ * (two servers of one name or on one path are in test/module-wiring.e2e-spec.ts; a handler whose
+ * servers name a server its include leaves out is served, test/servers/servers-own-handlers.e2e-spec.ts), and stdio
  * serving a server chosen by name, in process on PassThrough streams.
  */
 import { Injectable, Module } from '@nestjs/common';
@@ -17,7 +18,7 @@ import {
 } from 'nest-mcp';
 import { startupError } from '../fixtures/pipeline-app';
 import { legacyRequest, modernRequest, type RpcMessage } from '../fixtures/raw-rpc';
-import { AdminToolsModule, PublicToolsModule, twoServersModule } from '../fixtures/servers-fixture';
+import { twoServersModule } from '../fixtures/servers-fixture';
 import { StdioPeer } from '../fixtures/stdio-fixture.module';
 
 const PUBLIC_TOOLS = ['echo', 'time'];
@@ -43,25 +44,22 @@ class LostTools {
   }
 }
 
-/** In the module public includes, but placed on admin, whose include leaves that module out. */
+/** Names public, which serves it, and a server with a typo in its name. */
 @Injectable()
-class MisplacedTools {
-  @McpTool({ description: 'On admin, in a public module', input: EMPTY_INPUT, servers: ['admin'] })
-  misplaced(): string {
-    return 'misplaced';
+class TypoTools {
+  @McpTool({ description: 'Names a known and an unknown server', input: EMPTY_INPUT, servers: ['public', 'admn'] })
+  typo(): string {
+    return 'typo';
   }
 }
 
-@Module({ providers: [MisplacedTools] })
-class MisplacedToolsModule {}
-
 describe('several servers: a handler no server takes stops startup', () => {
-  it("a handler in a module no server's include covers: the error names Class.method and its module", async () => {
+  it('a handler in a module no include names, and no server without include: the error names Class.method, its module and why', async () => {
     const error = await startupError({ imports: [twoServersModule(), StrayToolsModule] });
     expect(error).toBeInstanceOf(McpConfigurationError);
     expect(error.message).toContain('No MCP server takes this handler');
     expect(error.message).toContain(
-      'StrayTools.stray is in StrayToolsModule, which the include of any server leaves out',
+      "StrayTools.stray is in StrayToolsModule, which no server's include names, and every server has an include",
     );
     // Only the stray one: the fixture's own handlers are all claimed.
     expect(error.message).not.toMatch(/PublicTools|AdminTools/);
@@ -79,27 +77,16 @@ describe('several servers: a handler no server takes stops startup', () => {
     expect(error.message).toContain('LostTools.lost names "nope" in servers, and the servers are "public", "admin"');
   });
 
-  it('servers naming a server whose include leaves the handler out', async () => {
-    @Module({
+  it('servers naming an unknown server beside a known one: the error names it, although the known one takes it', async () => {
+    const error = await startupError({
       imports: [
-        PublicToolsModule,
-        AdminToolsModule,
-        MisplacedToolsModule,
-        McpModule.forRoot({
-          name: 'public',
-          version: '1.0.0',
-          path: 'public',
-          include: [PublicToolsModule, MisplacedToolsModule],
-        }),
-        McpModule.forRoot({ name: 'admin', version: '1.0.0', path: 'admin', include: [AdminToolsModule] }),
+        McpModule.forRoot({ name: 'public', version: '1.0.0', path: 'public' }),
+        McpModule.forRoot({ name: 'admin', version: '1.0.0', path: 'admin' }),
       ],
-    })
-    class MisplacedAppModule {}
-    const error = await startupError({ imports: [MisplacedAppModule] });
+      providers: [TypoTools],
+    });
     expect(error).toBeInstanceOf(McpConfigurationError);
-    expect(error.message).toContain(
-      'MisplacedTools.misplaced is in MisplacedToolsModule, which the include of servers "admin" leaves out',
-    );
+    expect(error.message).toContain('TypoTools.typo names "admn" in servers, and the servers are "public", "admin"');
   });
 });
 

@@ -129,7 +129,7 @@ class PlacedTools {
     return 'placed:both';
   }
 
-  @McpTool({ description: 'No servers: every server whose include covers it', input: EMPTY_INPUT })
+  @McpTool({ description: 'No servers: every server without include', input: EMPTY_INPUT })
   everywhere(): string {
     return 'placed:everywhere';
   }

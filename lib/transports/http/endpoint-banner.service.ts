@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { MCP_OWN_REGISTRY, MCP_SERVER_SETTINGS } from '../../mcp.constants';
+import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY, MCP_SERVER_SETTINGS } from '../../mcp.constants';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
 import { McpRegistry } from '../../registry/mcp-registry.service';
+import type { McpServerIdentity } from '../../servers/server-identity';
 import { HttpPlatform } from './http-platform.service';
 import type { McpEndpointKind } from './endpoint-marker';
 import { eraOf } from '../../protocol/revisions';
@@ -24,10 +25,20 @@ function counted(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
+/** The names a debug line lists; an application with thousands of tools gets a line, not a page. */
+export const LISTED_NAMES = 50;
+
+/** `a, b, c`, or the first {@link LISTED_NAMES} and `and N more`. */
+export function listNames(names: readonly string[]): string {
+  const shown = names.slice(0, LISTED_NAMES).join(', ');
+  return names.length > LISTED_NAMES ? `${shown} and ${names.length - LISTED_NAMES} more` : shown;
+}
+
 /**
  * Once the application is up, one line per endpoint with the full path the platform serves it
- * at (global prefix and version included) and what it serves; the names at debug level. Route
- * lines of Nest say which verbs; these say what an MCP client finds there.
+ * at (global prefix and version included) and what it serves; at debug level, the names, per
+ * server (several servers share the context `McpModule`). Route lines of Nest say which verbs;
+ * these say what an MCP client finds there.
  */
 @Injectable()
 export class EndpointBanner implements OnApplicationBootstrap {
@@ -37,6 +48,7 @@ export class EndpointBanner implements OnApplicationBootstrap {
     @Inject(MCP_SERVER_SETTINGS) private readonly options: Pick<ResolvedMcpOptions, 'serverInfo' | 'revisions'>,
     private readonly platform: HttpPlatform,
     @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,
+    @Inject(MCP_SERVER_IDENTITY) private readonly identity: Pick<McpServerIdentity, 'name'>,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -69,7 +81,7 @@ export class EndpointBanner implements OnApplicationBootstrap {
     ];
     for (const [label, list] of names) {
       if (list.length > 0) {
-        this.logger.debug(`${label}: ${list.join(', ')}`);
+        this.logger.debug(`${label} of server "${this.identity.name}": ${listNames(list)}`);
       }
     }
   }
