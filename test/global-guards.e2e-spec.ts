@@ -146,12 +146,12 @@ describe.each(PLATFORMS)('a global APP_GUARD that refuses all but @Public() (%s)
         content: [{ type: 'text', text: 'open' }],
       });
       // The global guard runs on the call too, and refuses what is not public.
-      expect(await client.callTool({ name: 'closed_tool', arguments: {} })).toMatchObject({
-        isError: true,
-        content: [{ type: 'text', text: 'Forbidden resource' }],
+      await expect(client.callTool({ name: 'closed_tool', arguments: {} })).rejects.toMatchObject({
+        code: -32004,
+        data: { status: 403 },
       });
       // The tool's own guard runs: the caller is anonymous, not bob.
-      expect(await client.callTool({ name: 'bob_tool', arguments: {} })).toMatchObject({ isError: true });
+      await expect(client.callTool({ name: 'bob_tool', arguments: {} })).rejects.toMatchObject({ code: -32004 });
       expect(seen).toContain('mcp:closed_tool');
       expect(seen).toContain('bob-only:anonymous');
       expect(seen.filter((entry) => entry.endsWith(':endpoint')).length).toBeGreaterThan(0);
