@@ -5,11 +5,13 @@
  * auth of its own here: the guards alone decide. Both read `context.switchToHttp().getRequest()`,
  * which on HTTP transports is the platform request (Express req / Fastify request).
  *
- * What the clients get: a guard's HttpException on a tool is a tool execution error, i.e. an
- * ordinary result `{ content: [{ type: 'text', text: <the exception's message> }], isError: true }`
- * with HTTP 200, in both eras (lib/explorers/http-exception.translator.ts). A global guard runs
- * around each call only, never on the MCP endpoint route (the module serves it itself): each call
- * counts once, per tool, as each route would; the handshake and `server/discover` do not.
+ * What the clients get: a guard's refusal (401 or 403) is the JSON-RPC error -32004 with the
+ * exception's message and `data.status`; any other HttpException of a guard (ThrottlerException,
+ * 429) is a tool execution error, i.e. an ordinary result
+ * `{ content: [{ type: 'text', text: <the exception's message> }], isError: true }`; HTTP 200 in
+ * both eras (lib/explorers/http-exception.translator.ts). A global guard runs around each call
+ * only, never on the MCP endpoint route (the module serves it itself): each call counts once,
+ * per tool, as each route would; the handshake and `server/discover` do not.
  *
  * On stdio there is no HTTP request (`undefined`): both guards fail with a TypeError. The client
  * gets the generic `Internal tool error` result, the cause goes to the server log only, and the
@@ -64,6 +66,10 @@ type ToolResult = { content: Array<{ type: 'text'; text: string }>; isError?: tr
 
 const ok = (text: string): ToolResult => ({ content: [{ type: 'text', text }] });
 const refused = (text: string): ToolResult => ({ content: [{ type: 'text', text }], isError: true });
+/** passport's AuthGuard refusing a call: the access-denied error. */
+const DENIED = { code: -32004, message: UNAUTHORIZED, data: { status: 401 } };
+/** The same as a client reports it (the SDKs prefix the message). */
+const DENIED_BY_CLIENT = { code: -32004, data: { status: 401 } };
 
 /** The content and isError of a client's tool result (v2 results also carry `_meta`). */
 function essence(result: unknown): ToolResult {
@@ -78,6 +84,16 @@ function answerOf(response: RawResponse): RpcMessage {
   }
   expect(response.events).toHaveLength(1);
   return response.events[0];
+}
+
+/** A rejected promise's reason. */
+async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (value) => {
+      throw new Error(`Expected a rejection, got ${JSON.stringify(value)}`);
+    },
+    (reason: unknown) => reason,
+  );
 }
 
 /** A header holding a whole number of seconds within the throttle's ttl. */
@@ -310,7 +326,7 @@ describe.each(PLATFORMS)("passport's AuthGuard('bearer') on one tool, MCP auth n
   it('legacy era, SDK v1 client without a token: whoami is refused as Unauthorized, public_info works', async () => {
     const client = await legacyClient(state.app);
     state.clients.push(client);
-    expect(await client.callTool({ name: 'whoami', arguments: {} })).toEqual(refused(UNAUTHORIZED));
+    expect(await rejectionOf(client.callTool({ name: 'whoami', arguments: {} }))).toMatchObject(DENIED_BY_CLIENT);
     expect(await client.callTool({ name: 'public_info', arguments: {} })).toEqual(ok('public'));
     expect(state.probe.count('whoami')).toBe(0);
   });
@@ -321,14 +337,14 @@ describe.each(PLATFORMS)("passport's AuthGuard('bearer') on one tool, MCP auth n
     expect(await good.callTool({ name: 'whoami', arguments: {} })).toEqual(ok('ann'));
     const wrong = await legacyClient(state.app, { authorization: 'Bearer bad-token' });
     state.clients.push(wrong);
-    expect(await wrong.callTool({ name: 'whoami', arguments: {} })).toEqual(refused(UNAUTHORIZED));
+    expect(await rejectionOf(wrong.callTool({ name: 'whoami', arguments: {} }))).toMatchObject(DENIED_BY_CLIENT);
     expect(state.probe.count('whoami')).toBe(1);
   });
 
   it('modern era, v2 client: refused without a token, "ann" with it; public_info needs none', async () => {
     const anonymous = await modernClient(state.app);
     state.clients.push(anonymous);
-    expect(essence(await anonymous.callTool({ name: 'whoami', arguments: {} }))).toEqual(refused(UNAUTHORIZED));
+    expect(await rejectionOf(anonymous.callTool({ name: 'whoami', arguments: {} }))).toMatchObject(DENIED_BY_CLIENT);
     expect(essence(await anonymous.callTool({ name: 'public_info', arguments: {} }))).toEqual(ok('public'));
     const ann = await modernClient(state.app, BEARER);
     state.clients.push(ann);
@@ -336,15 +352,11 @@ describe.each(PLATFORMS)("passport's AuthGuard('bearer') on one tool, MCP auth n
     expect(state.probe.count('whoami')).toBe(1);
   });
 
-  it('raw POSTs in both eras: the refusal is a 200 isError result with no WWW-Authenticate challenge', async () => {
+  it('raw POSTs in both eras: the refusal is a 200 access-denied error with no WWW-Authenticate challenge', async () => {
     const modern = await postModernCall(state.app, 1, 'whoami');
     expect(modern.status).toBe(200);
     expect(modern.headers.get('www-authenticate')).toBeNull();
-    expect(answerOf(modern)).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      result: { ...refused(UNAUTHORIZED), resultType: 'complete', _meta: SERVER_INFO_META },
-    });
+    expect(answerOf(modern)).toEqual({ jsonrpc: '2.0', id: 1, error: DENIED });
     const modernAnn = await postModernCall(state.app, 2, 'whoami', BEARER);
     expect(answerOf(modernAnn).result).toEqual({ ...ok('ann'), resultType: 'complete', _meta: SERVER_INFO_META });
 
@@ -352,7 +364,7 @@ describe.each(PLATFORMS)("passport's AuthGuard('bearer') on one tool, MCP auth n
     const legacy = await post(state.app.url, legacyCall(3, 'whoami'), session.headers);
     expect(legacy.status).toBe(200);
     expect(legacy.headers.get('www-authenticate')).toBeNull();
-    expect(answerOf(legacy)).toEqual({ jsonrpc: '2.0', id: 3, result: refused(UNAUTHORIZED) });
+    expect(answerOf(legacy)).toEqual({ jsonrpc: '2.0', id: 3, error: DENIED });
     // The same session, now with the token: the guard reads each POST's own request.
     const legacyAnn = await post(state.app.url, legacyCall(4, 'whoami'), { ...session.headers, ...BEARER });
     expect(answerOf(legacyAnn)).toEqual({ jsonrpc: '2.0', id: 4, result: ok('ann') });
@@ -363,7 +375,7 @@ describe.each(PLATFORMS)("passport's AuthGuard('bearer') on one tool, MCP auth n
     const anonymous = new Client({ name: 'auth-pipeline-sse', version: '1.0.0' });
     state.clients.push(anonymous);
     await anonymous.connect(new SSEClientTransport(new URL('/sse', state.app.baseUrl)));
-    expect(await anonymous.callTool({ name: 'whoami', arguments: {} })).toEqual(refused(UNAUTHORIZED));
+    expect(await rejectionOf(anonymous.callTool({ name: 'whoami', arguments: {} }))).toMatchObject(DENIED_BY_CLIENT);
     const ann = new Client({ name: 'auth-pipeline-sse', version: '1.0.0' });
     state.clients.push(ann);
     await ann.connect(new SSEClientTransport(new URL('/sse', state.app.baseUrl), { requestInit: { headers: BEARER } }));

@@ -313,13 +313,11 @@ describe.each(PLATFORMS)('scopes and visibility over HTTP (%s)', (platform) => {
 
   describe('the visibility guard also guards calls', () => {
     it.each(ERAS)(
-      '%s era: the guard refuses the call of a non-admin (Forbidden resource), admits the admin',
+      '%s era: the guard refuses the call of a non-admin (access denied, -32004), admits the admin',
       async (era) => {
         const refused = await streamable(era, 'reader', 'tools/call', { name: 'admin_panel', arguments: {} });
         expect(refused.status).toBe(200);
-        expect(refused.json.result).toEqual(
-          expect.objectContaining({ content: [{ type: 'text', text: 'Forbidden resource' }], isError: true }),
-        );
+        expect(refused.json.error).toEqual({ code: -32004, message: 'Forbidden resource', data: { status: 403 } });
         const admitted = await streamable(era, 'admin', 'tools/call', { name: 'admin_panel', arguments: {} });
         expect(admitted.json.result.content).toEqual([{ type: 'text', text: 'admin panel for admin' }]);
         expect(admitted.json.result.isError).toBeUndefined();

@@ -176,10 +176,13 @@ describe.each(PLATFORMS)('a global APP_GUARD that refuses all but @Public() (%s)
       // One HTTP request, one call: the global guard and interceptor ran once each, around the call.
       expect(seen).toEqual(['mcp:open_tool']);
       expect(intercepted).toEqual(['mcp:open_tool']);
-      // The global guard refuses what is not public.
-      expect(await client.callTool({ name: 'closed_tool', arguments: {} })).toMatchObject({ isError: true });
+      // The global guard refuses what is not public: an access-denied error, not a tool result.
+      await expect(client.callTool({ name: 'closed_tool', arguments: {} })).rejects.toMatchObject({
+        code: -32004,
+        data: { status: 403 },
+      });
       // The tool's own guard runs: the caller is anonymous, not bob.
-      expect(await client.callTool({ name: 'bob_tool', arguments: {} })).toMatchObject({ isError: true });
+      await expect(client.callTool({ name: 'bob_tool', arguments: {} })).rejects.toMatchObject({ code: -32004 });
       expect(seen).toContain('bob-only:anonymous');
       expect(seen.filter((entry) => entry.startsWith('http:'))).toEqual([]);
       expect(intercepted.filter((entry) => entry.startsWith('http:'))).toEqual([]);

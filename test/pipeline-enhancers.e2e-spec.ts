@@ -18,6 +18,9 @@ import {
   type RunningApp,
 } from './fixtures/pipeline-app';
 
+/** `ErrorCode.AccessDenied`: a guard refused the call (a 401 or 403 HttpException). */
+const ACCESS_DENIED = -32004;
+
 /** Awaits a rejected client request and returns its MCP error. */
 async function rpcError(promise: Promise<unknown>): Promise<SdkMcpError> {
   const error = await promise.then(
@@ -52,22 +55,20 @@ describe.each<Adapter>(['express'])('Nest enhancers on MCP handlers (%s)', (adap
   });
 
   describe('guards', () => {
-    it('a method guard that denies gives an isError result, and the method never runs', async () => {
-      const result = await client.callTool({ name: 'denied_tool', arguments: {} });
-      expect(result.isError).toBe(true);
-      expect(firstText(result)).toBe('Forbidden resource');
+    it('a method guard that denies gives the access-denied error (-32004, status 403), and the method never runs', async () => {
+      const error = await rpcError(client.callTool({ name: 'denied_tool', arguments: {} }));
+      expect(error.code).toBe(ACCESS_DENIED);
+      expect(error.message).toContain('Forbidden resource');
+      expect(error.data).toEqual({ status: 403 });
       expect(probe.count('denied_tool')).toBe(0);
     });
 
-    it('the denial is an ordinary 200 JSON-RPC answer over HTTP, not a 403/500', async () => {
+    it('the denial is a 200 JSON-RPC error over HTTP, not a tool result, a 403 or a 500', async () => {
       const session = await openRawSession(running.url());
       const reply = await session.request('tools/call', { name: 'denied_tool', arguments: {} });
       expect(reply.status).toBe(200);
-      expect(reply.body.error).toBeUndefined();
-      expect(reply.body.result).toEqual({
-        content: [{ type: 'text', text: 'Forbidden resource' }],
-        isError: true,
-      });
+      expect(reply.body.result).toBeUndefined();
+      expect(reply.body.error).toEqual({ code: ACCESS_DENIED, message: 'Forbidden resource', data: { status: 403 } });
     });
 
     it('a guard that allows lets the call through and sees an mcp context with the call arguments', async () => {
@@ -81,9 +82,8 @@ describe.each<Adapter>(['express'])('Nest enhancers on MCP handlers (%s)', (adap
     });
 
     it('a guard reading the HTTP request decides per caller', async () => {
-      const denied = await client.callTool({ name: 'admin_tool', arguments: {} });
-      expect(denied.isError).toBe(true);
-      expect(firstText(denied)).toBe('Forbidden resource');
+      const denied = await rpcError(client.callTool({ name: 'admin_tool', arguments: {} }));
+      expect(denied.code).toBe(ACCESS_DENIED);
       expect(probe.count('admin_tool')).toBe(0);
 
       const admin = await running.connect({ headers: { 'x-role': 'admin' } });
@@ -93,24 +93,25 @@ describe.each<Adapter>(['express'])('Nest enhancers on MCP handlers (%s)', (adap
       expect(probe.count('admin_tool')).toBe(1);
     });
 
-    it("a guard that throws its own HttpException gives that exception's message", async () => {
-      const result = await client.callTool({ name: 'expired_tool', arguments: {} });
-      expect(result.isError).toBe(true);
-      expect(firstText(result)).toBe('Token expired, sign in again');
+    it('a guard that throws UnauthorizedException gives the access-denied error with its message and status 401', async () => {
+      const error = await rpcError(client.callTool({ name: 'expired_tool', arguments: {} }));
+      expect(error.code).toBe(ACCESS_DENIED);
+      expect(error.message).toContain('Token expired, sign in again');
+      expect(error.data).toEqual({ status: 401 });
       expect(probe.count('expired_tool')).toBe(0);
     });
 
     it('a guard answering with an Observable<false> denies', async () => {
-      const result = await client.callTool({ name: 'async_denied_tool', arguments: {} });
-      expect(result.isError).toBe(true);
-      expect(firstText(result)).toBe('Forbidden resource');
+      const error = await rpcError(client.callTool({ name: 'async_denied_tool', arguments: {} }));
+      expect(error.code).toBe(ACCESS_DENIED);
+      expect(error.message).toContain('Forbidden resource');
       expect(probe.count('async_denied_tool')).toBe(0);
     });
 
     it('a guard on the class applies to its tools', async () => {
-      const result = await client.callTool({ name: 'class_guarded_tool', arguments: {} });
-      expect(result.isError).toBe(true);
-      expect(firstText(result)).toBe('Forbidden resource');
+      const error = await rpcError(client.callTool({ name: 'class_guarded_tool', arguments: {} }));
+      expect(error.code).toBe(ACCESS_DENIED);
+      expect(error.message).toContain('Forbidden resource');
       expect(probe.count('class_guarded_tool')).toBe(0);
     });
 
@@ -121,16 +122,17 @@ describe.each<Adapter>(['express'])('Nest enhancers on MCP handlers (%s)', (adap
       expect(probe.count('politely_denied_tool')).toBe(0);
     });
 
-    it('a guard that denies a resource read gives a JSON-RPC error, not content', async () => {
+    it('a guard that denies a resource read gives the access-denied error, not content', async () => {
       const error = await rpcError(client.readResource({ uri: 'guarded://secret' }));
-      expect(error.code).toBe(-32603);
+      expect(error.code).toBe(ACCESS_DENIED);
       expect(error.message).toContain('Forbidden resource');
+      expect(error.data).toEqual({ status: 403 });
       expect(probe.count('secret')).toBe(0);
     });
 
-    it('a guard that denies a resource template read gives a JSON-RPC error', async () => {
+    it('a guard that denies a resource template read gives the access-denied error', async () => {
       const error = await rpcError(client.readResource({ uri: 'guarded://vault/42' }));
-      expect(error.code).toBe(-32603);
+      expect(error.code).toBe(ACCESS_DENIED);
       expect(error.message).toContain('Forbidden resource');
       expect(probe.count('vault_item')).toBe(0);
     });
@@ -140,7 +142,7 @@ describe.each<Adapter>(['express'])('Nest enhancers on MCP handlers (%s)', (adap
       const reply = await session.request('resources/read', { uri: 'guarded://secret' });
       expect(reply.status).toBe(200);
       expect(reply.body.result).toBeUndefined();
-      expect(reply.body.error).toEqual({ code: -32603, message: 'Forbidden resource' });
+      expect(reply.body.error).toEqual({ code: ACCESS_DENIED, message: 'Forbidden resource', data: { status: 403 } });
     });
 
     it('a guard that allows a resource read sees the URI as the call arguments', async () => {
@@ -152,9 +154,10 @@ describe.each<Adapter>(['express'])('Nest enhancers on MCP handlers (%s)', (adap
       ]);
     });
 
-    it('a guard that denies a prompt gives a JSON-RPC error', async () => {
+    it('a guard that denies a prompt gives the access-denied error', async () => {
       const error = await rpcError(client.getPrompt({ name: 'guarded_prompt', arguments: { topic: 'x' } }));
-      expect(error.code).toBe(-32603);
+      expect(error.code).toBe(ACCESS_DENIED);
+      expect(error.data).toEqual({ status: 403 });
       expect(error.message).toContain('Forbidden resource');
       expect(probe.count('guarded_prompt')).toBe(0);
     });
@@ -309,14 +312,11 @@ describe.each<Adapter>(['express'])('Nest enhancers on MCP handlers (%s)', (adap
     });
   });
   describe('the same pipeline in the modern era (2026-07-28, no session)', () => {
-    it('a denying guard gives an isError tool result (HTTP 200)', async () => {
+    it('a denying guard gives the access-denied error (HTTP 200), not a tool result', async () => {
       const reply = await modernRequest(running.url(), 'tools/call', { name: 'denied_tool', arguments: {} });
       expect(reply.status).toBe(200);
-      expect(reply.body.result).toMatchObject({
-        content: [{ type: 'text', text: 'Forbidden resource' }],
-        isError: true,
-        resultType: 'complete',
-      });
+      expect(reply.body.result).toBeUndefined();
+      expect(reply.body.error).toEqual({ code: ACCESS_DENIED, message: 'Forbidden resource', data: { status: 403 } });
       expect(probe.count('denied_tool')).toBe(0);
     });
 
@@ -326,10 +326,10 @@ describe.each<Adapter>(['express'])('Nest enhancers on MCP handlers (%s)', (adap
       expect(reply.body.result.content).toEqual([{ type: 'text', text: 'MODERN!' }]);
     });
 
-    it('a denying guard on a resource gives a JSON-RPC error', async () => {
+    it('a denying guard on a resource gives the access-denied error', async () => {
       const reply = await modernRequest(running.url(), 'resources/read', { uri: 'guarded://secret' });
       expect(reply.body.result).toBeUndefined();
-      expect(reply.body.error).toMatchObject({ code: -32603, message: 'Forbidden resource' });
+      expect(reply.body.error).toEqual({ code: ACCESS_DENIED, message: 'Forbidden resource', data: { status: 403 } });
       expect(reply.status).toBeLessThan(500);
     });
 

@@ -9,6 +9,19 @@ import { GLOBAL_ENHANCER_PROVIDERS, GlobalProbe } from './fixtures/pipeline-glob
 import { UpperCaseInterceptor } from './fixtures/pipeline-enhancers';
 import { firstText, startApp, type RunningApp } from './fixtures/pipeline-app';
 
+/** The JSON-RPC error of a refused request, as the SDK client reports it (its message without the SDK's prefix). */
+async function accessDenied(promise: Promise<unknown>): Promise<{ code: number; message: string; data: unknown }> {
+  const error = await promise.then(
+    (value) => {
+      throw new Error(`Expected a JSON-RPC error, got ${JSON.stringify(value)}`);
+    },
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(SdkMcpError);
+  const { code, message, data } = error as SdkMcpError;
+  return { code, message: message.replace(/^MCP error -?\d+: /, ''), data };
+}
+
 describe('global enhancers on MCP calls', () => {
   let running: RunningApp;
   let client: Client;
@@ -53,23 +66,20 @@ describe('global enhancers on MCP calls', () => {
       expect(probe.guard.map((entry) => entry.type)).toEqual(['mcp']);
     });
 
-    it('denies a tool call: isError "Forbidden resource" and the tool never runs', async () => {
+    it('denies a tool call: the access-denied error (-32004, status 403), and the tool never runs', async () => {
       const before = probe.runs.echo ?? 0;
-      const result = await client.callTool({ name: 'echo', arguments: { text: 'hi', blocked: true } });
-      expect(result.isError).toBe(true);
-      expect(firstText(result)).toBe('Forbidden resource');
+      const denied = await accessDenied(client.callTool({ name: 'echo', arguments: { text: 'hi', blocked: true } }));
+      expect(denied).toEqual({ code: -32004, message: 'Forbidden resource', data: { status: 403 } });
       expect(probe.runs.echo ?? 0).toBe(before);
 
-      const byName = await client.callTool({ name: 'blocked_tool', arguments: {} });
-      expect(byName.isError).toBe(true);
-      expect(firstText(byName)).toBe('Forbidden resource');
+      const byName = await accessDenied(client.callTool({ name: 'blocked_tool', arguments: {} }));
+      expect(byName).toEqual({ code: -32004, message: 'Forbidden resource', data: { status: 403 } });
       expect(probe.runs.blocked_tool).toBeUndefined();
     });
 
     it('reads handler metadata through Reflector (a role requirement)', async () => {
-      const anonymous = await client.callTool({ name: 'audit_report', arguments: {} });
-      expect(anonymous.isError).toBe(true);
-      expect(firstText(anonymous)).toBe('Forbidden resource');
+      const anonymous = await accessDenied(client.callTool({ name: 'audit_report', arguments: {} }));
+      expect(anonymous.code).toBe(-32004);
       expect(probe.runs.audit_report).toBeUndefined();
 
       const auditor = await running.connect({ headers: { 'x-role': 'auditor' } });
@@ -78,7 +88,7 @@ describe('global enhancers on MCP calls', () => {
       expect(firstText(allowed)).toBe('audit: all good [global]');
     });
 
-    it('applies to resource reads too: allowed with the URI as args, denied as a JSON-RPC error', async () => {
+    it('applies to resource reads too: allowed with the URI as args, denied as the access-denied error', async () => {
       probe.guard.length = 0;
       const status = await client.readResource({ uri: 'global://status' });
       expect(status.contents).toEqual([{ uri: 'global://status', mimeType: 'text/plain', text: 'green' }]);
@@ -90,7 +100,7 @@ describe('global enhancers on MCP calls', () => {
 
       const error = await client.readResource({ uri: 'global://blocked' }).catch((reason: unknown) => reason);
       expect(error).toBeInstanceOf(SdkMcpError);
-      expect((error as SdkMcpError).code).toBe(-32603);
+      expect((error as SdkMcpError).code).toBe(-32004);
       expect((error as SdkMcpError).message).toContain('Forbidden resource');
       expect(probe.runs.blockedResource).toBeUndefined();
     });

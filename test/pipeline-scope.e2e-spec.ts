@@ -15,6 +15,21 @@ import {
 } from './fixtures/pipeline-scope';
 import { firstText, modernRequest, startApp, type RunningApp } from './fixtures/pipeline-app';
 
+/** A guard's refusal (it returned false): the access-denied error, as the SDK client reports it. */
+const FORBIDDEN = { code: -32004, data: { status: 403 }, message: expect.stringContaining('Forbidden resource') };
+
+/** The code, data and message of the JSON-RPC error a client request ends with. */
+async function accessDenial(promise: Promise<unknown>): Promise<unknown> {
+  const error = await promise.then(
+    (value) => {
+      throw new Error(`Expected a JSON-RPC error, got ${JSON.stringify(value)}`);
+    },
+    (reason: unknown) => reason,
+  );
+  const { code, data, message } = error as { code: unknown; data: unknown; message: unknown };
+  return { code, data, message };
+}
+
 const USER_AGENT = 'pipeline-e2e-agent/1.0';
 
 function toolJson(result: object): any {
@@ -65,9 +80,7 @@ describe('MCP handlers across provider kinds and scopes', () => {
     });
 
     it('still run their guards: denied for one caller, admitted for another', async () => {
-      const denied = await globex.callTool({ name: 'acme_secrets', arguments: {} });
-      expect(denied.isError).toBe(true);
-      expect(firstText(denied)).toBe('Forbidden resource');
+      expect(await accessDenial(globex.callTool({ name: 'acme_secrets', arguments: {} }))).toEqual(FORBIDDEN);
       expect(handlerRuns.acme_secrets).toBeUndefined();
 
       const allowed = await acme.callTool({ name: 'acme_secrets', arguments: {} });
@@ -134,9 +147,7 @@ describe('MCP handlers across provider kinds and scopes', () => {
     });
 
     it('run the @UseGuards guard bound to them (denied)', async () => {
-      const result = await acme.callTool({ name: 'widget_delete_all', arguments: {} });
-      expect(result.isError).toBe(true);
-      expect(firstText(result)).toBe('Forbidden resource');
+      expect(await accessDenial(acme.callTool({ name: 'widget_delete_all', arguments: {} }))).toEqual(FORBIDDEN);
       expect(handlerRuns.widget_delete_all).toBeUndefined();
     });
   });
@@ -160,10 +171,9 @@ describe('MCP handlers across provider kinds and scopes', () => {
     });
 
     it('a @UseGuards guard on a tool of a useFactory provider still denies', async () => {
-      const result = await acme.callTool({ name: 'factory_guarded', arguments: {} });
+      const denial = await accessDenial(acme.callTool({ name: 'factory_guarded', arguments: {} }));
       expect(handlerRuns.factory_guarded).toBeUndefined();
-      expect(result.isError).toBe(true);
-      expect(firstText(result)).toBe('Forbidden resource');
+      expect(denial).toEqual(FORBIDDEN);
     });
   });
 });

@@ -1,11 +1,13 @@
 /**
  * Nest's `HttpException`s (a guard's denial, a `ValidationPipe` failure, a handler's
- * `NotFoundException`...) as MCP errors. Their messages are meant for clients, so they are kept;
- * any other error stays as it is and the engine answers it with a generic message.
+ * `NotFoundException`...) and what an application's exception filter wrote to the response, as
+ * MCP errors. Their messages are meant for clients, so they are kept; any other error stays as it
+ * is and the engine answers it with a generic message.
  */
 import type { Era } from '../protocol/revisions';
 import { ErrorCode } from '../protocol/json-rpc';
-import { isMcpError, isMcpToolError, McpError, McpToolError } from '../protocol/mcp-error';
+import { isMcpError, isMcpToolError, McpError, McpToolError, messageOf } from '../protocol/mcp-error';
+import { FilterAnswer } from './filter-response.capture';
 import type { McpHandlerKind } from './mcp-metadata.accessor';
 
 type HandlerKind = McpHandlerKind;
@@ -28,11 +30,13 @@ function isHttpException(error: unknown): error is HttpExceptionLike {
 /** The client-facing message of an HttpException (a ValidationPipe lists several). */
 export function httpExceptionMessage(error: HttpExceptionLike): string {
   const response = error.getResponse();
-  if (typeof response === 'string') {
-    return response;
-  }
-  if (typeof response === 'object' && response !== null && 'message' in response) {
-    const message = response.message;
+  return typeof response === 'string' ? response : (bodyMessage(response) ?? error.message);
+}
+
+/** The `message` of an error body (`{ message: 'x' }`, or a ValidationPipe's list joined by '; '). */
+function bodyMessage(body: unknown): string | undefined {
+  if (typeof body === 'object' && body !== null && 'message' in body) {
+    const message = body.message;
     if (Array.isArray(message)) {
       return message.map(String).join('; ');
     }
@@ -40,7 +44,17 @@ export function httpExceptionMessage(error: HttpExceptionLike): string {
       return message;
     }
   }
-  return error.message;
+  return undefined;
+}
+
+/** 401 and 403: the caller was refused, whoever said so (a guard, a handler, a filter). */
+function isAccessDenial(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
+/** The access-denied error: -32004 with the HTTP status it stands for. */
+function accessDenied(status: number, message: string): McpError {
+  return new McpError(ErrorCode.AccessDenied, message, { status });
 }
 
 /**
@@ -59,19 +73,75 @@ export function codeForHttpStatus(status: number, kind: HandlerKind, era: Era): 
 }
 
 /**
- * Translates an error thrown by a handler. For tools, an HttpException is a tool execution
- * error (`isError: true`) the model can read; elsewhere it becomes a JSON-RPC error. Any other
- * error is passed on, for the engine to log and answer with a generic message.
+ * Translates an error thrown by a handler (or by its pipeline: a guard, a pipe, a filter).
+ *
+ * - An HttpException of status 401 or 403 (a guard that returns `false` makes Nest throw
+ *   `ForbiddenException('Forbidden resource')`) is the JSON-RPC error -32004
+ *   (`ErrorCode.AccessDenied`) with its message and `data: { status }`, for every kind: a refusal,
+ *   never a tool result.
+ * - Any other HttpException of a tool is a tool execution error (`isError: true`) the model can
+ *   read; elsewhere it is the JSON-RPC error of `codeForHttpStatus`. Above 499 its message is
+ *   not passed on.
+ * - What an exception filter wrote to the response (a `FilterAnswer`) is a JSON-RPC error for
+ *   every kind, by the status written (the message is the body's `message`, a list joined by
+ *   '; ', else the caught exception's client-facing message):
+ *
+ *   | status written      | answer                                                        |
+ *   | ------------------- | ------------------------------------------------------------- |
+ *   | 400, 422            | -32602 Invalid params                                         |
+ *   | 401, 403            | -32004 access denied, `data: { status }`                      |
+ *   | 404                 | `codeForHttpStatus`: -32002 (legacy resources), else -32602   |
+ *   | any other below 500 | -32603 with the body's message                                |
+ *   | 500 and above       | the caught exception, translated as if no filter had run      |
+ *
+ * Any other error is passed on, for the engine to log and answer with a generic message.
  */
 export function translateHttpException(error: unknown, kind: HandlerKind, era: Era): unknown {
+  if (error instanceof FilterAnswer) {
+    return translateFilterAnswer(error, kind, era);
+  }
   // The handler's chosen answers, by brand: they pass as they are, whatever else they look like.
   if (isMcpError(error) || isMcpToolError(error) || !isHttpException(error)) {
     return error;
   }
   const status = error.getStatus();
+  if (isAccessDenial(status)) {
+    return accessDenied(status, httpExceptionMessage(error));
+  }
   const message = status >= 500 ? 'Internal error' : httpExceptionMessage(error);
   if (kind === 'tool') {
     return new McpToolError(message);
   }
   return new McpError(codeForHttpStatus(status, kind, era), message);
+}
+
+/** What a filter wrote, by the table of `translateHttpException`. */
+function translateFilterAnswer(answer: FilterAnswer, kind: HandlerKind, era: Era): unknown {
+  const { status, exception } = answer;
+  if (status >= 500) {
+    return translateHttpException(exception, kind, era);
+  }
+  const message =
+    writtenMessage(answer.body) ??
+    (isHttpException(exception) ? httpExceptionMessage(exception) : messageOf(exception));
+  if (isAccessDenial(status)) {
+    return accessDenied(status, message);
+  }
+  if (status === 400 || status === 422 || status === 404) {
+    return new McpError(codeForHttpStatus(status, kind, era), message);
+  }
+  return new McpError(ErrorCode.InternalError, message);
+}
+
+/** The message of a written body: an object's (or its JSON text's) `message`, else a plain text. */
+function writtenMessage(body: unknown): string | undefined {
+  if (typeof body !== 'string' && !Buffer.isBuffer(body)) {
+    return bodyMessage(body);
+  }
+  const text = body.toString();
+  try {
+    return bodyMessage(JSON.parse(text));
+  } catch {
+    return text.length > 0 ? text : undefined;
+  }
 }

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import {
   type CanActivate,
+  ConflictException,
   Controller,
   type ExecutionContext,
-  ForbiddenException,
   Injectable,
   Module,
   type Provider,
@@ -22,7 +22,8 @@ import { McpScopes, McpVisibilityGuard } from '../decorators/mcp-scopes.decorato
 import { McpTool } from '../decorators/mcp-tool.decorator';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpCallContext } from '../protocol/call-context';
-import { isMcpToolError } from '../protocol/mcp-error';
+import { ErrorCode } from '../protocol/json-rpc';
+import { isMcpError, isMcpToolError, type McpError } from '../protocol/mcp-error';
 import { McpRegistry, type SchemaCompiler } from '../registry/mcp-registry.service';
 import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../mcp.constants';
 import { resolveServerIdentity } from '../servers/server-identity';
@@ -150,7 +151,7 @@ describe('McpExplorer', () => {
 
       @McpTool({ name: 'throwing_tool' })
       throwingTool(): string {
-        throw new ForbiddenException('not yours');
+        throw new ConflictException('not yours');
       }
     }
     const { app, registry } = await explore([Kinds]);
@@ -195,7 +196,7 @@ describe('McpExplorer', () => {
     expect(keysOf()).toEqual(before);
   });
 
-  it('runs guards: a refusal is a tool error with the HTTP message', async () => {
+  it('runs guards: a refusal is the access-denied error with the HTTP message and status', async () => {
     @Injectable()
     class Deny implements CanActivate {
       canActivate() {
@@ -215,8 +216,12 @@ describe('McpExplorer', () => {
       const error = await Promise.resolve(registry.getTool('secret')!.invoke({}, callOf('secret'), native)).catch(
         (caught: unknown) => caught,
       );
-      expect(isMcpToolError(error)).toBe(true);
-      expect((error as Error).message).toBe('Forbidden resource');
+      expect(isMcpError(error)).toBe(true);
+      expect((error as McpError).toJsonRpc()).toEqual({
+        code: ErrorCode.AccessDenied,
+        message: 'Forbidden resource',
+        data: { status: 403 },
+      });
     } finally {
       await app.close();
     }

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Controller, Injectable, Module, UseGuards } from '@nestjs/common';
-import { DiscoveryModule, DiscoveryService, ExternalContextCreator, ModuleRef } from '@nestjs/core';
+import { Catch, Controller, Injectable, Module, UseFilters, UseGuards } from '@nestjs/common';
+import { APP_FILTER, DiscoveryModule, DiscoveryService, ExternalContextCreator, ModuleRef } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import type * as NestCommon from '@nestjs/common';
 import type * as NestCore from '@nestjs/core';
@@ -22,6 +22,7 @@ import {
   registeredEnhancerOf,
   ROUTE_ARGS_METADATA,
   routeArgType,
+  wrapConcreteFilters,
 } from './nest-internals';
 
 /**
@@ -126,6 +127,55 @@ describe('nest-internals on the installed Nest', () => {
       }
     });
 
+    it('wraps the concrete filters of the forked filter context, each with its instance, once per instance', async () => {
+      class Special extends Error {}
+      @Catch()
+      class EveryError {
+        catch(): string {
+          return 'global';
+        }
+      }
+      @Catch(Special)
+      class OnlySpecial {
+        catch(): string {
+          return 'method';
+        }
+      }
+      @Injectable()
+      class Filtered {
+        @UseFilters(new OnlySpecial())
+        handle(): void {}
+      }
+      @Module({ providers: [Filtered, { provide: APP_FILTER, useClass: EveryError }] })
+      class FilterModule {}
+
+      const app = await Test.createTestingModule({ imports: [FilterModule] }).compile();
+      await app.init();
+      try {
+        const fork = forkContextCreator(app.get(ExternalContextCreator))!;
+        const made: string[] = [];
+        const ran: string[] = [];
+        const wrapped = wrapConcreteFilters(fork.filters, (func, filter) => {
+          made.push(filter.constructor.name);
+          return (exception, host) => {
+            ran.push(filter.constructor.name);
+            return func(exception, host);
+          };
+        });
+        expect(wrapped).toBe(true);
+        const host = app.get(Filtered);
+        const handler = fork.filters.create(host, host.handle, '');
+        // The method's filter first, and still only for what it catches.
+        expect(handler.invokeCustomFilters!(new Special(), {})).toBe('method');
+        expect(handler.invokeCustomFilters!(new Error('other'), {})).toBe('global');
+        expect(ran).toEqual(['OnlySpecial', 'EveryError']);
+        fork.filters.create(host, host.handle, '');
+        expect(made.sort()).toEqual(['EveryError', 'OnlySpecial']);
+      } finally {
+        await app.close();
+      }
+    });
+
     it("finds a provider's module ref and the enhancers its module registered", async () => {
       const app = await Test.createTestingModule({ imports: [AppModule] }).compile();
       try {
@@ -194,6 +244,51 @@ const nest11Installed = existsSync(join(NEST_11, 'node_modules', '@nestjs', 'cor
     const { Reflector } = core();
     const Marked = Reflector.createDecorator<string[]>({ key: 'nest-mcp:test' });
     expect(Marked.KEY).toBe('nest-mcp:test');
+  });
+
+  it('has the concrete filters wrapConcreteFilters wraps, with their instances', async () => {
+    const { Catch: Catch11, Module: Module11, UseFilters: UseFilters11 } = common();
+    const { NestFactory, ExternalContextCreator: Creator11 } = core();
+    class Special extends Error {}
+    class EveryError {
+      catch(): string {
+        return 'global';
+      }
+    }
+    Catch11()(EveryError);
+    class OnlySpecial {
+      catch(): string {
+        return 'method';
+      }
+    }
+    Catch11(Special)(OnlySpecial);
+    class Filtered {
+      handle(): void {}
+    }
+    UseFilters11(new OnlySpecial())(
+      Filtered.prototype,
+      'handle',
+      Object.getOwnPropertyDescriptor(Filtered.prototype, 'handle')!,
+    );
+    class App11 {}
+    Module11({})(App11);
+    const app = await NestFactory.createApplicationContext(App11, { logger: false });
+    try {
+      const fork = forkContextCreator(app.get(Creator11))!;
+      const ran: string[] = [];
+      expect(
+        wrapConcreteFilters(fork.filters, (func, filter) => (exception, host) => {
+          ran.push(filter.constructor.name);
+          return func(exception, host);
+        }),
+      ).toBe(true);
+      const host = new Filtered();
+      const handler = fork.filters.create(host, host.handle, '');
+      expect(handler.invokeCustomFilters!(new Special(), {})).toBe('method');
+      expect(ran).toEqual(['OnlySpecial']);
+    } finally {
+      await app.close();
+    }
   });
 
   it("keeps the container, the global enhancers and the filter factory on an application's ExternalContextCreator", async () => {

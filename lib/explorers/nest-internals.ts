@@ -146,6 +146,74 @@ export function forkContextCreator(
   return typeof filters?.create === 'function' ? { creator, filters } : undefined;
 }
 
+/** An exception filter's `catch`, as the pipeline calls it. */
+export type FilterCatch = (exception: unknown, host: unknown) => unknown;
+
+/** The part of `BaseExceptionFilterContext` that turns filters (instances or classes) into callable ones. */
+interface ConcreteFiltersContext {
+  createConcreteContext(metadata: unknown, contextId?: unknown, inquirerId?: unknown): unknown;
+  getFilterInstance(filter: unknown, contextId?: unknown, inquirerId?: unknown): unknown;
+}
+
+/**
+ * Has every filter `filters` resolves call `wrap(catch, filter)`'s function instead of its own
+ * `catch`, where `filter` is the filter instance (or the class, for a static `catch`). Nest
+ * resolves each filter (`getFilterInstance`) and maps the instances it keeps to
+ * `{ func: instance.catch.bind(instance), exceptionMetatypes }` (`createConcreteContext`, Nest 8
+ * to 12); the instances are collected while it does, in the same order. One wrapper per filter
+ * instance, made on its first use. Returns false, and changes nothing, when either method is
+ * missing; when the instances and the filters made do not line up, those filters stay as Nest made them.
+ */
+export function wrapConcreteFilters(
+  filters: FiltersContextLike,
+  wrap: (func: FilterCatch, filter: object) => FilterCatch,
+): boolean {
+  const context = filters as unknown as Partial<ConcreteFiltersContext>;
+  if (typeof context.createConcreteContext !== 'function' || typeof context.getFilterInstance !== 'function') {
+    return false;
+  }
+  const concrete = context.createConcreteContext.bind(context);
+  const resolve = context.getFilterInstance.bind(context);
+  const wrapped = new WeakMap<object, FilterCatch>();
+  // One list, reused: the contexts of a request-scoped handler are made on every call.
+  const resolved: object[] = [];
+  let collecting = false;
+  context.getFilterInstance = (filter, contextId, inquirerId) => {
+    const instance = resolve(filter, contextId, inquirerId);
+    if (collecting && (typeof instance === 'object' || typeof instance === 'function') && instance !== null) {
+      resolved.push(instance);
+    }
+    return instance;
+  };
+  context.createConcreteContext = (metadata, contextId, inquirerId) => {
+    resolved.length = 0;
+    collecting = true;
+    let made: unknown;
+    try {
+      made = concrete(metadata, contextId, inquirerId);
+    } finally {
+      collecting = false;
+    }
+    if (Array.isArray(made) && made.length === resolved.length) {
+      for (let index = 0; index < made.length; index += 1) {
+        const item = made[index] as { func?: unknown } | null;
+        const filter = resolved[index];
+        if (typeof item?.func === 'function') {
+          let func = wrapped.get(filter);
+          if (func === undefined) {
+            func = wrap(item.func as FilterCatch, filter);
+            wrapped.set(filter, func);
+          }
+          item.func = func;
+        }
+      }
+    }
+    resolved.length = 0;
+    return made;
+  };
+  return true;
+}
+
 /** A provider or controller as `DiscoveryService` gives it (Nest's `InstanceWrapper`). */
 export type HostWrapper = ReturnType<DiscoveryService['getProviders']>[number];
 
