@@ -30,7 +30,6 @@ function messageOf(response: RawResponse): RpcMessage {
 }
 
 const ACCESS_DENIED = -32004;
-const INTERNAL_TOOL_ERROR = { content: [{ type: 'text', text: 'Internal tool error' }], isError: true };
 
 @Module(APP_FILTERS_APP)
 class AppFiltersModule {}
@@ -98,19 +97,19 @@ describe.each<HttpPlatform>(['express', 'fastify'])(
       await running?.close();
     });
 
-    it('a tool throwing a plain Error: the filter writes 500, and the call is answered as without a filter, everywhere', async () => {
+    it('a tool throwing a plain Error: the 500 the filter wrote is -32603, everywhere; the error is logged', async () => {
       const answers = await everyRoute('tools/call', { name: 'explode', arguments: {} }, 'explode');
       for (const [route, response] of Object.entries(answers)) {
-        expect({ route, status: response.status }).toEqual({ route, status: 200 });
-        expect({ route, result: messageOf(response).result }).toEqual({
+        expect({ route, error: messageOf(response).error }).toEqual({
           route,
-          result: expect.objectContaining(INTERNAL_TOOL_ERROR),
+          error: { code: -32603, message: 'Internal error' },
         });
         expect(response.text).not.toContain('statusCode');
         expect(response.text).not.toContain('hunter2');
       }
-      const overSse = await sseClient!.callTool({ name: 'explode', arguments: {} });
-      expect(overSse).toEqual(INTERNAL_TOOL_ERROR);
+      const overSse = await sseError(sseClient!.callTool({ name: 'explode', arguments: {} }));
+      expect(overSse.code).toBe(-32603);
+      expect(logger.lines.some((line) => line.level === 'error' && line.message.includes('explode'))).toBe(true);
     });
 
     it('a resource throwing a plain Error: -32603, with nothing of the error', async () => {
@@ -205,12 +204,12 @@ describe.each<HttpPlatform>(['express', 'fastify'])(
         }
       });
 
-      it('answers a plain Error as without a filter', async () => {
+      it('answers a plain Error with -32603, as the 500 it wrote says', async () => {
         const answers = await everyRoute('tools/call', { name: 'audited_explode', arguments: {} }, 'audited_explode');
         for (const [route, response] of Object.entries(answers)) {
-          expect({ route, result: messageOf(response).result }).toEqual({
+          expect({ route, error: messageOf(response).error }).toEqual({
             route,
-            result: expect.objectContaining(INTERNAL_TOOL_ERROR),
+            error: { code: -32603, message: 'Internal error' },
           });
           expect(response.text).not.toContain('sda1');
         }

@@ -8,7 +8,7 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { ErrorCode } from '../protocol/json-rpc';
-import { isMcpError, isMcpToolError, McpError, McpToolError } from '../protocol/mcp-error';
+import { isMcpError, isMcpToolError, McpError, McpInternalError, McpToolError } from '../protocol/mcp-error';
 import type { Era } from '../protocol/revisions';
 import { FilterAnswer } from './filter-response.capture';
 import { translateHttpException } from './http-exception.translator';
@@ -132,12 +132,16 @@ describe('translateHttpException', () => {
       });
     });
 
-    it('500 and above: the caught exception goes on, translated as if no filter had run', () => {
+    it('500 and above: a tool answers -32603 and the engine logs the caught exception; others as without a filter', () => {
       const body = { statusCode: 500, message: 'Internal server error' };
-      expect(translateHttpException(new FilterAnswer(500, body, plain), 'tool', 'legacy')).toBe(plain);
+      const tool = translateHttpException(new FilterAnswer(500, body, plain), 'tool', 'legacy');
+      expect(tool).toBeInstanceOf(McpInternalError);
+      expect(tool).toMatchObject({ code: -32603, message: 'Internal error', failure: plain });
       expect(translateHttpException(new FilterAnswer(503, body, plain), 'resource', 'modern')).toBe(plain);
-      expect(translate(new FilterAnswer(500, body, new InternalServerErrorException('db-internal-3')))).toEqual({
-        toolError: 'Internal error',
+      const prompt = new InternalServerErrorException('db-internal-3');
+      expect(translate(new FilterAnswer(500, body, prompt), 'prompt')).toEqual({
+        code: -32603,
+        message: 'Internal error',
       });
     });
   });

@@ -6,7 +6,7 @@
  */
 import type { Era } from '../protocol/revisions';
 import { ErrorCode } from '../protocol/json-rpc';
-import { isMcpError, isMcpToolError, McpError, McpToolError, messageOf } from '../protocol/mcp-error';
+import { isMcpError, isMcpToolError, McpError, McpInternalError, McpToolError, messageOf } from '../protocol/mcp-error';
 import { FilterAnswer } from './filter-response.capture';
 import type { McpHandlerKind } from './mcp-metadata.accessor';
 
@@ -92,7 +92,8 @@ export function codeForHttpStatus(status: number, kind: HandlerKind, era: Era): 
  *   | 401, 403            | -32004 access denied, `data: { status }`                      |
  *   | 404                 | `codeForHttpStatus`: -32002 (legacy resources), else -32602   |
  *   | any other below 500 | -32603 with the body's message                                |
- *   | 500 and above       | the caught exception, translated as if no filter had run      |
+ *   | 500 and above       | -32603 "Internal error", the caught exception logged with the |
+ *   |                     | call (resources, templates, prompts: as if no filter had run) |
  *
  * Any other error is passed on, for the engine to log and answer with a generic message.
  */
@@ -119,7 +120,8 @@ export function translateHttpException(error: unknown, kind: HandlerKind, era: E
 function translateFilterAnswer(answer: FilterAnswer, kind: HandlerKind, era: Era): unknown {
   const { status, exception } = answer;
   if (status >= 500) {
-    return translateHttpException(exception, kind, era);
+    // Logged by the engine with its call; a tool answers the JSON-RPC error the filter meant.
+    return kind === 'tool' ? new McpInternalError(exception) : translateHttpException(exception, kind, era);
   }
   const message =
     writtenMessage(answer.body) ??

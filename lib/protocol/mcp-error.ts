@@ -49,6 +49,19 @@ export class McpError extends Error {
 }
 
 /**
+ * An unexpected failure answered as a JSON-RPC error (-32603 "Internal error") rather than as a
+ * tool's generic error result, and logged with its call like any unexpected failure, from
+ * `failure`: what the application's exception filter made of an error when it wrote a 5xx
+ * answer (which the module keeps off the wire). Internal to the package.
+ */
+export class McpInternalError extends McpError {
+  constructor(readonly failure: unknown) {
+    super(ErrorCode.InternalError, 'Internal error');
+    this.name = 'McpInternalError';
+  }
+}
+
+/**
  * A tool execution error: the call ran and failed in a way the model should see. It is answered
  * as a `tools/call` result with `isError: true` and the message as text content, not as a
  * JSON-RPC error.

@@ -2,7 +2,7 @@
  * tools/list and tools/call.
  */
 import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
-import { McpError, McpToolError } from '../mcp-error';
+import { McpError, McpInternalError, McpToolError } from '../mcp-error';
 import { requireScopes } from '../access';
 import { listResult } from './list-result';
 import { renderTool, renderToolResult } from '../render';
@@ -178,6 +178,10 @@ function failedCall(context: HandlerContext, request: ResolvedRequest, error: un
     return toolErrorResult(error.message);
   }
   const { scope } = request;
+  if (error instanceof McpInternalError && !scope.aborted) {
+    context.logFailure(request, error.failure);
+    throw error;
+  }
   if (error instanceof McpError || scope.aborted || scope.wasAbandoned || request.task?.closed === true) {
     throw error;
   }
