@@ -216,7 +216,7 @@ const typeConsumers = [
  */
 function copyApps(consumer: string, from: string, peers: boolean, into: string): Record<Format, string> {
   mkdirSync(into, { recursive: true });
-  symlinkSync(join(consumer, 'node_modules'), join(into, 'node_modules'), 'dir');
+  symlinkSync(join(consumer, 'node_modules'), join(into, 'node_modules'), 'junction');
   const apps = {} as Record<Format, string>;
   for (const format of FORMATS) {
     apps[format] = join(into, format);
@@ -369,7 +369,7 @@ beforeAll(async () => {
       : Promise.all([packing, installDependencies(dir)]).then(([packed]) => installLibrary(dir, packed));
     typeApps.set(
       consumer,
-      installed.then(() => copyApps(dir, join(CONSUMERS, apps), peers, join(workDir!, 'types', consumer))),
+      installed.then(() => copyApps(dir, join(CONSUMERS, apps), peers, join(workDir!, 'types', basename(consumer)))),
     );
   }
   // A failure is reported by the combinations it concerns: their beforeAll awaits it.
