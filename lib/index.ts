@@ -35,7 +35,7 @@ export {
   getMcpReplayStoreToken,
   getMcpTaskStoreToken,
   getMcpNotificationBusToken,
-} from './stores/store.providers';
+} from './stores/store-tokens';
 export {
   getMcpRegistryToken,
   getMcpNotifierToken,
@@ -99,6 +99,7 @@ export type {
   McpAuthRequest,
   McpBearerOptions,
   McpJwtOptions,
+  McpJsonWebKey,
   McpTokenVerifier,
   McpApiKeyOptions,
   McpBasicOptions,

@@ -14,14 +14,33 @@
  * `@InjectMcpRegistry('admin')`; each server discovers only the module it includes, so the
  * consumer's compiler checks the published typings of the named tokens in CJS and ESM.
  *
+ * The published declarations must compile with `skipLibCheck: false` (the apps' tsconfig) wherever
+ * an application may build them: TypeScript 5.9 and 7, `@types/node` 20 and the current major,
+ * with none of the optional peers installed and with all of them. nest11 and nest12 have no
+ * optional peer and `@types/node` 20; test/consumers/types/<variant> install NestJS 12 with
+ * `@types/node` 26, the peers, or both. Every consumer has both compilers (`typescript` 5.9 and
+ * `typescript-7`), which check copies of its apps (of the nest12 apps for a variant, with
+ * types/with-peers.ts beside them where the peers are installed) made outside the repository, so
+ * that nothing resolves from the repository's own node_modules.
+ *
  * Installs are reused while the consumer's lockfile and the packed tarball are unchanged (a
  * stamp in its node_modules records both), so reruns only build, pack and compile.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -37,6 +56,11 @@ const ADMIN_TOOLS = ['admin_reverse', 'admin_runtime', 'admin_whoami'];
 
 const SETUP_TIMEOUT_MS = 10 * 60_000;
 const START_TIMEOUT_MS = 60_000;
+/** TypeScript 5.9 checking an app and every declaration it reaches, on a busy machine. */
+const TYPE_CHECK_TIMEOUT_MS = 120_000;
+
+const FORMATS = ['cjs', 'esm'] as const;
+type Format = (typeof FORMATS)[number];
 
 interface RunResult {
   stdout: string;
@@ -159,6 +183,62 @@ async function compile(consumer: string, appDir: string): Promise<void> {
   await run(process.execPath, [join(consumer, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', appDir], consumer);
 }
 
+/** The optional peers of nest-mcp (peerDependenciesMeta), none of which the apps import. */
+const OPTIONAL_PEERS = Object.entries(readJson(join(ROOT, 'package.json')).peerDependenciesMeta as object)
+  .filter(([, meta]) => (meta as { optional?: boolean }).optional)
+  .map(([name]) => name);
+
+/** The compilers of every consumer: its `typescript` (5.9) and `typescript-7` (an npm alias). */
+const COMPILERS = [
+  { typescript: 5, bin: join('typescript', 'bin', 'tsc') },
+  { typescript: 7, bin: join('typescript-7', 'bin', 'tsc') },
+] as const;
+
+/**
+ * The type-check matrix: the consumers' installs (what they hold is checked by the tests), whose
+ * apps (those of nest11 or nest12) are checked by both compilers.
+ */
+const typeConsumers = [
+  { consumer: 'nest11', apps: 'nest11', node: 20, peers: false },
+  { consumer: 'nest12', apps: 'nest12', node: 20, peers: false },
+  { consumer: 'types/node26', apps: 'nest12', node: 26, peers: false },
+  { consumer: 'types/node20-peers', apps: 'nest12', node: 20, peers: true },
+  { consumer: 'types/node26-peers', apps: 'nest12', node: 26, peers: true },
+] as const;
+
+/**
+ * Copies of the apps of `from` (a consumer) under `into`, outside the repository, resolving their
+ * packages through a link to `consumer`'s node_modules; types/with-peers.ts is added to their
+ * sources when `peers`. In place, the declarations would find what they import in the
+ * repository's own node_modules (an ancestor of the consumer's), where every optional peer is.
+ * The copies are checked with `--preserveSymlinks`, so that resolution walks up from the link,
+ * not from where it points.
+ */
+function copyApps(consumer: string, from: string, peers: boolean, into: string): Record<Format, string> {
+  mkdirSync(into, { recursive: true });
+  symlinkSync(join(consumer, 'node_modules'), join(into, 'node_modules'), 'junction');
+  const apps = {} as Record<Format, string>;
+  for (const format of FORMATS) {
+    apps[format] = join(into, format);
+    for (const name of ['package.json', 'tsconfig.json', 'src']) {
+      cpSync(join(from, format, name), join(apps[format], name), { recursive: true });
+    }
+    if (peers) cpSync(join(CONSUMERS, 'types', 'with-peers.ts'), join(apps[format], 'src', 'with-peers.ts'));
+  }
+  return apps;
+}
+
+/** The optional peers a module under `dir` resolves: in the node_modules of `dir` or of an ancestor. */
+function peersReachableFrom(dir: string): string[] {
+  const reachable = new Set<string>();
+  for (let at = dir; ; at = dirname(at)) {
+    for (const peer of OPTIONAL_PEERS) {
+      if (existsSync(join(at, 'node_modules', peer, 'package.json'))) reachable.add(peer);
+    }
+    if (dirname(at) === at) return OPTIONAL_PEERS.filter((peer) => reachable.has(peer));
+  }
+}
+
 interface RunningApp {
   child: ChildProcess;
   url: string;
@@ -259,6 +339,8 @@ const combinations = [
 let workDir: string | undefined;
 /** Per combination: resolves once its app is installed and compiled, rejects with the cause. */
 const prepared = new Map<string, Promise<void>>();
+/** Per consumer of the type-check matrix: its apps, once it is installed. */
+const typeApps = new Map<string, Promise<Record<Format, string>>>();
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'nest-mcp-consumers-'));
@@ -279,8 +361,19 @@ beforeAll(async () => {
       installing.get(nest)!.then(() => compile(consumer, join(consumer, format))),
     );
   }
+  for (const { consumer, apps, peers } of typeConsumers) {
+    const dir = join(CONSUMERS, consumer);
+    const nest = /^nest(\d+)$/.exec(consumer);
+    const installed = nest
+      ? installing.get(Number(nest[1]))!
+      : Promise.all([packing, installDependencies(dir)]).then(([packed]) => installLibrary(dir, packed));
+    typeApps.set(
+      consumer,
+      installed.then(() => copyApps(dir, join(CONSUMERS, apps), peers, join(workDir!, 'types', basename(consumer)))),
+    );
+  }
   // A failure is reported by the combinations it concerns: their beforeAll awaits it.
-  await Promise.allSettled(prepared.values());
+  await Promise.allSettled([...prepared.values(), ...typeApps.values()]);
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -492,3 +585,39 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
     START_TIMEOUT_MS,
   );
 });
+
+describe.each(typeConsumers)(
+  'the published types in $consumer (the $apps apps): @types/node $node, optional peers installed: $peers',
+  ({ consumer, node, peers }) => {
+    const dir = join(CONSUMERS, consumer);
+    let apps: Record<Format, string> | undefined;
+
+    beforeAll(async () => {
+      const ready = typeApps.get(consumer);
+      if (!ready) throw new Error('the shared setup did not run');
+      apps = await ready;
+    });
+
+    it(`holds @types/node ${node}, TypeScript 5.9 and 7, and ${peers ? 'every one' : 'none'} of the optional peers`, () => {
+      const version = (name: string) => readJson(join(dir, 'node_modules', name, 'package.json')).version as string;
+      expect(version('@types/node')).toMatch(new RegExp(`^${node}\\.`));
+      expect(version('typescript')).toMatch(/^5\.9\./);
+      expect(version('typescript-7')).toMatch(/^7\./);
+      expect(OPTIONAL_PEERS).toEqual(expect.arrayContaining(['ioredis', '@opentelemetry/api', '@nestjs/terminus']));
+      for (const format of FORMATS) {
+        expect(peersReachableFrom(apps![format])).toEqual(peers ? OPTIONAL_PEERS : []);
+      }
+    });
+
+    it.each(FORMATS.flatMap((format) => COMPILERS.map((compiler) => ({ format, ...compiler }))))(
+      'type-checks the $format app with TypeScript $typescript and skipLibCheck false',
+      async ({ format, bin }) => {
+        const appDir = apps![format];
+        expect(readJson(join(appDir, 'tsconfig.json')).compilerOptions.skipLibCheck).toBe(false);
+        const tsc = join(dir, 'node_modules', bin);
+        await run(process.execPath, [tsc, '-p', appDir, '--noEmit', '--preserveSymlinks'], appDir);
+      },
+      TYPE_CHECK_TIMEOUT_MS,
+    );
+  },
+);

@@ -3,12 +3,12 @@
  * verifier, or as a JWT (jose). Refusals carry the challenge of RFC 6750 §3 with the
  * `resource_metadata` of RFC 9728, so that clients find the authorization server.
  */
-import { createPublicKey, createSecretKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { type Logger } from '@nestjs/common';
 import type * as Jose from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { McpPrincipal } from '../protocol/call-context';
-import type { McpAuthRequest, McpJwtOptions, McpTokenVerifier } from './mcp-auth-options.interface';
+import type { McpAuthRequest, McpJsonWebKey, McpJwtOptions, McpTokenVerifier } from './mcp-auth-options.interface';
 import {
   authorization,
   challenge,
@@ -149,7 +149,7 @@ function keyOf(key: NonNullable<McpJwtOptions['key']>): KeyObject | Uint8Array {
   if ('type' in key && typeof (key as KeyObject).export === 'function') {
     return key as KeyObject;
   }
-  const jwk = key as JsonWebKey;
+  const jwk = key as McpJsonWebKey;
   return jwk.kty === 'oct' && typeof jwk.k === 'string'
     ? createSecretKey(Buffer.from(jwk.k, 'base64url'))
     : createPublicKey({ key: jwk, format: 'jwk' });

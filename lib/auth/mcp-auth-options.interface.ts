@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { JsonWebKey, KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 
 /**
  * Who a credential stands for, as configured: the principal's id, its scopes and any claims.
@@ -73,6 +73,31 @@ export interface McpTokenVerifier {
 }
 
 /**
+ * A JSON Web Key (RFC 7517), such as `keyObject.export({ format: 'jwk' })` or jose's `exportJWK`
+ * gives. Typed here rather than as `node:crypto`'s `JsonWebKey`, which newer `@types/node` no
+ * longer exports, so that the declarations compile with every `@types/node` the module supports.
+ *
+ * @publicApi
+ */
+export interface McpJsonWebKey {
+  /** The key type: `RSA`, `EC`, `OKP`, or `oct` for a shared secret. */
+  kty?: string;
+  /** The curve of an `EC` or `OKP` key. */
+  crv?: string;
+  /** The x coordinate (`EC`, `OKP`). */
+  x?: string;
+  /** The y coordinate (`EC`). */
+  y?: string;
+  /** The modulus (`RSA`). */
+  n?: string;
+  /** The exponent (`RSA`). */
+  e?: string;
+  /** The secret, base64url (`oct`). */
+  k?: string;
+  [member: string]: unknown;
+}
+
+/**
  * Bearer tokens verified as JWTs (RFC 9068 access tokens, OpenID Connect...) with jose.
  *
  * @publicApi
@@ -84,7 +109,7 @@ export interface McpJwtOptions {
    * A verification key instead of a JWKS: a PEM public key, a public JWK, a `KeyObject`, or a
    * shared secret (at least 32 bytes) for HMAC algorithms.
    */
-  key?: string | KeyObject | Uint8Array | JsonWebKey;
+  key?: string | KeyObject | Uint8Array | McpJsonWebKey;
   /** The expected `iss`; tokens of any other issuer are refused. */
   issuer?: string | string[];
   /**

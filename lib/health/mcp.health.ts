@@ -93,11 +93,17 @@ const HEALTH_KEY_TTL_MS = 10_000;
  */
 @Injectable()
 export class McpHealthIndicator {
+  /**
+   * Injected as a property, not a constructor parameter: the declarations of this public class
+   * then omit its type, whose declarations import ioredis's (an optional peer an application
+   * without Redis does not install).
+   */
+  @Inject(MCP_REDIS_HUB) private readonly hub!: RedisHub | undefined;
+
   constructor(
     @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,
     private readonly explorer: McpExplorer,
     @Inject(MCP_SESSION_STORE) private readonly sessions: SessionStore,
-    @Inject(MCP_REDIS_HUB) private readonly hub: RedisHub | undefined,
   ) {}
 
   /**

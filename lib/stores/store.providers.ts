@@ -49,42 +49,6 @@ function redis(): typeof RedisParts {
   return require('./redis/redis-parts') as typeof RedisParts;
 }
 
-/**
- * The injection token of the session store (`SessionStore`): the one given as `stores.sessions`,
- * else the built-in one. Inject it with `@Inject(getMcpSessionStoreToken())`, or replace it in a
- * test with `overrideProvider(getMcpSessionStoreToken())` (the store of every server). With
- * several servers, name one: `getMcpSessionStoreToken('admin')` (give a server a store of its
- * own with its `stores` option).
- *
- * @publicApi
- */
-export const getMcpSessionStoreToken = (server?: string): symbol | string =>
-  server === undefined ? MCP_SESSION_STORE : namedServerToken(server, 'SessionStore');
-
-/**
- * The injection token of the replay store (`ReplayStore`), as {@link getMcpSessionStoreToken}.
- *
- * @publicApi
- */
-export const getMcpReplayStoreToken = (server?: string): symbol | string =>
-  server === undefined ? MCP_REPLAY_STORE : namedServerToken(server, 'ReplayStore');
-
-/**
- * The injection token of the task store (`TaskStore`), as {@link getMcpSessionStoreToken}.
- *
- * @publicApi
- */
-export const getMcpTaskStoreToken = (server?: string): symbol | string =>
-  server === undefined ? MCP_TASK_STORE : namedServerToken(server, 'TaskStore');
-
-/**
- * The injection token of the notification bus (`NotificationBus`), as {@link getMcpSessionStoreToken}.
- *
- * @publicApi
- */
-export const getMcpNotificationBusToken = (server?: string): symbol | string =>
-  server === undefined ? MCP_NOTIFICATION_BUS : namedServerToken(server, 'NotificationBus');
-
 /** The named aliases of a server's stores, which its module exports beside `STORE_TOKENS`. */
 export function namedStoreProviders(server: string): Array<{ provide: string; useExisting: symbol }> {
   return [
