@@ -204,6 +204,9 @@ describe.each(PLATFORMS)('auth.guard with AuthGuard(jwt) (%s)', (platform) => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
     expect(guard.runs).toHaveLength(0);
+    // The POST the preflight announced is the one the guard runs for.
+    await callWhoami(app.url, { ...bearer(await signToken(TOKEN_CLAIMS)), origin: ORIGIN });
+    expect(guard.runs).toHaveLength(1);
   });
 });
 
@@ -261,8 +264,10 @@ describe.each(PLATFORMS)('auth.guard { use, principal, realm } with protectedRes
 type Verdict = 'no-user' | 'false' | 'forbidden' | 'unauthorized' | 'throttled' | 'observable' | 'crash';
 
 /** A guard instance told what to answer through the `x-verdict` header. */
-const scripted: CanActivate = {
+const scripted: CanActivate & { runs: number } = {
+  runs: 0,
   canActivate(context: ExecutionContext) {
+    scripted.runs += 1;
     const http = context.switchToHttp();
     const request = http.getRequest<{ headers: Record<string, string>; user?: unknown }>();
     switch (request.headers['x-verdict'] as Verdict) {
@@ -303,7 +308,9 @@ describe.each(PLATFORMS)('auth.guard with a guard instance of the application (%
   const call = (verdict: Verdict) => callWhoami(app.url, { 'x-verdict': verdict });
 
   it('serves a request the guard passes without a user as the anonymous principal', async () => {
+    scripted.runs = 0;
     expect(whoamiOf(await call('no-user'))).toEqual({ id: 'anonymous', scopes: [], anonymous: true });
+    expect(scripted.runs).toBe(1);
   });
 
   it('takes the user of a guard that answers an Observable', async () => {
