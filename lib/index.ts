@@ -104,6 +104,7 @@ export type {
   McpApiKeyOptions,
   McpBasicOptions,
   McpBasicUser,
+  McpGuardAuthOptions,
   McpPrincipalInit,
   McpProtectedResourceOptions,
 } from './auth/mcp-auth-options.interface';

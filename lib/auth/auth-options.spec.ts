@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { inspect } from 'node:util';
+import type { CanActivate } from '@nestjs/common';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { resolveAuthOptions } from './auth-options';
 import type { McpAuthOptions, McpAuthProvider } from './mcp-auth-options.interface';
@@ -23,6 +24,12 @@ beforeAll(async () => {
 class CustomProvider implements McpAuthProvider {
   authenticate() {
     return { id: 'custom' };
+  }
+}
+
+class AppGuard implements CanActivate {
+  canActivate() {
+    return true;
   }
 }
 
@@ -283,6 +290,30 @@ describe('resolveAuthOptions', () => {
       ['custom a string', 'auth.custom', () => ({ custom: 'SessionCookieAuth' }), /must be a class/],
       ['custom an object without authenticate', 'auth.custom', () => ({ custom: {} })],
       ['custom with authenticate not a function', 'auth.custom', () => ({ custom: { authenticate: true } })],
+      [
+        'guard with bearer',
+        'auth',
+        () => ({ guard: AppGuard, bearer: { tokens: { t: PRINCIPAL } } }),
+        /configures bearer and guard: choose one provider/,
+      ],
+      ['guard with custom', 'auth', () => ({ guard: new AppGuard(), custom: CustomProvider }), /custom and guard/],
+      [
+        'guard a string',
+        'auth.guard',
+        () => ({ guard: 'jwt' }),
+        /must be a guard class .*or \{ use, principal\?, realm\? \}/,
+      ],
+      ['guard an object without canActivate or use', 'auth.guard', () => ({ guard: {} })],
+      ['guard with canActivate not a function', 'auth.guard', () => ({ guard: { canActivate: true } })],
+      ['guard.use not a guard', 'auth.guard.use', () => ({ guard: { use: { name: 'jwt' } } }), /canActivate/],
+      ['guard.use a string', 'auth.guard.use', () => ({ guard: { use: 'jwt' } })],
+      [
+        'guard.principal not a function',
+        'auth.guard.principal',
+        () => ({ guard: { use: AppGuard, principal: 'sub' } }),
+      ],
+      ['guard.realm empty', 'auth.guard.realm', () => ({ guard: { use: AppGuard, realm: '' } })],
+      ['guard.realm not a string', 'auth.guard.realm', () => ({ guard: { use: AppGuard, realm: 7 } })],
       ['protectedResource not an object', 'auth.protectedResource', () => ({ protectedResource: RESOURCE })],
       [
         'protectedResource relative resource',
@@ -445,6 +476,13 @@ describe('resolveAuthOptions', () => {
       ],
       ['custom class', () => ({ custom: CustomProvider }), 'custom'],
       ['custom instance', () => ({ custom: new CustomProvider() }), 'custom'],
+      ['guard class', () => ({ guard: AppGuard }), 'guard'],
+      ['guard instance', () => ({ guard: new AppGuard() }), 'guard'],
+      [
+        'guard options with principal and realm',
+        () => ({ guard: { use: AppGuard, principal: () => null, realm: 'admin' }, protectedResource: PROTECTED }),
+        'guard',
+      ],
       ['protectedResource alone', () => ({ protectedResource: PROTECTED }), 'none'],
     ];
 
@@ -492,6 +530,22 @@ describe('resolveAuthOptions', () => {
       expect(resolveAuthOptions({ basic: bounded }).basic).toEqual(bounded);
       const custom = new CustomProvider();
       expect(resolveAuthOptions({ custom }).custom).toBe(custom);
+    });
+
+    it('guard in its one shape { use, principal?, realm }, realm "mcp" by default', () => {
+      const instance = new AppGuard();
+      expect(resolveAuthOptions({ guard: AppGuard })).toEqual({
+        kind: 'guard',
+        guard: { use: AppGuard, realm: 'mcp' },
+        protectedResource: undefined,
+      });
+      expect(resolveAuthOptions({ guard: instance }).guard).toEqual({ use: instance, realm: 'mcp' });
+      const principal = () => ({ id: 'x' });
+      expect(resolveAuthOptions({ guard: { use: instance, principal, realm: 'admin' } }).guard).toEqual({
+        use: instance,
+        principal,
+        realm: 'admin',
+      });
     });
 
     it('no protectedResource → none resolved', () => {

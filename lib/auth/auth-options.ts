@@ -2,7 +2,7 @@
  * Validates `auth` at startup: a bad provider configuration stops the application with a message
  * that names the option, instead of refusing (or worse, admitting) callers later.
  */
-import type { Type } from '@nestjs/common';
+import type { CanActivate, Type } from '@nestjs/common';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { INVALID_OPTION } from '../mcp.messages';
 import type {
@@ -11,6 +11,7 @@ import type {
   McpAuthProvider,
   McpBasicOptions,
   McpBearerOptions,
+  McpGuardAuthOptions,
   McpJwtOptions,
   McpPrincipalInit,
   McpProtectedResourceOptions,
@@ -21,7 +22,7 @@ import { parsePasswordHash } from './password-hash';
 import { integer } from '../option-checks';
 
 /** The provider that guards the MCP endpoints. */
-export type AuthKind = 'bearer' | 'apiKey' | 'basic' | 'custom' | 'none';
+export type AuthKind = 'bearer' | 'apiKey' | 'basic' | 'custom' | 'guard' | 'none';
 
 /** The published protected-resource metadata, ready to serve. */
 export interface ResolvedProtectedResource {
@@ -37,6 +38,9 @@ export interface ResolvedProtectedResource {
 export type ResolvedBasicOptions = McpBasicOptions &
   Required<Pick<McpBasicOptions, 'maxFailuresPerMinute' | 'maxConcurrentHashes' | 'maxQueuedHashes'>>;
 
+/** `auth.guard` in its one shape, with its realm decided. */
+export type ResolvedGuardOptions = McpGuardAuthOptions & { realm: string };
+
 export interface ResolvedAuthOptions {
   readonly kind: AuthKind;
   readonly bearer?: McpBearerOptions & { realm: string };
@@ -45,6 +49,7 @@ export interface ResolvedAuthOptions {
   readonly apiKey?: McpApiKeyOptions;
   readonly basic?: ResolvedBasicOptions;
   readonly custom?: Type<McpAuthProvider> | McpAuthProvider;
+  readonly guard?: ResolvedGuardOptions;
   readonly protectedResource?: ResolvedProtectedResource;
 }
 
@@ -190,6 +195,33 @@ function resolveJwt(jwt: McpJwtOptions, protectedResource: McpProtectedResourceO
   return { ...jwt, audience };
 }
 
+/** A guard class, or an object with `canActivate`. */
+function isGuard(value: unknown): value is Type<CanActivate> | CanActivate {
+  return typeof value === 'function' || (isRecord(value) && typeof value.canActivate === 'function');
+}
+
+/** `auth.guard` as a class, an instance or `{ use, principal?, realm? }`, in the last shape. */
+function resolveGuard(guard: McpAuthOptions['guard']): ResolvedGuardOptions {
+  const option = 'auth.guard';
+  if (isGuard(guard)) {
+    return { use: guard, realm: 'mcp' };
+  }
+  if (!isRecord(guard) || guard.use === undefined) {
+    fail(option, "must be a guard class (AuthGuard('jwt')), a guard instance, or { use, principal?, realm? }");
+  }
+  if (!isGuard(guard.use)) {
+    fail(`${option}.use`, 'must be a guard class or an object with canActivate(context)');
+  }
+  if (guard.principal !== undefined && typeof guard.principal !== 'function') {
+    fail(`${option}.principal`, 'must be a function (user, request) returning { id, scopes?, claims? } or null');
+  }
+  if (guard.realm !== undefined && (typeof guard.realm !== 'string' || guard.realm.length === 0)) {
+    fail(`${option}.realm`, 'must be a non-empty string');
+  }
+  const options = guard as McpGuardAuthOptions;
+  return { ...options, realm: options.realm ?? 'mcp' };
+}
+
 function isVerifier(value: unknown): value is McpTokenVerifier | Type<McpTokenVerifier> | McpTokenVerifier['verify'] {
   return typeof value === 'function' || (isRecord(value) && typeof value.verify === 'function');
 }
@@ -202,7 +234,7 @@ export function resolveAuthOptions(auth: McpAuthOptions | undefined): ResolvedAu
   if (!isObject(auth)) {
     fail('auth', 'must be an object');
   }
-  const kinds = (['bearer', 'apiKey', 'basic', 'custom'] as const).filter((kind) => auth[kind] !== undefined);
+  const kinds = (['bearer', 'apiKey', 'basic', 'custom', 'guard'] as const).filter((kind) => auth[kind] !== undefined);
   if (kinds.length > 1) {
     fail('auth', `configures ${kinds.join(' and ')}: choose one provider for the MCP endpoints`);
   }
@@ -277,6 +309,8 @@ export function resolveAuthOptions(auth: McpAuthOptions | undefined): ResolvedAu
       }
       return { kind, custom, protectedResource };
     }
+    case 'guard':
+      return { kind, guard: resolveGuard(auth.guard), protectedResource };
     default:
       return { kind, protectedResource };
   }

@@ -11,7 +11,8 @@ import type { McpAuthRequest, McpPrincipalInit } from './mcp-auth-options.interf
 /** A refused request: the HTTP status, the `WWW-Authenticate` value and the OAuth error. */
 export interface AuthRefusal {
   readonly ok: false;
-  readonly status: 401 | 403 | 429 | 503;
+  /** 401, 403, 429 or 503 from the built-in providers; any 4xx or 5xx from an app guard. */
+  readonly status: number;
   /** The `WWW-Authenticate` value, when the status calls for one. */
   readonly challenge?: string;
   /**
@@ -23,6 +24,11 @@ export interface AuthRefusal {
   /** The OAuth error code of the body (`invalid_token`, `invalid_request`...). */
   readonly error: string;
   readonly description: string;
+  /**
+   * The JSON-RPC error code of the body, for a refusal answered as a JSON-RPC error (an app
+   * guard's, `auth.guard`) rather than with the OAuth error body.
+   */
+  readonly code?: number;
 }
 
 export type AuthOutcome = { readonly ok: true; readonly principal: McpPrincipal } | AuthRefusal;

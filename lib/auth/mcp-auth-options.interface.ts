@@ -1,4 +1,4 @@
-import type { Type } from '@nestjs/common';
+import type { CanActivate, Type } from '@nestjs/common';
 import type { KeyObject } from 'node:crypto';
 
 /**
@@ -239,8 +239,43 @@ export interface McpProtectedResourceOptions {
 }
 
 /**
- * How MCP requests are authenticated: at most one of `bearer`, `apiKey`, `basic` and `custom`;
- * none of them serves every caller as the anonymous principal.
+ * The application's own Nest guard as the authenticator of the MCP endpoints (`auth.guard`), with
+ * how its user becomes the caller's principal.
+ *
+ * @example
+ * ```ts
+ * auth: {
+ *   guard: {
+ *     use: AuthGuard('jwt'),
+ *     principal: (user: JwtUser) => ({ id: user.userId, scopes: user.roles }),
+ *   },
+ * }
+ * ```
+ * @publicApi
+ */
+export interface McpGuardAuthOptions {
+  /**
+   * The guard: a class (taken from the application when it provides it, else created with the
+   * module's injector, once at startup) or an instance. It runs once per HTTP request to an MCP
+   * endpoint (never for a CORS preflight), with an `ExecutionContext` of type `'http'` whose
+   * request and response are the platform's and whose class and handler are the endpoint's.
+   */
+  use: Type<CanActivate> | CanActivate;
+  /**
+   * The principal of the user the guard left on the request (`request.user`), or `null` to
+   * refuse it (401). Not called when the guard passes without a user: the caller is then
+   * anonymous.
+   * @default `id` from `sub`, `id`, `userId` or `username`; `scopes` from `scopes` (a list) or
+   * `scope` (space-separated); `claims` the user object
+   */
+  principal?: (user: unknown, request: unknown) => McpPrincipalInit | null;
+  /** The realm of the 401 challenge (`WWW-Authenticate: Bearer realm="..."`). @default 'mcp' */
+  realm?: string;
+}
+
+/**
+ * How MCP requests are authenticated: at most one of `bearer`, `apiKey`, `basic`, `custom` and
+ * `guard`; none of them serves every caller as the anonymous principal.
  *
  * @publicApi
  */
@@ -250,6 +285,17 @@ export interface McpAuthOptions {
   basic?: McpBasicOptions;
   /** An injectable class (resolved from the application), or an instance. */
   custom?: Type<McpAuthProvider> | McpAuthProvider;
+  /**
+   * The application's own guard (a Passport `AuthGuard('jwt')`, say), run once per HTTP request
+   * to an MCP endpoint: a class, an instance, or {@link McpGuardAuthOptions}. `true` admits the
+   * request as the principal of `request.user` (anonymous without one); `false` or a 401
+   * `HttpException` answers 401 with a JSON-RPC error (-32004) and
+   * `WWW-Authenticate: Bearer realm="mcp"` (with `resource_metadata` when `protectedResource`
+   * is set); another `HttpException` answers its status with a JSON-RPC error; any other error
+   * is logged and answers 500.
+   * @example auth: { guard: AuthGuard('jwt') }
+   */
+  guard?: Type<CanActivate> | CanActivate | McpGuardAuthOptions;
   /** Publishes `/.well-known/oauth-protected-resource` (and its path-suffixed form). */
   protectedResource?: McpProtectedResourceOptions;
 }

@@ -46,7 +46,12 @@ abstract class CredentialGuard implements CanActivate {
     if (request === undefined || request === null) {
       return false;
     }
-    const outcome = await this.auth.authenticateRequest(request);
+    const outcome = await this.auth.authenticateRequest(
+      request,
+      response,
+      context.getClass(),
+      context.getHandler() as (...args: unknown[]) => unknown,
+    );
     if (outcome.ok) {
       return true;
     }

@@ -9,6 +9,8 @@ import type { BearerAuthenticator } from './bearer.authenticator';
 import type * as BearerModule from './bearer.authenticator';
 import type * as ApiKeyModule from './api-key.authenticator';
 import type * as BasicModule from './basic.authenticator';
+import type { GuardAuthenticator } from './guard.authenticator';
+import type * as GuardModule from './guard.authenticator';
 import { McpLogger } from '../telemetry/mcp.logger';
 
 /** What authentication reads of a platform request (Express or Fastify), and where it leaves the principal. */
@@ -60,6 +62,8 @@ export class McpAuthService implements OnModuleInit {
   private authenticator: Authenticator | undefined;
   /** The authenticator when it is the bearer one: the only one with step-up challenges. */
   private bearer: BearerAuthenticator | undefined;
+  /** The authenticator when it is the application's guard: it needs the whole HTTP context. */
+  private appGuard: GuardAuthenticator | undefined;
   private ready: Promise<void> | undefined;
 
   constructor(
@@ -104,19 +108,41 @@ export class McpAuthService implements OnModuleInit {
 
   /**
    * Authenticates a platform request (Express or Fastify) and, when it passes, leaves its
-   * principal on it (`request.mcpPrincipal`), where the transports and handlers find it.
+   * principal on it (`request.mcpPrincipal`), where the transports and handlers find it. The
+   * response, controller and handler are those of the route the request is for: an application
+   * guard (`auth.guard`) sees them in its execution context.
    */
-  async authenticateRequest(request: PlatformRequest): Promise<AuthOutcome> {
-    const outcome = await this.authenticate({
-      headers: request.headers ?? {},
-      method: request.method ?? 'GET',
-      url: request.url ?? '/',
-      raw: request,
-    });
+  async authenticateRequest(
+    request: PlatformRequest,
+    response?: unknown,
+    controller?: Type<unknown>,
+    handler?: (...args: unknown[]) => unknown,
+  ): Promise<AuthOutcome> {
+    const outcome =
+      this.config.kind === 'guard' && controller !== undefined && handler !== undefined
+        ? await this.guarded(request, response, controller, handler)
+        : await this.authenticate({
+            headers: request.headers ?? {},
+            method: request.method ?? 'GET',
+            url: request.url ?? '/',
+            raw: request,
+          });
     if (outcome.ok) {
       request[MCP_PRINCIPAL_PROPERTY] = outcome.principal;
     }
     return outcome;
+  }
+
+  private async guarded(
+    request: PlatformRequest,
+    response: unknown,
+    controller: Type<unknown>,
+    handler: (...args: unknown[]) => unknown,
+  ): Promise<AuthOutcome> {
+    if (this.appGuard === undefined) {
+      await this.onModuleInit();
+    }
+    return this.appGuard!.run(request, response, controller, handler);
   }
 
   /**
@@ -172,6 +198,20 @@ export class McpAuthService implements OnModuleInit {
           throw new TypeError(`auth.custom: ${custom.constructor.name} has no authenticate(request) method`);
         }
         this.authenticator = new CustomAuthenticator(provider, this.logger);
+        break;
+      }
+      case 'guard': {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { GuardAuthenticator } = require('./guard.authenticator') as typeof GuardModule;
+        const options = config.guard!;
+        const use = options.use;
+        const guard = typeof use === 'function' ? await this.instanceOf(use) : use;
+        if (typeof guard?.canActivate !== 'function') {
+          throw new TypeError(
+            `auth.guard: ${typeof use === 'function' ? use.name : use.constructor.name} has no canActivate(context) method`,
+          );
+        }
+        this.authenticator = this.appGuard = new GuardAuthenticator(guard, options, this.metadataUrl, this.logger);
         break;
       }
       case 'none':

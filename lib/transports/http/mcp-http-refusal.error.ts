@@ -28,10 +28,18 @@ export class McpHttpRefusal extends HttpException {
 
   /**
    * A request the configured authentication refused: its status with the OAuth error body and
-   * the challenge; a bound of the provider (basic failures per address, checks waiting), as any
+   * the challenge, or with a JSON-RPC error when the refusal has a code (an app guard's); a bound of the provider (basic failures per address, checks waiting), as any
    * bound: a JSON-RPC error naming the option, with `Retry-After`.
    */
   static unauthenticated(refusal: AuthRefusal): McpHttpRefusal {
+    if (refusal.code !== undefined) {
+      // An application guard's refusal (auth.guard): a JSON-RPC error that names its status.
+      return new McpHttpRefusal(
+        refusal.status,
+        failure(null, refusal.code, refusal.description, { status: refusal.status }),
+        refusal.challenge === undefined ? {} : { 'www-authenticate': refusal.challenge },
+      );
+    }
     if (refusal.retryAfterSec !== undefined) {
       return new McpHttpRefusal(refusal.status, failure(null, ErrorCode.InternalError, refusal.description), {
         'retry-after': String(refusal.retryAfterSec),

@@ -47,7 +47,7 @@ function contextOf(request: unknown, response: unknown): ExecutionContext {
   } as unknown as ExecutionContext;
 }
 
-function setup(options: { auth?: 'none' | 'bearer'; outcome?: AuthOutcome; cors?: boolean } = {}) {
+function setup(options: { auth?: 'none' | 'bearer' | 'guard'; outcome?: AuthOutcome; cors?: boolean } = {}) {
   const authenticateRequest = jest.fn(async (request: Record<string, unknown>): Promise<AuthOutcome> => {
     const outcome = options.outcome ?? { ok: true, principal: ALICE };
     if (outcome.ok) {
@@ -223,6 +223,32 @@ describe('McpHttpGuard', () => {
       expect(debug).toHaveBeenCalledWith(
         'Refused POST /mcp from 127.0.0.1: 401 invalid_request (Authentication required)',
       );
+    });
+
+    it("hands the route's response, class and handler to the authentication (an app guard runs with them)", async () => {
+      const { guard, authenticateRequest } = setup({ auth: 'guard' });
+      const req = fakeRequest('POST');
+      const res = fakeResponse();
+      expect(await verdict(guard, req, res)).toEqual({ passed: true });
+      expect(authenticateRequest).toHaveBeenCalledWith(
+        req,
+        res.res,
+        StreamableController,
+        StreamableController.prototype.constructor,
+      );
+    });
+
+    it("answers an app guard's refusal with a JSON-RPC error naming its status, and the challenge", async () => {
+      const { guard } = setup({
+        auth: 'guard',
+        outcome: { ...REFUSED, code: -32004, error: 'access_denied', description: 'Unauthorized' },
+      });
+      expect(await verdict(guard, fakeRequest('POST'))).toEqual({
+        status: 401,
+        body: { jsonrpc: '2.0', id: null, error: { code: -32004, message: 'Unauthorized', data: { status: 401 } } },
+        headers: { 'www-authenticate': CHALLENGE },
+      });
+      expect(debug).toHaveBeenCalledWith('Refused POST /mcp from 127.0.0.1: 401 access_denied (Unauthorized)');
     });
 
     it('checks Host and Origin before the credentials', async () => {

@@ -31,7 +31,8 @@ export function principalOf(request: unknown): McpPrincipal {
  *    connection;
  * 3. a verb the endpoint does not serve (`HEAD`, which the platforms route to `GET`): 405;
  * 4. the configured authentication (`auth`), which leaves the caller's principal on the request
- *    (`request.mcpPrincipal`) or refuses it with the provider's status and challenge. A CORS
+ *    (`request.mcpPrincipal`) or refuses it with the provider's status and challenge; the
+ *    application's guard (`auth.guard`) runs here, with this route's context. A CORS
  *    preflight is not authenticated, and without `auth` a principal the application's own
  *    middleware put there is kept.
  *
@@ -78,7 +79,7 @@ export class McpHttpGuard implements CanActivate {
     if (method === 'OPTIONS' || this.auth.kind === 'none') {
       return true;
     }
-    return this.authenticate(request, raw);
+    return this.authenticate(request, raw, context);
   }
 
   /** The marker of a controller, read once per controller: this runs on every request. */
@@ -95,8 +96,15 @@ export class McpHttpGuard implements CanActivate {
   private async authenticate(
     request: PlatformRequest,
     raw: { req: IncomingMessage; res: ServerResponse },
+    context: ExecutionContext,
   ): Promise<true> {
-    const outcome = await this.auth.authenticateRequest(request);
+    // The route's response, class and handler, for an application guard (auth.guard).
+    const outcome = await this.auth.authenticateRequest(
+      request,
+      context.getArgByIndex(1),
+      context.getClass(),
+      context.getHandler() as (...args: unknown[]) => unknown,
+    );
     if (!outcome.ok) {
       this.refusals.unauthenticated(raw.req, outcome);
       throw McpHttpRefusal.unauthenticated(outcome);
