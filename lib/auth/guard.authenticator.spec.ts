@@ -107,9 +107,14 @@ describe('GuardAuthenticator', () => {
     expect(error).toHaveBeenCalledTimes(1);
   });
 
-  it('a 5xx HttpException keeps its status with -32603', async () => {
-    const outcome = await run(authenticatorOf(guardOf(undefined, new HttpException('later', 503))));
-    expect(outcome).toMatchObject({ ok: false, status: 503, code: ErrorCode.InternalError, description: 'later' });
+  it('a 5xx HttpException keeps its status with -32603, without its message', async () => {
+    const outcome = await run(authenticatorOf(guardOf(undefined, new HttpException('db-7 is down', 503))));
+    expect(outcome).toMatchObject({
+      ok: false,
+      status: 503,
+      code: ErrorCode.InternalError,
+      description: 'Internal error',
+    });
     expect(error).not.toHaveBeenCalled();
   });
 

@@ -48,6 +48,17 @@ class McpAuthentication {
   authenticate(this: void): void {}
 }
 
+/**
+ * The JSON-RPC error of an `HttpException` a guard threw on an endpoint (`auth.guard`, or a guard
+ * of `endpointDecorators`): access denied (-32004) below 500, the status in the answer's
+ * `data.status`; -32603 "Internal error" from 500 on, without the exception's message.
+ */
+export function guardRefusalError(status: number, message: string): { code: number; message: string } {
+  return status >= 500
+    ? { code: ErrorCode.InternalError, message: 'Internal error' }
+    : { code: ErrorCode.AccessDenied, message: refusalMessage(status, message) };
+}
+
 /** A refusal's message: `Unauthorized` / `Forbidden`, then the exception's own message when it adds one. */
 export function refusalMessage(status: number, message: string): string {
   const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message;
@@ -140,13 +151,14 @@ export class GuardAuthenticator implements Authenticator {
   }
 
   private refusal(status: number, message: string): AuthRefusal {
+    const { code, message: description } = guardRefusalError(status, message);
     return {
       ok: false,
       status,
-      code: status >= 500 ? ErrorCode.InternalError : ErrorCode.AccessDenied,
+      code,
       challenge: status === 401 ? this.challenge : undefined,
       error: status >= 500 ? 'server_error' : 'access_denied',
-      description: refusalMessage(status, message),
+      description,
     };
   }
 }

@@ -3,6 +3,7 @@ import { ErrorCode, failure } from '../../protocol/json-rpc';
 import { STORE_UNAVAILABLE } from '../../mcp.messages';
 import { isStoreUnavailable, logStoreUnavailable } from '../../protocol/store-unavailable';
 import { RefusalLog } from '../../protocol/refusal-log';
+import { guardRefusalError } from '../../auth/guard.authenticator';
 import { sendJson } from './http-exchange';
 import { STORE_UNAVAILABLE_STATUS } from './http-reply';
 import { HttpExchanges } from './http-exchanges.service';
@@ -22,16 +23,11 @@ class UnexpectedError {
   }
 }
 
-/**
- * The JSON-RPC answer to an `HttpException` a guard of the endpoints threw: 401 and 403 are
- * access denied (-32004, `data.status`); other statuses keep their message below 500.
- */
+/** The JSON-RPC answer to an `HttpException` a guard of `endpointDecorators` threw. */
 function httpRefusalBody(error: HttpException): object {
   const status = error.getStatus();
-  if (status === 401 || status === 403) {
-    return failure(null, ErrorCode.AccessDenied, error.message, { status });
-  }
-  return failure(null, ErrorCode.InternalError, status < 500 ? error.message : 'Internal error', { status });
+  const { code, message } = guardRefusalError(status, error.message);
+  return failure(null, code, message, { status });
 }
 
 /**
@@ -40,7 +36,7 @@ function httpRefusalBody(error: HttpException): object {
  * | what                         | answer                                                        |
  * | ---------------------------- | ------------------------------------------------------------- |
  * | `McpHttpRefusal` (the guard) | its status, body and headers (403, 401 + challenge, 503, 405) |
- * | an `HttpException`           | its status, JSON-RPC: -32004 for 401 / 403, else -32603       |
+ * | an `HttpException`           | its status, JSON-RPC -32004 below 500 (`guardRefusalError`)    |
  * | `McpStoreUnavailableError`   | 503, `Retry-After: 1`, JSON-RPC -32603 (one warning a minute) |
  * | any other error              | 500, JSON-RPC -32603 `Internal error` (an error logged)       |
  * | after the answer began       | the response is ended                                         |
