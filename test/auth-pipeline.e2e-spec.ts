@@ -39,7 +39,6 @@ import {
 } from './fixtures/auth-pipeline-fixture';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import {
-  answerOf,
   legacyRequest,
   META,
   MODERN_REVISION,
@@ -47,6 +46,7 @@ import {
   modernRequest,
   openLegacySession,
   post,
+  type RawResponse,
   recordingFetch,
   type RpcMessage,
 } from './fixtures/raw-rpc';
@@ -74,6 +74,15 @@ const refused = (text: string): ToolResult => ({ content: [{ type: 'text', text 
 function essence(result: unknown): ToolResult {
   const { content, isError } = result as ToolResult;
   return isError === undefined ? { content } : { content, isError };
+}
+
+/** The one JSON-RPC message of a POST's answer, whether it came as JSON or as an SSE stream. */
+function answerOf(response: RawResponse): RpcMessage {
+  if (response.json !== undefined) {
+    return response.json as RpcMessage;
+  }
+  expect(response.events).toHaveLength(1);
+  return response.events[0];
 }
 
 /** A rejected promise's reason. */
