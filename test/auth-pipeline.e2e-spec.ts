@@ -38,13 +38,13 @@ import {
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import {
   legacyRequest,
+  answerOf,
   META,
   MODERN_REVISION,
   modernHeaders,
   modernRequest,
   openLegacySession,
   post,
-  type RawResponse,
   type RpcMessage,
 } from './fixtures/raw-rpc';
 import { StdioPeer } from './fixtures/stdio-fixture.module';
@@ -75,15 +75,6 @@ const DENIED_BY_CLIENT = { code: -32004, data: { status: 401 } };
 function essence(result: unknown): ToolResult {
   const { content, isError } = result as ToolResult;
   return isError === undefined ? { content } : { content, isError };
-}
-
-/** The one JSON-RPC message of a POST's answer, whether it came as JSON or as an SSE stream. */
-function answerOf(response: RawResponse): RpcMessage {
-  if (response.json !== undefined) {
-    return response.json as RpcMessage;
-  }
-  expect(response.events).toHaveLength(1);
-  return response.events[0];
 }
 
 /** A rejected promise's reason. */
