@@ -19,7 +19,10 @@ import {
   type NestInterceptor,
   SetMetadata,
   UseGuards,
+  UseInterceptors,
 } from '@nestjs/common';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
 import { APP_GUARD, APP_INTERCEPTOR, Reflector } from '@nestjs/core';
 import type { Observable } from 'rxjs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -211,6 +214,23 @@ describe.each(PLATFORMS)('a global APP_GUARD that refuses all but @Public() (%s)
     const served = await callTool(server.url, 'open_tool', { 'x-endpoint-key': 'open' });
     expect(toolText(served)).toBe('open');
     expect(seen).toEqual(['endpoint-key:http:endpoint', 'mcp:open_tool']);
+  });
+
+  it('refuses at startup the interceptors, pipes and filters of endpointDecorators, which would not run', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [appModule(AppAuthGuard, { endpointDecorators: [UseInterceptors(AppInterceptor)] })],
+    }).compile();
+    const app =
+      platform === 'fastify'
+        ? moduleRef.createNestApplication(new FastifyAdapter(), { logger: false })
+        : moduleRef.createNestApplication({ logger: false });
+    try {
+      await expect(app.init()).rejects.toThrow(
+        /endpointDecorators of server "guarded" add interceptors to its endpoints/,
+      );
+    } finally {
+      await app.close().catch(() => undefined);
+    }
   });
 
   it("leaves the endpoints to the module's own authentication, and the guard sees only MCP calls", async () => {

@@ -5,7 +5,7 @@
  * Fastify is not in the adapter column yet: the module does not start on Fastify (see the
  * Fastify block of pipeline-scope.e2e-spec.ts). Add 'fastify' below once it does.
  */
-import { McpError as SdkMcpError } from '@modelcontextprotocol/sdk/types.js';
+import { rpcError } from './fixtures/sdk-errors';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpModule } from '../lib';
 import { ENHANCER_PROVIDERS, EnhancerProbe } from './fixtures/pipeline-enhancers';
@@ -20,18 +20,6 @@ import {
 
 /** `ErrorCode.AccessDenied`: a guard refused the call (a 401 or 403 HttpException). */
 const ACCESS_DENIED = -32004;
-
-/** Awaits a rejected client request and returns its MCP error. */
-async function rpcError(promise: Promise<unknown>): Promise<SdkMcpError> {
-  const error = await promise.then(
-    (value) => {
-      throw new Error(`Expected a JSON-RPC error, got ${JSON.stringify(value)}`);
-    },
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(SdkMcpError);
-  return error as SdkMcpError;
-}
 
 describe.each<Adapter>(['express'])('Nest enhancers on MCP handlers (%s)', (adapter) => {
   let running: RunningApp;

@@ -6,22 +6,11 @@
  * still answers the application's own routes.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError as SdkMcpError } from '@modelcontextprotocol/sdk/types.js';
+import { rpcError } from './fixtures/sdk-errors';
 import { McpModule } from '../lib';
 import { Logger } from '@nestjs/common';
 import { FILTER_APP, FilterProbe, QUOTA_EXCEEDED } from './fixtures/pipeline-filters';
 import { firstText, modernRequest, openRawSession, startApp, type RunningApp } from './fixtures/pipeline-app';
-
-async function rpcError(promise: Promise<unknown>): Promise<SdkMcpError> {
-  const error = await promise.then(
-    (value) => {
-      throw new Error(`Expected a JSON-RPC error, got ${JSON.stringify(value)}`);
-    },
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(SdkMcpError);
-  return error as SdkMcpError;
-}
 
 describe('exception filters on MCP calls (a global catch-all filter)', () => {
   let running: RunningApp;

@@ -75,13 +75,14 @@ export interface McpModuleExtras {
   sseMessagesPath?: string;
   /**
    * Class decorators applied to every endpoint controller the module mounts (and to the
-   * console's, when `console` is on), for applications
-   * whose global guards need a mark on a route: a global `APP_GUARD` that refuses unless a
-   * handler is `@Public()` lets the endpoints through with `[Public()]`, and the module's own
-   * authentication (`auth`) then decides. `SetMetadata(...)`, `UseGuards(...)`,
-   * `SkipThrottle()` and your own decorators made with them all work here; tool calls keep
-   * their own guards. See also `isMcpEndpoint(context)`.
-   * @example endpointDecorators: [Public()]
+   * console's, when `console` is on). The application's global guards, interceptors, pipes and
+   * filters never run on the endpoints, which the module serves itself (they run once around
+   * each MCP call): guards given here with `UseGuards(...)` do, once per HTTP request, before the
+   * module's own checks (`isMcpEndpoint(context)` is true for them), and a refusal is a JSON-RPC
+   * answer (-32004). Interceptors, pipes and filters here are refused at startup; metadata
+   * (`SetMetadata(...)`, `SkipThrottle()`) is harmless. The console is an ordinary route, which
+   * global guards wrap: `[Public()]` opens it to a global guard with a `@Public()` opt-out.
+   * @example endpointDecorators: [UseGuards(IpAllowListGuard)]
    */
   endpointDecorators?: ClassDecorator[];
   /**
