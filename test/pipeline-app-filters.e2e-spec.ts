@@ -9,7 +9,7 @@
 import { Module } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { McpError as SdkMcpError } from '@modelcontextprotocol/sdk/types.js';
+import { rpcError } from './fixtures/sdk-errors';
 import { McpModule } from '../lib';
 import { APP_FILTERS_APP } from './fixtures/pipeline-app-filters';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
@@ -58,18 +58,6 @@ describe.each<HttpPlatform>(['express', 'fastify'])(
       };
     }
 
-    /** The SDK client's error for a request expected to fail. */
-    async function sseError(promise: Promise<unknown>): Promise<SdkMcpError> {
-      const error = await promise.then(
-        (value) => {
-          throw new Error(`Expected a JSON-RPC error, got ${JSON.stringify(value)}`);
-        },
-        (reason: unknown) => reason,
-      );
-      expect(error).toBeInstanceOf(SdkMcpError);
-      return error as SdkMcpError;
-    }
-
     beforeAll(async () => {
       logger = new RecordingLogger();
       running = await startHttpApp(
@@ -107,7 +95,7 @@ describe.each<HttpPlatform>(['express', 'fastify'])(
         expect(response.text).not.toContain('statusCode');
         expect(response.text).not.toContain('hunter2');
       }
-      const overSse = await sseError(sseClient!.callTool({ name: 'explode', arguments: {} }));
+      const overSse = await rpcError(sseClient!.callTool({ name: 'explode', arguments: {} }));
       expect(overSse.code).toBe(-32603);
       expect(logger.lines.some((line) => line.level === 'error' && line.message.includes('explode'))).toBe(true);
     });
@@ -123,7 +111,7 @@ describe.each<HttpPlatform>(['express', 'fastify'])(
         expect(response.text).not.toContain('statusCode');
         expect(response.text).not.toContain('secrets');
       }
-      const overSse = await sseError(sseClient!.readResource({ uri: 'app://broken' }));
+      const overSse = await rpcError(sseClient!.readResource({ uri: 'app://broken' }));
       expect(overSse.code).toBe(-32603);
     });
 
@@ -136,7 +124,7 @@ describe.each<HttpPlatform>(['express', 'fastify'])(
           error: { code: -32602, message: 'quantity must be positive' },
         });
       }
-      const overSse = await sseError(sseClient!.callTool({ name: 'bad_input', arguments: {} }));
+      const overSse = await rpcError(sseClient!.callTool({ name: 'bad_input', arguments: {} }));
       expect(overSse.code).toBe(-32602);
       expect(overSse.message).toContain('quantity must be positive');
     });
@@ -176,7 +164,7 @@ describe.each<HttpPlatform>(['express', 'fastify'])(
             error: denial,
           });
         }
-        const overSse = await sseError(sseClient!.callTool({ name: tool, arguments: {} }));
+        const overSse = await rpcError(sseClient!.callTool({ name: tool, arguments: {} }));
         expect({ code: overSse.code, data: overSse.data }).toEqual({ code: ACCESS_DENIED, data: { status } });
       });
 
