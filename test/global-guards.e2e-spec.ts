@@ -202,6 +202,15 @@ describe.each(PLATFORMS)('a global APP_GUARD that refuses all but @Public() (%s)
     expect(intercepted).toContain('http:secret');
   });
 
+  it('answers a HEAD 405 with Allow, without running the app guard', async () => {
+    server = await startHttpApp(appModule(AppAuthGuard, {}), { platform });
+    const head = await exchange(server.url, { method: 'HEAD' });
+    expect(head.status).toBe(405);
+    expect(head.headers.get('allow')).toBe('GET, POST, DELETE, OPTIONS');
+    expect(seen).toEqual([]);
+    expect(intercepted).toEqual([]);
+  });
+
   it('runs the guards of endpointDecorators once per HTTP request; a refusal is a JSON-RPC 403', async () => {
     server = await startHttpApp(appModule(AppAuthGuard, { endpointDecorators: [UseGuards(EndpointKeyGuard)] }), {
       platform,

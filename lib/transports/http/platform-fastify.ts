@@ -78,10 +78,11 @@ export function hookFastifyRoutes(
     if (marker === undefined || marker.server !== endpoints.server) {
       return;
     }
-    const verb = typeof route.method === 'string' ? route.method : undefined;
+    // Fastify adds a HEAD route for each GET, with the GET's options: it goes to the GET's
+    // handler, whose guard answers it 405.
+    const verb = route.method === 'HEAD' ? 'GET' : typeof route.method === 'string' ? route.method : undefined;
     if (servesVerb(marker, verb)) {
-      // The module serves its routes itself (see `EndpointRoutes`); Fastify's HEAD route of a
-      // GET gets the same handler, whose guard refuses it.
+      // The module serves its routes itself (see `EndpointRoutes`).
       route.handler = endpoints.routeHandler(marker, verb);
     }
     route.bodyLimit = bodyLimit;
