@@ -1,6 +1,7 @@
 import { ForbiddenException, HttpException, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { ErrorCode } from '../protocol/json-rpc';
 import { GuardAuthenticator, refusalMessage } from './guard.authenticator';
+import { McpHttpExecutionContext } from './http-execution-context';
 import type { McpPrincipalInit } from './mcp-auth-options.interface';
 
 /** A guard that leaves `user` on the request, or throws `error`. */
@@ -29,7 +30,7 @@ class Endpoint {
   post(): void {}
 }
 const run = (authenticator: GuardAuthenticator, request = REQUEST()) =>
-  authenticator.run(request, {}, Endpoint, Endpoint.prototype.post);
+  authenticator.run(request, new McpHttpExecutionContext(request, {}, Endpoint, Endpoint.prototype.post));
 
 describe('refusalMessage', () => {
   it.each<[number, string, string]>([

@@ -4,7 +4,7 @@
  * it leaves on the request becomes the principal, and its refusals are answered as JSON-RPC
  * errors (`ErrorCode.AccessDenied`, the status in `data.status`), with the bearer challenge on a 401.
  */
-import { type CanActivate, HttpException, type Logger, type Type } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, HttpException, type Logger } from '@nestjs/common';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { McpPrincipal } from '../protocol/call-context';
 import { ErrorCode } from '../protocol/json-rpc';
@@ -91,21 +91,23 @@ export class GuardAuthenticator implements Authenticator {
   }
 
   authenticate(request: McpAuthRequest): Promise<AuthOutcome> {
-    return this.run(request.raw, undefined, McpAuthentication, McpAuthentication.prototype.authenticate);
+    const context = new McpHttpExecutionContext(
+      request.raw,
+      undefined,
+      McpAuthentication,
+      McpAuthentication.prototype.authenticate,
+    );
+    return this.run(request.raw, context);
   }
 
   /**
    * Runs the guard on a platform request: the principal of the user it leaves there, or its
-   * refusal. The controller and handler are those of the endpoint the request is for.
+   * refusal. The context is that of the route the request is for (its response, controller and
+   * handler), as the guard would get it there.
    */
-  async run(
-    request: unknown,
-    response: unknown,
-    controller: Type<unknown>,
-    handler: (...args: unknown[]) => unknown,
-  ): Promise<AuthOutcome> {
+  async run(request: unknown, context: ExecutionContext): Promise<AuthOutcome> {
     try {
-      const verdict = this.guard.canActivate(new McpHttpExecutionContext(request, response, controller, handler));
+      const verdict = this.guard.canActivate(context);
       const passed = await (isObservable(verdict) ? lastValueFrom(verdict) : verdict);
       if (!passed) {
         return this.refusal(401, '');

@@ -46,12 +46,7 @@ abstract class CredentialGuard implements CanActivate {
     if (request === undefined || request === null) {
       return false;
     }
-    const outcome = await this.auth.authenticateRequest(
-      request,
-      response,
-      context.getClass(),
-      context.getHandler() as (...args: unknown[]) => unknown,
-    );
+    const outcome = await this.auth.authenticateRequest(request, context);
     if (outcome.ok) {
       return true;
     }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { MCP_AUTH_SETTINGS, MCP_PRINCIPAL_PROPERTY } from '../mcp.constants';
 import { ANONYMOUS_PRINCIPAL } from '../protocol/call-context';
@@ -108,19 +108,14 @@ export class McpAuthService implements OnModuleInit {
 
   /**
    * Authenticates a platform request (Express or Fastify) and, when it passes, leaves its
-   * principal on it (`request.mcpPrincipal`), where the transports and handlers find it. The
-   * response, controller and handler are those of the route the request is for: an application
-   * guard (`auth.guard`) sees them in its execution context.
+   * principal on it (`request.mcpPrincipal`), where the transports and handlers find it.
+   * `context` is that of the route the request is for: an application guard (`auth.guard`) runs
+   * with it.
    */
-  async authenticateRequest(
-    request: PlatformRequest,
-    response?: unknown,
-    controller?: Type<unknown>,
-    handler?: (...args: unknown[]) => unknown,
-  ): Promise<AuthOutcome> {
+  async authenticateRequest(request: PlatformRequest, context?: ExecutionContext): Promise<AuthOutcome> {
     const outcome =
-      this.config.kind === 'guard' && controller !== undefined && handler !== undefined
-        ? await this.guarded(request, response, controller, handler)
+      this.config.kind === 'guard' && context !== undefined
+        ? await this.guarded(request, context)
         : await this.authenticate({
             headers: request.headers ?? {},
             method: request.method ?? 'GET',
@@ -133,16 +128,11 @@ export class McpAuthService implements OnModuleInit {
     return outcome;
   }
 
-  private async guarded(
-    request: PlatformRequest,
-    response: unknown,
-    controller: Type<unknown>,
-    handler: (...args: unknown[]) => unknown,
-  ): Promise<AuthOutcome> {
+  private async guarded(request: PlatformRequest, context: ExecutionContext): Promise<AuthOutcome> {
     if (this.appGuard === undefined) {
       await this.onModuleInit();
     }
-    return this.appGuard!.run(request, response, controller, handler);
+    return this.appGuard!.run(request, context);
   }
 
   /**

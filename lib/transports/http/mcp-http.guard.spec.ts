@@ -48,13 +48,15 @@ function contextOf(request: unknown, response: unknown): ExecutionContext {
 }
 
 function setup(options: { auth?: 'none' | 'bearer' | 'guard'; outcome?: AuthOutcome; cors?: boolean } = {}) {
-  const authenticateRequest = jest.fn(async (request: Record<string, unknown>): Promise<AuthOutcome> => {
-    const outcome = options.outcome ?? { ok: true, principal: ALICE };
-    if (outcome.ok) {
-      request[MCP_PRINCIPAL_PROPERTY] = outcome.principal;
-    }
-    return outcome;
-  });
+  const authenticateRequest = jest.fn(
+    async (request: Record<string, unknown>, _context?: ExecutionContext): Promise<AuthOutcome> => {
+      const outcome = options.outcome ?? { ok: true, principal: ALICE };
+      if (outcome.ok) {
+        request[MCP_PRINCIPAL_PROPERTY] = outcome.principal;
+      }
+      return outcome;
+    },
+  );
   const auth = {
     kind: options.auth ?? 'none',
     credentialHeaders: [],
@@ -230,12 +232,11 @@ describe('McpHttpGuard', () => {
       const req = fakeRequest('POST');
       const res = fakeResponse();
       expect(await verdict(guard, req, res)).toEqual({ passed: true });
-      expect(authenticateRequest).toHaveBeenCalledWith(
-        req,
-        res.res,
-        StreamableController,
-        StreamableController.prototype.constructor,
-      );
+      expect(authenticateRequest).toHaveBeenCalledWith(req, expect.anything());
+      const context = authenticateRequest.mock.calls[0][1] as ExecutionContext;
+      expect(context.getArgByIndex(1)).toBe(res.res);
+      expect(context.getClass()).toBe(StreamableController);
+      expect(context.getHandler()).toBe(StreamableController.prototype.constructor);
     });
 
     it("answers an app guard's refusal with a JSON-RPC error naming its status, and the challenge", async () => {

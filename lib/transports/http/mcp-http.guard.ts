@@ -98,13 +98,8 @@ export class McpHttpGuard implements CanActivate {
     raw: { req: IncomingMessage; res: ServerResponse },
     context: ExecutionContext,
   ): Promise<true> {
-    // The route's response, class and handler, for an application guard (auth.guard).
-    const outcome = await this.auth.authenticateRequest(
-      request,
-      context.getArgByIndex(1),
-      context.getClass(),
-      context.getHandler() as (...args: unknown[]) => unknown,
-    );
+    // The route's context, for an application guard (auth.guard).
+    const outcome = await this.auth.authenticateRequest(request, context);
     if (!outcome.ok) {
       this.refusals.unauthenticated(raw.req, outcome);
       throw McpHttpRefusal.unauthenticated(outcome);
