@@ -112,17 +112,16 @@ export class EndpointRoutes implements OnModuleInit, OnApplicationBootstrap {
       const endpoint = this.served.get(marker.kind);
       if (endpoint === undefined) {
         // Before the application finished starting (a request that raced `listen`).
-        return this.fail(McpHttpRefusal.starting(), request, response, undefined);
+        const context = new McpHttpExecutionContext(request, response, Object, () => undefined);
+        return this.fail(McpHttpRefusal.starting(), context);
       }
       const method = endpoint.controller[methodName] as VerbMethod;
       const context = new McpHttpExecutionContext(request, response, endpoint.controllerClass, method);
       try {
-        const served = this.admitThenServe(endpoint, context, 0, method, request, response);
-        return isThenable(served)
-          ? served.then(undefined, (error: unknown) => this.fail(error, request, response, context))
-          : served;
+        const served = this.admitThenServe(endpoint, context, 0, method);
+        return isThenable(served) ? served.then(undefined, (error: unknown) => this.fail(error, context)) : served;
       } catch (error) {
-        return this.fail(error, request, response, context);
+        return this.fail(error, context);
       }
     };
   }
@@ -136,8 +135,6 @@ export class EndpointRoutes implements OnModuleInit, OnApplicationBootstrap {
     context: McpHttpExecutionContext,
     index: number,
     method: VerbMethod,
-    request: unknown,
-    response: unknown,
   ): Awaitable<void> {
     for (let at = index; at < endpoint.guards.length; at += 1) {
       const verdict = endpoint.guards[at].canActivate(context);
@@ -152,19 +149,14 @@ export class EndpointRoutes implements OnModuleInit, OnApplicationBootstrap {
         if (!passed) {
           throw McpHttpRefusal.guardRefused();
         }
-        return this.admitThenServe(endpoint, context, at + 1, method, request, response);
+        return this.admitThenServe(endpoint, context, at + 1, method);
       });
     }
-    return method.call(endpoint.controller, request, response);
+    return method.call(endpoint.controller, context.getArgByIndex(0), context.getArgByIndex(1));
   }
 
-  private fail(
-    error: unknown,
-    request: unknown,
-    response: unknown,
-    context: McpHttpExecutionContext | undefined,
-  ): void {
-    this.filter!.catch(error, context ?? new McpHttpExecutionContext(request, response, Object, () => undefined));
+  private fail(error: unknown, context: McpHttpExecutionContext): void {
+    this.filter!.catch(error, context);
   }
 
   /**
