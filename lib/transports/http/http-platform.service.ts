@@ -28,6 +28,7 @@ import { EndpointRoutes } from './endpoint-routes.service';
 import { postHeadersRefusal, type HttpRefusal, type PostAnswer } from './content-negotiation';
 import { DISCARD_FACTOR, dropBody, parseError, tooLarge, type BodyOutcome } from './request-body';
 import { HttpAdmission } from './http-admission.service';
+import { lingerOnClose } from './lingering-close';
 import { FORBIDDEN } from './host-origin';
 import { HttpExchanges } from './http-exchanges.service';
 import { HttpRefusals } from './http-refusals.service';
@@ -137,9 +138,7 @@ export class HttpPlatform implements OnModuleInit, PlatformEndpoints {
       return answer;
     }
     const ended = dropBody(req, DISCARD_FACTOR * this.http.maxBodyBytes);
-    return typeof ended === 'boolean'
-      ? { ...answer, unread: !ended }
-      : ended.then((done) => ({ ...answer, unread: !done }));
+    return typeof ended === 'boolean' ? closing(req, answer, ended) : ended.then((done) => closing(req, answer, done));
   }
 
   private refusedBodyAnswer(
@@ -169,4 +168,16 @@ export class HttpPlatform implements OnModuleInit, PlatformEndpoints {
     this.refusals.body(req, outcome);
     return { status: outcome.status, body: outcome.error, unread: outcome.unread === true };
   }
+}
+
+/**
+ * The answer once what could be dropped of the body was: when the body did not end within
+ * that, the connection closes after the answer, lingering so that the client reads it.
+ */
+function closing(req: IncomingMessage, answer: BodyErrorAnswer, ended: boolean): BodyErrorAnswer {
+  if (ended) {
+    return { ...answer, unread: false };
+  }
+  lingerOnClose(req);
+  return { ...answer, unread: true };
 }
