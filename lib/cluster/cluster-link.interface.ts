@@ -100,7 +100,8 @@ export interface ClusterLink {
   readonly shared: boolean;
   /**
    * Sends a message to one other instance; a message for this instance or an unknown one is
-   * dropped. Resolves `false` when no instance received it (the instance stopped, or is
+   * dropped. Messages to one instance arrive in the order they were sent (a Redis Cluster keeps
+   * it while its masters stay the same). Resolves `false` when no instance received it (the instance stopped, or is
    * reconnecting to Redis); in a Redis Cluster, when none listening on the node that took it
    * did, which proves nothing without `isAlive`.
    */

@@ -120,6 +120,28 @@ describe('Redis stores on a cluster', () => {
     buses.forEach((bus) => bus.close());
   });
 
+  it('deliver what one hub publishes on a channel in the order it was published, on every node', async () => {
+    // PUBLISH has no key: sent through any node, a message reaches the other nodes' subscribers
+    // over the cluster bus, and one sent through another node can overtake it.
+    for (let index = 0; index < 5; index += 1) {
+      extraHubs.push(await connect());
+    }
+    const hubs = [hub, ...extraHubs];
+    const received = hubs.map(() => [] as string[]);
+    const stops = await Promise.all(
+      hubs.map((each, index) => each.subscribe(each.key('order'), (payload) => received[index].push(payload))),
+    );
+    const sent = Array.from({ length: 300 }, (_, index) => String(index));
+    // Not awaited one by one: a sender that posts and goes on, as the link's senders do.
+    await Promise.all(sent.map((payload) => hub.publish(hub.key('order'), payload)));
+    const deadline = Date.now() + 5_000;
+    while (received.some((payloads) => payloads.length < sent.length) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    stops.forEach((stop) => stop());
+    expect(received).toEqual(hubs.map(() => sent));
+  });
+
   it("accept the application's own Cluster client, hash-tagging the prefix", async () => {
     const client = new Cluster(cluster.nodes, { enableOfflineQueue: false, lazyConnect: true });
     const settings = resolveRedisSettings({ client, keyPrefix: 'app:' });

@@ -260,9 +260,11 @@ export class RedisHub {
   /**
    * Publishes on a channel (a key under the prefix); resolves how many subscribers received it
    * (on a single Redis: those of the server; in a Redis Cluster: those of the node that took it).
+   * Publications on one channel arrive in the order they were made, in a cluster too (see
+   * `publisherOf`).
    */
   async publish(channel: string, payload: string): Promise<number> {
-    return this.run('publish', (client) => client.publish(channel, payload));
+    return this.run('publish', (client) => publisherOf(client, channel).publish(channel, payload));
   }
 
   /**
@@ -345,6 +347,38 @@ function makeClient(ioredis: typeof IoRedis, options: ResolvedRedisOptions): Red
 
 function isCluster(client: RedisClient): client is Cluster {
   return isClusterClient(client);
+}
+
+/**
+ * The connection a channel's publications go through. PUBLISH names no key, so a cluster client
+ * sends it to any node, and a message reaches the subscribers of the other nodes over the
+ * cluster bus: two messages sent through two nodes can arrive in either order (a stream's end
+ * before its last event, seen with a resume across instances). A channel therefore always goes
+ * through the same master, chosen by its name among the masters in a fixed order, as long as
+ * they stay the same; a failover may reorder what is published while it happens.
+ */
+function publisherOf(client: RedisClient, channel: string): Pick<RedisClient, 'publish'> {
+  if (!isCluster(client)) {
+    return client;
+  }
+  const masters = client
+    .nodes('master')
+    .filter((node) => node.status !== 'end' && node.status !== 'close')
+    .sort((a, b) => nodeName(a).localeCompare(nodeName(b)));
+  return masters.length === 0 ? client : masters[nameHash(channel) % masters.length];
+}
+
+function nodeName(node: { options: { host?: string; port?: number } }): string {
+  return `${node.options.host ?? ''}:${node.options.port ?? ''}`;
+}
+
+/** FNV-1a of a channel name: spreads channels over the masters, the same way in every process. */
+function nameHash(name: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < name.length; index += 1) {
+    hash = Math.imul(hash ^ name.charCodeAt(index), 0x01000193);
+  }
+  return hash >>> 0;
 }
 
 /** Where the hub connects, for messages (no password). */
