@@ -5,14 +5,13 @@
  * (questions to the client, running calls, resource subscriptions), ownership by principal on
  * every verb, a client that disconnects mid-call in each era, and keep-alive comments.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { McpNotifier } from 'nest-mcp';
 import { MCP_REPLAY_STORE, MCP_SESSION_STORE } from '../lib/mcp.constants';
 import type { ReplayStore } from '../lib/sessions/replay-store.interface';
 import type { SessionStore } from '../lib/sessions/session-store.interface';
 import { McpEngine } from '../lib/protocol/engine';
 import type { HttpPlatform } from './fixtures/http-app';
+import { settledHeap } from './support/settled-memory';
 import {
   exchange,
   legacyRequest,
@@ -67,20 +66,6 @@ async function pool(count: number, width: number, task: (index: number) => Promi
     }
   };
   await Promise.all(Array.from({ length: Math.min(width, count) }, worker));
-}
-
-// `gc` is not exposed to Jest's workers: turn it on for this process and take it from a fresh context.
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-/** The heap in use after full collections (several: finalizers and weak maps settle over rounds). */
-async function settledHeap(): Promise<number> {
-  for (let round = 0; round < 4; round += 1) {
-    gc();
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  gc();
-  return process.memoryUsage().heapUsed;
 }
 
 const MB = 1024 * 1024;
