@@ -1,0 +1,67 @@
+// The public API on record: api/nest-mcp.api.md, API Extractor's report of what the package
+// exports (every name and signature reachable from lib/index.ts). A change to the exported
+// surface changes the report, so it shows in review; CI fails while the committed report and the
+// code disagree (test/api-report.spec.ts runs this with --check).
+//
+//   node scripts/api-report.mjs           writes the report from the code
+//   node scripts/api-report.mjs --check   fails (exit 1) when the committed report is not the code's
+//
+// The declarations are compiled on their own into api/.build (git-ignored), not taken from dist,
+// so that the check needs no build.
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const { Extractor, ExtractorConfig } = require('@microsoft/api-extractor');
+
+/** API Extractor's log levels that stay off the console. */
+const QUIET = new Set(['warning', 'info', 'verbose']);
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const check = process.argv.includes('--check');
+const build = join(root, 'api', '.build');
+
+rmSync(build, { recursive: true, force: true });
+execFileSync(
+  process.execPath,
+  [
+    require.resolve('typescript/bin/tsc'),
+    '-p',
+    join(root, 'tsconfig.build.json'),
+    '--emitDeclarationOnly',
+    '--outDir',
+    build,
+  ],
+  { cwd: root, stdio: 'inherit' },
+);
+
+const config = ExtractorConfig.loadFileAndPrepare(join(root, 'api-extractor.json'));
+const result = Extractor.invoke(config, {
+  localBuild: !check,
+  // Its warnings (a public signature that names a type the entry does not export...) are written
+  // into the report itself, where review sees them; the console gets only what went wrong.
+  messageCallback: (message) => {
+    if (!QUIET.has(String(message.logLevel))) {
+      return;
+    }
+    message.handled = true;
+  },
+});
+rmSync(build, { recursive: true, force: true });
+
+if (check && result.apiReportChanged) {
+  process.stderr.write(
+    'The public API differs from api/nest-mcp.api.md. If the change is meant, run `npm run api:report` ' +
+      'and commit the report (list breaking changes in CHANGELOG.md).\n',
+  );
+  process.exit(1);
+}
+if (!result.succeeded) {
+  process.stderr.write(`API Extractor failed: ${result.errorCount} error(s), ${result.warningCount} warning(s)\n`);
+  process.exit(1);
+}
+process.stdout.write(check ? 'The public API matches api/nest-mcp.api.md.\n' : 'Wrote api/nest-mcp.api.md.\n');
