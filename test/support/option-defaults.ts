@@ -6,7 +6,8 @@
  *
  * A name is a path of properties: the walk enters a property's type when it is an interface or
  * an object type of lib/ (each member of a union: `telemetry?: McpTelemetryOptions | false`
- * gives `telemetry.*`), and stops at classes, functions, arrays, records and types of other
+ * gives `telemetry.tracerProvider`...), and a record of those, whose entries' options are named
+ * with `*` (`auth.basic.users.*.id`); it stops at classes, functions, arrays and types of other
  * packages, whose members are not options of their own.
  *
  * Also the docs side: the option rows of a Markdown page (its tables whose first header cell is
@@ -59,7 +60,11 @@ function isOptionGroup(checker: ts.TypeChecker, type: ts.Type, root: string): bo
   );
 }
 
-/** Every option of `McpModule.forRoot()`, by name, in declaration order. */
+/**
+ * Every option of `McpModule.forRoot()`, in the order the walk meets them. One declaration may
+ * have several names (an interface used in two places: `auth.bearer.tokens.*.scopes` and
+ * `auth.apiKey.keys.*.scopes`), and one name several declarations (`name` is in both roots).
+ */
 export function declaredOptions(root: string = ROOT): DeclaredOption[] {
   const files = ROOTS.map(({ file }) => resolve(root, file));
   const program = ts.createProgram(files, {
@@ -72,7 +77,25 @@ export function declaredOptions(root: string = ROOT): DeclaredOption[] {
     noEmit: true,
   });
   const checker = program.getTypeChecker();
-  const options = new Map<string, DeclaredOption>();
+  const options: DeclaredOption[] = [];
+  const seen = new Set<string>();
+
+  const enter = (type: ts.Type, name: string, depth: number): void => {
+    for (const member of type.isUnion() ? type.types : [type]) {
+      if (isOptionGroup(checker, member, root)) {
+        walk(member, `${name}.`, depth + 1);
+      } else if ((member.flags & ts.TypeFlags.Object) !== 0 && !checker.isArrayType(member)) {
+        // A record (`Record<string, McpPrincipalInit>`): its entries' options, as `name.*.option`.
+        const entries = checker.getIndexInfosOfType(member).find((info) => info.keyType.flags & ts.TypeFlags.String);
+        if (entries !== undefined && checker.getPropertiesOfType(member).length === 0) {
+          const value = checker.getNonNullableType(entries.type);
+          if (isOptionGroup(checker, value, root)) {
+            walk(value, `${name}.*.`, depth + 1);
+          }
+        }
+      }
+    }
+  };
 
   const walk = (type: ts.Type, prefix: string, depth: number): void => {
     for (const property of checker.getPropertiesOfType(type)) {
@@ -84,21 +107,12 @@ export function declaredOptions(root: string = ROOT): DeclaredOption[] {
       const source = declaration.getSourceFile();
       const at = `${relative(root, source.fileName)}:${source.getLineAndCharacterOfPosition(declaration.getStart()).line + 1}`;
       const tag = ts.getJSDocTags(declaration).find((candidate) => candidate.tagName.text === 'default');
-      const found: DeclaredOption = { name, default: tag === undefined ? undefined : tagText(tag), at };
-      const known = options.get(name);
-      // A name in both roots (`name`): the one with a default speaks for it.
-      if (known === undefined || (known.default === undefined && found.default !== undefined)) {
-        options.set(name, found);
-      } else if (found.default !== undefined && known.default !== found.default) {
-        throw new Error(`${name} has two defaults: ${known.default} (${known.at}), ${found.default} (${found.at})`);
+      if (!seen.has(`${name} ${at}`)) {
+        seen.add(`${name} ${at}`);
+        options.push({ name, default: tag === undefined ? undefined : tagText(tag), at });
       }
       if (depth < MAX_DEPTH) {
-        const valueType = checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(property, declaration));
-        for (const member of valueType.isUnion() ? valueType.types : [valueType]) {
-          if (isOptionGroup(checker, member, root)) {
-            walk(member, `${name}.`, depth + 1);
-          }
-        }
+        enter(checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(property, declaration)), name, depth);
       }
     }
   };
@@ -114,7 +128,7 @@ export function declaredOptions(root: string = ROOT): DeclaredOption[] {
     }
     walk(checker.getTypeAtLocation(declaration), '', 0);
   }
-  return [...options.values()];
+  return options;
 }
 
 /** Every `@default` tag written in `files` (paths from `root`), as `file:line`. */
@@ -194,7 +208,7 @@ export function documentedOptions(markdown: string): { rows: DocumentedOption[];
     if (!inTable || /^\s*\|?\s*:?-{3,}/.test(line)) {
       return;
     }
-    const name = /^`([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)`$/.exec(cells[0]);
+    const name = /^`([A-Za-z_$][\w$]*(?:\.(?:[A-Za-z_$][\w$]*|\*))*)`$/.exec(cells[0]);
     if (name === null || cells.length < 2) {
       problems.push(`line ${index + 1}: an option row starts with the option's name in backticks, then its default`);
       return;
@@ -223,8 +237,9 @@ export function normalizeDefault(text: string | undefined): string {
 
 /**
  * What is wrong with the option rows of `markdown` (the page `page`) against `declared`: a row
- * that names no option or names one twice, a default that differs from the TSDoc (by
- * `normalizeDefault`), and an option with a `@default` that has no row. Each `page:line: ...`.
+ * that names no option, or repeats another, a default that differs from the TSDoc of every
+ * declaration of its name (by `normalizeDefault`), and a declaration with a `@default` that no
+ * row documents under any of its names (a default is written once). Each `page:line: ...`.
  */
 export function defaultProblems(page: string, markdown: string, declared: readonly DeclaredOption[]): string[] {
   const { rows, problems: layout } = documentedOptions(markdown);
@@ -232,28 +247,41 @@ export function defaultProblems(page: string, markdown: string, declared: readon
   if (rows.length === 0) {
     return [...problems, `${page}: no option table (a table whose first header cell is "Option")`];
   }
-  const byName = new Map(declared.map((option) => [option.name, option]));
-  const seen = new Map<string, number>();
+  const byName = new Map<string, DeclaredOption[]>();
+  for (const option of declared) {
+    byName.set(option.name, [...(byName.get(option.name) ?? []), option]);
+  }
+  /** The declarations some row documents (by `at`), and the rows so far (by name and default). */
+  const covered = new Set<string>();
+  const rowsSeen = new Map<string, number>();
   for (const row of rows) {
-    const option = byName.get(row.name);
-    const first = seen.get(row.name);
+    const candidates = byName.get(row.name) ?? [];
+    const written = normalizeDefault(row.default);
+    const key = `${row.name}\n${written}`;
+    const first = rowsSeen.get(key);
     if (first !== undefined) {
       problems.push(`${page}:${row.line}: \`${row.name}\` has a row already, at line ${first}`);
       continue;
     }
-    seen.set(row.name, row.line);
-    if (option === undefined) {
+    rowsSeen.set(key, row.line);
+    if (candidates.length === 0) {
       problems.push(`${page}:${row.line}: \`${row.name}\` is no option of McpModule.forRoot()`);
-    } else if (normalizeDefault(row.default) !== normalizeDefault(option.default)) {
-      problems.push(
-        `${page}:${row.line}: \`${row.name}\` defaults to ${normalizeDefault(option.default)} (${option.at}), ` +
-          `not ${normalizeDefault(row.default)}`,
-      );
+      continue;
     }
+    const matching = candidates.filter((option) => normalizeDefault(option.default) === written);
+    if (matching.length === 0) {
+      const code = candidates.map((option) => `${normalizeDefault(option.default)} (${option.at})`).join(' or ');
+      problems.push(`${page}:${row.line}: \`${row.name}\` defaults to ${code}, not ${written}`);
+    }
+    // A row with a wrong default is reported as such, not also as a missing row.
+    (matching.length > 0 ? matching : candidates).forEach((option) => covered.add(option.at));
   }
+  const reported = new Set<string>();
   for (const option of declared) {
-    if (option.default !== undefined && !seen.has(option.name)) {
-      problems.push(`${page}: \`${option.name}\` (default ${option.default}, ${option.at}) has no row`);
+    if (option.default !== undefined && !covered.has(option.at) && !reported.has(option.at)) {
+      reported.add(option.at);
+      const names = declared.filter((other) => other.at === option.at).map((other) => `\`${other.name}\``);
+      problems.push(`${page}: ${names.join(' or ')} (default ${option.default}, ${option.at}) has no row`);
     }
   }
   return problems;
