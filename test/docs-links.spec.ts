@@ -1,15 +1,21 @@
 /**
- * The links of the repository's documents resolve inside the repository: each is an anchor of
- * a heading of the same document, or a relative path to a file or directory of the repository
- * (with an anchor of that file when it names one), and never an absolute URL. Text and code
- * may show URLs (as code); links may not point at them.
+ * The links of the repository's documents (README.md, CONTRIBUTING.md, bench/README.md and every
+ * page under docs/, as scripts/doc-pages.ts lists them) resolve inside the repository: each is an
+ * anchor of a heading of the same document, or a relative path to a file or directory of the
+ * repository (with an anchor of that file when it names one), and never an absolute URL. Text
+ * and code may show URLs (as code); links may not point at them.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { docPages } from '../scripts/doc-pages';
 import { extractLinks, headingAnchors, type MarkdownLink } from './support/markdown-links';
 
 const ROOT = resolve(__dirname, '..');
-const DOCUMENTS = ['README.md', 'bench/README.md'];
+const DOCUMENTS = docPages(ROOT);
+/** The documents there must be: the front door, its index, the options' defaults. */
+const REQUIRED = ['README.md', 'CONTRIBUTING.md', 'bench/README.md', 'docs/README.md', 'docs/reference/options.md'];
+/** A page with a broken link of each kind, for the check itself. */
+const BROKEN = 'test/fixtures/docs/links/broken.md';
 /** Directories that are in the working tree but not in the repository. */
 const NOT_IN_REPOSITORY = ['node_modules', 'dist', 'coverage', '.git'];
 
@@ -51,23 +57,41 @@ function problemOf(document: string, link: MarkdownLink): string | undefined {
   return undefined;
 }
 
+/** `document:line: problem` for each link of `document` that does not resolve. */
+function problemsOf(document: string): string[] {
+  return extractLinks(readFileSync(join(ROOT, document), 'utf8'))
+    .map((link) => ({ link, problem: problemOf(document, link) }))
+    .filter(({ problem }) => problem !== undefined)
+    .map(({ link, problem }) => `${document}:${link.line}: ${problem}`);
+}
+
+it('checks every document there must be, and every page under docs/', () => {
+  expect(REQUIRED.filter((document) => !DOCUMENTS.includes(document))).toEqual([]);
+});
+
+it.each(['README.md', 'docs/README.md'])('finds links to check in %s', (document) => {
+  expect(
+    existsSync(join(ROOT, document)) && extractLinks(readFileSync(join(ROOT, document), 'utf8')).length,
+  ).toBeGreaterThan(0);
+});
+
 describe.each(DOCUMENTS)('the links of %s', (document) => {
-  const links = extractLinks(readFileSync(join(ROOT, document), 'utf8'));
-
-  it('has links to check', () => {
-    expect(links.length).toBeGreaterThan(0);
-  });
-
   it('resolve inside the repository, none to an absolute URL', () => {
-    const problems = links
-      .map((link) => ({ link, problem: problemOf(document, link) }))
-      .filter(({ problem }) => problem !== undefined)
-      .map(({ link, problem }) => `${document}:${link.line}: ${problem}`);
-    expect(problems).toEqual([]);
+    expect(problemsOf(document)).toEqual([]);
   });
 });
 
 describe('the check itself', () => {
+  it('refuses each broken link of a fixture page, at its line', () => {
+    expect(problemsOf(BROKEN)).toEqual([
+      `${BROKEN}:1: https://example.com/docs is an absolute URL`,
+      `${BROKEN}:5: #no-such-section is no heading of ${BROKEN}`,
+      `${BROKEN}:6: ../../../../docs/no-such-page.md does not exist`,
+      `${BROKEN}:7: #no-such-heading is no heading of README.md`,
+      `${BROKEN}:8: #no-such-heading is no heading of test/fixtures/docs/snippets/good.md`,
+    ]);
+  });
+
   const check = (destination: string, kind: MarkdownLink['kind'] = 'inline') =>
     problemOf('bench/README.md', { kind, line: 1, destination });
 
