@@ -107,16 +107,16 @@ export type {
   McpGuardAuthOptions,
   McpPrincipalInit,
   McpProtectedResourceOptions,
-} from './auth/mcp-auth-options.interface';
+} from './interfaces/mcp-auth-options.interface';
 
 export { McpRegistry } from './registry/mcp-registry.service';
 export type { RegistryChangeKind } from './registry/mcp-registry.service';
 export { McpSessionService } from './sessions/mcp-session.service';
-export type { SessionStore, SessionRecord } from './sessions/session-store.interface';
+export type { SessionStore, SessionRecord } from './interfaces/session-store.interface';
 export { McpTaskService } from './tasks/mcp-task.service';
-export type { McpTaskRecord, McpTaskStatus, McpTaskError, TaskStore } from './tasks/task-store.interface';
+export type { McpTaskRecord, McpTaskStatus, McpTaskError, TaskStore } from './interfaces/task-store.interface';
 export { TASKS_EXTENSION } from './protocol/tasks/task-mode';
-export type { ReplayStore, ReplayEvent, ReplayWindow } from './sessions/replay-store.interface';
+export type { ReplayStore, ReplayEvent, ReplayWindow } from './interfaces/replay-store.interface';
 export { McpNotifier } from './notifications/mcp-notifier.service';
 export { McpHealthIndicator } from './health/mcp.health';
 export type {
@@ -132,7 +132,7 @@ export type { McpStdioListenOptions } from './transports/stdio/mcp-stdio.server'
 export { McpStderrLogger } from './transports/stdio/stderr.logger';
 export { runMcpStdio } from './transports/stdio/mcp-stdio.bootstrap';
 export type { McpStdioRunOptions } from './transports/stdio/mcp-stdio.bootstrap';
-export type { NotificationBus, McpEvent } from './notifications/notification-bus.interface';
+export type { NotificationBus, McpEvent } from './interfaces/notification-bus.interface';
 
 export { McpError, McpToolError, McpUrlElicitationRequiredError } from './protocol/mcp-error';
 export type {

@@ -33,30 +33,6 @@ const KNOWN_CYCLES_OUTSIDE_PROTOCOL: ReadonlyArray<readonly string[]> = [];
  */
 const KNOWN_FOLDER_CYCLES: ReadonlyArray<readonly string[]> = [
   ['lib/protocol', 'lib/protocol/handlers', 'lib/protocol/tasks'],
-  [
-    'lib',
-    'lib/auth',
-    'lib/console',
-    'lib/context',
-    'lib/decorators',
-    'lib/explorers',
-    'lib/health',
-    'lib/interfaces',
-    'lib/notifications',
-    'lib/registry',
-    'lib/schema',
-    'lib/servers',
-    'lib/sessions',
-    'lib/shutdown',
-    'lib/stores',
-    'lib/stores/memory',
-    'lib/stores/redis',
-    'lib/tasks',
-    'lib/telemetry',
-    'lib/transports/http',
-    'lib/transports/http/sse',
-    'lib/transports/stdio',
-  ],
 ];
 
 function sourceFiles(dir: string): string[] {

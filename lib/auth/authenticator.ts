@@ -6,7 +6,7 @@
 import type { Logger } from '@nestjs/common';
 import type { McpPrincipal } from '../protocol/call-context';
 import { logMessage } from '../protocol/log-text';
-import type { McpAuthRequest, McpPrincipalInit } from './mcp-auth-options.interface';
+import type { McpAuthRequest, McpPrincipalInit } from '../interfaces/mcp-auth-options.interface';
 
 /** A refused request: the HTTP status, the `WWW-Authenticate` value and the OAuth error. */
 export interface AuthRefusal {

@@ -21,7 +21,12 @@ import {
   verifiedTokens,
 } from './bearer.authenticator';
 import { secretDigest } from './credential-table';
-import type { McpAuthOptions, McpAuthProvider, McpAuthRequest, McpBasicOptions } from './mcp-auth-options.interface';
+import type {
+  McpAuthOptions,
+  McpAuthProvider,
+  McpAuthRequest,
+  McpBasicOptions,
+} from '../interfaces/mcp-auth-options.interface';
 import { McpAuthService } from './mcp-auth.service';
 import { hashMcpPassword } from './password-hash';
 

@@ -8,7 +8,12 @@ import { type Logger } from '@nestjs/common';
 import type * as Jose from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { McpPrincipal } from '../protocol/call-context';
-import type { McpAuthRequest, McpJsonWebKey, McpJwtOptions, McpTokenVerifier } from './mcp-auth-options.interface';
+import type {
+  McpAuthRequest,
+  McpJsonWebKey,
+  McpJwtOptions,
+  McpTokenVerifier,
+} from '../interfaces/mcp-auth-options.interface';
 import {
   authorization,
   challenge,

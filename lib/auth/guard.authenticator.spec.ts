@@ -2,7 +2,7 @@ import { ForbiddenException, HttpException, Logger, type CanActivate, type Execu
 import { ErrorCode } from '../protocol/json-rpc';
 import { GuardAuthenticator, refusalMessage } from './guard.authenticator';
 import { McpHttpExecutionContext } from './http-execution-context';
-import type { McpPrincipalInit } from './mcp-auth-options.interface';
+import type { McpPrincipalInit } from '../interfaces/mcp-auth-options.interface';
 
 /** A guard that leaves `user` on the request, or throws `error`. */
 function guardOf(user: unknown, error?: Error): CanActivate & { contexts: ExecutionContext[] } {

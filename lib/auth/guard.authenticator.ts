@@ -22,7 +22,7 @@ import {
 } from './authenticator';
 import { clientAddress } from './client-address';
 import { McpHttpExecutionContext } from './http-execution-context';
-import type { McpAuthRequest } from './mcp-auth-options.interface';
+import type { McpAuthRequest } from '../interfaces/mcp-auth-options.interface';
 import { userPrincipal } from './user-principal';
 
 /** What a guard's message may add to a refusal's: its wording is the application's, its length ours. */

@@ -1,5 +1,5 @@
 import { type CanActivate, type ExecutionContext, HttpException, Injectable } from '@nestjs/common';
-import { MCP_CONTEXT_TYPE } from '../mcp.constants';
+import { MCP_CONTEXT_TYPE } from '../shared/mcp.constants';
 import type { McpCallContext } from '../protocol/call-context';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { AuthKind } from './auth-options';

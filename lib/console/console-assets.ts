@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { LIBRARY_DIRECTORY } from '../library-directory';
+import { LIBRARY_DIRECTORY } from '../shared/library-directory';
 import { McpLogger } from '../telemetry/mcp.logger';
 
 /** The content type of each file type served; anything else in `ui/` (tsconfig.json) is not. */

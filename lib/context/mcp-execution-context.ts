@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import { MCP_CONTEXT_TYPE } from '../mcp.constants';
+import { MCP_CONTEXT_TYPE } from '../shared/mcp.constants';
 import type { McpCallContext } from '../protocol/call-context';
 
 /**

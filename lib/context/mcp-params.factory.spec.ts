@@ -1,4 +1,4 @@
-import { McpParamType } from '../mcp.constants';
+import { McpParamType } from '../shared/mcp.constants';
 import type { McpCallContext } from '../protocol/call-context';
 import { mcpHandlerArgs, McpParamsFactory } from './mcp-params.factory';
 

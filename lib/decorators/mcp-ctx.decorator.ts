@@ -1,4 +1,4 @@
-import { McpParamType } from '../mcp.constants';
+import { McpParamType } from '../shared/mcp.constants';
 import { assignMcpParam } from './mcp-params.decorator';
 import type { McpCallContext } from '../protocol/call-context';
 

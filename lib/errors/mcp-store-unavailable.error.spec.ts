@@ -1,5 +1,5 @@
 import { isStoreUnavailable } from '../protocol/store-unavailable';
-import { STORE_UNAVAILABLE } from '../mcp.messages';
+import { STORE_UNAVAILABLE } from '../shared/mcp.messages';
 import { STORE_UNAVAILABLE_MESSAGE } from '../protocol/store-unavailable';
 import { McpStoreUnavailableError } from './mcp-store-unavailable.error';
 

@@ -25,8 +25,8 @@ import type { McpCallContext } from '../protocol/call-context';
 import { ErrorCode } from '../protocol/json-rpc';
 import { isMcpError, isMcpToolError, type McpError } from '../protocol/mcp-error';
 import { McpRegistry, type SchemaCompiler } from '../registry/mcp-registry.service';
-import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../mcp.constants';
-import { resolveServerIdentity } from '../servers/server-identity';
+import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
+import { resolveServerIdentity } from '../identity/server-identity';
 import { McpExplorer } from './mcp.explorer';
 
 const anySchema: SchemaCompiler = {

@@ -5,7 +5,7 @@
 import type { CompiledSchema } from '../protocol/catalog';
 import type { McpSchema, McpValidatorOptions } from '../interfaces/mcp-schema.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { INVALID_SCHEMA } from '../mcp.messages';
+import { INVALID_SCHEMA } from '../shared/mcp.messages';
 
 /** Turns a schema of any supported kind into JSON Schema and a validator. */
 export interface SchemaCompiler {

@@ -14,7 +14,7 @@ import type {
   McpToolDefinition,
 } from '../interfaces/mcp-definitions.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { INVALID_ENTRY, INVALID_SCHEMA, INVALID_TOOL_NAME } from '../mcp.messages';
+import { INVALID_ENTRY, INVALID_SCHEMA, INVALID_TOOL_NAME } from '../shared/mcp.messages';
 import type { EntrySchemas } from './entry-schemas';
 import { InvalidUriTemplateError, UriTemplate } from './uri-template';
 

@@ -6,7 +6,7 @@
 import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
 import type { DtoClass, McpValidatorOptions } from '../interfaces/mcp-schema.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { MISSING_PACKAGE } from '../mcp.messages';
+import { MISSING_PACKAGE } from '../shared/mcp.messages';
 import { joinListed } from './validation-messages';
 
 const DTO_PACKAGES = 'class-validator class-transformer class-validator-jsonschema';

@@ -5,9 +5,9 @@ import {
   MCP_SERVER_SETTINGS,
   MCP_SESSION_SETTINGS,
   MCP_SESSION_STORE,
-} from '../mcp.constants';
+} from '../shared/mcp.constants';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
-import type { McpServerSettings } from '../server-settings';
+import type { McpServerSettings } from '../shared/server-settings';
 import type { McpPrincipal } from '../protocol/call-context';
 import type { Clock } from '../protocol/clock';
 import { ErrorCode } from '../protocol/json-rpc';
@@ -16,8 +16,8 @@ import { quotaKeyOf } from '../protocol/principal';
 import { RefusalLog, tooMany } from '../protocol/refusal-log';
 import type { SessionHandle, SessionState } from '../protocol/session-handle';
 import { isThenable, type Awaitable } from '../protocol/thenables';
-import type { SessionAdmission, SessionCaps, SessionRecord, SessionStore } from './session-store.interface';
-import { IDLE_SESSIONS_ENDED, SWEEP_LOG_IDS } from '../mcp.messages';
+import type { SessionAdmission, SessionCaps, SessionRecord, SessionStore } from '../interfaces/session-store.interface';
+import { IDLE_SESSIONS_ENDED, SWEEP_LOG_IDS } from '../shared/mcp.messages';
 import { SessionChannels } from './session-channels';
 import { isSessionId, newSessionId } from './session-id';
 import type { SessionSettings } from './session-settings';

@@ -6,7 +6,7 @@ import { tooMany, type RefusalLog } from '../protocol/refusal-log';
 import type { LiveTasks } from './live-tasks';
 import type { NewTask } from '../protocol/tasks/task-port';
 import type { TaskSettings } from './task-settings';
-import { taskQuotaKey, type McpTaskRecord, type TaskStore } from './task-store.interface';
+import { taskQuotaKey, type McpTaskRecord, type TaskStore } from '../interfaces/task-store.interface';
 
 export type { NewTask } from '../protocol/tasks/task-port';
 

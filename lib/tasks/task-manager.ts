@@ -1,7 +1,7 @@
 import type { ClusterLink } from '../cluster/cluster-link.interface';
-import { EXPIRED_TASKS_FAILED } from '../mcp.messages';
+import { EXPIRED_TASKS_FAILED } from '../shared/mcp.messages';
 import { systemClock, type Clock } from '../protocol/clock';
-import type { NotificationBus } from '../notifications/notification-bus.interface';
+import type { NotificationBus } from '../interfaces/notification-bus.interface';
 import type { InputRequest } from '../protocol/client-requests';
 import { ErrorCode, type JsonObject } from '../protocol/json-rpc';
 import { McpError, messageOf } from '../protocol/mcp-error';
@@ -20,7 +20,7 @@ import {
   type McpTaskRecord,
   type McpTaskStatus,
   type TaskStore,
-} from './task-store.interface';
+} from '../interfaces/task-store.interface';
 import { TaskWaiters } from './task-waiters';
 
 /** Where the manager reports what it cannot tell a caller (a failed publication, sweep or answer). */

@@ -4,7 +4,7 @@ import {
   type ReplayByteBounds,
   type ReplayEvent,
   type ReplayStore,
-} from '../../lib/sessions/replay-store.interface';
+} from '../../lib/interfaces/replay-store.interface';
 
 /** An event carrying a message that names its position. */
 export function replayEvent(streamId: string, seq: number): ReplayEvent {

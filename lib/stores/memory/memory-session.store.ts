@@ -4,7 +4,7 @@ import {
   type SessionCaps,
   type SessionRecord,
   type SessionStore,
-} from '../../sessions/session-store.interface';
+} from '../../interfaces/session-store.interface';
 import type { SessionState } from '../../protocol/session-handle';
 
 const CREATED: SessionAdmission = Object.freeze({ outcome: 'created' });

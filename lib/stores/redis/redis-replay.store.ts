@@ -6,7 +6,7 @@ import {
   type ReplayEvent,
   type ReplayStore,
   type ReplayWindow,
-} from '../../sessions/replay-store.interface';
+} from '../../interfaces/replay-store.interface';
 import { redisScript, type RedisHub } from './redis-hub';
 
 /**

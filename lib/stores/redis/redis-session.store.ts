@@ -5,7 +5,7 @@ import {
   type SessionCaps,
   type SessionRecord,
   type SessionStore,
-} from '../../sessions/session-store.interface';
+} from '../../interfaces/session-store.interface';
 import { LUA_EXISTING_MEMBERS, LUA_EXTEND_TTL } from './redis-keys';
 import { redisScript, type RedisHub } from './redis-hub';
 

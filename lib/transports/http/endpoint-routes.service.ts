@@ -22,7 +22,7 @@ import { ModuleRef } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { McpHttpExecutionContext } from '../../auth/http-execution-context';
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
-import { endpointEnhancersOf } from '../../explorers/nest-internals';
+import { endpointEnhancersOf } from '../../shared/nest-internals';
 import { isThenable, type Awaitable } from '../../protocol/thenables';
 import { markerOf, type McpEndpointKind, type McpEndpointMarker, type McpEndpointVerb } from './endpoint-marker';
 import type { EndpointRouteHandler } from './platform-hooks';

@@ -7,8 +7,8 @@ import {
   UseFilters,
   UseGuards,
 } from '@nestjs/common';
-import { MCP_CONSOLE_METADATA, MCP_ENDPOINT_METADATA } from '../../mcp.constants';
-import { HttpDrain } from '../../shutdown/http-drain';
+import { MCP_CONSOLE_METADATA, MCP_ENDPOINT_METADATA } from '../../shared/mcp.constants';
+import { HttpDrain } from './http-drain';
 import { sendEmpty, type HttpExchange } from './http-exchange';
 import { HttpAdmission } from './http-admission.service';
 import { HttpExchanges } from './http-exchanges.service';

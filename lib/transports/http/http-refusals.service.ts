@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_OWN_AUTH } from '../../mcp.constants';
+import { MCP_OWN_AUTH } from '../../shared/mcp.constants';
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode, isJsonObject, type JsonRpcResponse } from '../../protocol/json-rpc';
 import type { Era } from '../../protocol/revisions';

@@ -14,7 +14,7 @@ import {
   type HttpExchange,
   type UnreadBound,
 } from './http-exchange';
-import { ResumableStream } from './sse/resumable-streams.service';
+import { ResumableStream } from './resumable-streams.service';
 import type { HttpReply } from './http-reply';
 import { merged } from '../../protocol/object-copies';
 

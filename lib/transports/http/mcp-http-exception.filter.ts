@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Injectable } from '@nestjs/common';
 import { ErrorCode, failure } from '../../protocol/json-rpc';
-import { STORE_UNAVAILABLE } from '../../mcp.messages';
+import { STORE_UNAVAILABLE } from '../../shared/mcp.messages';
 import { isStoreUnavailable, logStoreUnavailable } from '../../protocol/store-unavailable';
 import { RefusalLog } from '../../protocol/refusal-log';
 import { guardRefusalError } from '../../auth/guard.authenticator';

@@ -5,7 +5,7 @@
  * that verb; `McpHttpGuard` has checked it first.
  */
 import { Controller, Delete, Get, Inject, Options, Post, Req, Res, type Type } from '@nestjs/common';
-import type { McpHttpPaths } from './http-paths';
+import type { McpHttpPaths } from '../../identity/http-paths';
 import { endpointMarker } from './endpoint-marker';
 import { McpEndpoint, McpEndpointController, McpEndpointRoute } from './endpoint.controller';
 import { StreamableHttpService } from './streamable-http.service';

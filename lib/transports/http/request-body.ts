@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/json-rpc';
-import { BODY_TOO_DEEP, BODY_TOO_LARGE } from '../../mcp.messages';
+import { BODY_TOO_DEEP, BODY_TOO_LARGE } from '../../shared/mcp.messages';
 
 /** Why a body was refused. */
 export type BodyRefusalReason = 'too-large' | 'parse' | 'too-deep' | 'media-type' | 'aborted';

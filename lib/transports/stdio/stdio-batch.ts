@@ -15,7 +15,7 @@ import {
 import { planBatch } from '../../protocol/batch';
 import type { InboundDispatcher } from '../../protocol/inbound';
 import type { SessionHandle } from '../../protocol/session-handle';
-import { SHUTTING_DOWN } from '../../mcp.messages';
+import { SHUTTING_DOWN } from '../../shared/mcp.messages';
 import type { StdioSession } from './stdio-session';
 import type { BatchWork, StdioWorkers } from './stdio-workers';
 

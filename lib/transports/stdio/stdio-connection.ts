@@ -17,7 +17,7 @@ import type { McpPrincipal } from '../../protocol/call-context';
 import { logMessage, logStack } from '../../protocol/log-text';
 import type { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import type { SessionChannels } from '../../sessions/session-channels';
-import { BODY_TOO_DEEP, SHUTTING_DOWN } from '../../mcp.messages';
+import { BODY_TOO_DEEP, SHUTTING_DOWN } from '../../shared/mcp.messages';
 import { exceedsDepth } from '../http/request-body';
 import { StdioFrameReader } from './stdio-frames';
 import { StdioOutput } from './stdio-output';

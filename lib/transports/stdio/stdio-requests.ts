@@ -18,7 +18,7 @@ import { LONG_LIVED_METHODS } from '../../protocol/methods';
 import { inboundFacts, type FactsInput, type InboundDispatcher, type InboundResult } from '../../protocol/inbound';
 import type { McpPrincipal } from '../../protocol/call-context';
 import type { SessionHandle } from '../../protocol/session-handle';
-import { SHUTTING_DOWN } from '../../mcp.messages';
+import { SHUTTING_DOWN } from '../../shared/mcp.messages';
 import { logText } from '../../protocol/log-text';
 import { DUPLICATE_ID_MESSAGE, OVERLOADED_MESSAGE, type StdioBatchHost } from './stdio-batch';
 import type { StdioOutput } from './stdio-output';

@@ -1,4 +1,4 @@
-import { McpConfigurationError } from '../../errors/mcp-configuration.error';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { normalizePath, resolveHttpPaths } from './http-paths';
 
 /** The error `resolveHttpPaths` throws for `extras` (failing the test when it throws none). */

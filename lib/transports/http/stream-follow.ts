@@ -6,12 +6,12 @@
  * one written (those appended meanwhile, then the live ones) over the cluster link.
  */
 import { randomBytes } from 'node:crypto';
-import type { ClusterLink, ClusterMessage } from '../../../cluster/cluster-link.interface';
-import type { JsonRpcMessage } from '../../../protocol/json-rpc';
-import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../../sessions/replay-store.interface';
-import type { SseStream } from '../http-exchange';
-import { streamInstance, type EventPosition } from './event-ids';
-import { writeEvent, writeEvents, type EventSink, type ResumableStream } from './resumable-stream';
+import type { ClusterLink, ClusterMessage } from '../../cluster/cluster-link.interface';
+import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../interfaces/replay-store.interface';
+import type { SseStream } from './http-exchange';
+import { streamInstance, type EventPosition } from './sse/event-ids';
+import { writeEvent, writeEvents, type EventSink, type ResumableStream } from './sse/resumable-stream';
 
 /** How long a resume waits for the instance running a stream to answer, before it gives up. */
 const FOLLOW_ANSWER_MS = 5_000;

@@ -5,9 +5,9 @@
  */
 import type { ModulesContainer } from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { MCP_SERVER_IDENTITY } from '../mcp.constants';
-import { LIBRARY_DIRECTORY } from '../library-directory';
-import { endpointPathOptions, normalizePath } from '../transports/http/http-paths';
+import { MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
+import { LIBRARY_DIRECTORY } from '../shared/library-directory';
+import { endpointPathOptions, normalizePath } from './http-paths';
 import { assertValidIdentity, type McpServerIdentity } from './server-identity';
 
 /** The first stack frame outside this package and Nest: the application's `forRoot` call. */

@@ -2,9 +2,9 @@
  * The checks every section resolver shares: each one returns the value (or its default) or
  * stops the application with a message that names the option.
  */
-import { McpConfigurationError } from './errors/mcp-configuration.error';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { INVALID_OPTION } from './mcp.messages';
-import type { CacheScope } from './protocol/mcp-types';
+import type { CacheScope } from '../protocol/mcp-types';
 
 /** Stops the application: `option` is invalid for `reason`. */
 export function fail(option: string, reason: string): never {

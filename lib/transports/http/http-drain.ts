@@ -1,8 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { ErrorCode, failure, type ClassifiedMessage, type JsonRpcFailure, type JsonRpcId } from '../protocol/json-rpc';
-import { SHUTTING_DOWN } from '../mcp.messages';
-import { sendJson, type HttpExchange } from '../transports/http/http-exchange';
-import { isThenable, type Awaitable } from '../protocol/thenables';
+import {
+  ErrorCode,
+  failure,
+  type ClassifiedMessage,
+  type JsonRpcFailure,
+  type JsonRpcId,
+} from '../../protocol/json-rpc';
+import { SHUTTING_DOWN } from '../../shared/mcp.messages';
+import { sendJson, type HttpExchange } from './http-exchange';
+import { isThenable, type Awaitable } from '../../protocol/thenables';
 
 /** How long a refused client should wait before it retries (here or, behind a balancer, elsewhere). */
 const RETRY_AFTER_S = '1';

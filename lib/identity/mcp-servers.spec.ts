@@ -1,7 +1,7 @@
 import type { ModulesContainer } from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { MCP_SERVER_IDENTITY } from '../mcp.constants';
-import type { McpHttpPaths } from '../transports/http/http-paths';
+import { MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
+import type { McpHttpPaths } from './http-paths';
 import { assertDistinctServers, defaultServerOf, serverIdentities } from './mcp-servers';
 import { resolveServerIdentity, type McpServerIdentity } from './server-identity';
 

@@ -1,4 +1,4 @@
-import type { McpTaskRecord } from '../tasks/task-store.interface';
+import type { McpTaskRecord } from './task-store.interface';
 
 /** A server-side event that clients may be told about. */
 export type McpEvent =

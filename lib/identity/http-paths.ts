@@ -2,9 +2,9 @@
  * The HTTP endpoints a module serves, from the module extras: known synchronously, because the
  * controllers are part of the module graph.
  */
-import { McpConfigurationError } from '../../errors/mcp-configuration.error';
-import { INVALID_OPTION } from '../../mcp.messages';
-import type { McpModuleExtras } from '../../interfaces/mcp-module-options.interface';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { INVALID_OPTION } from '../shared/mcp.messages';
+import type { McpModuleExtras } from '../interfaces/mcp-module-options.interface';
 
 export interface McpHttpPaths {
   /** The Streamable HTTP endpoint. */

@@ -1,8 +1,8 @@
-import type { ClusterLink, ClusterMessage } from '../../../cluster/cluster-link.interface';
-import type { JsonRpcMessage } from '../../../protocol/json-rpc';
-import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../../sessions/replay-store.interface';
-import type { SseStream } from '../http-exchange';
-import { ResumableStream } from './resumable-stream';
+import type { ClusterLink, ClusterMessage } from '../../cluster/cluster-link.interface';
+import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../interfaces/replay-store.interface';
+import type { SseStream } from './http-exchange';
+import { ResumableStream } from './sse/resumable-stream';
 import { StreamFollows } from './stream-follow';
 
 const HERE = 'aaaaaaaaaaaaaaaa';

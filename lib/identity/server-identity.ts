@@ -4,9 +4,9 @@
  */
 import type { Type } from '@nestjs/common';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { INVALID_OPTION } from '../mcp.messages';
+import { INVALID_OPTION } from '../shared/mcp.messages';
 import type { McpModuleExtras } from '../interfaces/mcp-module-extras.interface';
-import type { McpHttpPaths } from '../transports/http/http-paths';
+import type { McpHttpPaths } from './http-paths';
 
 /** The name of a server `forRootAsync()` was not given a name for. */
 export const DEFAULT_SERVER_NAME = 'default';

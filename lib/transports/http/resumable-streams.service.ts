@@ -1,26 +1,26 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { MCP_CLUSTER_LINK, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS, MCP_REPLAY_STORE } from '../../../mcp.constants';
-import type { ClusterLink } from '../../../cluster/cluster-link.interface';
-import type { ResolvedMcpOptions } from '../../../mcp-options.factory';
-import { ErrorCode, failure, notification, type JsonRpcMessage } from '../../../protocol/json-rpc';
-import { hasFeature, type Revision } from '../../../protocol/revisions';
-import { McpSessionService } from '../../../sessions/mcp-session.service';
-import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../../sessions/replay-store.interface';
-import { SessionChannels } from '../../../sessions/session-channels';
-import { sendJson, SseStream } from '../http-exchange';
-import { newInstanceStreamId, newStreamId, parseEventId } from './event-ids';
-import { ResumableStream, writeEvents, type StreamHost, type StreamKind } from './resumable-stream';
-import { PendingResumes } from './pending-resumes';
+import { MCP_CLUSTER_LINK, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS, MCP_REPLAY_STORE } from '../../shared/mcp.constants';
+import type { ClusterLink } from '../../cluster/cluster-link.interface';
+import type { HttpSettings } from './http-settings';
+import { ErrorCode, failure, notification, type JsonRpcMessage } from '../../protocol/json-rpc';
+import { hasFeature, type Revision } from '../../protocol/revisions';
+import { McpSessionService } from '../../sessions/mcp-session.service';
+import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../interfaces/replay-store.interface';
+import { SessionChannels } from '../../sessions/session-channels';
+import { sendJson, SseStream } from './http-exchange';
+import { newInstanceStreamId, newStreamId, parseEventId } from './sse/event-ids';
+import { ResumableStream, writeEvents, type StreamHost, type StreamKind } from './sse/resumable-stream';
+import { PendingResumes } from './sse/pending-resumes';
 import { StreamFollows } from './stream-follow';
-import { McpLogger } from '../../../telemetry/mcp.logger';
-import { SlowReaders } from '../slow-readers.service';
-import { messageOf } from '../../../protocol/mcp-error';
-import { isStoreUnavailable, logStoreUnavailable } from '../../../protocol/store-unavailable';
-import { RefusalLog } from '../../../protocol/refusal-log';
+import { McpLogger } from '../../telemetry/mcp.logger';
+import { SlowReaders } from './slow-readers.service';
+import { messageOf } from '../../protocol/mcp-error';
+import { isStoreUnavailable, logStoreUnavailable } from '../../protocol/store-unavailable';
+import { RefusalLog } from '../../protocol/refusal-log';
 
 // The HTTP services take both the registry and the stream type from here.
-export { ResumableStream, type EventSink, type StreamKind } from './resumable-stream';
+export { ResumableStream, type EventSink, type StreamKind } from './sse/resumable-stream';
 
 function isResponse(message: JsonRpcMessage | undefined): boolean {
   return message !== undefined && !('method' in message);
@@ -48,7 +48,7 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
   private readonly stops: Array<() => void> = [];
 
   constructor(
-    @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
+    @Inject(MCP_HTTP_SETTINGS) private readonly http: HttpSettings,
     @Inject(MCP_REPLAY_STORE) private readonly store: ReplayStore,
     @Inject(MCP_OWN_SESSIONS) private readonly sessions: McpSessionService,
     private readonly channels: SessionChannels,

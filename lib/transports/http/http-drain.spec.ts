@@ -1,5 +1,5 @@
-import type { ClassifiedMessage } from '../protocol/json-rpc';
-import type { HttpExchange } from '../transports/http/http-exchange';
+import type { ClassifiedMessage } from '../../protocol/json-rpc';
+import type { HttpExchange } from './http-exchange';
 import { HttpDrain } from './http-drain';
 
 /** A response that records what was written on it. */
