@@ -134,7 +134,7 @@ export { runMcpStdio } from './transports/stdio/mcp-stdio.bootstrap';
 export type { McpStdioRunOptions } from './transports/stdio/mcp-stdio.bootstrap';
 export type { NotificationBus, McpEvent } from './interfaces/notification-bus.interface';
 
-export { McpError, McpToolError, McpUrlElicitationRequiredError } from './protocol/mcp-error';
+export { McpError, McpToolError, McpUrlElicitationRequiredError } from './protocol/messages/mcp-error';
 export type {
   AskOptions,
   ElicitParams,
@@ -146,14 +146,14 @@ export type {
   SamplingMessage,
   ListRootsResult,
   Root,
-} from './protocol/client-requests';
-export { ErrorCode } from './protocol/json-rpc';
-export type { JsonRpcId } from './protocol/json-rpc';
-export { REVISIONS, LATEST_REVISION } from './protocol/revisions';
-export type { Revision, Era } from './protocol/revisions';
-export type { LogLevel } from './protocol/log-levels';
-export type { McpCallContext, McpPrincipal, TransportKind } from './protocol/call-context';
-export type { CompletionHandler, TaskSupport } from './protocol/catalog';
+} from './protocol/messages/client-requests';
+export { ErrorCode } from './protocol/messages/json-rpc';
+export type { JsonRpcId } from './protocol/messages/json-rpc';
+export { REVISIONS, LATEST_REVISION } from './protocol/messages/revisions';
+export type { Revision, Era } from './protocol/messages/revisions';
+export type { LogLevel } from './protocol/messages/log-levels';
+export type { McpCallContext, McpPrincipal, TransportKind } from './protocol/calls/call-context';
+export type { CompletionHandler, TaskSupport } from './protocol/calls/catalog';
 export type {
   CallToolResult,
   ContentBlock,
@@ -168,5 +168,5 @@ export type {
   ClientCapabilities,
   CompletionResult,
   CacheScope,
-} from './protocol/mcp-types';
+} from './protocol/messages/mcp-types';
 export { McpConfigurationError } from './errors/mcp-configuration.error';

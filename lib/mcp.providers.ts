@@ -33,7 +33,7 @@ import type { McpServerSettings } from './shared/server-settings';
 import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
 import { McpRegistry } from './registry/mcp-registry.service';
 import { McpEngine, type EngineHooks, type EngineOptions } from './protocol/engine';
-import { hasFeature } from './protocol/revisions';
+import { hasFeature } from './protocol/messages/revisions';
 import { McpExplorer } from './explorers/mcp.explorer';
 import { McpSessionService } from './sessions/mcp-session.service';
 import { SessionChannels } from './sessions/session-channels';
@@ -68,7 +68,7 @@ import type { McpTelemetry } from './telemetry/mcp-telemetry';
 import { createMcpTelemetry } from './telemetry/telemetry.factory';
 import type { TelemetrySettings } from './telemetry/telemetry-settings';
 import { McpLogger } from './telemetry/mcp.logger';
-import { logFailedSend } from './protocol/store-unavailable';
+import { logFailedSend } from './protocol/bounds/store-unavailable';
 
 /**
  * The resolved options, then one provider per section of them, so that services inject only

@@ -1,5 +1,5 @@
 import { ForbiddenException, HttpException, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { ErrorCode } from '../protocol/json-rpc';
+import { ErrorCode } from '../protocol/messages/json-rpc';
 import { GuardAuthenticator, refusalMessage } from './guard.authenticator';
 import { McpHttpExecutionContext } from './http-execution-context';
 import type { McpPrincipalInit } from '../interfaces/mcp-auth-options.interface';

@@ -6,11 +6,11 @@
  */
 import { type CanActivate, type ExecutionContext, HttpException, type Logger } from '@nestjs/common';
 import { isObservable, lastValueFrom } from 'rxjs';
-import type { McpPrincipal } from '../protocol/call-context';
-import { ErrorCode } from '../protocol/json-rpc';
-import { logMessage, logStack } from '../protocol/log-text';
-import { anonymousAt } from '../protocol/principal';
-import { RefusalLog } from '../protocol/refusal-log';
+import type { McpPrincipal } from '../protocol/calls/call-context';
+import { ErrorCode } from '../protocol/messages/json-rpc';
+import { logMessage, logStack } from '../protocol/bounds/log-text';
+import { anonymousAt } from '../protocol/bounds/principal';
+import { RefusalLog } from '../protocol/bounds/refusal-log';
 import type { ResolvedGuardOptions } from './auth-options';
 import {
   challenge,

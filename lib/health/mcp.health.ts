@@ -6,7 +6,7 @@ import { McpRegistry } from '../registry/mcp-registry.service';
 import type { SessionStore } from '../interfaces/session-store.interface';
 import type { RedisHub } from '../stores/redis/redis-hub';
 import { MemorySessionStore } from '../stores/memory/memory-session.store';
-import { messageOf } from '../protocol/mcp-error';
+import { messageOf } from '../protocol/messages/mcp-error';
 
 /** `up` or `down`, as `@nestjs/terminus` spells them. @publicApi */
 export type McpHealthStatus = 'up' | 'down';

@@ -1,6 +1,6 @@
-import type { Revision } from '../protocol/revisions';
-import type { LogLevel } from '../protocol/log-levels';
-import type { CacheScope, McpIcon } from '../protocol/mcp-types';
+import type { Revision } from '../protocol/messages/revisions';
+import type { LogLevel } from '../protocol/messages/log-levels';
+import type { CacheScope, McpIcon } from '../protocol/messages/mcp-types';
 import type { McpAuthOptions } from './mcp-auth-options.interface';
 import type { McpValidatorOptions } from './mcp-schema.interface';
 import type { McpHttpOptions } from './mcp-http-options.interface';

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import type { JsonRpcMessage } from '../protocol/json-rpc';
+import type { JsonRpcMessage } from '../protocol/messages/json-rpc';
 
 /**
  * One event of a legacy session's SSE stream, as the replay buffer keeps it. On the wire its id

@@ -1,5 +1,5 @@
-import type { SessionState } from '../protocol/session-handle';
-import type { Awaitable } from '../protocol/thenables';
+import type { SessionState } from '../protocol/messages/session-handle';
+import type { Awaitable } from '../protocol/messages/thenables';
 
 /** One legacy session as stored. */
 export interface SessionRecord {

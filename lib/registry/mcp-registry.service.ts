@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Catalog, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from '../protocol/catalog';
+import type { Catalog, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from '../protocol/calls/catalog';
 import type {
   McpPromptDefinition,
   McpResourceDefinition,

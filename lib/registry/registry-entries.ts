@@ -3,9 +3,15 @@
  * engine serves. Duplicates are the registry's to know: `assertFree` is called where the order
  * of the checks wants it.
  */
-import type { CompletionHandler, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from '../protocol/catalog';
-import { extractParamHeaders, InvalidParamHeaderError } from '../protocol/request-headers';
-import type { EntryAccess } from '../protocol/access';
+import type {
+  CompletionHandler,
+  PromptEntry,
+  ResourceEntry,
+  TemplateEntry,
+  ToolEntry,
+} from '../protocol/calls/catalog';
+import { extractParamHeaders, InvalidParamHeaderError } from '../protocol/messages/request-headers';
+import type { EntryAccess } from '../protocol/calls/access';
 import type {
   McpAccessDefinition,
   McpPromptDefinition,

@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MCP_OWN_SESSIONS } from '../shared/mcp.constants';
-import type { McpPrincipal } from '../protocol/call-context';
+import type { McpPrincipal } from '../protocol/calls/call-context';
 import { sessionRevision, type LegacyResolution, type LegacySessionPort, type LegacyTarget } from '../protocol/inbound';
-import { isThenable, settledAs, type Awaitable } from '../protocol/thenables';
-import type { SessionHandle } from '../protocol/session-handle';
+import { isThenable, settledAs, type Awaitable } from '../protocol/messages/thenables';
+import type { SessionHandle } from '../protocol/messages/session-handle';
 import { McpSessionService, SessionLimitError, SessionQuotaError } from './mcp-session.service';
 import type { SessionRecord } from '../interfaces/session-store.interface';
-import { isStoreUnavailable, logStoreUnavailable } from '../protocol/store-unavailable';
-import { RefusalLog } from '../protocol/refusal-log';
+import { isStoreUnavailable, logStoreUnavailable } from '../protocol/bounds/store-unavailable';
+import { RefusalLog } from '../protocol/bounds/refusal-log';
 import { McpLogger } from '../telemetry/mcp.logger';
 import { STORE_UNAVAILABLE } from '../shared/mcp.messages';
 

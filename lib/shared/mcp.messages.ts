@@ -1,9 +1,9 @@
 /**
  * Messages of configuration errors and log lines, in one place.
  */
-import { logList } from '../protocol/log-text';
-import { tooMany } from '../protocol/refusal-log';
-import { STORE_UNAVAILABLE_MESSAGE } from '../protocol/store-unavailable';
+import { logList } from '../protocol/bounds/log-text';
+import { tooMany } from '../protocol/bounds/refusal-log';
+import { STORE_UNAVAILABLE_MESSAGE } from '../protocol/bounds/store-unavailable';
 
 export const DUPLICATE_ENTRY = (kind: string, key: string, first?: string, second?: string) =>
   `Duplicate MCP ${kind} "${key}"${first || second ? ` (declared by ${first ?? 'a runtime registration'} and ${second ?? 'a runtime registration'})` : ''}: each ${kind} needs a unique ${kind === 'resource' ? 'URI' : kind === 'resource template' ? 'URI template' : 'name'}.`;

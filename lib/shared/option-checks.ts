@@ -4,7 +4,7 @@
  */
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { INVALID_OPTION } from './mcp.messages';
-import type { CacheScope } from '../protocol/mcp-types';
+import type { CacheScope } from '../protocol/messages/mcp-types';
 
 /** Stops the application: `option` is invalid for `reason`. */
 export function fail(option: string, reason: string): never {

@@ -6,9 +6,9 @@
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import type { McpValidatorOptions } from '../interfaces/mcp-schema.interface';
 import { fail, integer, scope, section, stringList, text } from './option-checks';
-import { isLogLevel, type LogLevel } from '../protocol/log-levels';
-import type { CacheScope, Implementation } from '../protocol/mcp-types';
-import { isRevision, newestFirst, REVISIONS, type Revision } from '../protocol/revisions';
+import { isLogLevel, type LogLevel } from '../protocol/messages/log-levels';
+import type { CacheScope, Implementation } from '../protocol/messages/mcp-types';
+import { isRevision, newestFirst, REVISIONS, type Revision } from '../protocol/messages/revisions';
 
 /** The top-level options with every default applied (`MCP_SERVER_SETTINGS`). */
 export interface McpServerSettings {

@@ -9,8 +9,8 @@ import {
   TASK_STOPPED_BY_SHUTDOWN,
 } from '../shared/mcp.messages';
 import { McpEngine } from '../protocol/engine';
-import { ServerShutdownError } from '../protocol/call-scope';
-import { within } from '../protocol/thenables';
+import { ServerShutdownError } from '../protocol/calls/call-scope';
+import { within } from '../protocol/messages/thenables';
 import { McpTaskService } from '../tasks/mcp-task.service';
 import { ResumableStreams } from '../transports/http/resumable-streams.service';
 import { LegacySseService } from '../transports/http/legacy-sse.service';

@@ -25,7 +25,7 @@ import type { ReplayStore } from '../interfaces/replay-store.interface';
 import type { TaskStore } from '../interfaces/task-store.interface';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
 import type { NotificationBus } from '../interfaces/notification-bus.interface';
-import { systemClock, type Clock } from '../protocol/clock';
+import { systemClock, type Clock } from '../protocol/bounds/clock';
 import type { ResolvedStoreOptions } from './store-settings';
 import { MemoryClusterLink } from './memory/memory-cluster.link';
 import { MemoryNotificationBus } from './memory/memory-notification.bus';

@@ -16,9 +16,9 @@ import {
 import type { ClusterLink } from '../cluster/cluster-link.interface';
 import { MemoryClusterLink } from '../stores/memory/memory-cluster.link';
 import type { NotificationBus } from '../interfaces/notification-bus.interface';
-import type { InputRequest } from '../protocol/client-requests';
-import { systemClock, type Clock } from '../protocol/clock';
-import type { JsonObject } from '../protocol/json-rpc';
+import type { InputRequest } from '../protocol/messages/client-requests';
+import { systemClock, type Clock } from '../protocol/bounds/clock';
+import type { JsonObject } from '../protocol/messages/json-rpc';
 import { McpSessionService } from '../sessions/mcp-session.service';
 import { TaskManager, type NewTask, type TaskOutcome } from './task-manager';
 import type { TaskSettings } from './task-settings';

@@ -1,8 +1,8 @@
 import { McpStoreUnavailableError } from '../errors/mcp-store-unavailable.error';
 import type { McpEvent } from '../interfaces/notification-bus.interface';
-import type { InputRequest } from '../protocol/client-requests';
-import { McpError } from '../protocol/mcp-error';
-import { markReported } from '../protocol/store-unavailable';
+import type { InputRequest } from '../protocol/messages/client-requests';
+import { McpError } from '../protocol/messages/mcp-error';
+import { markReported } from '../protocol/bounds/store-unavailable';
 import { MemoryNotificationBus } from '../stores/memory/memory-notification.bus';
 import { MemoryTaskStore } from '../stores/memory/memory-task.store';
 import type { ClusterLink } from '../cluster/cluster-link.interface';

@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../lib/protocol/json-rpc';
+import type { JsonRpcMessage } from '../../lib/protocol/messages/json-rpc';
 import {
   appendToStream,
   type ReplayByteBounds,

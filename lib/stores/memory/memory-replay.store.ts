@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
 import {
   checkReplayBounds,
   nextSeq,

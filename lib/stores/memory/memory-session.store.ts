@@ -5,7 +5,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from '../../interfaces/session-store.interface';
-import type { SessionState } from '../../protocol/session-handle';
+import type { SessionState } from '../../protocol/messages/session-handle';
 
 const CREATED: SessionAdmission = Object.freeze({ outcome: 'created' });
 const SERVER_FULL: SessionAdmission = Object.freeze({ outcome: 'server-full' });

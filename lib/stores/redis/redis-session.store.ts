@@ -1,4 +1,4 @@
-import type { SessionState } from '../../protocol/session-handle';
+import type { SessionState } from '../../protocol/messages/session-handle';
 import {
   sessionQuotaKey,
   type SessionAdmission,

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../../protocol/clock';
+import { systemClock, type Clock } from '../../protocol/bounds/clock';
 import type { McpTaskRecord, TaskStore } from '../../interfaces/task-store.interface';
 import { isTerminal, taskQuotaKey } from '../../interfaces/task-store.interface';
 import { LUA_EXISTING_MEMBERS, LUA_EXTEND_TTL } from './redis-keys';

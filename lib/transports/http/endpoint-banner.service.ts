@@ -5,7 +5,7 @@ import { McpRegistry } from '../../registry/mcp-registry.service';
 import type { McpServerIdentity } from '../../identity/server-identity';
 import { HttpPlatform } from './http-platform.service';
 import type { McpEndpointKind } from './endpoint-marker';
-import { eraOf } from '../../protocol/revisions';
+import { eraOf } from '../../protocol/messages/revisions';
 import { McpLogger } from '../../telemetry/mcp.logger';
 
 /** Each endpoint (the SSE pair is one, at two paths), in the words of the README, and the eras it serves. */

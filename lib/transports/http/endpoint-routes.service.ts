@@ -23,7 +23,7 @@ import { isObservable, lastValueFrom } from 'rxjs';
 import { McpHttpExecutionContext } from '../../auth/http-execution-context';
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import { endpointEnhancersOf } from '../../shared/nest-internals';
-import { isThenable, type Awaitable } from '../../protocol/thenables';
+import { isThenable, type Awaitable } from '../../protocol/messages/thenables';
 import { markerOf, type McpEndpointKind, type McpEndpointMarker, type McpEndpointVerb } from './endpoint-marker';
 import type { EndpointRouteHandler } from './platform-hooks';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';

@@ -16,7 +16,7 @@ import { EndpointRoutes } from './endpoint-routes.service';
 import { McpHttpGuard } from './mcp-http.guard';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
 import { markerOf, type McpEndpointMarker } from './endpoint-marker';
-import type { Awaitable } from '../../protocol/thenables';
+import type { Awaitable } from '../../protocol/messages/thenables';
 
 /**
  * Marks a class as one of the module's endpoint controllers: the application's decorators for

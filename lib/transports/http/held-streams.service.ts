@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MCP_HTTP_SETTINGS } from '../../shared/mcp.constants';
 import type { HttpSettings } from './http-settings';
-import { ErrorCode, failure, type JsonRpcId } from '../../protocol/json-rpc';
-import { quotaKeyOf, type McpPrincipal } from '../../protocol/principal';
-import { tooMany } from '../../protocol/refusal-log';
+import { ErrorCode, failure, type JsonRpcId } from '../../protocol/messages/json-rpc';
+import { quotaKeyOf, type McpPrincipal } from '../../protocol/bounds/principal';
+import { tooMany } from '../../protocol/bounds/refusal-log';
 import { sendJson, type HttpExchange } from './http-exchange';
 import { HttpRefusals } from './http-refusals.service';
 

@@ -1,4 +1,4 @@
-import type { ClassifiedMessage } from '../../protocol/json-rpc';
+import type { ClassifiedMessage } from '../../protocol/messages/json-rpc';
 import type { HttpExchange } from './http-exchange';
 import { HttpDrain } from './http-drain';
 

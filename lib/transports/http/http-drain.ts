@@ -5,10 +5,10 @@ import {
   type ClassifiedMessage,
   type JsonRpcFailure,
   type JsonRpcId,
-} from '../../protocol/json-rpc';
+} from '../../protocol/messages/json-rpc';
 import { SHUTTING_DOWN } from '../../shared/mcp.messages';
 import { sendJson, type HttpExchange } from './http-exchange';
-import { isThenable, type Awaitable } from '../../protocol/thenables';
+import { isThenable, type Awaitable } from '../../protocol/messages/thenables';
 
 /** How long a refused client should wait before it retries (here or, behind a balancer, elsewhere). */
 const RETRY_AFTER_S = '1';

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { MCP_HTTP_PATHS, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS } from '../../shared/mcp.constants';
 import type { HttpSettings } from './http-settings';
 import { McpEngine } from '../../protocol/engine';
-import { ErrorCode, failure } from '../../protocol/json-rpc';
+import { ErrorCode, failure } from '../../protocol/messages/json-rpc';
 import { InboundDispatcher } from '../../protocol/inbound';
 import { McpSessionService } from '../../sessions/mcp-session.service';
 import { LegacySessionResolver, SESSION_NOT_FOUND } from '../../sessions/legacy-session.resolver';

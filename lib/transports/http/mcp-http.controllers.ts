@@ -11,7 +11,7 @@ import { McpEndpoint, McpEndpointController, McpEndpointRoute } from './endpoint
 import { StreamableHttpService } from './streamable-http.service';
 import { SimpleHttpService } from './simple-http.service';
 import { LegacySseService } from './legacy-sse.service';
-import type { Awaitable } from '../../protocol/thenables';
+import type { Awaitable } from '../../protocol/messages/thenables';
 import type { HttpExchange } from './http-exchange';
 
 /** Streamable HTTP: POST a message, GET a session's stream, DELETE a session. */

@@ -9,7 +9,7 @@ import { HttpAdmission } from './http-admission.service';
 import { HttpExchanges } from './http-exchanges.service';
 import { HttpRefusals } from './http-refusals.service';
 import { McpHttpGuard, principalOf } from './mcp-http.guard';
-import { quotaKeyOf } from '../../protocol/principal';
+import { quotaKeyOf } from '../../protocol/bounds/principal';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
 import { SetMetadata } from '@nestjs/common';
 import { MCP_ENDPOINT_METADATA } from '../../shared/mcp.constants';

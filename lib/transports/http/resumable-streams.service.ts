@@ -3,8 +3,8 @@ import type { ServerResponse } from 'node:http';
 import { MCP_CLUSTER_LINK, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS, MCP_REPLAY_STORE } from '../../shared/mcp.constants';
 import type { ClusterLink } from '../../cluster/cluster-link.interface';
 import type { HttpSettings } from './http-settings';
-import { ErrorCode, failure, notification, type JsonRpcMessage } from '../../protocol/json-rpc';
-import { hasFeature, type Revision } from '../../protocol/revisions';
+import { ErrorCode, failure, notification, type JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import { hasFeature, type Revision } from '../../protocol/messages/revisions';
 import { McpSessionService } from '../../sessions/mcp-session.service';
 import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../interfaces/replay-store.interface';
 import { SessionChannels } from '../../sessions/session-channels';
@@ -15,9 +15,9 @@ import { PendingResumes } from './sse/pending-resumes';
 import { StreamFollows } from './stream-follow';
 import { McpLogger } from '../../telemetry/mcp.logger';
 import { SlowReaders } from './slow-readers.service';
-import { messageOf } from '../../protocol/mcp-error';
-import { isStoreUnavailable, logStoreUnavailable } from '../../protocol/store-unavailable';
-import { RefusalLog } from '../../protocol/refusal-log';
+import { messageOf } from '../../protocol/messages/mcp-error';
+import { isStoreUnavailable, logStoreUnavailable } from '../../protocol/bounds/store-unavailable';
+import { RefusalLog } from '../../protocol/bounds/refusal-log';
 
 // The HTTP services take both the registry and the stream type from here.
 export { ResumableStream, type EventSink, type StreamKind } from './sse/resumable-stream';

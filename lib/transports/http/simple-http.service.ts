@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MCP_HTTP_SETTINGS } from '../../shared/mcp.constants';
 import type { HttpSettings } from './http-settings';
 import { McpEngine } from '../../protocol/engine';
-import { headerValue } from '../../protocol/request-headers';
-import { DEFAULT_LEGACY_HEADER_REVISION } from '../../protocol/revisions';
+import { headerValue } from '../../protocol/messages/request-headers';
+import { DEFAULT_LEGACY_HEADER_REVISION } from '../../protocol/messages/revisions';
 import {
   InboundDispatcher,
   SESSIONLESS,
@@ -11,7 +11,7 @@ import {
   type InboundResult,
   type OpenedChannel,
 } from '../../protocol/inbound';
-import { isThenable, type Awaitable } from '../../protocol/thenables';
+import { isThenable, type Awaitable } from '../../protocol/messages/thenables';
 import { abandonment, type HttpExchange } from './http-exchange';
 import { acceptsPost } from './content-negotiation';
 import { readJsonBody, type BodyOutcome } from './request-body';

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ClusterLink, ClusterMessage } from '../../cluster/cluster-link.interface';
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
 import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../interfaces/replay-store.interface';
 import type { SseStream } from './http-exchange';
 import { streamInstance, type EventPosition } from './sse/event-ids';

@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MCP_HTTP_SETTINGS } from '../../shared/mcp.constants';
 import type { HttpSettings } from './http-settings';
 import { McpEngine } from '../../protocol/engine';
-import { ErrorCode, failure } from '../../protocol/json-rpc';
-import { headerValue } from '../../protocol/request-headers';
-import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision, type Revision } from '../../protocol/revisions';
+import { ErrorCode, failure } from '../../protocol/messages/json-rpc';
+import { headerValue } from '../../protocol/messages/request-headers';
+import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision, type Revision } from '../../protocol/messages/revisions';
 import {
   InboundDispatcher,
   type ChannelTarget,
@@ -13,11 +13,11 @@ import {
   type LegacySessionPort,
   type OpenedChannel,
 } from '../../protocol/inbound';
-import type { McpPrincipal } from '../../protocol/call-context';
+import type { McpPrincipal } from '../../protocol/calls/call-context';
 import type { RequestChannel } from '../../protocol/engine';
-import type { ClassifiedMessage } from '../../protocol/json-rpc';
-import type { HeaderBag } from '../../protocol/request-headers';
-import { isThenable, type Awaitable } from '../../protocol/thenables';
+import type { ClassifiedMessage } from '../../protocol/messages/json-rpc';
+import type { HeaderBag } from '../../protocol/messages/request-headers';
+import { isThenable, type Awaitable } from '../../protocol/messages/thenables';
 import { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import type { SessionRecord } from '../../interfaces/session-store.interface';
 import { SessionChannels } from '../../sessions/session-channels';

@@ -9,7 +9,7 @@ import type { McpServerIdentity } from '../../identity/server-identity';
 import type { HttpSettings } from '../http/http-settings';
 import type { StdioSettings } from './stdio-settings';
 import { McpEngine } from '../../protocol/engine';
-import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
+import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/calls/call-context';
 import { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import { SessionChannels } from '../../sessions/session-channels';
 import type { StdioConnection } from './stdio-connection';

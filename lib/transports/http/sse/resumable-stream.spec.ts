@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../../protocol/json-rpc';
+import type { JsonRpcMessage } from '../../../protocol/messages/json-rpc';
 import type { ReplayEvent } from '../../../interfaces/replay-store.interface';
 import type { SseStream } from '../http-exchange';
 import { ResumableStream } from './resumable-stream';

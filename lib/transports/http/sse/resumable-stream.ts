@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../../protocol/json-rpc';
+import type { JsonRpcMessage } from '../../../protocol/messages/json-rpc';
 import type { ReplayEvent } from '../../../interfaces/replay-store.interface';
 import type { SessionChannel } from '../../../sessions/session-channels';
 import { formatEventId } from './event-ids';

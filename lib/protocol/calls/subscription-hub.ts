@@ -4,8 +4,14 @@
  * writes to the channel of its listen request (an SSE response, stdio...), and every message it
  * writes carries the listen request's id under `io.modelcontextprotocol/subscriptionId`.
  */
-import { isJsonObject, notification, type JsonObject, type JsonRpcId, type JsonRpcNotification } from './json-rpc';
-import { META_KEYS } from './request-meta';
+import {
+  isJsonObject,
+  notification,
+  type JsonObject,
+  type JsonRpcId,
+  type JsonRpcNotification,
+} from '../messages/json-rpc';
+import { META_KEYS } from '../messages/request-meta';
 
 /** A list whose changes listeners can hear about. */
 export type ListKind = 'tools' | 'resources' | 'prompts';

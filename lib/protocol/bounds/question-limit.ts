@@ -4,8 +4,8 @@
  * only so many (`maxPendingQuestions`). A question past it is refused at once, and the call
  * that asked it ends rather than waits.
  */
-import { ErrorCode } from './json-rpc';
-import { McpError } from './mcp-error';
+import { ErrorCode } from '../messages/json-rpc';
+import { McpError } from '../messages/mcp-error';
 import { RefusalLog, tooMany, type RefusalLogger } from './refusal-log';
 
 /** Where questions are counted: a legacy session's, or a task's (either era). */

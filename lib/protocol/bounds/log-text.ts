@@ -4,7 +4,7 @@
  * of its own into the log (`1\n[Nest] 1 - ERROR ...`), and a terminal control sequence would
  * act on the operator's terminal; a value of megabytes would flood the log.
  */
-import { messageOf } from './mcp-error';
+import { messageOf } from '../messages/mcp-error';
 
 /** Characters a log line never carries raw: C0 controls, DEL, C1 controls, the line and paragraph separators. */
 // eslint-disable-next-line no-control-regex -- the control characters are what it finds

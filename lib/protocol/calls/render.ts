@@ -2,11 +2,11 @@
  * Rendering for a revision: the wire form of list entries, server info and tool results, with
  * the fields the revision does not define left out.
  */
-import { hasFeature } from './revisions';
-import { isJsonObject, type JsonObject } from './json-rpc';
+import { hasFeature } from '../messages/revisions';
+import { isJsonObject, type JsonObject } from '../messages/json-rpc';
 import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './catalog';
-import type { CallToolResult, Implementation, McpIcon } from './mcp-types';
-import { copyOf } from './object-copies';
+import type { CallToolResult, Implementation, McpIcon } from '../messages/mcp-types';
+import { copyOf } from '../messages/object-copies';
 
 type Target = JsonObject;
 

@@ -7,12 +7,19 @@
  * argument: the engine passes them through untouched, so a handler that runs in a framework
  * pipeline gets the request without reading it back from the call context.
  */
-import type { JsonObject } from './json-rpc';
+import type { JsonObject } from '../messages/json-rpc';
 import type { McpCallContext } from './call-context';
-import type { ParamHeaderBinding } from './request-headers';
+import type { ParamHeaderBinding } from '../messages/request-headers';
 import type { EntryAccess } from './access';
-import type { NativeExchange } from './native-exchange';
-import type { CompletionResult, McpIcon, PromptArgument, ResourceAnnotations, ToolAnnotations } from './mcp-types';
+import type { NativeExchange } from '../messages/native-exchange';
+import type {
+  CompletionResult,
+  McpIcon,
+  PromptArgument,
+  ResourceAnnotations,
+  ToolAnnotations,
+} from '../messages/mcp-types';
+import type { TaskSupport } from '../tasks/task-mode';
 
 /** The outcome of validating a value against a schema. */
 export type ValidationOutcome = { ok: true; value: unknown } | { ok: false; message: string };
@@ -25,8 +32,7 @@ export interface CompiledSchema {
   validate(value: unknown): ValidationOutcome | Promise<ValidationOutcome>;
 }
 
-/** Whether a tool may run as a task (see the tasks issue); `forbidden` by default. */
-export type TaskSupport = 'forbidden' | 'optional' | 'required';
+export type { TaskSupport } from '../tasks/task-mode';
 
 /** A completion handler for one prompt argument or template variable. */
 export type CompletionHandler = (

@@ -1,7 +1,7 @@
 import type { CancellationSource } from './call-scope';
 import type { Catalog } from './catalog';
-import { McpEngine, type EngineOptions, type EngineOutcome, type RequestChannel, type RequestFacts } from './engine';
-import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from './json-rpc';
+import { McpEngine, type EngineOptions, type EngineOutcome, type RequestChannel, type RequestFacts } from '../engine';
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '../messages/json-rpc';
 import type { TransportKind } from './call-context';
 import { readSubscriptionFilter, SubscriptionHub, type SubscriptionFilter } from './subscription-hub';
 

@@ -3,13 +3,13 @@
  * on a stream of the call and waits, in the table of its session, for the answer the client
  * POSTs; the answer is checked before the handler sees it.
  */
-import { ErrorCode, failure, notification, type JsonObject } from './json-rpc';
-import { McpError } from './mcp-error';
-import { invalidAnswer, paramsFor, type InputRequest } from './client-requests';
+import { ErrorCode, failure, notification, type JsonObject } from '../messages/json-rpc';
+import { McpError } from '../messages/mcp-error';
+import { invalidAnswer, paramsFor, type InputRequest } from '../messages/client-requests';
 import { ClientRequestAbandoned, type ClientRequestTable } from './client-request-table';
 import type { RequestChannel } from './transport-contract';
 import type { ResolvedRequest } from './resolved-request';
-import type { QuestionLimit } from './question-limit';
+import type { QuestionLimit } from '../bounds/question-limit';
 
 export class ClientRequester {
   constructor(

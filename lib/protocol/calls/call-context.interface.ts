@@ -2,11 +2,11 @@
  * The per-call context a tool, resource, prompt or completion handler receives (`@McpCtx()`):
  * its public shape. The engine's implementation is `RequestCallContext` (`call-context.ts`).
  */
-import type { Era, Revision } from './revisions';
-import type { JsonObject, JsonRpcId } from './json-rpc';
-import type { LogLevel } from './log-levels';
-import type { ClientCapabilities, Implementation } from './mcp-types';
-import type { HeaderBag } from './request-headers';
+import type { Era, Revision } from '../messages/revisions';
+import type { JsonObject, JsonRpcId } from '../messages/json-rpc';
+import type { LogLevel } from '../messages/log-levels';
+import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
+import type { HeaderBag } from '../messages/request-headers';
 import type {
   AskOptions,
   CreateMessageParams,
@@ -14,8 +14,8 @@ import type {
   ElicitParams,
   ElicitResult,
   ListRootsResult,
-} from './client-requests';
-import type { McpPrincipal } from './principal';
+} from '../messages/client-requests';
+import type { McpPrincipal } from '../bounds/principal';
 import type { TransportKind } from './transport-contract';
 
 /**

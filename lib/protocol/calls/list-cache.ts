@@ -2,7 +2,7 @@
  * Rendered list entries, cached per catalog version and revision: `tools/list` with many tools
  * is served without re-rendering every entry on every request.
  */
-import type { JsonObject } from './json-rpc';
+import type { JsonObject } from '../messages/json-rpc';
 
 export class ListCache {
   private version = -1;

@@ -2,16 +2,16 @@
  * A request once its era and envelope are settled: what handlers, the call context and the
  * task calls see of it.
  */
-import type { Era, Revision } from './revisions';
-import type { JsonObject, JsonRpcId, JsonRpcNotification } from './json-rpc';
-import type { McpPrincipal } from './principal';
-import type { ClientCapabilities, Implementation } from './mcp-types';
-import type { LogLevel } from './log-levels';
+import type { Era, Revision } from '../messages/revisions';
+import type { JsonObject, JsonRpcId, JsonRpcNotification } from '../messages/json-rpc';
+import type { McpPrincipal } from '../bounds/principal';
+import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
+import type { LogLevel } from '../messages/log-levels';
 import type { CallScope } from './call-scope';
 import type { InputRound, RoundInputs } from './input-round';
-import type { AskOptions, InputRequest } from './client-requests';
+import type { AskOptions, InputRequest } from '../messages/client-requests';
 import type { RequestFacts } from './transport-contract';
-import type { TaskRelay } from './tasks/task-relay';
+import type { TaskRelay } from '../tasks/task-relay';
 
 /** A call that left its request for a task: what its context (`ctx`) goes through from then on. */
 export interface RunningTask {

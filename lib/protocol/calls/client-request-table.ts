@@ -4,8 +4,8 @@
  * session; it is matched on the session and the id, never on the id alone, so a client can only
  * answer its own session's requests.
  */
-import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcId, type JsonRpcResponse } from './json-rpc';
-import { McpError } from './mcp-error';
+import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcId, type JsonRpcResponse } from '../messages/json-rpc';
+import { McpError } from '../messages/mcp-error';
 
 /**
  * The server stopped waiting for a client's answer (a timeout, or the call ended): the client

@@ -4,10 +4,10 @@
  * visibility). A call without the scopes is refused before its handler runs; list requests show
  * a principal only what it may call, and say so with `cacheScope: "private"`.
  */
-import { ErrorCode, type JsonObject } from './json-rpc';
-import { McpError } from './mcp-error';
+import { ErrorCode, type JsonObject } from '../messages/json-rpc';
+import { McpError } from '../messages/mcp-error';
 import type { McpCallContext, McpPrincipal } from './call-context';
-import type { NativeExchange } from './native-exchange';
+import type { NativeExchange } from '../messages/native-exchange';
 
 /** The access rules of one entry; entries without any leave it undefined. */
 export interface EntryAccess {

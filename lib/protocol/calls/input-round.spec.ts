@@ -1,6 +1,6 @@
-import { McpError } from './mcp-error';
+import { McpError } from '../messages/mcp-error';
 import { InputRound, readRoundInputs } from './input-round';
-import type { InputRequest } from './client-requests';
+import type { InputRequest } from '../messages/client-requests';
 
 const ELICIT: InputRequest = { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: {} } };
 const SAMPLE: InputRequest = { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } };

@@ -3,17 +3,23 @@
  * the channel its notifications travel on, the outcome it writes back, and what the engine
  * reaches beyond the protocol (tasks, legacy sessions' streams, the other instances).
  */
-import type { Era, Revision } from './revisions';
-import type { JsonRpcId, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './json-rpc';
-import type { McpPrincipal } from './principal';
-import type { SessionHandle } from './session-handle';
-import type { HeaderBag } from './request-headers';
+import type { Era, Revision } from '../messages/revisions';
+import type {
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+} from '../messages/json-rpc';
+import type { McpPrincipal } from '../bounds/principal';
+import type { SessionHandle } from '../messages/session-handle';
+import type { HeaderBag } from '../messages/request-headers';
 import type { CancellationSource } from './call-scope';
-import type { TaskPort } from './tasks/task-port';
-import type { NativeExchange } from './native-exchange';
+import type { TaskPort } from '../tasks/task-port';
+import type { NativeExchange } from '../messages/native-exchange';
 
 /** The MCP transports. */
-export type { NativeExchange } from './native-exchange';
+export type { NativeExchange } from '../messages/native-exchange';
 
 export type TransportKind = 'streamable-http' | 'simple-http' | 'sse' | 'stdio';
 

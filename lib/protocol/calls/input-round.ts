@@ -5,10 +5,10 @@
  * `requestState`. A question with no answer yet is collected, and the round ends with an
  * `input_required` result listing every question the handler reached.
  */
-import { ErrorCode, isJsonObject, type JsonObject } from './json-rpc';
-import { McpError } from './mcp-error';
-import { DEFAULT_KEY_PREFIX, invalidAnswer, type InputRequest } from './client-requests';
-import type { RoundState } from './request-state';
+import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpError } from '../messages/mcp-error';
+import { DEFAULT_KEY_PREFIX, invalidAnswer, type InputRequest } from '../messages/client-requests';
+import type { RoundState } from '../messages/request-state';
 
 /** What a retry brings: the answers (of this retry and of earlier rounds) and the handler's state. */
 export interface RoundInputs {

@@ -3,13 +3,19 @@
  * the class the engine makes one of per call. Its public shape is `McpCallContext`
  * (`call-context.interface.ts`), re-exported here with the principal and transport kinds.
  */
-import { hasFeature, type Era, type Revision } from './revisions';
-import { ErrorCode, notification, type JsonObject, type JsonRpcId, type JsonRpcNotification } from './json-rpc';
-import { McpError, newElicitationId } from './mcp-error';
-import { passesLevel, type LogLevel } from './log-levels';
-import type { ClientCapabilities, Implementation } from './mcp-types';
-import type { HeaderBag } from './request-headers';
-import { metaOf, progressTokenOf } from './request-meta';
+import { hasFeature, type Era, type Revision } from '../messages/revisions';
+import {
+  ErrorCode,
+  notification,
+  type JsonObject,
+  type JsonRpcId,
+  type JsonRpcNotification,
+} from '../messages/json-rpc';
+import { McpError, newElicitationId } from '../messages/mcp-error';
+import { passesLevel, type LogLevel } from '../messages/log-levels';
+import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
+import type { HeaderBag } from '../messages/request-headers';
+import { metaOf, progressTokenOf } from '../messages/request-meta';
 import {
   capabilityError,
   missingCapability,
@@ -21,17 +27,17 @@ import {
   type ElicitResult,
   type InputRequest,
   type ListRootsResult,
-} from './client-requests';
-import type { McpPrincipal } from './principal';
+} from '../messages/client-requests';
+import type { McpPrincipal } from '../bounds/principal';
 import type { TransportKind } from './transport-contract';
 import type { EngineLogger } from './engine-options';
 import type { InputRound } from './input-round';
 import type { McpCallContext } from './call-context.interface';
 import type { ResolvedRequest } from './resolved-request';
-import { logText } from './log-text';
+import { logText } from '../bounds/log-text';
 import type { EngineObserver } from './engine-observer';
 
-export { ANONYMOUS_PRINCIPAL, type McpPrincipal } from './principal';
+export { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../bounds/principal';
 export type { TransportKind } from './transport-contract';
 export type { McpCallContext } from './call-context.interface';
 

@@ -4,7 +4,7 @@
  * `AbortController` is only created if a handler asks for the signal, and deadlines are watched
  * by one shared timer rather than one timer per request.
  */
-import { isThenable, type Awaitable } from './thenables';
+import { isThenable, type Awaitable } from '../messages/thenables';
 
 /** What a transport offers to tell the engine that a request is lost. */
 export interface CancellationSource {

@@ -2,8 +2,8 @@
  * Who owns the tasks of a request. A task is only ever found by its owner: another caller's
  * task is answered as an unknown one.
  */
-import { quotaKeyOf } from '../principal';
-import type { ResolvedRequest } from '../resolved-request';
+import { quotaKeyOf } from '../bounds/principal';
+import type { ResolvedRequest } from './resolved-request';
 
 /** The owner of a request's tasks: its legacy session, else its principal. */
 export function taskOwner(request: ResolvedRequest): string {

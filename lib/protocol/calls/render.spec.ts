@@ -1,6 +1,6 @@
 import type { CompiledSchema, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './catalog';
-import type { JsonObject } from './json-rpc';
-import type { CallToolResult, Implementation, McpIcon } from './mcp-types';
+import type { JsonObject } from '../messages/json-rpc';
+import type { CallToolResult, Implementation, McpIcon } from '../messages/mcp-types';
 import {
   outputSchemaVisible,
   renderImplementation,
@@ -10,7 +10,7 @@ import {
   renderTool,
   renderToolResult,
 } from './render';
-import type { Revision } from './revisions';
+import type { Revision } from '../messages/revisions';
 
 const REVISIONS: Revision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
 const ICONS: McpIcon[] = [{ src: 'https://example.com/i.png', mimeType: 'image/png', sizes: ['48x48'] }];

@@ -1,5 +1,5 @@
 import { ClientRequestAbandoned, ClientRequestTable } from './client-request-table';
-import { failure, success } from './json-rpc';
+import { failure, success } from '../messages/json-rpc';
 
 function signal() {
   return new AbortController();

@@ -1,5 +1,5 @@
-import { ErrorCode, type JsonObject } from './json-rpc';
-import { McpError } from './mcp-error';
+import { ErrorCode, type JsonObject } from '../messages/json-rpc';
+import { McpError } from '../messages/mcp-error';
 import { missingScopes, requireScopes, visibleEntries, type EntryAccess } from './access';
 import type { McpCallContext, McpPrincipal } from './call-context';
 

@@ -3,11 +3,11 @@
  * it handles, each question it sends a client, each call that becomes a task. The engine knows
  * nothing of what the watcher does with them; without one it does no extra work at all.
  */
-import type { JsonRpcNotification, JsonRpcRequest } from './json-rpc';
-import type { InputRequest } from './client-requests';
+import type { JsonRpcNotification, JsonRpcRequest } from '../messages/json-rpc';
+import type { InputRequest } from '../messages/client-requests';
 import type { ResolvedRequest } from './resolved-request';
 import type { EngineOutcome, RequestFacts } from './transport-contract';
-import type { McpTaskRecord, McpTaskStatus } from './tasks/task-record';
+import type { McpTaskRecord, McpTaskStatus } from '../tasks/task-record';
 
 /** A question to the client being watched. */
 export interface ObservedQuestion {

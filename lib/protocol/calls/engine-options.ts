@@ -1,9 +1,9 @@
 /**
  * The engine's settings, resolved from the module options, and its logger.
  */
-import type { Revision } from './revisions';
-import type { LogLevel } from './log-levels';
-import type { CacheScope, Implementation } from './mcp-types';
+import type { Revision } from '../messages/revisions';
+import type { LogLevel } from '../messages/log-levels';
+import type { CacheScope, Implementation } from '../messages/mcp-types';
 
 /** The engine's logger: errors from handlers are logged here, never sent to clients. */
 export interface EngineLogger {
