@@ -51,9 +51,9 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   eslintPluginPrettierRecommended,
   {
-    // The console's browser modules: plain ES modules, type-checked by lib/console/ui/tsconfig.json
+    // The console's browser modules: plain ES modules, type-checked by console-ui/tsconfig.json
     // (DOM lib, checkJs), which is also what knows the browser's globals.
-    files: ['lib/console/ui/**/*.js'],
+    files: ['console-ui/**/*.js'],
     rules: { 'no-undef': 'off' },
   },
   {

@@ -10,8 +10,8 @@
 import { McpEngine, type EngineOutcome, type ResolvedRequest } from '../lib/protocol/engine';
 import { handleToolsCall, handleToolsList } from '../lib/protocol/handlers/tools.handler';
 import type { HandlerContext } from '../lib/protocol/handlers/handler-context';
-import { success, type JsonObject } from '../lib/protocol/json-rpc';
-import { McpError } from '../lib/protocol/mcp-error';
+import { success, type JsonObject } from '../lib/protocol/messages/json-rpc';
+import { McpError } from '../lib/protocol/messages/mcp-error';
 
 export const PATCHES = ['lean-run'] as const;
 export type PatchName = (typeof PATCHES)[number];

@@ -107,16 +107,16 @@ export type {
   McpGuardAuthOptions,
   McpPrincipalInit,
   McpProtectedResourceOptions,
-} from './auth/mcp-auth-options.interface';
+} from './interfaces/mcp-auth-options.interface';
 
 export { McpRegistry } from './registry/mcp-registry.service';
 export type { RegistryChangeKind } from './registry/mcp-registry.service';
 export { McpSessionService } from './sessions/mcp-session.service';
-export type { SessionStore, SessionRecord } from './sessions/session-store.interface';
+export type { SessionStore, SessionRecord } from './interfaces/session-store.interface';
 export { McpTaskService } from './tasks/mcp-task.service';
-export type { McpTaskRecord, McpTaskStatus, McpTaskError, TaskStore } from './tasks/task-store.interface';
+export type { McpTaskRecord, McpTaskStatus, McpTaskError, TaskStore } from './interfaces/task-store.interface';
 export { TASKS_EXTENSION } from './protocol/tasks/task-mode';
-export type { ReplayStore, ReplayEvent, ReplayWindow } from './sessions/replay-store.interface';
+export type { ReplayStore, ReplayEvent, ReplayWindow } from './interfaces/replay-store.interface';
 export { McpNotifier } from './notifications/mcp-notifier.service';
 export { McpHealthIndicator } from './health/mcp.health';
 export type {
@@ -132,9 +132,9 @@ export type { McpStdioListenOptions } from './transports/stdio/mcp-stdio.server'
 export { McpStderrLogger } from './transports/stdio/stderr.logger';
 export { runMcpStdio } from './transports/stdio/mcp-stdio.bootstrap';
 export type { McpStdioRunOptions } from './transports/stdio/mcp-stdio.bootstrap';
-export type { NotificationBus, McpEvent } from './notifications/notification-bus.interface';
+export type { NotificationBus, McpEvent } from './interfaces/notification-bus.interface';
 
-export { McpError, McpToolError, McpUrlElicitationRequiredError } from './protocol/mcp-error';
+export { McpError, McpToolError, McpUrlElicitationRequiredError } from './protocol/messages/mcp-error';
 export type {
   AskOptions,
   ElicitParams,
@@ -146,14 +146,14 @@ export type {
   SamplingMessage,
   ListRootsResult,
   Root,
-} from './protocol/client-requests';
-export { ErrorCode } from './protocol/json-rpc';
-export type { JsonRpcId } from './protocol/json-rpc';
-export { REVISIONS, LATEST_REVISION } from './protocol/revisions';
-export type { Revision, Era } from './protocol/revisions';
-export type { LogLevel } from './protocol/log-levels';
-export type { McpCallContext, McpPrincipal, TransportKind } from './protocol/call-context';
-export type { CompletionHandler, TaskSupport } from './protocol/catalog';
+} from './protocol/messages/client-requests';
+export { ErrorCode } from './protocol/messages/json-rpc';
+export type { JsonRpcId } from './protocol/messages/json-rpc';
+export { REVISIONS, LATEST_REVISION } from './protocol/messages/revisions';
+export type { Revision, Era } from './protocol/messages/revisions';
+export type { LogLevel } from './protocol/messages/log-levels';
+export type { McpCallContext, McpPrincipal, TransportKind } from './protocol/calls/call-context';
+export type { CompletionHandler, TaskSupport } from './protocol/calls/catalog';
 export type {
   CallToolResult,
   ContentBlock,
@@ -168,5 +168,5 @@ export type {
   ClientCapabilities,
   CompletionResult,
   CacheScope,
-} from './protocol/mcp-types';
+} from './protocol/messages/mcp-types';
 export { McpConfigurationError } from './errors/mcp-configuration.error';

@@ -5,8 +5,8 @@
  */
 import { McpConfigurationError } from './errors/mcp-configuration.error';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import { section } from './option-checks';
-import { resolveServerSettings, type McpServerSettings } from './server-settings';
+import { section } from './shared/option-checks';
+import { resolveServerSettings, type McpServerSettings } from './shared/server-settings';
 import { resolveAuthOptions, type ResolvedAuthOptions } from './auth/auth-options';
 import { resolveHttpSettings, type HttpSettings } from './transports/http/http-settings';
 import { resolveStdioSettings, type StdioSettings } from './transports/stdio/stdio-settings';

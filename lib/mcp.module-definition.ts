@@ -2,11 +2,11 @@ import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { consoleModuleParts } from './console/console.parts';
 import { resolveConsoleSettings } from './console/console-settings';
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import { MCP_HTTP_PATHS } from './mcp.constants';
-import { callSite } from './servers/mcp-servers';
-import { resolveServerIdentity } from './servers/server-identity';
+import { MCP_HTTP_PATHS } from './shared/mcp.constants';
+import { callSite } from './identity/mcp-servers';
+import { resolveServerIdentity } from './identity/server-identity';
 import { serverModuleParts } from './servers/server.providers';
-import { resolveEndpointDecorators, resolveHttpPaths } from './transports/http/http-paths';
+import { resolveEndpointDecorators, resolveHttpPaths } from './identity/http-paths';
 import { createMcpControllers } from './transports/http/mcp-http.controllers';
 
 const DEFAULT_EXTRAS: McpModuleExtras = { isGlobal: true, path: 'mcp' };

@@ -1,9 +1,9 @@
 import { Inject, Module, type NestModule } from '@nestjs/common';
 import { DiscoveryModule, ModulesContainer } from '@nestjs/core';
 import { ConfigurableModuleClass } from './mcp.module-definition';
-import { MCP_RESOLVED_OPTIONS } from './mcp.constants';
+import { MCP_RESOLVED_OPTIONS } from './shared/mcp.constants';
 import { MCP_PROVIDERS } from './mcp.providers';
-import { assertDistinctServers, serverIdentities } from './servers/mcp-servers';
+import { assertDistinctServers, serverIdentities } from './identity/mcp-servers';
 import { HttpPlatform } from './transports/http/http-platform.service';
 
 /**

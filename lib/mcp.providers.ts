@@ -26,28 +26,28 @@ import {
   MCP_TASK_SETTINGS,
   MCP_TELEMETRY,
   MCP_TELEMETRY_SETTINGS,
-} from './mcp.constants';
+} from './shared/mcp.constants';
 import { resolveMcpOptions, serverSettingsOf, type ResolvedMcpOptions } from './mcp-options.factory';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import type { McpServerSettings } from './server-settings';
+import type { McpServerSettings } from './shared/server-settings';
 import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
 import { McpRegistry } from './registry/mcp-registry.service';
 import { McpEngine, type EngineHooks, type EngineOptions } from './protocol/engine';
-import { hasFeature } from './protocol/revisions';
+import { hasFeature } from './protocol/messages/revisions';
 import { McpExplorer } from './explorers/mcp.explorer';
 import { McpSessionService } from './sessions/mcp-session.service';
 import { SessionChannels } from './sessions/session-channels';
 import { LegacySessionResolver } from './sessions/legacy-session.resolver';
 import { STORE_PROVIDERS } from './stores/store.providers';
-import type { McpServerIdentity } from './servers/server-identity';
-import { defaultServerOf, serverIdentities } from './servers/mcp-servers';
+import type { McpServerIdentity } from './identity/server-identity';
+import { defaultServerOf, serverIdentities } from './identity/mcp-servers';
 import { claimKeyPrefix, defaultKeyPrefix } from './servers/redis-prefixes';
 import type { ClusterLink } from './cluster/cluster-link.interface';
 import { bindEngineToCluster } from './cluster/engine-cluster';
 import { McpTaskService } from './tasks/mcp-task.service';
 import { McpNotifier } from './notifications/mcp-notifier.service';
 import { StreamableHttpService } from './transports/http/streamable-http.service';
-import { ResumableStreams } from './transports/http/sse/resumable-streams.service';
+import { ResumableStreams } from './transports/http/resumable-streams.service';
 import { HttpAdmission } from './transports/http/http-admission.service';
 import { HttpExchanges } from './transports/http/http-exchanges.service';
 import { EndpointRoutes } from './transports/http/endpoint-routes.service';
@@ -62,13 +62,13 @@ import { McpStdioServer } from './transports/stdio/mcp-stdio.server';
 import { McpAuthService } from './auth/mcp-auth.service';
 import { ProtectedResourceRoutes } from './auth/protected-resource.routes';
 import { McpHealthIndicator } from './health/mcp.health';
-import { HttpDrain } from './shutdown/http-drain';
+import { HttpDrain } from './transports/http/http-drain';
 import { McpShutdown } from './shutdown/mcp-shutdown.service';
 import type { McpTelemetry } from './telemetry/mcp-telemetry';
 import { createMcpTelemetry } from './telemetry/telemetry.factory';
 import type { TelemetrySettings } from './telemetry/telemetry-settings';
 import { McpLogger } from './telemetry/mcp.logger';
-import { logFailedSend } from './protocol/store-unavailable';
+import { logFailedSend } from './protocol/bounds/store-unavailable';
 
 /**
  * The resolved options, then one provider per section of them, so that services inject only

@@ -1,4 +1,4 @@
-// Copies the MCP console's browser files (lib/console/ui) to dist/console/ui after `tsc`, where
+// Copies the MCP console's browser files (console-ui/) to dist/console/ui after `tsc`, where
 // lib/console/console-assets.ts looks for them (join(__dirname, 'ui')) in the built package.
 // tsc does not do it: they are plain ES modules served as they are (no bundler, no compilation),
 // and tsconfig.build.json compiles TypeScript only. Their own tsconfig.json (the browser type
@@ -9,7 +9,7 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const from = join(root, 'lib', 'console', 'ui');
+const from = join(root, 'console-ui');
 const to = join(root, 'dist', 'console', 'ui');
 
 mkdirSync(to, { recursive: true });

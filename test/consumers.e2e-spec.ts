@@ -450,7 +450,7 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
     const script = await fetch(`${app!.url}/console/assets/app.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(await script.text()).toBe(readFileSync(join(ROOT, 'lib', 'console', 'ui', 'app.js'), 'utf8'));
+    expect(await script.text()).toBe(readFileSync(join(ROOT, 'console-ui', 'app.js'), 'utf8'));
   });
 
   it('serves the add tool over Streamable HTTP', async () => {

@@ -5,7 +5,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { MCP_SESSION_STORE } from '../lib/mcp.constants';
+import { MCP_SESSION_STORE } from '../lib/shared/mcp.constants';
 import { MemorySessionStore } from '../lib/stores/memory/memory-session.store';
 import { RedisSessionStore } from '../lib/stores/redis/redis-session.store';
 import { AppModule } from '../sample/app.module';

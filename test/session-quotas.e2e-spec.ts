@@ -5,7 +5,7 @@
  * subscriptions per session (`sessions.maxSubscriptions`). The same bounds on Redis, across
  * instances, are in `cluster/cluster-quotas.e2e-spec.ts`.
  */
-import { MCP_REPLAY_STORE } from '../lib/mcp.constants';
+import { MCP_REPLAY_STORE } from '../lib/shared/mcp.constants';
 import { McpEngine } from '../lib/protocol/engine';
 import type { HttpPlatform } from './fixtures/http-app';
 import {

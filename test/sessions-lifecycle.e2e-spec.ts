@@ -6,9 +6,9 @@
  * every verb, a client that disconnects mid-call in each era, and keep-alive comments.
  */
 import { McpNotifier } from 'nest-mcp';
-import { MCP_REPLAY_STORE, MCP_SESSION_STORE } from '../lib/mcp.constants';
-import type { ReplayStore } from '../lib/sessions/replay-store.interface';
-import type { SessionStore } from '../lib/sessions/session-store.interface';
+import { MCP_REPLAY_STORE, MCP_SESSION_STORE } from '../lib/shared/mcp.constants';
+import type { ReplayStore } from '../lib/interfaces/replay-store.interface';
+import type { SessionStore } from '../lib/interfaces/session-store.interface';
 import { McpEngine } from '../lib/protocol/engine';
 import type { HttpPlatform } from './fixtures/http-app';
 import { settledHeap } from './support/settled-memory';

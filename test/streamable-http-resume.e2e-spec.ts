@@ -7,8 +7,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpNotifier, McpSessionService } from 'nest-mcp';
-import { MCP_REPLAY_STORE } from '../lib/mcp.constants';
-import type { ReplayStore } from '../lib/sessions/replay-store.interface';
+import { MCP_REPLAY_STORE } from '../lib/shared/mcp.constants';
+import type { ReplayStore } from '../lib/interfaces/replay-store.interface';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import { ResumeFixtureModule, ResumeGate } from './fixtures/resume-fixture.module';
 import {

@@ -2,7 +2,7 @@
  * API keys in a header (`X-API-Key` by default, or `Authorization: ApiKey <key>`), looked up in
  * constant time. Keys may be configured as `sha256:<hex>` digests.
  */
-import type { McpApiKeyOptions, McpAuthRequest } from './mcp-auth-options.interface';
+import type { McpApiKeyOptions, McpAuthRequest } from '../interfaces/mcp-auth-options.interface';
 import { authorization, challenge, headerOf, toPrincipal, type AuthOutcome, type Authenticator } from './authenticator';
 import { CredentialTable } from './credential-table';
 

@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import type { CanActivate } from '@nestjs/common';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { resolveAuthOptions } from './auth-options';
-import type { McpAuthOptions, McpAuthProvider } from './mcp-auth-options.interface';
+import type { McpAuthOptions, McpAuthProvider } from '../interfaces/mcp-auth-options.interface';
 import { hashMcpPassword } from './password-hash';
 
 /** A shared secret of the minimum length (32 bytes). */

@@ -4,7 +4,7 @@
  */
 import type { CanActivate, Type } from '@nestjs/common';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { INVALID_OPTION } from '../mcp.messages';
+import { INVALID_OPTION } from '../shared/mcp.messages';
 import type {
   McpApiKeyOptions,
   McpAuthOptions,
@@ -16,10 +16,10 @@ import type {
   McpPrincipalInit,
   McpProtectedResourceOptions,
   McpTokenVerifier,
-} from './mcp-auth-options.interface';
+} from '../interfaces/mcp-auth-options.interface';
 import { CredentialTable } from './credential-table';
 import { parsePasswordHash } from './password-hash';
-import { integer } from '../option-checks';
+import { integer } from '../shared/option-checks';
 
 /** The provider that guards the MCP endpoints. */
 export type AuthKind = 'bearer' | 'apiKey' | 'basic' | 'custom' | 'guard' | 'none';

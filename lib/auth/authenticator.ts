@@ -4,9 +4,9 @@
  * its description is ours, never the text of an internal error.
  */
 import type { Logger } from '@nestjs/common';
-import type { McpPrincipal } from '../protocol/call-context';
-import { logMessage } from '../protocol/log-text';
-import type { McpAuthRequest, McpPrincipalInit } from './mcp-auth-options.interface';
+import type { McpPrincipal } from '../protocol/calls/call-context';
+import { logMessage } from '../protocol/bounds/log-text';
+import type { McpAuthRequest, McpPrincipalInit } from '../interfaces/mcp-auth-options.interface';
 
 /** A refused request: the HTTP status, the `WWW-Authenticate` value and the OAuth error. */
 export interface AuthRefusal {

@@ -6,7 +6,7 @@ import { Logger } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
 import { freePort } from '../../test/support/ports';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import type { McpPrincipal } from '../protocol/call-context';
+import type { McpPrincipal } from '../protocol/calls/call-context';
 import { ApiKeyAuthenticator } from './api-key.authenticator';
 import { resolveAuthOptions } from './auth-options';
 import type { AuthOutcome } from './authenticator';
@@ -21,7 +21,12 @@ import {
   verifiedTokens,
 } from './bearer.authenticator';
 import { secretDigest } from './credential-table';
-import type { McpAuthOptions, McpAuthProvider, McpAuthRequest, McpBasicOptions } from './mcp-auth-options.interface';
+import type {
+  McpAuthOptions,
+  McpAuthProvider,
+  McpAuthRequest,
+  McpBasicOptions,
+} from '../interfaces/mcp-auth-options.interface';
 import { McpAuthService } from './mcp-auth.service';
 import { hashMcpPassword } from './password-hash';
 

@@ -10,12 +10,12 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '@nestjs/common';
-import type { McpPrincipal } from '../protocol/call-context';
-import { RefusalLog } from '../protocol/refusal-log';
-import { logText } from '../protocol/log-text';
-import { BASIC_FAILURES_LIMIT, BASIC_HASHES_QUEUED } from '../mcp.messages';
+import type { McpPrincipal } from '../protocol/calls/call-context';
+import { RefusalLog } from '../protocol/bounds/refusal-log';
+import { logText } from '../protocol/bounds/log-text';
+import { BASIC_FAILURES_LIMIT, BASIC_HASHES_QUEUED } from '../shared/mcp.messages';
 import type { ResolvedBasicOptions } from './auth-options';
-import type { McpAuthRequest } from './mcp-auth-options.interface';
+import type { McpAuthRequest } from '../interfaces/mcp-auth-options.interface';
 import { authorization, challenge, toPrincipal, type AuthOutcome, type Authenticator } from './authenticator';
 import { clientAddress } from './client-address';
 import { ConcurrencyGate } from './concurrency-gate';

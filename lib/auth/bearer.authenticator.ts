@@ -7,8 +7,13 @@ import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { type Logger } from '@nestjs/common';
 import type * as Jose from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
-import type { McpPrincipal } from '../protocol/call-context';
-import type { McpAuthRequest, McpJsonWebKey, McpJwtOptions, McpTokenVerifier } from './mcp-auth-options.interface';
+import type { McpPrincipal } from '../protocol/calls/call-context';
+import type {
+  McpAuthRequest,
+  McpJsonWebKey,
+  McpJwtOptions,
+  McpTokenVerifier,
+} from '../interfaces/mcp-auth-options.interface';
 import {
   authorization,
   challenge,
@@ -18,9 +23,9 @@ import {
   type Authenticator,
 } from './authenticator';
 import { CredentialTable } from './credential-table';
-import { RefusalLog } from '../protocol/refusal-log';
-import { logText } from '../protocol/log-text';
-import { messageOf } from '../protocol/mcp-error';
+import { RefusalLog } from '../protocol/bounds/refusal-log';
+import { logText } from '../protocol/bounds/log-text';
+import { messageOf } from '../protocol/messages/mcp-error';
 
 let jose: Promise<typeof Jose> | undefined;
 

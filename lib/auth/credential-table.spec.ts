@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { McpPrincipal } from '../protocol/call-context';
+import type { McpPrincipal } from '../protocol/calls/call-context';
 import { CredentialTable, secretDigest } from './credential-table';
 
 const CI: McpPrincipal = { id: 'ci', scopes: ['notes:read'] };

@@ -5,7 +5,7 @@
  * of entries, never on how much of a secret a caller guessed right.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { McpPrincipal } from '../protocol/call-context';
+import type { McpPrincipal } from '../protocol/calls/call-context';
 
 const DIGEST_PREFIX = 'sha256:';
 const HEX_DIGEST = /^[0-9a-f]{64}$/i;

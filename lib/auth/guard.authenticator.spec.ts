@@ -1,8 +1,8 @@
 import { ForbiddenException, HttpException, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { ErrorCode } from '../protocol/json-rpc';
+import { ErrorCode } from '../protocol/messages/json-rpc';
 import { GuardAuthenticator, refusalMessage } from './guard.authenticator';
 import { McpHttpExecutionContext } from './http-execution-context';
-import type { McpPrincipalInit } from './mcp-auth-options.interface';
+import type { McpPrincipalInit } from '../interfaces/mcp-auth-options.interface';
 
 /** A guard that leaves `user` on the request, or throws `error`. */
 function guardOf(user: unknown, error?: Error): CanActivate & { contexts: ExecutionContext[] } {

@@ -6,11 +6,11 @@
  */
 import { type CanActivate, type ExecutionContext, HttpException, type Logger } from '@nestjs/common';
 import { isObservable, lastValueFrom } from 'rxjs';
-import type { McpPrincipal } from '../protocol/call-context';
-import { ErrorCode } from '../protocol/json-rpc';
-import { logMessage, logStack } from '../protocol/log-text';
-import { anonymousAt } from '../protocol/principal';
-import { RefusalLog } from '../protocol/refusal-log';
+import type { McpPrincipal } from '../protocol/calls/call-context';
+import { ErrorCode } from '../protocol/messages/json-rpc';
+import { logMessage, logStack } from '../protocol/bounds/log-text';
+import { anonymousAt } from '../protocol/bounds/principal';
+import { RefusalLog } from '../protocol/bounds/refusal-log';
 import type { ResolvedGuardOptions } from './auth-options';
 import {
   challenge,
@@ -22,7 +22,7 @@ import {
 } from './authenticator';
 import { clientAddress } from './client-address';
 import { McpHttpExecutionContext } from './http-execution-context';
-import type { McpAuthRequest } from './mcp-auth-options.interface';
+import type { McpAuthRequest } from '../interfaces/mcp-auth-options.interface';
 import { userPrincipal } from './user-principal';
 
 /** What a guard's message may add to a refusal's: its wording is the application's, its length ours. */

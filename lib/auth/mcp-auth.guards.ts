@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, HttpException, Injectable } from '@nestjs/common';
-import { MCP_CONTEXT_TYPE } from '../mcp.constants';
-import type { McpCallContext } from '../protocol/call-context';
+import { MCP_CONTEXT_TYPE } from '../shared/mcp.constants';
+import type { McpCallContext } from '../protocol/calls/call-context';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { AuthKind } from './auth-options';
 import { McpAuthService, type PlatformRequest } from './mcp-auth.service';

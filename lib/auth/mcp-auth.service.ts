@@ -1,9 +1,9 @@
 import { type ExecutionContext, Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { MCP_AUTH_SETTINGS, MCP_PRINCIPAL_PROPERTY } from '../mcp.constants';
-import { ANONYMOUS_PRINCIPAL } from '../protocol/call-context';
+import { MCP_AUTH_SETTINGS, MCP_PRINCIPAL_PROPERTY } from '../shared/mcp.constants';
+import { ANONYMOUS_PRINCIPAL } from '../protocol/calls/call-context';
 import type { AuthKind, ResolvedAuthOptions } from './auth-options';
-import type { McpAuthProvider, McpAuthRequest, McpTokenVerifier } from './mcp-auth-options.interface';
+import type { McpAuthProvider, McpAuthRequest, McpTokenVerifier } from '../interfaces/mcp-auth-options.interface';
 import { principalFrom, type AuthOutcome, type Authenticator } from './authenticator';
 import type { BearerAuthenticator } from './bearer.authenticator';
 import type * as BearerModule from './bearer.authenticator';

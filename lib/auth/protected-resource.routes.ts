@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { MCP_AUTH_SETTINGS, MCP_SERVER_IDENTITY } from '../mcp.constants';
-import type { McpServerIdentity } from '../servers/server-identity';
+import { MCP_AUTH_SETTINGS, MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
+import type { McpServerIdentity } from '../identity/server-identity';
 import type { ResolvedAuthOptions } from './auth-options';
 
 /** A document one server serves at a path, with the order of its server. */

@@ -3,7 +3,7 @@
  * request (`request.user`, Passport's): the shapes Passport strategies usually return (a JWT
  * payload, a user record) need no mapping of their own.
  */
-import type { McpPrincipalInit } from './mcp-auth-options.interface';
+import type { McpPrincipalInit } from '../interfaces/mcp-auth-options.interface';
 
 /** Where a user's id is looked for, in this order. */
 const ID_FIELDS = ['sub', 'id', 'userId', 'username'] as const;

@@ -5,7 +5,7 @@
  * lookup costs one HMAC.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import type { McpPrincipal } from '../protocol/call-context';
+import type { McpPrincipal } from '../protocol/calls/call-context';
 
 /** How long verified credentials are admitted without a hash. */
 export const VERIFIED_TTL_MS = 5 * 60_000;

@@ -10,7 +10,7 @@ import type {
   JsonRpcNotification,
   JsonRpcRequest,
   JsonRpcResponse,
-} from '../protocol/json-rpc';
+} from '../protocol/messages/json-rpc';
 
 /** What one instance tells another. */
 export type ClusterMessage =

@@ -4,8 +4,8 @@
  * a legacy task whose `tasks/result` waits on another instance than its work.
  */
 import type { McpEngine } from '../protocol/engine';
-import type { EngineCluster, RequestChannel } from '../protocol/transport-contract';
-import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/json-rpc';
+import type { EngineCluster, RequestChannel } from '../protocol/calls/transport-contract';
+import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/messages/json-rpc';
 import type { ClusterLink, ClusterMessage } from './cluster-link.interface';
 
 /** Ids of requests to clients: `<instance id>.<n>`; the instance id is 16 hex digits. */

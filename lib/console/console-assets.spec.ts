@@ -42,8 +42,8 @@ describe('ConsoleAssets', () => {
     expect(new ConsoleAssets(join(directory, 'missing')).names()).toEqual([]);
   });
 
-  it('reads lib/console/ui by default, dom.js among its files', () => {
-    expect(CONSOLE_UI_DIRECTORY).toBe(join(__dirname, 'ui'));
+  it('reads console-ui/ by default from the sources, dom.js among its files', () => {
+    expect(CONSOLE_UI_DIRECTORY).toBe(join(__dirname, '..', '..', 'console-ui'));
     expect(new ConsoleAssets().names()).toContain('dom.js');
   });
 });

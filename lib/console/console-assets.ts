@@ -1,15 +1,15 @@
 /**
- * The console's browser files: every file of `ui/` beside this one (`lib/console/ui` from the
- * sources, `dist/console/ui` once built) whose type is in the table below, read once at startup
- * into an allow-list. A request names a file of that list or gets 404: no path reaches the disk.
+ * The console's browser files: every file of the console's browser app (`console-ui/` at the
+ * repository's root from the sources, `dist/console/ui` once built) whose type is in the table
+ * below, read once at startup into an allow-list. A request names a file of that list or gets 404: no path reaches the disk.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { LIBRARY_DIRECTORY } from '../library-directory';
+import { LIBRARY_DIRECTORY } from '../shared/library-directory';
 import { McpLogger } from '../telemetry/mcp.logger';
 
-/** The content type of each file type served; anything else in `ui/` (tsconfig.json) is not. */
+/** The content type of each file type served; anything else there (tsconfig.json) is not. */
 export const CONSOLE_ASSET_TYPES: Readonly<Record<string, string>> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -26,8 +26,14 @@ export interface ConsoleAsset {
   readonly etag: string;
 }
 
-/** Where the console's browser files are: lib/console/ui, copied to dist/console/ui by the build. */
-export const CONSOLE_UI_DIRECTORY = join(LIBRARY_DIRECTORY, 'console', 'ui');
+/**
+ * Where the console's browser files are: console-ui/ beside lib/ when this code runs from its
+ * TypeScript sources (ts-node, Jest), dist/console/ui in the built package, where the build
+ * copies them (scripts/copy-console-ui.mjs).
+ */
+export const CONSOLE_UI_DIRECTORY = __filename.endsWith('.ts')
+  ? join(LIBRARY_DIRECTORY, '..', 'console-ui')
+  : join(LIBRARY_DIRECTORY, 'console', 'ui');
 
 /** The allow-list of the console's files (see the file comment). */
 export class ConsoleAssets {
@@ -75,7 +81,7 @@ function readAssets(directory: string): Map<string, ConsoleAsset> {
 
 let shared: ConsoleAssets | undefined;
 
-/** The files of `ui/`, read once per process (every server's console serves the same files). */
+/** The console's browser files, read once per process (every server's console serves the same files). */
 export function consoleAssets(): ConsoleAssets {
   shared ??= new ConsoleAssets();
   return shared;

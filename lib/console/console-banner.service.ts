@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { MCP_CONSOLE_SETTINGS, MCP_HTTP_PATHS } from '../mcp.constants';
-import { CONSOLE_AT } from '../mcp.messages';
+import { MCP_CONSOLE_SETTINGS, MCP_HTTP_PATHS } from '../shared/mcp.constants';
+import { CONSOLE_AT } from '../shared/mcp.messages';
 import { HttpPlatform } from '../transports/http/http-platform.service';
-import type { McpHttpPaths } from '../transports/http/http-paths';
+import type { McpHttpPaths } from '../identity/http-paths';
 import { McpLogger } from '../telemetry/mcp.logger';
 import type { ConsoleSettings } from './console-settings';
 import { consolePathBeside } from './console-paths';

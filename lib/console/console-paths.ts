@@ -4,7 +4,7 @@
  * them; with several versions, the ones of the version the page was reached by).
  */
 import type { IncomingMessage } from 'node:http';
-import { normalizePath } from '../transports/http/http-paths';
+import { normalizePath } from '../identity/http-paths';
 import { pathOf } from '../transports/http/platform-hooks';
 import type { ConsoleEndpoints } from './console-page';
 

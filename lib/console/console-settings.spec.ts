@@ -1,6 +1,6 @@
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpModuleExtras } from '../interfaces/mcp-module-extras.interface';
-import { resolveHttpPaths, type McpHttpPaths } from '../transports/http/http-paths';
+import { resolveHttpPaths, type McpHttpPaths } from '../identity/http-paths';
 import { defaultConsolePath, resolveConsoleSettings } from './console-settings';
 
 const DEVELOPMENT = { NODE_ENV: 'development' };

@@ -4,9 +4,9 @@
  */
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpConsoleOptions, McpModuleExtras } from '../interfaces/mcp-module-extras.interface';
-import { CONSOLE_IN_PRODUCTION } from '../mcp.messages';
-import { fail } from '../option-checks';
-import { checkPath, endpointPathOptions, normalizePath, type McpHttpPaths } from '../transports/http/http-paths';
+import { CONSOLE_IN_PRODUCTION } from '../shared/mcp.messages';
+import { fail } from '../shared/option-checks';
+import { checkPath, endpointPathOptions, normalizePath, type McpHttpPaths } from '../identity/http-paths';
 
 /** The console of one server, once checked. */
 export interface ConsoleSettings {

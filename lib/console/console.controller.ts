@@ -8,11 +8,11 @@
  */
 import { applyDecorators, Controller, Get, Inject, Param, Req, Res, SetMetadata, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_CONSOLE_METADATA, MCP_HTTP_PATHS } from '../mcp.constants';
+import { MCP_CONSOLE_METADATA, MCP_HTTP_PATHS } from '../shared/mcp.constants';
 import { firstHeader, sendEmpty } from '../transports/http/http-exchange';
 import { HttpAdmission } from '../transports/http/http-admission.service';
 import { HttpExchanges } from '../transports/http/http-exchanges.service';
-import type { McpHttpPaths } from '../transports/http/http-paths';
+import type { McpHttpPaths } from '../identity/http-paths';
 import { HttpPlatform } from '../transports/http/http-platform.service';
 import { McpHttpRefusal } from '../transports/http/mcp-http-refusal.error';
 import { ConsoleAssets, matchesEtag } from './console-assets';

@@ -3,7 +3,7 @@
  * `consoleModuleParts`, not what serves the console.
  */
 import type { Provider, Type } from '@nestjs/common';
-import { MCP_CONSOLE_SETTINGS } from '../mcp.constants';
+import { MCP_CONSOLE_SETTINGS } from '../shared/mcp.constants';
 import type * as ConsoleAssetsModule from './console-assets';
 import type * as ConsoleBannerModule from './console-banner.service';
 import type { ConsoleSettings } from './console-settings';

@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
-import { MCP_CONTEXT_TYPE } from '../mcp.constants';
-import type { McpCallContext } from '../protocol/call-context';
+import { MCP_CONTEXT_TYPE } from '../shared/mcp.constants';
+import type { McpCallContext } from '../protocol/calls/call-context';
 
 /**
  * A view of an `ExecutionContext` for MCP calls, for guards, interceptors and filters.

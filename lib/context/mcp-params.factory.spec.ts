@@ -1,5 +1,5 @@
-import { McpParamType } from '../mcp.constants';
-import type { McpCallContext } from '../protocol/call-context';
+import { McpParamType } from '../shared/mcp.constants';
+import type { McpCallContext } from '../protocol/calls/call-context';
 import { mcpHandlerArgs, McpParamsFactory } from './mcp-params.factory';
 
 describe('McpParamsFactory', () => {

@@ -1,6 +1,6 @@
-import { McpParamType } from '../mcp.constants';
-import type { McpCallContext } from '../protocol/call-context';
-import type { NativeExchange } from '../protocol/native-exchange';
+import { McpParamType } from '../shared/mcp.constants';
+import type { McpCallContext } from '../protocol/calls/call-context';
+import type { NativeExchange } from '../protocol/messages/native-exchange';
 
 /**
  * The arguments every MCP handler runs with, in the order its `ExecutionContext` exposes them:

@@ -1,6 +1,6 @@
-import { McpParamType } from '../mcp.constants';
+import { McpParamType } from '../shared/mcp.constants';
 import { assignMcpParam } from './mcp-params.decorator';
-import type { McpCallContext } from '../protocol/call-context';
+import type { McpCallContext } from '../protocol/calls/call-context';
 
 /**
  * The per-call context: progress, logging, abort signal, principal, client capabilities,

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ValidationPipe } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '../explorers/nest-internals';
+import { ROUTE_ARGS_METADATA } from '../shared/nest-internals';
 import {
   MCP_DEFAULT_PARAMS_METADATA,
   MCP_PROMPT_METADATA,
@@ -10,7 +10,7 @@ import {
   MCP_TOOL_METADATA,
   MCP_VISIBILITY_GUARD_METADATA,
   McpParamType,
-} from '../mcp.constants';
+} from '../shared/mcp.constants';
 import { McpCtx } from './mcp-ctx.decorator';
 import { McpRequest, ToolArgs } from './mcp-params.decorator';
 import { McpPrompt, McpPromptMetadata } from './mcp-prompt.decorator';

@@ -1,6 +1,6 @@
 import type { PipeTransform, Type } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '../explorers/nest-internals';
-import { MCP_DEFAULT_PARAMS_METADATA, McpParamType } from '../mcp.constants';
+import { ROUTE_ARGS_METADATA } from '../shared/nest-internals';
+import { MCP_DEFAULT_PARAMS_METADATA, McpParamType } from '../shared/mcp.constants';
 
 type PipeLike = Type<PipeTransform> | PipeTransform;
 

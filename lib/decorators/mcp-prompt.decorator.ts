@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { MCP_PROMPT_METADATA } from '../mcp.constants';
+import { MCP_PROMPT_METADATA } from '../shared/mcp.constants';
 import type { McpPromptOptions } from '../interfaces/mcp-definitions.interface';
 import { McpDefaultParams } from './mcp-params.decorator';
 

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA } from '../mcp.constants';
+import { MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA } from '../shared/mcp.constants';
 import type { McpResourceOptions, McpResourceTemplateOptions } from '../interfaces/mcp-definitions.interface';
 import { McpDefaultParams } from './mcp-params.decorator';
 

@@ -1,5 +1,5 @@
 import { Reflector } from '@nestjs/core';
-import { MCP_SCOPES_METADATA, MCP_VISIBILITY_GUARD_METADATA } from '../mcp.constants';
+import { MCP_SCOPES_METADATA, MCP_VISIBILITY_GUARD_METADATA } from '../shared/mcp.constants';
 
 /** The metadata of `@McpScopes()`, typed for `Reflector.get`. @internal */
 export const McpScopesMetadata = Reflector.createDecorator<string[]>({ key: MCP_SCOPES_METADATA });

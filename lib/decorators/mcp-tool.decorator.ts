@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { MCP_TOOL_METADATA } from '../mcp.constants';
+import { MCP_TOOL_METADATA } from '../shared/mcp.constants';
 import type { McpToolOptions } from '../interfaces/mcp-definitions.interface';
 import { McpDefaultParams } from './mcp-params.decorator';
 

@@ -5,7 +5,7 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import * as ts from 'typescript';
 import { z } from 'zod';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { MCP_TOOL_METADATA, McpParamType } from '../mcp.constants';
+import { MCP_TOOL_METADATA, McpParamType } from '../shared/mcp.constants';
 import { McpCtx } from './mcp-ctx.decorator';
 import { McpRequest, ToolArgs } from './mcp-params.decorator';
 import { McpTypedTool } from './mcp-typed-tool.decorator';

@@ -1,9 +1,9 @@
-import { ROUTE_ARGS_METADATA, routeArgType } from '../explorers/nest-internals';
-import { McpParamType } from '../mcp.constants';
+import { ROUTE_ARGS_METADATA, routeArgType } from '../shared/nest-internals';
+import { McpParamType } from '../shared/mcp.constants';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpToolOptions } from '../interfaces/mcp-definitions.interface';
 import type { DtoClass, McpSchemaOutput, StandardSchemaLike } from '../interfaces/mcp-schema.interface';
-import { TYPED_TOOL_PARAMETERS } from '../mcp.messages';
+import { TYPED_TOOL_PARAMETERS } from '../shared/mcp.messages';
 import type { McpCtx } from './mcp-ctx.decorator';
 import { assignMcpParam } from './mcp-params.decorator';
 import { McpTool } from './mcp-tool.decorator';

@@ -1,6 +1,6 @@
-import { isStoreUnavailable } from '../protocol/store-unavailable';
-import { STORE_UNAVAILABLE } from '../mcp.messages';
-import { STORE_UNAVAILABLE_MESSAGE } from '../protocol/store-unavailable';
+import { isStoreUnavailable } from '../protocol/bounds/store-unavailable';
+import { STORE_UNAVAILABLE } from '../shared/mcp.messages';
+import { STORE_UNAVAILABLE_MESSAGE } from '../protocol/bounds/store-unavailable';
 import { McpStoreUnavailableError } from './mcp-store-unavailable.error';
 
 describe('McpStoreUnavailableError', () => {

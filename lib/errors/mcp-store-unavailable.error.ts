@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '../protocol/store-unavailable';
+import { StoreUnavailableError } from '../protocol/bounds/store-unavailable';
 
 /**
  * A shared store (Redis) could not be reached, did not answer in time, or refused to serve for

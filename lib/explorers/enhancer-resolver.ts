@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { moduleRefOf, registeredEnhancerOf, type HostWrapper } from './nest-internals';
+import { moduleRefOf, registeredEnhancerOf, type HostWrapper } from '../shared/nest-internals';
 
 /** Resolves an enhancer class to an instance. */
 export type EnhancerResolver = (enhancer: Type) => Promise<object>;

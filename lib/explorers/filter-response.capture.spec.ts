@@ -3,7 +3,7 @@ import { BaseExceptionFilter } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { FilterResponseCapture } from './filter-response.capture';
-import { createExecutionContext } from './nest-internals';
+import { createExecutionContext } from '../shared/nest-internals';
 
 /** The adapter methods filters reach a response through, with the response untyped. */
 interface AnyAdapter {

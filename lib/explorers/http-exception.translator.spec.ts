@@ -7,9 +7,9 @@ import {
   NotFoundException,
   UnauthorizedException,
 } from '@nestjs/common';
-import { ErrorCode } from '../protocol/json-rpc';
-import { isMcpError, isMcpToolError, McpError, McpInternalError, McpToolError } from '../protocol/mcp-error';
-import type { Era } from '../protocol/revisions';
+import { ErrorCode } from '../protocol/messages/json-rpc';
+import { isMcpError, isMcpToolError, McpError, McpInternalError, McpToolError } from '../protocol/messages/mcp-error';
+import type { Era } from '../protocol/messages/revisions';
 import { FilterAnswer } from './filter-response.capture';
 import { translateHttpException } from './http-exception.translator';
 import type { McpHandlerKind } from './mcp-metadata.accessor';

@@ -4,9 +4,16 @@
  * MCP errors. Their messages are meant for clients, so they are kept; any other error stays as it
  * is and the engine answers it with a generic message.
  */
-import type { Era } from '../protocol/revisions';
-import { ErrorCode } from '../protocol/json-rpc';
-import { isMcpError, isMcpToolError, McpError, McpInternalError, McpToolError, messageOf } from '../protocol/mcp-error';
+import type { Era } from '../protocol/messages/revisions';
+import { ErrorCode } from '../protocol/messages/json-rpc';
+import {
+  isMcpError,
+  isMcpToolError,
+  McpError,
+  McpInternalError,
+  McpToolError,
+  messageOf,
+} from '../protocol/messages/mcp-error';
 import { FilterAnswer } from './filter-response.capture';
 import type { McpHandlerKind } from './mcp-metadata.accessor';
 

@@ -2,17 +2,17 @@ import type { Type } from '@nestjs/common';
 import { ContextIdFactory, type ExternalContextCreator, type ModuleRef } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { mcpHandlerArgs, McpParamsFactory } from '../context/mcp-params.factory';
-import { MCP_CONTEXT_TYPE } from '../mcp.constants';
-import type { McpCallContext } from '../protocol/call-context';
-import type { NativeExchange } from '../protocol/native-exchange';
+import { MCP_CONTEXT_TYPE } from '../shared/mcp.constants';
+import type { McpCallContext } from '../protocol/calls/call-context';
+import type { NativeExchange } from '../protocol/messages/native-exchange';
 import { canUseDirectCall } from './direct-call';
 import type { McpEnhancerResolver } from './enhancer-resolver';
 import { translateHttpException } from './http-exception.translator';
 import type { McpHandlerKind, McpMetadataAccessor, McpParamsLayout } from './mcp-metadata.accessor';
-import { globalEnhancersOf, hasGlobalEnhancers, type HostWrapper } from './nest-internals';
+import { globalEnhancersOf, hasGlobalEnhancers, type HostWrapper } from '../shared/nest-internals';
 import { createQuietContextCreator } from './quiet-context-creator';
 import { createShadowHost } from './shadow-host.factory';
-import { isThenable } from '../protocol/thenables';
+import { isThenable } from '../protocol/messages/thenables';
 
 /** Runs one handler for one call. */
 /**

@@ -17,9 +17,9 @@ import { McpPrompt } from '../decorators/mcp-prompt.decorator';
 import { McpResource, McpResourceTemplate } from '../decorators/mcp-resource.decorator';
 import { McpScopes, McpVisibilityGuard } from '../decorators/mcp-scopes.decorator';
 import { McpTool } from '../decorators/mcp-tool.decorator';
-import { MCP_DEFAULT_PARAMS_METADATA, McpParamType } from '../mcp.constants';
+import { MCP_DEFAULT_PARAMS_METADATA, McpParamType } from '../shared/mcp.constants';
 import { McpMetadataAccessor } from './mcp-metadata.accessor';
-import { ROUTE_ARGS_METADATA } from './nest-internals';
+import { ROUTE_ARGS_METADATA } from '../shared/nest-internals';
 
 @Injectable()
 @McpVisibilityGuard()

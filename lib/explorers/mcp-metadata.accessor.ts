@@ -10,7 +10,7 @@ import type {
   McpResourceTemplateOptions,
   McpToolOptions,
 } from '../interfaces/mcp-definitions.interface';
-import { MCP_DEFAULT_PARAMS_METADATA } from '../mcp.constants';
+import { MCP_DEFAULT_PARAMS_METADATA } from '../shared/mcp.constants';
 import {
   ENHANCER_KEYS,
   GUARDS_KEY,
@@ -18,7 +18,7 @@ import {
   ROUTE_ARGS_METADATA,
   routeArgType,
   type RouteArgEntry,
-} from './nest-internals';
+} from '../shared/nest-internals';
 
 /** What a decorated method is: the kind of handler and the options of its decorator. */
 export type McpHandlerMetadata =

@@ -1,6 +1,6 @@
 import type { McpAccessDefinition, McpCompletionSource } from '../interfaces/mcp-definitions.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import type { CompletionHandler } from '../protocol/catalog';
+import type { CompletionHandler } from '../protocol/calls/catalog';
 import type { McpRegistry } from '../registry/mcp-registry.service';
 import type { McpInvoker } from './mcp-handler.factory';
 import type { McpHandlerMetadata } from './mcp-metadata.accessor';

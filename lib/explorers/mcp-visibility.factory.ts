@@ -3,12 +3,12 @@ import type { ExternalContextCreator } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { mcpHandlerArgs } from '../context/mcp-params.factory';
 import type { McpAccessDefinition } from '../interfaces/mcp-definitions.interface';
-import { MCP_CONTEXT_TYPE } from '../mcp.constants';
-import type { McpCallContext } from '../protocol/call-context';
-import type { NativeExchange } from '../protocol/native-exchange';
+import { MCP_CONTEXT_TYPE } from '../shared/mcp.constants';
+import type { McpCallContext } from '../protocol/calls/call-context';
+import type { NativeExchange } from '../protocol/messages/native-exchange';
 import type { McpEnhancerResolver } from './enhancer-resolver';
 import type { McpMetadataAccessor } from './mcp-metadata.accessor';
-import { createExecutionContext, globalEnhancersOf, type HostWrapper } from './nest-internals';
+import { createExecutionContext, globalEnhancersOf, type HostWrapper } from '../shared/nest-internals';
 
 type Method = (...args: unknown[]) => unknown;
 

@@ -21,12 +21,12 @@ import { McpResource, McpResourceTemplate } from '../decorators/mcp-resource.dec
 import { McpScopes, McpVisibilityGuard } from '../decorators/mcp-scopes.decorator';
 import { McpTool } from '../decorators/mcp-tool.decorator';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import type { McpCallContext } from '../protocol/call-context';
-import { ErrorCode } from '../protocol/json-rpc';
-import { isMcpError, isMcpToolError, type McpError } from '../protocol/mcp-error';
+import type { McpCallContext } from '../protocol/calls/call-context';
+import { ErrorCode } from '../protocol/messages/json-rpc';
+import { isMcpError, isMcpToolError, type McpError } from '../protocol/messages/mcp-error';
 import { McpRegistry, type SchemaCompiler } from '../registry/mcp-registry.service';
-import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../mcp.constants';
-import { resolveServerIdentity } from '../servers/server-identity';
+import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
+import { resolveServerIdentity } from '../identity/server-identity';
 import { McpExplorer } from './mcp.explorer';
 
 const anySchema: SchemaCompiler = {

@@ -8,17 +8,17 @@ import {
   Reflector,
 } from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../mcp.constants';
-import { placementFault, serverTakes, type McpServerIdentity } from '../servers/server-identity';
-import { defaultServerOf, describeServer, serverIdentities } from '../servers/mcp-servers';
-import { MULTIPLE_DECORATORS } from '../mcp.messages';
+import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
+import { placementFault, serverTakes, type McpServerIdentity } from '../identity/server-identity';
+import { defaultServerOf, describeServer, serverIdentities } from '../identity/mcp-servers';
+import { MULTIPLE_DECORATORS } from '../shared/mcp.messages';
 import { McpRegistry } from '../registry/mcp-registry.service';
 import { McpEnhancerResolver } from './enhancer-resolver';
 import { McpHandlerFactory } from './mcp-handler.factory';
 import { McpMetadataAccessor, type McpHandlerMetadata } from './mcp-metadata.accessor';
 import { registerHandler } from './mcp-registration';
 import { McpVisibilityFactory } from './mcp-visibility.factory';
-import type { HostWrapper } from './nest-internals';
+import type { HostWrapper } from '../shared/nest-internals';
 import { McpLogger } from '../telemetry/mcp.logger';
 
 /**

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { type ArgumentsHost, Catch, Injectable, Logger, Module, UseFilters } from '@nestjs/common';
 import { APP_FILTER, ExternalContextCreator } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { MCP_CONTEXT_TYPE } from '../mcp.constants';
+import { MCP_CONTEXT_TYPE } from '../shared/mcp.constants';
 import { FilterAnswer } from './filter-response.capture';
 import { createQuietContextCreator } from './quiet-context-creator';
 

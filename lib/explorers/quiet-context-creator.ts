@@ -23,7 +23,7 @@ import type { ExecutionContext, Type } from '@nestjs/common';
 import type { ExternalContextCreator } from '@nestjs/core';
 import { McpLogger } from '../telemetry/mcp.logger';
 import { FilterAnswer, type FilterClass, FilterResponseCapture } from './filter-response.capture';
-import { createExecutionContext, forkContextCreator, wrapConcreteFilters } from './nest-internals';
+import { createExecutionContext, forkContextCreator, wrapConcreteFilters } from '../shared/nest-internals';
 
 /** What the warning says when the filter's class could not be known. */
 const UNNAMED_FILTER = 'An exception filter';

@@ -11,7 +11,7 @@
  */
 import type { Type } from '@nestjs/common';
 import type { EnhancerResolver } from './enhancer-resolver';
-import { ENHANCER_KEYS, PARAMTYPES_METADATA } from './nest-internals';
+import { ENHANCER_KEYS, PARAMTYPES_METADATA } from '../shared/nest-internals';
 
 function isClass(value: unknown): value is Type {
   return typeof value === 'function';

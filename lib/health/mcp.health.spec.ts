@@ -6,8 +6,8 @@ import { McpResource } from '../decorators/mcp-resource.decorator';
 import { McpTool } from '../decorators/mcp-tool.decorator';
 import { McpRegistry } from '../registry/mcp-registry.service';
 import { McpSessionService } from '../sessions/mcp-session.service';
-import { HEALTH_DISCOVERY_PENDING } from '../mcp.messages';
-import { ANONYMOUS_PRINCIPAL } from '../protocol/call-context';
+import { HEALTH_DISCOVERY_PENDING } from '../shared/mcp.messages';
+import { ANONYMOUS_PRINCIPAL } from '../protocol/calls/call-context';
 import { McpHealthIndicator } from './mcp.health';
 
 @Injectable()

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_OWN_REGISTRY, MCP_REDIS_HUB, MCP_SESSION_STORE } from '../mcp.constants';
-import { HEALTH_DISCOVERY_PENDING, HEALTH_STORE_TIMEOUT } from '../mcp.messages';
+import { MCP_OWN_REGISTRY, MCP_REDIS_HUB, MCP_SESSION_STORE } from '../shared/mcp.constants';
+import { HEALTH_DISCOVERY_PENDING, HEALTH_STORE_TIMEOUT } from '../shared/mcp.messages';
 import { McpExplorer } from '../explorers/mcp.explorer';
 import { McpRegistry } from '../registry/mcp-registry.service';
-import type { SessionStore } from '../sessions/session-store.interface';
+import type { SessionStore } from '../interfaces/session-store.interface';
 import type { RedisHub } from '../stores/redis/redis-hub';
 import { MemorySessionStore } from '../stores/memory/memory-session.store';
-import { messageOf } from '../protocol/mcp-error';
+import { messageOf } from '../protocol/messages/mcp-error';
 
 /** `up` or `down`, as `@nestjs/terminus` spells them. @publicApi */
 export type McpHealthStatus = 'up' | 'down';

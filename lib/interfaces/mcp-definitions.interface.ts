@@ -5,10 +5,10 @@
  * Every handler (and `visible`) gets the transport's objects as its last argument: the request
  * and response over HTTP, `undefined` on stdio. Most handlers leave that parameter out.
  */
-import type { McpCallContext } from '../protocol/call-context';
-import type { NativeExchange } from '../protocol/native-exchange';
-import type { CompletionHandler, TaskSupport } from '../protocol/catalog';
-import type { McpIcon, PromptArgument, ResourceAnnotations, ToolAnnotations } from '../protocol/mcp-types';
+import type { McpCallContext } from '../protocol/calls/call-context';
+import type { NativeExchange } from '../protocol/messages/native-exchange';
+import type { CompletionHandler, TaskSupport } from '../protocol/calls/catalog';
+import type { McpIcon, PromptArgument, ResourceAnnotations, ToolAnnotations } from '../protocol/messages/mcp-types';
 import type { McpSchema, McpValidatorOptions } from './mcp-schema.interface';
 
 /**

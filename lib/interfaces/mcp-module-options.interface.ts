@@ -1,7 +1,7 @@
-import type { Revision } from '../protocol/revisions';
-import type { LogLevel } from '../protocol/log-levels';
-import type { CacheScope, McpIcon } from '../protocol/mcp-types';
-import type { McpAuthOptions } from '../auth/mcp-auth-options.interface';
+import type { Revision } from '../protocol/messages/revisions';
+import type { LogLevel } from '../protocol/messages/log-levels';
+import type { CacheScope, McpIcon } from '../protocol/messages/mcp-types';
+import type { McpAuthOptions } from './mcp-auth-options.interface';
 import type { McpValidatorOptions } from './mcp-schema.interface';
 import type { McpHttpOptions } from './mcp-http-options.interface';
 import type { McpStdioOptions } from './mcp-stdio-options.interface';

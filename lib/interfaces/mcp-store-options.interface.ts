@@ -1,7 +1,7 @@
-import type { SessionStore } from '../sessions/session-store.interface';
-import type { ReplayStore } from '../sessions/replay-store.interface';
-import type { TaskStore } from '../tasks/task-store.interface';
-import type { NotificationBus } from '../notifications/notification-bus.interface';
+import type { SessionStore } from './session-store.interface';
+import type { ReplayStore } from './replay-store.interface';
+import type { TaskStore } from './task-store.interface';
+import type { NotificationBus } from './notification-bus.interface';
 
 /**
  * Stores of the application's own (`stores` of the module options). Each one given replaces the

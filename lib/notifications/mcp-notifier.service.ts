@@ -1,15 +1,15 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { MCP_NOTIFICATION_BUS, MCP_OWN_REGISTRY, MCP_OWN_SESSIONS } from '../mcp.constants';
+import { MCP_NOTIFICATION_BUS, MCP_OWN_REGISTRY, MCP_OWN_SESSIONS } from '../shared/mcp.constants';
 import { McpRegistry } from '../registry/mcp-registry.service';
 import { McpSessionService } from '../sessions/mcp-session.service';
 import { SessionChannels } from '../sessions/session-channels';
-import { notification } from '../protocol/json-rpc';
+import { notification } from '../protocol/messages/json-rpc';
 import { McpEngine } from '../protocol/engine';
-import type { McpEvent, NotificationBus } from './notification-bus.interface';
+import type { McpEvent, NotificationBus } from '../interfaces/notification-bus.interface';
 import { taskNotificationOf } from '../protocol/tasks/task-render';
-import type { McpTaskRecord } from '../tasks/task-store.interface';
+import type { McpTaskRecord } from '../interfaces/task-store.interface';
 import { McpLogger } from '../telemetry/mcp.logger';
-import { logFailedSend } from '../protocol/store-unavailable';
+import { logFailedSend } from '../protocol/bounds/store-unavailable';
 
 /**
  * Tells clients that something changed: a list of tools, resources or prompts, or the content

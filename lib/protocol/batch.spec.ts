@@ -1,7 +1,7 @@
 import { batchRefusedByHeader, planBatch, runBatch } from './batch';
 import type { EngineOutcome, McpEngine, RequestFacts } from './engine';
-import { ErrorCode, success, type JsonRpcNotification, type JsonRpcRequest } from './json-rpc';
-import type { Revision } from './revisions';
+import { ErrorCode, success, type JsonRpcNotification, type JsonRpcRequest } from './messages/json-rpc';
+import type { Revision } from './messages/revisions';
 
 const ping = (id: number | string): JsonRpcRequest => ({ jsonrpc: '2.0', id, method: 'ping' });
 const note: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/initialized' };

@@ -4,7 +4,7 @@
  * with responses is invalid; a batch of responses needs no answer; otherwise every element is
  * served on its own and invalid elements get their own error.
  */
-import { eraOf, hasFeature } from './revisions';
+import { eraOf, hasFeature } from './messages/revisions';
 import {
   classifyMessage,
   ErrorCode,
@@ -12,7 +12,7 @@ import {
   type ClassifiedMessage,
   type JsonRpcFailure,
   type JsonRpcResponse,
-} from './json-rpc';
+} from './messages/json-rpc';
 import type { McpEngine, RequestFacts } from './engine';
 
 export type BatchPlan =

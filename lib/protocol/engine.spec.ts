@@ -1,5 +1,5 @@
-import { ServerShutdownError, type CancellationSource } from './call-scope';
-import type { McpCallContext } from './call-context';
+import { ServerShutdownError, type CancellationSource } from './calls/call-scope';
+import type { McpCallContext } from './calls/call-context';
 import type {
   Catalog,
   CompiledSchema,
@@ -8,7 +8,7 @@ import type {
   ResourceEntry,
   TemplateEntry,
   ToolEntry,
-} from './catalog';
+} from './calls/catalog';
 import { McpEngine, type EngineLogger, type EngineOptions, type EngineOutcome, type RequestFacts } from './engine';
 import {
   ErrorCode,
@@ -19,13 +19,13 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   type JsonRpcSuccess,
-} from './json-rpc';
-import type { LogLevel } from './log-levels';
-import { McpError, McpToolError } from './mcp-error';
-import { isThenable } from './thenables';
-import type { HeaderBag } from './request-headers';
-import type { Revision } from './revisions';
-import type { SessionHandle, SessionState } from './session-handle';
+} from './messages/json-rpc';
+import type { LogLevel } from './messages/log-levels';
+import { McpError, McpToolError } from './messages/mcp-error';
+import { isThenable } from './messages/thenables';
+import type { HeaderBag } from './messages/request-headers';
+import type { Revision } from './messages/revisions';
+import type { SessionHandle, SessionState } from './messages/session-handle';
 
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';

@@ -9,7 +9,7 @@
  * the answer: cache hints, then `resultType` and `serverInfo`. The call context, the legacy
  * client requests, the multi round-trip rounds and the task calls each live in a file of their own.
  */
-import type { Era, Revision } from './revisions';
+import type { Era, Revision } from './messages/revisions';
 import {
   ErrorCode,
   type JsonObject,
@@ -18,31 +18,31 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from './json-rpc';
-import { McpError } from './mcp-error';
-import type { Catalog } from './catalog';
-import { RequestCallContext, type CallContextHost, type McpCallContext } from './call-context';
-import type { InputRequest } from './client-requests';
-import { ClientRequestTable } from './client-request-table';
-import { ClientRequester } from './client-requester';
-import { QuestionLimit } from './question-limit';
-import type { EngineOptions } from './engine-options';
+} from './messages/json-rpc';
+import { McpError } from './messages/mcp-error';
+import type { Catalog } from './calls/catalog';
+import { RequestCallContext, type CallContextHost, type McpCallContext } from './calls/call-context';
+import type { InputRequest } from './messages/client-requests';
+import { ClientRequestTable } from './calls/client-request-table';
+import { ClientRequester } from './calls/client-requester';
+import { QuestionLimit } from './bounds/question-limit';
+import type { EngineOptions } from './calls/engine-options';
 import type { HandlerContext } from './handlers/handler-context';
 import { InflightRequests } from './inflight-requests';
-import type { InputRound } from './input-round';
-import { ListCache } from './list-cache';
+import type { InputRound } from './calls/input-round';
+import { ListCache } from './calls/list-cache';
 import { methodEntry, servesMethod } from './methods';
 import { RequestResolver } from './request-resolver';
-import type { ResolvedRequest } from './resolved-request';
+import type { ResolvedRequest } from './calls/resolved-request';
 import { logFailure, NO_OUTCOME, ResultFinisher } from './result-finisher';
 import { RoundTrips } from './round-trips';
-import { SubscriptionHub } from './subscription-hub';
-import { CallStoppedError } from './call-scope';
+import { SubscriptionHub } from './calls/subscription-hub';
+import { CallStoppedError } from './calls/call-scope';
 import { TaskCalls, type TaskCall } from './task-calls';
 import type { TaskPort } from './tasks/task-port';
-import type { EngineHooks, EngineOutcome, RequestChannel, RequestFacts } from './transport-contract';
-import type { EngineObserver } from './engine-observer';
-import { isThenable, type Awaitable } from './thenables';
+import type { EngineHooks, EngineOutcome, RequestChannel, RequestFacts } from './calls/transport-contract';
+import type { EngineObserver } from './calls/engine-observer';
+import { isThenable, type Awaitable } from './messages/thenables';
 
 export type {
   EngineCluster,
@@ -51,10 +51,10 @@ export type {
   NativeExchange,
   RequestChannel,
   RequestFacts,
-} from './transport-contract';
-export type { CacheHint, EngineLogger, EngineOptions } from './engine-options';
-export type { EngineObserver, ObservedQuestion, ObservedTask } from './engine-observer';
-export type { ResolvedRequest } from './resolved-request';
+} from './calls/transport-contract';
+export type { CacheHint, EngineLogger, EngineOptions } from './calls/engine-options';
+export type { EngineObserver, ObservedQuestion, ObservedTask } from './calls/engine-observer';
+export type { ResolvedRequest } from './calls/resolved-request';
 
 export class McpEngine {
   /** Rendered lists, per catalog version and revision. */

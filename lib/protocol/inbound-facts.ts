@@ -4,8 +4,8 @@
  */
 import type { RequestFacts } from './engine';
 import type { FactsInput, OpenedChannel } from './inbound-types';
-import { DEFAULT_LEGACY_HEADER_REVISION, legacyHeaderRevision, type Era, type Revision } from './revisions';
-import type { SessionHandle } from './session-handle';
+import { DEFAULT_LEGACY_HEADER_REVISION, legacyHeaderRevision, type Era, type Revision } from './messages/revisions';
+import type { SessionHandle } from './messages/session-handle';
 
 /** The legacy part of a message's facts. */
 export interface LegacyFacts {

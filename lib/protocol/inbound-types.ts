@@ -3,13 +3,13 @@
  * one body (`InboundBinding`), where legacy sessions come from (`LegacySessionPort`), and the
  * closed set of outcomes it maps to its wire (`InboundResult`).
  */
-import type { CancellationSource } from './call-scope';
-import type { McpPrincipal, TransportKind } from './call-context';
+import type { CancellationSource } from './calls/call-scope';
+import type { McpPrincipal, TransportKind } from './calls/call-context';
 import type { EngineOutcome, NativeExchange, RequestChannel } from './engine';
-import type { ClassifiedMessage, JsonRpcFailure, JsonRpcId, JsonRpcResponse } from './json-rpc';
-import type { HeaderBag } from './request-headers';
-import type { Era, Revision } from './revisions';
-import type { SessionHandle } from './session-handle';
+import type { ClassifiedMessage, JsonRpcFailure, JsonRpcId, JsonRpcResponse } from './messages/json-rpc';
+import type { HeaderBag } from './messages/request-headers';
+import type { Era, Revision } from './messages/revisions';
+import type { SessionHandle } from './messages/session-handle';
 
 /** Why the dispatcher (or the transport) would not serve a body. */
 export type RefusalReason =

@@ -1,4 +1,4 @@
-import type { Catalog } from './catalog';
+import type { Catalog } from './calls/catalog';
 import { McpEngine, type RequestChannel } from './engine';
 import {
   InboundDispatcher,
@@ -11,9 +11,9 @@ import {
   type LegacyResolution,
   type LegacySessionPort,
 } from './inbound';
-import { ErrorCode, type JsonObject, type JsonRpcRequest } from './json-rpc';
-import type { Revision } from './revisions';
-import type { SessionHandle, SessionState } from './session-handle';
+import { ErrorCode, type JsonObject, type JsonRpcRequest } from './messages/json-rpc';
+import type { Revision } from './messages/revisions';
+import type { SessionHandle, SessionState } from './messages/session-handle';
 
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

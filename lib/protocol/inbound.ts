@@ -27,12 +27,12 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from './json-rpc';
-import { decideEra } from './request-meta';
-import { hasFeature, legacyHeaderRevision, type Era } from './revisions';
-import type { SessionHandle } from './session-handle';
-import { isThenable, settledAs, type Awaitable } from './thenables';
-import { logText } from './log-text';
+} from './messages/json-rpc';
+import { decideEra } from './messages/request-meta';
+import { hasFeature, legacyHeaderRevision, type Era } from './messages/revisions';
+import type { SessionHandle } from './messages/session-handle';
+import { isThenable, settledAs, type Awaitable } from './messages/thenables';
+import { logText } from './bounds/log-text';
 
 export * from './inbound-types';
 export { inboundFacts, sessionRevision, type LegacyFacts } from './inbound-facts';

@@ -1,6 +1,6 @@
-import { CallScope } from './call-scope';
+import { CallScope } from './calls/call-scope';
 import { InflightRequests } from './inflight-requests';
-import type { ResolvedRequest } from './resolved-request';
+import type { ResolvedRequest } from './calls/resolved-request';
 
 /** The parts of a request the running list reads. */
 function request(method: string, id: number, cancelScope?: string): ResolvedRequest {

@@ -4,10 +4,10 @@
  * scope's end; every one with its method, for a shutdown to wait for or stop; and the deadline
  * of each.
  */
-import type { JsonRpcId } from './json-rpc';
-import { Deadlines, type CallScope } from './call-scope';
+import type { JsonRpcId } from './messages/json-rpc';
+import { Deadlines, type CallScope } from './calls/call-scope';
 import { methodEntry } from './methods';
-import type { ResolvedRequest } from './resolved-request';
+import type { ResolvedRequest } from './calls/resolved-request';
 
 export class InflightRequests {
   /** Running cancellable requests, by cancel scope and request id. */

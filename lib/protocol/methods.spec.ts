@@ -1,4 +1,4 @@
-import type { TransportKind } from './transport-contract';
+import type { TransportKind } from './calls/transport-contract';
 import {
   CACHEABLE_METHODS,
   LONG_LIVED_METHODS,
@@ -9,12 +9,12 @@ import {
   servesMethod,
   type MethodEntry,
 } from './methods';
-import type { JsonRpcRequest } from './json-rpc';
-import { McpError } from './mcp-error';
-import { META_KEYS } from './request-meta';
+import type { JsonRpcRequest } from './messages/json-rpc';
+import { McpError } from './messages/mcp-error';
+import { META_KEYS } from './messages/request-meta';
 import { RequestResolver } from './request-resolver';
 import { RoundTrips } from './round-trips';
-import type { Era } from './revisions';
+import type { Era } from './messages/revisions';
 
 const TRANSPORTS: TransportKind[] = ['streamable-http', 'simple-http', 'sse', 'stdio'];
 const NON_SSE: TransportKind[] = ['streamable-http', 'simple-http', 'stdio'];

@@ -3,11 +3,11 @@
  * it. Every question about one method (is it served here? may it stream, outlive the call
  * deadline, be cached, ask for input?) is answered from this table, in this file.
  */
-import { hasFeature, type Era, type RevisionFeature } from './revisions';
-import type { JsonObject } from './json-rpc';
-import type { TransportKind } from './transport-contract';
-import type { ResolvedRequest } from './resolved-request';
-import type { Awaitable } from './thenables';
+import { hasFeature, type Era, type RevisionFeature } from './messages/revisions';
+import type { JsonObject } from './messages/json-rpc';
+import type { TransportKind } from './calls/transport-contract';
+import type { ResolvedRequest } from './calls/resolved-request';
+import type { Awaitable } from './messages/thenables';
 import type { HandlerContext } from './handlers/handler-context';
 import { handleDiscover, handleInitialize, handlePing, handleSetLevel } from './handlers/lifecycle.handler';
 import { handleToolsCall, handleToolsList } from './handlers/tools.handler';

@@ -8,19 +8,19 @@
  * What passes is a `ResolvedRequest`: the era, revision, principal, client capabilities and log
  * level settled once for the handler.
  */
-import { eraOf, isRevision, type Era, type Revision } from './revisions';
-import { ErrorCode, type JsonObject, type JsonRpcRequest } from './json-rpc';
-import { McpError } from './mcp-error';
-import { CallScope } from './call-scope';
-import { checkStandardHeaders, headerValue } from './request-headers';
-import { readModernEnvelope } from './request-meta';
+import { eraOf, isRevision, type Era, type Revision } from './messages/revisions';
+import { ErrorCode, type JsonObject, type JsonRpcRequest } from './messages/json-rpc';
+import { McpError } from './messages/mcp-error';
+import { CallScope } from './calls/call-scope';
+import { checkStandardHeaders, headerValue } from './messages/request-headers';
+import { readModernEnvelope } from './messages/request-meta';
 import { servesMethod } from './methods';
-import { ANONYMOUS_PRINCIPAL } from './principal';
-import type { LogLevel } from './log-levels';
-import type { RoundInputs } from './input-round';
+import { ANONYMOUS_PRINCIPAL } from './bounds/principal';
+import type { LogLevel } from './messages/log-levels';
+import type { RoundInputs } from './calls/input-round';
 import type { RoundTrips } from './round-trips';
-import type { RequestFacts } from './transport-contract';
-import type { ResolvedRequest } from './resolved-request';
+import type { RequestFacts } from './calls/transport-contract';
+import type { ResolvedRequest } from './calls/resolved-request';
 
 function methodNotFound(method: string): McpError {
   return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);

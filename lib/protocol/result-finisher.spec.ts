@@ -1,8 +1,8 @@
-import { CallScope } from './call-scope';
-import type { EngineOptions } from './engine-options';
-import type { ResolvedRequest } from './resolved-request';
+import { CallScope } from './calls/call-scope';
+import type { EngineOptions } from './calls/engine-options';
+import type { ResolvedRequest } from './calls/resolved-request';
 import { ResultFinisher } from './result-finisher';
-import { markReported, StoreUnavailableError, STORE_UNAVAILABLE_MESSAGE } from './store-unavailable';
+import { markReported, StoreUnavailableError, STORE_UNAVAILABLE_MESSAGE } from './bounds/store-unavailable';
 
 function makeFinisher() {
   const logger = { error: jest.fn(), warn: jest.fn(), debug: jest.fn() };

@@ -3,19 +3,19 @@
  * `resultType`, the `serverInfo` stamp), or its failure turned into the error the client may
  * see, the details going to the log.
  */
-import { ErrorCode, failure, isJsonObject, success, type JsonObject, type JsonRpcId } from './json-rpc';
-import { McpError } from './mcp-error';
-import { CallStoppedError } from './call-scope';
-import { META_KEYS } from './request-meta';
-import { renderImplementation } from './render';
+import { ErrorCode, failure, isJsonObject, success, type JsonObject, type JsonRpcId } from './messages/json-rpc';
+import { McpError } from './messages/mcp-error';
+import { CallStoppedError } from './calls/call-scope';
+import { META_KEYS } from './messages/request-meta';
+import { renderImplementation } from './calls/render';
 import { methodEntry } from './methods';
-import { isStoreUnavailable, logStoreUnavailable, STORE_UNAVAILABLE_MESSAGE } from './store-unavailable';
-import { RefusalLog } from './refusal-log';
-import type { EngineLogger, EngineOptions } from './engine-options';
-import type { EngineOutcome } from './transport-contract';
-import type { ResolvedRequest } from './resolved-request';
-import { merged } from './object-copies';
-import { logMessage, logStack, logText } from './log-text';
+import { isStoreUnavailable, logStoreUnavailable, STORE_UNAVAILABLE_MESSAGE } from './bounds/store-unavailable';
+import { RefusalLog } from './bounds/refusal-log';
+import type { EngineLogger, EngineOptions } from './calls/engine-options';
+import type { EngineOutcome } from './calls/transport-contract';
+import type { ResolvedRequest } from './calls/resolved-request';
+import { merged } from './messages/object-copies';
+import { logMessage, logStack, logText } from './bounds/log-text';
 
 /** Nothing to send: a notification, or a request that was cancelled. */
 export const NO_OUTCOME: EngineOutcome = Object.freeze({ type: 'none' });

@@ -3,14 +3,14 @@
  * inputs a retry brings (opened from its sealed `requestState`), the round a handler lives in,
  * and the `input_required` answer that ends a round.
  */
-import { ErrorCode, type JsonObject } from './json-rpc';
-import { McpError } from './mcp-error';
-import { InputRound, readRoundInputs, type RoundInputs } from './input-round';
-import { RequestStateSealer, type RoundState } from './request-state';
+import { ErrorCode, type JsonObject } from './messages/json-rpc';
+import { McpError } from './messages/mcp-error';
+import { InputRound, readRoundInputs, type RoundInputs } from './calls/input-round';
+import { RequestStateSealer, type RoundState } from './messages/request-state';
 import { methodEntry } from './methods';
-import type { EngineLogger } from './engine-options';
-import type { McpPrincipal } from './principal';
-import type { ResolvedRequest } from './resolved-request';
+import type { EngineLogger } from './calls/engine-options';
+import type { McpPrincipal } from './bounds/principal';
+import type { ResolvedRequest } from './calls/resolved-request';
 
 /** How a round interrupts its request's run when the handler waits for answers the client has not given. */
 const INPUT_REQUIRED = new Error('Input required');

@@ -4,20 +4,20 @@
  * the task side of a call once it left its request: where its messages go, how it asks the
  * client, how its outcome is stored.
  */
-import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcNotification } from './json-rpc';
-import { McpError, messageOf } from './mcp-error';
-import type { AskOptions, InputRequest } from './client-requests';
+import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcNotification } from './messages/json-rpc';
+import { McpError, messageOf } from './messages/mcp-error';
+import type { AskOptions, InputRequest } from './messages/client-requests';
 import { TaskChannel, type TaskChannelHost } from './task-channel';
-import type { RequestChannel } from './transport-contract';
-import type { ResolvedRequest, RunningTask } from './resolved-request';
+import type { RequestChannel } from './calls/transport-contract';
+import type { ResolvedRequest, RunningTask } from './calls/resolved-request';
 import type { TaskCallRunner } from './handlers/handler-context';
 import { reportOutcome, TaskRelay, type WorkOutcome } from './tasks/task-relay';
 import { renderCreateTaskResult } from './tasks/task-render';
-import { taskOwner, taskQuotaKeyOf } from './tasks/task-owner';
+import { taskOwner, taskQuotaKeyOf } from './calls/task-owner';
 import type { TaskOutcome, TaskPort } from './tasks/task-port';
 import type { McpTaskRecord } from './tasks/task-record';
-import type { EngineObserver, ObservedTask } from './engine-observer';
-import type { QuestionLimit } from './question-limit';
+import type { EngineObserver, ObservedTask } from './calls/engine-observer';
+import type { QuestionLimit } from './bounds/question-limit';
 
 /** What the task calls need of the engine: its logger, the way to the client, the failure log. */
 export interface TaskCallHost extends TaskChannelHost {

@@ -8,11 +8,11 @@ import {
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
-} from './json-rpc';
-import type { EngineLogger } from './engine-options';
-import type { RequestChannel } from './transport-contract';
+} from './messages/json-rpc';
+import type { EngineLogger } from './calls/engine-options';
+import type { RequestChannel } from './calls/transport-contract';
 import { relatedTaskMeta } from './tasks/task-render';
-import { logFailedSend } from './store-unavailable';
+import { logFailedSend } from './bounds/store-unavailable';
 
 /** What a task's channel needs of the engine. */
 export interface TaskChannelHost {

@@ -2,10 +2,10 @@
  * The schemas of registry entries: compiled (or, for ajv's validators, checked and then compiled
  * on first use) when an entry is added, so that a bad schema fails there and not at call time, with a root every served revision can take.
  */
-import type { CompiledSchema } from '../protocol/catalog';
+import type { CompiledSchema } from '../protocol/calls/catalog';
 import type { McpSchema, McpValidatorOptions } from '../interfaces/mcp-schema.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { INVALID_SCHEMA } from '../mcp.messages';
+import { INVALID_SCHEMA } from '../shared/mcp.messages';
 
 /** Turns a schema of any supported kind into JSON Schema and a validator. */
 export interface SchemaCompiler {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { McpCallContext } from '../protocol/call-context';
+import type { McpCallContext } from '../protocol/calls/call-context';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpToolDefinition } from '../interfaces/mcp-definitions.interface';
 import { McpSchemaCompiler } from '../schema/mcp-schema.compiler';

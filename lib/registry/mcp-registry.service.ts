@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Catalog, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from '../protocol/catalog';
+import type { Catalog, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from '../protocol/calls/catalog';
 import type {
   McpPromptDefinition,
   McpResourceDefinition,
@@ -7,7 +7,7 @@ import type {
   McpToolDefinition,
 } from '../interfaces/mcp-definitions.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { DUPLICATE_ENTRY } from '../mcp.messages';
+import { DUPLICATE_ENTRY } from '../shared/mcp.messages';
 import { EntrySchemas, type RegistrySettings, type SchemaCompiler } from './entry-schemas';
 import { promptEntry, resourceEntry, templateEntry, toolEntry, type EntryBuild } from './registry-entries';
 import { RegistryChanges, type RegistryListener } from './registry-changes';

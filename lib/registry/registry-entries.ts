@@ -3,9 +3,15 @@
  * engine serves. Duplicates are the registry's to know: `assertFree` is called where the order
  * of the checks wants it.
  */
-import type { CompletionHandler, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from '../protocol/catalog';
-import { extractParamHeaders, InvalidParamHeaderError } from '../protocol/request-headers';
-import type { EntryAccess } from '../protocol/access';
+import type {
+  CompletionHandler,
+  PromptEntry,
+  ResourceEntry,
+  TemplateEntry,
+  ToolEntry,
+} from '../protocol/calls/catalog';
+import { extractParamHeaders, InvalidParamHeaderError } from '../protocol/messages/request-headers';
+import type { EntryAccess } from '../protocol/calls/access';
 import type {
   McpAccessDefinition,
   McpPromptDefinition,
@@ -14,7 +20,7 @@ import type {
   McpToolDefinition,
 } from '../interfaces/mcp-definitions.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { INVALID_ENTRY, INVALID_SCHEMA, INVALID_TOOL_NAME } from '../mcp.messages';
+import { INVALID_ENTRY, INVALID_SCHEMA, INVALID_TOOL_NAME } from '../shared/mcp.messages';
 import type { EntrySchemas } from './entry-schemas';
 import { InvalidUriTemplateError, UriTemplate } from './uri-template';
 

@@ -3,10 +3,10 @@
  * class-validator-jsonschema, values turned into instances with class-transformer and validated
  * with class-validator. The three packages are optional peers, loaded only when a DTO is used.
  */
-import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
+import type { CompiledSchema, ValidationOutcome } from '../protocol/calls/catalog';
 import type { DtoClass, McpValidatorOptions } from '../interfaces/mcp-schema.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { MISSING_PACKAGE } from '../mcp.messages';
+import { MISSING_PACKAGE } from '../shared/mcp.messages';
 import { joinListed } from './validation-messages';
 
 const DTO_PACKAGES = 'class-validator class-transformer class-validator-jsonschema';

@@ -26,7 +26,7 @@ import { JSONSchema } from 'class-validator-jsonschema';
 import { z } from 'zod';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpSchema, StandardSchemaLike } from '../interfaces/mcp-schema.interface';
-import type { CompiledSchema, ValidationOutcome } from '../protocol/catalog';
+import type { CompiledSchema, ValidationOutcome } from '../protocol/calls/catalog';
 import { JSON_SCHEMA_2020_12_INPUT } from '../../test/conformance/conformance.fixtures';
 import { formatAjvErrors, McpSchemaCompiler } from './mcp-schema.compiler';
 

@@ -1,7 +1,7 @@
 import type { ModulesContainer } from '@nestjs/core';
-import { MCP_SERVER_IDENTITY } from '../mcp.constants';
+import { MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
 import { McpServerDirectory } from './mcp-server-directory';
-import { resolveServerIdentity, type McpServerIdentity } from './server-identity';
+import { resolveServerIdentity, type McpServerIdentity } from '../identity/server-identity';
 
 class Counter {
   count = 0;

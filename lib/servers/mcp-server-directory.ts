@@ -1,7 +1,7 @@
 import { Injectable, type Type } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
-import { defaultServerOf, serverIdentities } from './mcp-servers';
-import type { McpServerIdentity } from './server-identity';
+import { defaultServerOf, serverIdentities } from '../identity/mcp-servers';
+import type { McpServerIdentity } from '../identity/server-identity';
 
 /** The lifecycle hooks Nest calls on a provider's instance. */
 const LIFECYCLE_HOOKS = new Set<string | symbol>([

@@ -1,7 +1,7 @@
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { ResolvedRedisOptions } from '../stores/redis/redis-settings';
 import { claimKeyPrefix, defaultKeyPrefix } from './redis-prefixes';
-import { resolveServerIdentity } from './server-identity';
+import { resolveServerIdentity } from '../identity/server-identity';
 
 const publicServer = resolveServerIdentity({ name: 'public' }, { streamable: 'public' }, true, undefined);
 const adminServer = resolveServerIdentity({ name: 'admin' }, { streamable: 'admin' }, true, undefined);

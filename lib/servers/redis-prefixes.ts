@@ -5,8 +5,8 @@
  */
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { ResolvedRedisOptions } from '../stores/redis/redis-settings';
-import { describeServer } from './mcp-servers';
-import type { McpServerIdentity } from './server-identity';
+import { describeServer } from '../identity/mcp-servers';
+import type { McpServerIdentity } from '../identity/server-identity';
 
 /** The prefix without `redis.keyPrefix`: a lone server's `mcp:` for the default server, `mcp:<name>:` for the others. */
 export function defaultKeyPrefix(identity: McpServerIdentity, defaultServer: McpServerIdentity | undefined): string {

@@ -13,7 +13,7 @@ import {
   MCP_OWN_SESSIONS,
   MCP_OWN_STDIO,
   MCP_OWN_TASKS,
-} from '../mcp.constants';
+} from '../shared/mcp.constants';
 import { McpRegistry } from '../registry/mcp-registry.service';
 import { McpNotifier } from '../notifications/mcp-notifier.service';
 import { McpSessionService } from '../sessions/mcp-session.service';
@@ -21,7 +21,7 @@ import { McpTaskService } from '../tasks/mcp-task.service';
 import { McpStdioServer } from '../transports/stdio/mcp-stdio.server';
 import { McpAuthService } from '../auth/mcp-auth.service';
 import { McpHealthIndicator } from '../health/mcp.health';
-import { namedServerToken } from './named-token';
+import { namedServerToken } from '../identity/named-token';
 
 /** One public service of a server: its class, and the token its own server's parts inject it by. */
 export interface ServerService {

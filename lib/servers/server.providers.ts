@@ -3,11 +3,11 @@
  * identity, and its public services under the tokens the application reaches them by.
  */
 import type { DynamicModule, Provider } from '@nestjs/common';
-import { MCP_SERVER_IDENTITY } from '../mcp.constants';
+import { MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
 import { namedStoreProviders, STORE_TOKENS } from '../stores/store.providers';
 import { McpDefaultServerModule } from './mcp-default-server.module';
-import type { McpServerIdentity } from './server-identity';
-import { namedServerToken } from './named-token';
+import type { McpServerIdentity } from '../identity/server-identity';
+import { namedServerToken } from '../identity/named-token';
 import { McpServerDirectory } from './mcp-server-directory';
 import { SERVER_SERVICES } from './server-tokens';
 

@@ -1,14 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { McpStoreUnavailableError } from '../errors/mcp-store-unavailable.error';
-import { STORE_UNAVAILABLE } from '../mcp.messages';
-import type { McpPrincipal } from '../protocol/call-context';
+import { STORE_UNAVAILABLE } from '../shared/mcp.messages';
+import type { McpPrincipal } from '../protocol/calls/call-context';
 import type { LegacyTarget } from '../protocol/inbound';
-import type { Revision } from '../protocol/revisions';
-import type { SessionHandle } from '../protocol/session-handle';
-import { isThenable } from '../protocol/thenables';
+import type { Revision } from '../protocol/messages/revisions';
+import type { SessionHandle } from '../protocol/messages/session-handle';
+import { isThenable } from '../protocol/messages/thenables';
 import { LegacySessionResolver, SESSION_NOT_FOUND, SESSION_REQUIRED } from './legacy-session.resolver';
 import { SessionLimitError, SessionQuotaError, type McpSessionService } from './mcp-session.service';
-import type { SessionRecord } from './session-store.interface';
+import type { SessionRecord } from '../interfaces/session-store.interface';
 
 const alice: McpPrincipal = { id: 'alice' } as McpPrincipal;
 const SUPPORTED: Revision[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];

@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_OWN_SESSIONS } from '../mcp.constants';
-import type { McpPrincipal } from '../protocol/call-context';
+import { MCP_OWN_SESSIONS } from '../shared/mcp.constants';
+import type { McpPrincipal } from '../protocol/calls/call-context';
 import { sessionRevision, type LegacyResolution, type LegacySessionPort, type LegacyTarget } from '../protocol/inbound';
-import { isThenable, settledAs, type Awaitable } from '../protocol/thenables';
-import type { SessionHandle } from '../protocol/session-handle';
+import { isThenable, settledAs, type Awaitable } from '../protocol/messages/thenables';
+import type { SessionHandle } from '../protocol/messages/session-handle';
 import { McpSessionService, SessionLimitError, SessionQuotaError } from './mcp-session.service';
-import type { SessionRecord } from './session-store.interface';
-import { isStoreUnavailable, logStoreUnavailable } from '../protocol/store-unavailable';
-import { RefusalLog } from '../protocol/refusal-log';
+import type { SessionRecord } from '../interfaces/session-store.interface';
+import { isStoreUnavailable, logStoreUnavailable } from '../protocol/bounds/store-unavailable';
+import { RefusalLog } from '../protocol/bounds/refusal-log';
 import { McpLogger } from '../telemetry/mcp.logger';
-import { STORE_UNAVAILABLE } from '../mcp.messages';
+import { STORE_UNAVAILABLE } from '../shared/mcp.messages';
 
 /** The refusal of a legacy message that names no session where one is needed. */
 export const SESSION_REQUIRED = 'Bad Request: Mcp-Session-Id header required';

@@ -5,24 +5,24 @@ import {
   MCP_SERVER_SETTINGS,
   MCP_SESSION_SETTINGS,
   MCP_SESSION_STORE,
-} from '../mcp.constants';
+} from '../shared/mcp.constants';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
-import type { McpServerSettings } from '../server-settings';
-import type { McpPrincipal } from '../protocol/call-context';
-import type { Clock } from '../protocol/clock';
-import { ErrorCode } from '../protocol/json-rpc';
-import { McpError } from '../protocol/mcp-error';
-import { quotaKeyOf } from '../protocol/principal';
-import { RefusalLog, tooMany } from '../protocol/refusal-log';
-import type { SessionHandle, SessionState } from '../protocol/session-handle';
-import { isThenable, type Awaitable } from '../protocol/thenables';
-import type { SessionAdmission, SessionCaps, SessionRecord, SessionStore } from './session-store.interface';
-import { IDLE_SESSIONS_ENDED, SWEEP_LOG_IDS } from '../mcp.messages';
+import type { McpServerSettings } from '../shared/server-settings';
+import type { McpPrincipal } from '../protocol/calls/call-context';
+import type { Clock } from '../protocol/bounds/clock';
+import { ErrorCode } from '../protocol/messages/json-rpc';
+import { McpError } from '../protocol/messages/mcp-error';
+import { quotaKeyOf } from '../protocol/bounds/principal';
+import { RefusalLog, tooMany } from '../protocol/bounds/refusal-log';
+import type { SessionHandle, SessionState } from '../protocol/messages/session-handle';
+import { isThenable, type Awaitable } from '../protocol/messages/thenables';
+import type { SessionAdmission, SessionCaps, SessionRecord, SessionStore } from '../interfaces/session-store.interface';
+import { IDLE_SESSIONS_ENDED, SWEEP_LOG_IDS } from '../shared/mcp.messages';
 import { SessionChannels } from './session-channels';
 import { isSessionId, newSessionId } from './session-id';
 import type { SessionSettings } from './session-settings';
 import { McpLogger } from '../telemetry/mcp.logger';
-import { logFailedSend } from '../protocol/store-unavailable';
+import { logFailedSend } from '../protocol/bounds/store-unavailable';
 
 /** Why a session ended: `evicted` to make room for a new session of the same caller. */
 export type SessionEndReason = 'deleted' | 'expired' | 'closed' | 'evicted';

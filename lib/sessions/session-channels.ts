@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { MCP_CLUSTER_LINK, MCP_REPLAY_STORE } from '../mcp.constants';
+import { MCP_CLUSTER_LINK, MCP_REPLAY_STORE } from '../shared/mcp.constants';
 import type { ClusterLink, StreamClaim } from '../cluster/cluster-link.interface';
-import type { JsonRpcMessage } from '../protocol/json-rpc';
-import { messageOf } from '../protocol/mcp-error';
+import type { JsonRpcMessage } from '../protocol/messages/json-rpc';
+import { messageOf } from '../protocol/messages/mcp-error';
 import { McpLogger } from '../telemetry/mcp.logger';
-import { appendToStream, type ReplayStore } from './replay-store.interface';
+import { appendToStream, type ReplayStore } from '../interfaces/replay-store.interface';
 
 /** How long the messages of a stopped instance's stream are kept for its client's resume: a claim's TTL. */
 const ORPHAN_MS = 30_000;

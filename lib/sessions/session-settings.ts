@@ -1,6 +1,6 @@
 /** The `sessions` section of the module options, resolved (`MCP_SESSION_SETTINGS`). */
 import type { McpSessionOptions } from '../interfaces/mcp-session-options.interface';
-import { integer, section } from '../option-checks';
+import { integer, section } from '../shared/option-checks';
 
 /** Legacy-era sessions' limits, with every default applied. */
 export interface SessionSettings {

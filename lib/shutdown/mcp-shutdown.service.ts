@@ -1,21 +1,21 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import { MCP_OWN_STDIO, MCP_OWN_TASKS, MCP_SERVER_SETTINGS } from '../mcp.constants';
-import type { McpServerSettings } from '../server-settings';
+import { MCP_OWN_STDIO, MCP_OWN_TASKS, MCP_SERVER_SETTINGS } from '../shared/mcp.constants';
+import type { McpServerSettings } from '../shared/server-settings';
 import {
   CALL_STOPPED_BY_SHUTDOWN,
   DRAIN_GRACE_ENDED,
   DRAIN_STARTED,
   SHUTDOWN_COMPLETE,
   TASK_STOPPED_BY_SHUTDOWN,
-} from '../mcp.messages';
+} from '../shared/mcp.messages';
 import { McpEngine } from '../protocol/engine';
-import { ServerShutdownError } from '../protocol/call-scope';
-import { within } from '../protocol/thenables';
+import { ServerShutdownError } from '../protocol/calls/call-scope';
+import { within } from '../protocol/messages/thenables';
 import { McpTaskService } from '../tasks/mcp-task.service';
-import { ResumableStreams } from '../transports/http/sse/resumable-streams.service';
+import { ResumableStreams } from '../transports/http/resumable-streams.service';
 import { LegacySseService } from '../transports/http/legacy-sse.service';
 import { McpStdioServer } from '../transports/stdio/mcp-stdio.server';
-import { HttpDrain } from './http-drain';
+import { HttpDrain } from '../transports/http/http-drain';
 import { McpLogger } from '../telemetry/mcp.logger';
 
 /**

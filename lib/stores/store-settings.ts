@@ -1,6 +1,6 @@
 /** The `stores` section of the module options, resolved (`MCP_STORE_SETTINGS`). */
 import type { McpStoreOptions } from '../interfaces/mcp-store-options.interface';
-import { fail, section } from '../option-checks';
+import { fail, section } from '../shared/option-checks';
 
 /** The stores of the application's own, checked; a kind absent here is built in. */
 export type ResolvedStoreOptions = Readonly<McpStoreOptions>;

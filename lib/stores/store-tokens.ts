@@ -3,8 +3,8 @@
  * entry point's declarations reach this file only, never the Redis classes (whose types are
  * ioredis's, an optional peer an application may not have installed).
  */
-import { MCP_NOTIFICATION_BUS, MCP_REPLAY_STORE, MCP_SESSION_STORE, MCP_TASK_STORE } from '../mcp.constants';
-import { namedServerToken } from '../servers/named-token';
+import { MCP_NOTIFICATION_BUS, MCP_REPLAY_STORE, MCP_SESSION_STORE, MCP_TASK_STORE } from '../shared/mcp.constants';
+import { namedServerToken } from '../identity/named-token';
 
 /**
  * The injection token of the session store (`SessionStore`): the one given as `stores.sessions`,

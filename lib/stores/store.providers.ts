@@ -16,16 +16,16 @@ import {
   MCP_SESSION_STORE,
   MCP_STORE_SETTINGS,
   MCP_TASK_STORE,
-} from '../mcp.constants';
-import type { McpServerSettings } from '../server-settings';
-import { namedServerToken } from '../servers/named-token';
+} from '../shared/mcp.constants';
+import type { McpServerSettings } from '../shared/server-settings';
+import { namedServerToken } from '../identity/named-token';
 import type { SessionSettings } from '../sessions/session-settings';
-import type { SessionStore } from '../sessions/session-store.interface';
-import type { ReplayStore } from '../sessions/replay-store.interface';
-import type { TaskStore } from '../tasks/task-store.interface';
+import type { SessionStore } from '../interfaces/session-store.interface';
+import type { ReplayStore } from '../interfaces/replay-store.interface';
+import type { TaskStore } from '../interfaces/task-store.interface';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
-import type { NotificationBus } from '../notifications/notification-bus.interface';
-import { systemClock, type Clock } from '../protocol/clock';
+import type { NotificationBus } from '../interfaces/notification-bus.interface';
+import { systemClock, type Clock } from '../protocol/bounds/clock';
 import type { ResolvedStoreOptions } from './store-settings';
 import { MemoryClusterLink } from './memory/memory-cluster.link';
 import { MemoryNotificationBus } from './memory/memory-notification.bus';

@@ -1,6 +1,6 @@
-import type { JsonObject } from '../protocol/json-rpc';
-import type { InputRequest } from '../protocol/client-requests';
-import type { McpTaskRecord } from './task-store.interface';
+import type { JsonObject } from '../protocol/messages/json-rpc';
+import type { InputRequest } from '../protocol/messages/client-requests';
+import type { McpTaskRecord } from '../interfaces/task-store.interface';
 
 /** A question of a task waiting for its `tasks/update` answer. */
 export interface PendingInput {

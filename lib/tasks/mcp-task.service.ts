@@ -12,17 +12,17 @@ import {
   MCP_OWN_SESSIONS,
   MCP_TASK_SETTINGS,
   MCP_TASK_STORE,
-} from '../mcp.constants';
+} from '../shared/mcp.constants';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
 import { MemoryClusterLink } from '../stores/memory/memory-cluster.link';
-import type { NotificationBus } from '../notifications/notification-bus.interface';
-import type { InputRequest } from '../protocol/client-requests';
-import { systemClock, type Clock } from '../protocol/clock';
-import type { JsonObject } from '../protocol/json-rpc';
+import type { NotificationBus } from '../interfaces/notification-bus.interface';
+import type { InputRequest } from '../protocol/messages/client-requests';
+import { systemClock, type Clock } from '../protocol/bounds/clock';
+import type { JsonObject } from '../protocol/messages/json-rpc';
 import { McpSessionService } from '../sessions/mcp-session.service';
 import { TaskManager, type NewTask, type TaskOutcome } from './task-manager';
 import type { TaskSettings } from './task-settings';
-import type { McpTaskRecord, TaskStore } from './task-store.interface';
+import type { McpTaskRecord, TaskStore } from '../interfaces/task-store.interface';
 import { McpLogger } from '../telemetry/mcp.logger';
 
 export type { NewTask, TaskOutcome } from './task-manager';

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../protocol/clock';
-import { ErrorCode } from '../protocol/json-rpc';
-import { McpError } from '../protocol/mcp-error';
-import { tooMany, type RefusalLog } from '../protocol/refusal-log';
+import type { Clock } from '../protocol/bounds/clock';
+import { ErrorCode } from '../protocol/messages/json-rpc';
+import { McpError } from '../protocol/messages/mcp-error';
+import { tooMany, type RefusalLog } from '../protocol/bounds/refusal-log';
 import type { LiveTasks } from './live-tasks';
 import type { NewTask } from '../protocol/tasks/task-port';
 import type { TaskSettings } from './task-settings';
-import { taskQuotaKey, type McpTaskRecord, type TaskStore } from './task-store.interface';
+import { taskQuotaKey, type McpTaskRecord, type TaskStore } from '../interfaces/task-store.interface';
 
 export type { NewTask } from '../protocol/tasks/task-port';
 

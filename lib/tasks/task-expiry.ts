@@ -8,8 +8,8 @@
  * So a work that ends after its task's TTL never completes it (its completion would be
  * announced and then unreadable), and a task never reads `working` past its TTL.
  */
-import { ErrorCode } from '../protocol/json-rpc';
-import { isTerminal, type McpTaskRecord } from './task-store.interface';
+import { ErrorCode } from '../protocol/messages/json-rpc';
+import { isTerminal, type McpTaskRecord } from '../interfaces/task-store.interface';
 
 /** The status message (and error message) of a task failed by its TTL. */
 export const TASK_EXPIRED = 'Task expired';

@@ -1,15 +1,15 @@
 import { McpStoreUnavailableError } from '../errors/mcp-store-unavailable.error';
-import type { McpEvent } from '../notifications/notification-bus.interface';
-import type { InputRequest } from '../protocol/client-requests';
-import { McpError } from '../protocol/mcp-error';
-import { markReported } from '../protocol/store-unavailable';
+import type { McpEvent } from '../interfaces/notification-bus.interface';
+import type { InputRequest } from '../protocol/messages/client-requests';
+import { McpError } from '../protocol/messages/mcp-error';
+import { markReported } from '../protocol/bounds/store-unavailable';
 import { MemoryNotificationBus } from '../stores/memory/memory-notification.bus';
 import { MemoryTaskStore } from '../stores/memory/memory-task.store';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
 import { MemoryClusterLink } from '../stores/memory/memory-cluster.link';
 import { TaskManager, type NewTask } from './task-manager';
 import { resolveTaskOptions, type TaskSettings } from './task-settings';
-import type { McpTaskRecord } from './task-store.interface';
+import type { McpTaskRecord } from '../interfaces/task-store.interface';
 
 const MODERN: NewTask = {
   owner: 'principal:alice',

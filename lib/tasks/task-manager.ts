@@ -1,12 +1,12 @@
 import type { ClusterLink } from '../cluster/cluster-link.interface';
-import { EXPIRED_TASKS_FAILED } from '../mcp.messages';
-import { systemClock, type Clock } from '../protocol/clock';
-import type { NotificationBus } from '../notifications/notification-bus.interface';
-import type { InputRequest } from '../protocol/client-requests';
-import { ErrorCode, type JsonObject } from '../protocol/json-rpc';
-import { McpError, messageOf } from '../protocol/mcp-error';
-import { RefusalLog } from '../protocol/refusal-log';
-import { logFailedSend } from '../protocol/store-unavailable';
+import { EXPIRED_TASKS_FAILED } from '../shared/mcp.messages';
+import { systemClock, type Clock } from '../protocol/bounds/clock';
+import type { NotificationBus } from '../interfaces/notification-bus.interface';
+import type { InputRequest } from '../protocol/messages/client-requests';
+import { ErrorCode, type JsonObject } from '../protocol/messages/json-rpc';
+import { McpError, messageOf } from '../protocol/messages/mcp-error';
+import { RefusalLog } from '../protocol/bounds/refusal-log';
+import { logFailedSend } from '../protocol/bounds/store-unavailable';
 import { LiveTasks } from './live-tasks';
 import type { NewTask, TaskOutcome, TaskPort } from '../protocol/tasks/task-port';
 import { TaskCreations } from './task-creations';
@@ -20,7 +20,7 @@ import {
   type McpTaskRecord,
   type McpTaskStatus,
   type TaskStore,
-} from './task-store.interface';
+} from '../interfaces/task-store.interface';
 import { TaskWaiters } from './task-waiters';
 
 /** Where the manager reports what it cannot tell a caller (a failed publication, sweep or answer). */

@@ -1,9 +1,9 @@
-import { messageOf } from '../protocol/mcp-error';
-import type { RefusalLog } from '../protocol/refusal-log';
-import { systemClock, type Clock } from '../protocol/clock';
-import { within } from '../protocol/thenables';
+import { messageOf } from '../protocol/messages/mcp-error';
+import type { RefusalLog } from '../protocol/bounds/refusal-log';
+import { systemClock, type Clock } from '../protocol/bounds/clock';
+import { within } from '../protocol/messages/thenables';
 import { underTtl } from './task-expiry';
-import type { McpTaskRecord } from './task-store.interface';
+import type { McpTaskRecord } from '../interfaces/task-store.interface';
 
 /**
  * Stores a kept outcome: resolves with the task as stored, or `undefined` when there was nothing

@@ -1,9 +1,14 @@
 import type { ClusterLink } from '../cluster/cluster-link.interface';
-import { DEFAULT_KEY_PREFIX, invalidAnswer, type ClientMethod, type InputRequest } from '../protocol/client-requests';
-import { ErrorCode, isJsonObject, type JsonObject } from '../protocol/json-rpc';
-import { McpError } from '../protocol/mcp-error';
+import {
+  DEFAULT_KEY_PREFIX,
+  invalidAnswer,
+  type ClientMethod,
+  type InputRequest,
+} from '../protocol/messages/client-requests';
+import { ErrorCode, isJsonObject, type JsonObject } from '../protocol/messages/json-rpc';
+import { McpError } from '../protocol/messages/mcp-error';
 import type { LiveTask, LiveTasks } from './live-tasks';
-import { isTerminal, type McpTaskRecord, type McpTaskStatus, type TaskStore } from './task-store.interface';
+import { isTerminal, type McpTaskRecord, type McpTaskStatus, type TaskStore } from '../interfaces/task-store.interface';
 
 /**
  * Applies a change to a task that is not terminal, stores it, then tells the listeners.

@@ -4,7 +4,7 @@
  * other way round.
  */
 import type { McpTaskOptions } from '../interfaces/mcp-task-options.interface';
-import { integer } from '../option-checks';
+import { integer } from '../shared/option-checks';
 
 /** The task settings, resolved from the module options (`tasks`). */
 export interface TaskSettings {

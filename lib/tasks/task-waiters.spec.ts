@@ -1,4 +1,4 @@
-import type { McpTaskRecord } from './task-store.interface';
+import type { McpTaskRecord } from '../interfaces/task-store.interface';
 import { TaskWaiters } from './task-waiters';
 
 function task(status: McpTaskRecord['status']): McpTaskRecord {

@@ -1,4 +1,4 @@
-import { isTerminal, type McpTaskRecord } from './task-store.interface';
+import { isTerminal, type McpTaskRecord } from '../interfaces/task-store.interface';
 
 /**
  * How often a waiter reads its task again without being woken: the wake-ups come over the

@@ -1,5 +1,5 @@
 import type { EngineOutcome, RequestFacts } from '../protocol/engine';
-import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/json-rpc';
+import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/messages/json-rpc';
 import { ATTR, messageAttributes, metricAttributes, outcomeAttributes, transportAttributes } from './mcp-attributes';
 
 const MODERN_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';

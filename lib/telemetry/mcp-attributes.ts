@@ -4,8 +4,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { EngineOutcome, RequestFacts } from '../protocol/engine';
-import { isJsonObject, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/json-rpc';
-import { META_KEYS, metaOf } from '../protocol/request-meta';
+import { isJsonObject, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/messages/json-rpc';
+import { META_KEYS, metaOf } from '../protocol/messages/request-meta';
 
 /** Attribute values as OpenTelemetry takes them. */
 export type Attributes = Record<string, string | number | boolean>;

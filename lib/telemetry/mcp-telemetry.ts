@@ -5,12 +5,12 @@
  * (`telemetry.factory.ts`); otherwise the engine has no watcher and spends nothing.
  */
 import type { Context, Histogram, Link, Meter, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
-import type { EngineObserver, ObservedQuestion, ObservedTask } from '../protocol/engine-observer';
+import type { EngineObserver, ObservedQuestion, ObservedTask } from '../protocol/calls/engine-observer';
 import type { EngineOutcome, RequestFacts, ResolvedRequest } from '../protocol/engine';
-import type { InputRequest } from '../protocol/client-requests';
-import { isJsonObject, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/json-rpc';
-import { McpError, messageOf } from '../protocol/mcp-error';
-import { metaOf } from '../protocol/request-meta';
+import type { InputRequest } from '../protocol/messages/client-requests';
+import { isJsonObject, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/messages/json-rpc';
+import { McpError, messageOf } from '../protocol/messages/mcp-error';
+import { metaOf } from '../protocol/messages/request-meta';
 import { isTerminal, type McpTaskRecord, type McpTaskStatus } from '../protocol/tasks/task-record';
 import {
   ATTR,

@@ -8,7 +8,7 @@ import type {
   McpTextMapPropagatorLike,
   McpTracerProviderLike,
 } from '../interfaces/mcp-telemetry-options.interface';
-import { fail, section } from '../option-checks';
+import { fail, section } from '../shared/option-checks';
 
 /** The telemetry settings: `false` when turned off. */
 export type TelemetrySettings =

@@ -11,7 +11,7 @@ import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { freePort } from '../support/ports';
 import { McpTaskService } from 'nest-mcp';
-import { STORE_UNAVAILABLE } from '../../lib/mcp.messages';
+import { STORE_UNAVAILABLE } from '../../lib/shared/mcp.messages';
 import { CLUSTER_SECRET, startCluster, startClusterApp, type Cluster } from '../fixtures/cluster-fixture';
 import { legacyRequest, openLegacySession, post, type RawResponse, waitUntil, withTimeout } from '../fixtures/raw-rpc';
 import type { TasksApp } from '../fixtures/tasks-fixture';

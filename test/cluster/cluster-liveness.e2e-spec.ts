@@ -13,7 +13,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import Redis from 'ioredis';
-import { MCP_CLUSTER_LINK } from '../../lib/mcp.constants';
+import { MCP_CLUSTER_LINK } from '../../lib/shared/mcp.constants';
 import type { RedisClusterLink } from '../../lib/stores/redis/redis-cluster.link';
 import { startCluster, type Cluster } from '../fixtures/cluster-fixture';
 import { PRINCIPAL_HEADER } from '../fixtures/tasks-fixture';

@@ -10,7 +10,7 @@
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { McpHealthIndicator } from 'nest-mcp';
-import { STORE_UNAVAILABLE } from '../../lib/mcp.messages';
+import { STORE_UNAVAILABLE } from '../../lib/shared/mcp.messages';
 import { startCluster, type Cluster } from '../fixtures/cluster-fixture';
 import { legacyRequest, openLegacySession, post, type RawResponse } from '../fixtures/raw-rpc';
 import { freePort } from '../support/ports';

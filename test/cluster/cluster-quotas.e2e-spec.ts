@@ -6,8 +6,8 @@
  * are bounded, and a session id of the wrong shape (`<id>:subs`, the key of its subscription
  * set) is an unknown session (404), never a read of another key.
  */
-import { MCP_SESSION_STORE } from '../../lib/mcp.constants';
-import type { SessionStore } from '../../lib/sessions/session-store.interface';
+import { MCP_SESSION_STORE } from '../../lib/shared/mcp.constants';
+import type { SessionStore } from '../../lib/interfaces/session-store.interface';
 import type { McpModuleExtras, McpModuleOptions } from 'nest-mcp';
 import { RecordingLogger } from '../fixtures/recording-logger';
 import { exchange, legacyRequest, openLegacySession, post, waitUntil, type RawResponse } from '../fixtures/raw-rpc';

@@ -3,9 +3,9 @@
  * instance that serves the call; a client that resumes it with `Last-Event-ID` on another
  * instance gets the buffered events, then the live ones, then the answer, from there.
  */
-import { MCP_REPLAY_STORE } from '../../lib/mcp.constants';
-import { ResumableStreams } from '../../lib/transports/http/sse/resumable-streams.service';
-import type { ReplayStore } from '../../lib/sessions/replay-store.interface';
+import { MCP_REPLAY_STORE } from '../../lib/shared/mcp.constants';
+import { ResumableStreams } from '../../lib/transports/http/resumable-streams.service';
+import type { ReplayStore } from '../../lib/interfaces/replay-store.interface';
 import { startHttpApp, type HttpApp } from '../fixtures/http-app';
 import { ResumeFixtureModule, ResumeGate } from '../fixtures/resume-fixture.module';
 import { legacyRequest, openLegacySession, send, SseEventReader, type RpcMessage } from '../fixtures/raw-rpc';

@@ -16,7 +16,7 @@ import {
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpSessionService } from 'nest-mcp';
-import { MCP_CLUSTER_LINK } from '../../lib/mcp.constants';
+import { MCP_CLUSTER_LINK } from '../../lib/shared/mcp.constants';
 import type { ClusterLink } from '../../lib/cluster/cluster-link.interface';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 import { NOTE_URI, startCluster, type Cluster } from '../fixtures/cluster-fixture';

@@ -8,7 +8,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ClusterLink } from '../../lib/cluster/cluster-link.interface';
-import { MCP_CLUSTER_LINK } from '../../lib/mcp.constants';
+import { MCP_CLUSTER_LINK } from '../../lib/shared/mcp.constants';
 import { startCluster, NOTE_URI, type Cluster } from '../fixtures/cluster-fixture';
 import { legacyRequest, META, openLegacySession, post, send, SseReader, type RpcMessage } from '../fixtures/raw-rpc';
 import type { TasksApp } from '../fixtures/tasks-fixture';

@@ -1,7 +1,7 @@
 /**
  * The MCP console over HTTP, on Express and Fastify, with real sockets (no browser: the browser
  * suites drive the page itself): the page and its headers and `<meta>` values, the files of
- * lib/console/ui (type, ETag, 304) and nothing else, the Host check, the option's path, prefix
+ * console-ui (type, ETag, 304) and nothing else, the Host check, the option's path, prefix
  * and versioning, two servers each with its console, the production refusal, an application's
  * global guard, and the startup line.
  */
@@ -24,7 +24,7 @@ import { exchange, modernHeaders, modernRequest, rawHttp, toolText } from '../fi
 import { RecordingLogger } from '../fixtures/recording-logger';
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
-const UI = join(__dirname, '..', '..', 'lib', 'console', 'ui');
+const UI = join(__dirname, '..', '..', 'console-ui');
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' data: blob:; " +
@@ -158,7 +158,7 @@ describe.each(PLATFORMS)('MCP console over HTTP (%s)', (platform) => {
       }
     });
 
-    it('serves a file of lib/console/ui with its type, a strong ETag and no-cache', async () => {
+    it('serves a file of console-ui with its type, a strong ETag and no-cache', async () => {
       const response = await fetch(`${server.baseUrl}/mcp/console/assets/dom.js`);
       expect(response.status).toBe(200);
       const headers = headersOf(response);

@@ -23,12 +23,12 @@ const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8',
 
 /**
  * Serves the console's modules and the test page at their paths in the repository
- * (`/lib/console/ui/<module>.js`, `/test/console/panels-page/<file>`), so that the page imports
+ * (`/console-ui/<module>.js`, `/test/console/panels-page/<file>`), so that the page imports
  * them by the same relative paths the type check resolves; each with the console's headers.
  * Anything else goes on to the app.
  */
 function staticFiles(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-  const match = /^\/(lib\/console\/ui|test\/console\/panels-page)\/([a-z][a-z-]*\.(js|html))$/.exec(
+  const match = /^\/(console-ui|test\/console\/panels-page)\/([a-z][a-z-]*\.(js|html))$/.exec(
     new URL(req.url ?? '/', 'http://x').pathname,
   );
   if (req.method !== 'GET' || match === null) {

@@ -2,8 +2,8 @@
  * The Resources panel's URI templates: the variables it makes inputs for, and the URI it reads,
  * checked against the examples of RFC 6570 (sections 1.2 and 3.2) for string values.
  */
-// @ts-expect-error -- a browser module without declarations (lib/console/ui/tsconfig.json checks it)
-import * as panel from '../../lib/console/ui/resources-panel.js';
+// @ts-expect-error -- a browser module without declarations (console-ui/tsconfig.json checks it)
+import * as panel from '../../console-ui/resources-panel.js';
 
 const { expandUriTemplate, parseUriTemplate, templateVariables } = panel as {
   expandUriTemplate(template: string, values: Record<string, string | undefined>): string;

@@ -1,5 +1,5 @@
 /**
- * The console's widgets (lib/console/ui: schema-form.js, content-view.js, input-requests.js) in
+ * The console's widgets (console-ui: schema-form.js, content-view.js, input-requests.js) in
  * real headless Chromium, served by a static server with the console's Content-Security-Policy.
  * The page (test/console/widgets-page) mounts them through `window.harness`; the assertions are
  * on what the page shows (by role and label) and on what the widgets return.
@@ -14,7 +14,7 @@ import { CONSOLE_CSP as CSP } from '../../lib/console/console.controller';
 import { launchChromium } from '../support/browser';
 
 const ROOT = join(__dirname, '..', '..');
-const SERVED = [join(ROOT, 'lib', 'console', 'ui') + sep, join(ROOT, 'test', 'console', 'widgets-page') + sep];
+const SERVED = [join(ROOT, 'console-ui') + sep, join(ROOT, 'test', 'console', 'widgets-page') + sep];
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',

@@ -110,7 +110,7 @@ describe.each(PLATFORMS)('two servers in one application (%s)', (platform) => {
     it.each(SERVERS)("%s answers the other server's tool as an unknown tool (-32602)", async (server) => {
       const tool = FOREIGN[server];
       const called = await modernCall(server, tool);
-      // The modern era carries -32602 with 400 (lib/protocol/error-status.ts).
+      // The modern era carries -32602 with 400 (lib/protocol/messages/error-status.ts).
       expect(called.status).toBe(400);
       expect(called.json.result).toBeUndefined();
       expect(called.json.error).toMatchObject({ code: INVALID_PARAMS, message: `Unknown tool: ${tool}` });

@@ -22,7 +22,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from '../../lib';
-import type { SessionState } from '../../lib/protocol/session-handle';
+import type { SessionState } from '../../lib/protocol/messages/session-handle';
 import { MemoryNotificationBus } from '../../lib/stores/memory/memory-notification.bus';
 import { MemorySessionStore } from '../../lib/stores/memory/memory-session.store';
 import { MemoryReplayStore } from '../../lib/stores/memory/memory-replay.store';

@@ -1,4 +1,4 @@
-import { isThenable } from '../../lib/protocol/thenables';
+import { isThenable } from '../../lib/protocol/messages/thenables';
 import { MemoryReplayStore } from '../../lib/stores/memory/memory-replay.store';
 import { MemorySessionStore } from '../../lib/stores/memory/memory-session.store';
 import { MemoryTaskStore } from '../../lib/stores/memory/memory-task.store';

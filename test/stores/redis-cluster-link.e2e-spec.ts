@@ -9,7 +9,7 @@ import { RedisHub } from '../../lib/stores/redis/redis-hub';
 import { RedisClusterLink } from '../../lib/stores/redis/redis-cluster.link';
 import { RedisNotificationBus } from '../../lib/stores/redis/redis-notification.bus';
 import { MemoryClusterLink } from '../../lib/stores/memory/memory-cluster.link';
-import type { McpEvent } from '../../lib/notifications/notification-bus.interface';
+import type { McpEvent } from '../../lib/interfaces/notification-bus.interface';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 
 let server: RedisServerHandle;

@@ -12,7 +12,7 @@ import { RedisReplayStore } from '../../lib/stores/redis/redis-replay.store';
 import { RedisSessionStore } from '../../lib/stores/redis/redis-session.store';
 import { resolveRedisSettings } from '../../lib/stores/redis/redis-settings';
 import { RedisTaskStore } from '../../lib/stores/redis/redis-task.store';
-import type { McpEvent } from '../../lib/notifications/notification-bus.interface';
+import type { McpEvent } from '../../lib/interfaces/notification-bus.interface';
 import { redisCall, startRedisCluster, type RedisClusterSet } from '../support/redis-ha';
 import { describeReplayStoreContract, replayEvent } from './replay-store.contract';
 import { describeSessionStoreContract, sessionRecord } from './session-store.contract';

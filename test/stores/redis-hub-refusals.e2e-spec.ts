@@ -8,7 +8,7 @@
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { RedisHub } from '../../lib/stores/redis/redis-hub';
-import { isStoreUnavailable } from '../../lib/protocol/store-unavailable';
+import { isStoreUnavailable } from '../../lib/protocol/bounds/store-unavailable';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 import { uniqueKeyPrefix } from '../cluster/cluster-helpers';
 

@@ -1,10 +1,10 @@
-import type { JsonRpcMessage } from '../../lib/protocol/json-rpc';
+import type { JsonRpcMessage } from '../../lib/protocol/messages/json-rpc';
 import {
   appendToStream,
   type ReplayByteBounds,
   type ReplayEvent,
   type ReplayStore,
-} from '../../lib/sessions/replay-store.interface';
+} from '../../lib/interfaces/replay-store.interface';
 
 /** An event carrying a message that names its position. */
 export function replayEvent(streamId: string, seq: number): ReplayEvent {

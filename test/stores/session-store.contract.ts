@@ -1,4 +1,4 @@
-import type { SessionCaps, SessionRecord, SessionStore } from '../../lib/sessions/session-store.interface';
+import type { SessionCaps, SessionRecord, SessionStore } from '../../lib/interfaces/session-store.interface';
 
 /** A session record with a full state; `overrides` replace top-level fields. */
 export function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): SessionRecord {

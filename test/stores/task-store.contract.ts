@@ -1,4 +1,4 @@
-import type { McpTaskRecord, McpTaskStatus, TaskStore } from '../../lib/tasks/task-store.interface';
+import type { McpTaskRecord, McpTaskStatus, TaskStore } from '../../lib/interfaces/task-store.interface';
 
 /**
  * A working task created at `now`, kept for a minute. Times are near the real clock: a shared

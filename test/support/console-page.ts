@@ -1,6 +1,6 @@
 /**
  * The MCP console's page as the browser tests use it: by role and accessible name, the names of
- * the contract (the UI and these tests agree on them; see lib/console/ui/app.js). Nothing here
+ * the contract (the UI and these tests agree on them; see console-ui/app.js). Nothing here
  * reaches into the page's code or its private markup.
  */
 import type { Locator, Page } from 'playwright-core';

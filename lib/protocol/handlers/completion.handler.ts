@@ -1,13 +1,13 @@
 /**
  * completion/complete: argument completion for prompts and resource templates.
  */
-import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
-import { McpError } from '../mcp-error';
-import type { ResolvedRequest } from '../resolved-request';
+import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpError } from '../messages/mcp-error';
+import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
-import type { CompletionHandler } from '../catalog';
-import { requireScopes, type EntryAccess } from '../access';
-import { checkUriLength } from '../resource-uri';
+import type { CompletionHandler } from '../calls/catalog';
+import { requireScopes, type EntryAccess } from '../calls/access';
+import { checkUriLength } from '../messages/resource-uri';
 
 /** The most values one completion result may carry. */
 const MAX_VALUES = 100;

@@ -3,15 +3,15 @@
  * lists, the list settings, the subscriptions, the tasks, the call contexts and the failure log.
  * Handlers never see the engine itself, so the engine can change without touching them.
  */
-import type { Era, Revision } from '../revisions';
-import type { JsonObject } from '../json-rpc';
-import type { Catalog } from '../catalog';
-import type { McpCallContext } from '../call-context';
-import type { EngineOptions } from '../engine-options';
-import type { ListCache } from '../list-cache';
-import type { ResolvedRequest } from '../resolved-request';
-import type { SubscriptionHub } from '../subscription-hub';
-import type { RequestChannel, TransportKind } from '../transport-contract';
+import type { Era, Revision } from '../messages/revisions';
+import type { JsonObject } from '../messages/json-rpc';
+import type { Catalog } from '../calls/catalog';
+import type { McpCallContext } from '../calls/call-context';
+import type { EngineOptions } from '../calls/engine-options';
+import type { ListCache } from '../calls/list-cache';
+import type { ResolvedRequest } from '../calls/resolved-request';
+import type { SubscriptionHub } from '../calls/subscription-hub';
+import type { RequestChannel, TransportKind } from '../calls/transport-contract';
 import type { TaskPort } from '../tasks/task-port';
 
 /** The settings handlers read. */

@@ -1,16 +1,16 @@
 /**
  * initialize, ping, server/discover and logging/setLevel.
  */
-import { isRevision } from '../revisions';
-import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
-import { McpError } from '../mcp-error';
-import { isLogLevel } from '../log-levels';
-import { renderImplementation } from '../render';
-import { hasFeature, type Era } from '../revisions';
-import type { TransportKind } from '../transport-contract';
-import type { ResolvedRequest } from '../resolved-request';
+import { isRevision } from '../messages/revisions';
+import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpError } from '../messages/mcp-error';
+import { isLogLevel } from '../messages/log-levels';
+import { renderImplementation } from '../calls/render';
+import { hasFeature, type Era } from '../messages/revisions';
+import type { TransportKind } from '../calls/transport-contract';
+import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
-import type { ClientCapabilities, Implementation } from '../mcp-types';
+import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
 import { TASKS_EXTENSION } from '../tasks/task-mode';
 
 /**

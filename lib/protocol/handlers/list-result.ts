@@ -2,10 +2,10 @@
  * The shape every list method shares: the catalog's rendered entries (cached per catalog version
  * and revision), narrowed to what the caller may see, then one page of them.
  */
-import type { JsonObject } from '../json-rpc';
-import { paginate } from '../pagination';
-import { visibleEntries, type EntryAccess } from '../access';
-import type { ResolvedRequest } from '../resolved-request';
+import type { JsonObject } from '../messages/json-rpc';
+import { paginate } from '../messages/pagination';
+import { visibleEntries, type EntryAccess } from '../calls/access';
+import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
 
 export async function listResult(

@@ -1,15 +1,15 @@
 /**
  * prompts/list and prompts/get.
  */
-import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
-import { McpError } from '../mcp-error';
-import { requireScopes } from '../access';
+import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpError } from '../messages/mcp-error';
+import { requireScopes } from '../calls/access';
 import { listResult } from './list-result';
-import { renderPrompt } from '../render';
-import { toGetPromptResult } from '../results';
-import type { ResolvedRequest } from '../resolved-request';
+import { renderPrompt } from '../calls/render';
+import { toGetPromptResult } from '../messages/results';
+import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
-import { copyOf } from '../object-copies';
+import { copyOf } from '../messages/object-copies';
 
 export async function handlePromptsList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { catalog } = context;

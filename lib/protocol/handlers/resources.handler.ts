@@ -2,16 +2,16 @@
  * resources/list, resources/templates/list, resources/read, resources/subscribe and
  * resources/unsubscribe.
  */
-import { ErrorCode, type JsonObject } from '../json-rpc';
-import { McpError } from '../mcp-error';
-import { requireScopes } from '../access';
+import { ErrorCode, type JsonObject } from '../messages/json-rpc';
+import { McpError } from '../messages/mcp-error';
+import { requireScopes } from '../calls/access';
 import { listResult } from './list-result';
-import { renderResource, renderTemplate } from '../render';
-import { toReadResourceResult } from '../results';
-import type { ResolvedRequest } from '../resolved-request';
+import { renderResource, renderTemplate } from '../calls/render';
+import { toReadResourceResult } from '../messages/results';
+import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
-import { copyOf } from '../object-copies';
-import { checkUriLength } from '../resource-uri';
+import { copyOf } from '../messages/object-copies';
+import { checkUriLength } from '../messages/resource-uri';
 
 export async function handleResourcesList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { catalog } = context;

@@ -2,16 +2,16 @@
  * subscriptions/listen (2026-07-28): a long-lived request whose stream carries the change
  * notifications the client asked for, until the client closes it or the server ends it.
  */
-import type { JsonObject } from '../json-rpc';
-import { readSubscriptionFilter } from '../subscription-hub';
-import type { ResolvedRequest } from '../resolved-request';
+import type { JsonObject } from '../messages/json-rpc';
+import { readSubscriptionFilter } from '../calls/subscription-hub';
+import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
-import { ErrorCode } from '../json-rpc';
-import { McpError } from '../mcp-error';
-import { taskOwner } from '../tasks/task-owner';
+import { ErrorCode } from '../messages/json-rpc';
+import { McpError } from '../messages/mcp-error';
+import { taskOwner } from '../calls/task-owner';
 import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
 import type { TaskPort } from '../tasks/task-port';
-import { checkUriLength } from '../resource-uri';
+import { checkUriLength } from '../messages/resource-uri';
 
 /** How many task ids one listen request may name. */
 const MAX_TASK_IDS = 1_000;

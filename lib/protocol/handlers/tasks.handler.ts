@@ -3,11 +3,11 @@
  * tasks/update, tasks/cancel (2026-07-28 extension `io.modelcontextprotocol/tasks`). A task is
  * only ever found by its owner: another caller's task is answered as an unknown one (-32602).
  */
-import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
-import { McpError } from '../mcp-error';
-import { paginate } from '../pagination';
-import { taskOwner } from '../tasks/task-owner';
-import type { ResolvedRequest } from '../resolved-request';
+import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpError } from '../messages/mcp-error';
+import { paginate } from '../messages/pagination';
+import { taskOwner } from '../calls/task-owner';
+import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
 import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
 import { relatedTaskMeta, renderLegacyTask, renderModernTask } from '../tasks/task-render';

@@ -1,19 +1,19 @@
 /**
  * tools/list and tools/call.
  */
-import { ErrorCode, isJsonObject, type JsonObject } from '../json-rpc';
-import { McpError, McpInternalError, McpToolError } from '../mcp-error';
-import { requireScopes } from '../access';
+import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpError, McpInternalError, McpToolError } from '../messages/mcp-error';
+import { requireScopes } from '../calls/access';
 import { listResult } from './list-result';
-import { renderTool, renderToolResult } from '../render';
-import { checkParamHeaders } from '../request-headers';
-import { toCallToolResult, toolErrorResult } from '../results';
-import type { ResolvedRequest } from '../resolved-request';
+import { renderTool, renderToolResult } from '../calls/render';
+import { checkParamHeaders } from '../messages/request-headers';
+import { toCallToolResult, toolErrorResult } from '../messages/results';
+import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
-import type { CallToolResult } from '../mcp-types';
-import type { ToolEntry, ValidationOutcome } from '../catalog';
+import type { CallToolResult } from '../messages/mcp-types';
+import type { ToolEntry, ValidationOutcome } from '../calls/catalog';
 import { clientTakesTasks, taskMode, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
-import { isThenable, type Awaitable } from '../thenables';
+import { isThenable, type Awaitable } from '../messages/thenables';
 
 export async function handleToolsList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { catalog } = context;

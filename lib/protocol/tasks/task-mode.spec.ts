@@ -1,6 +1,6 @@
-import type { TaskSupport } from '../catalog';
-import type { ClientCapabilities } from '../mcp-types';
-import type { Era, Revision } from '../revisions';
+import type { TaskSupport } from '../calls/catalog';
+import type { ClientCapabilities } from '../messages/mcp-types';
+import type { Era, Revision } from '../messages/revisions';
 import { clientTakesTasks, declaresTasksExtension, taskMode, TASKS_EXTENSION, type TaskMode } from './task-mode';
 
 const WITH_EXTENSION = { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities;

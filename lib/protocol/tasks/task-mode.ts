@@ -2,10 +2,12 @@
  * The tool-call mode table: whether a call runs in place, is refused, becomes a task at once or
  * runs in place for a while and then becomes a task. One function for every transport.
  */
-import { isJsonObject, type JsonObject } from '../json-rpc';
-import { hasFeature, type Era, type Revision } from '../revisions';
-import type { TaskSupport } from '../catalog';
-import type { ClientCapabilities } from '../mcp-types';
+import { isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { hasFeature, type Era, type Revision } from '../messages/revisions';
+import type { ClientCapabilities } from '../messages/mcp-types';
+
+/** Whether a tool may run as a task (see the tasks issue); `forbidden` by default. */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 /** The id of the 2026-07-28 tasks extension. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

@@ -3,8 +3,8 @@
  * handlers are typed against this port, never against a framework service, so that the
  * protocol stays closed and can be driven by any implementation (the Nest task service today).
  */
-import type { JsonObject } from '../json-rpc';
-import type { InputRequest } from '../client-requests';
+import type { JsonObject } from '../messages/json-rpc';
+import type { InputRequest } from '../messages/client-requests';
 import type { McpTaskError, McpTaskRecord } from './task-record';
 
 /**

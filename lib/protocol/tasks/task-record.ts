@@ -2,8 +2,8 @@
  * A task as the protocol knows it: its statuses and its stored record, plain JSON-compatible
  * data that any store can keep as it is.
  */
-import type { JsonObject } from '../json-rpc';
-import type { Era, Revision } from '../revisions';
+import type { JsonObject } from '../messages/json-rpc';
+import type { Era, Revision } from '../messages/revisions';
 
 /** Where a task stands. `completed`, `failed` and `cancelled` are terminal: final once reached. */
 export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';

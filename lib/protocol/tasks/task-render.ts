@@ -3,8 +3,8 @@
  * details fetched with `tasks/result`) and the 2026-07-28 `DetailedTask` (`ttlMs`,
  * `pollIntervalMs`, with its result, error or questions inline).
  */
-import type { JsonObject } from '../json-rpc';
-import { META_KEYS } from '../request-meta';
+import type { JsonObject } from '../messages/json-rpc';
+import { META_KEYS } from '../messages/request-meta';
 import type { McpTaskRecord } from './task-record';
 
 function iso(epochMs: number): string {

@@ -1,4 +1,4 @@
-import type { McpEvent, McpEventHandler, NotificationBus } from '../../notifications/notification-bus.interface';
+import type { McpEvent, McpEventHandler, NotificationBus } from '../../interfaces/notification-bus.interface';
 
 /** The default bus: delivers events to handlers in this process. */
 export class MemoryNotificationBus implements NotificationBus {

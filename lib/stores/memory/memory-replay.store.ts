@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
 import {
   checkReplayBounds,
   nextSeq,
@@ -8,7 +8,7 @@ import {
   type ReplayEvent,
   type ReplayStore,
   type ReplayWindow,
-} from '../../sessions/replay-store.interface';
+} from '../../interfaces/replay-store.interface';
 
 /** One kept event: in its session's buffer, and in the order of all sessions' events. */
 interface Kept {

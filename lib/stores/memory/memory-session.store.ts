@@ -4,8 +4,8 @@ import {
   type SessionCaps,
   type SessionRecord,
   type SessionStore,
-} from '../../sessions/session-store.interface';
-import type { SessionState } from '../../protocol/session-handle';
+} from '../../interfaces/session-store.interface';
+import type { SessionState } from '../../protocol/messages/session-handle';
 
 const CREATED: SessionAdmission = Object.freeze({ outcome: 'created' });
 const SERVER_FULL: SessionAdmission = Object.freeze({ outcome: 'server-full' });

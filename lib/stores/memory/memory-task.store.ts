@@ -1,5 +1,5 @@
-import type { McpTaskRecord, TaskStore } from '../../tasks/task-store.interface';
-import { isTerminal, taskQuotaKey } from '../../tasks/task-store.interface';
+import type { McpTaskRecord, TaskStore } from '../../interfaces/task-store.interface';
+import { isTerminal, taskQuotaKey } from '../../interfaces/task-store.interface';
 
 /** The tasks counted under one quota key: the live ones, and the ended ones in the order they ended. */
 interface QuotaTasks {

@@ -1,5 +1,5 @@
-import type { Clock } from '../../protocol/clock';
-import { messageOf } from '../../protocol/mcp-error';
+import type { Clock } from '../../protocol/bounds/clock';
+import { messageOf } from '../../protocol/messages/mcp-error';
 import type { RedisHub } from './redis-hub';
 
 /** Where the clock reports a skew, a jump or a failed reading. */

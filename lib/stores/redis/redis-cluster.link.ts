@@ -4,7 +4,7 @@ import type { ClaimWatcher, ClusterLink, ClusterMessage, StreamClaim } from '../
 import { redisScript, type RedisHub } from './redis-hub';
 import { isClusterClient } from './redis-settings';
 import { McpLogger } from '../../telemetry/mcp.logger';
-import { messageOf } from '../../protocol/mcp-error';
+import { messageOf } from '../../protocol/messages/mcp-error';
 
 /** How long a claim lives without being refreshed: an instance that died frees its streams' sessions after this. */
 const CLAIM_TTL_MS = 30_000;

@@ -4,10 +4,10 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
 import { isClusterClient, type ResolvedRedisOptions } from './redis-settings';
-import { messageOf } from '../../protocol/mcp-error';
-import { markReported } from '../../protocol/store-unavailable';
-import { within } from '../../protocol/thenables';
-import { RefusalLog } from '../../protocol/refusal-log';
+import { messageOf } from '../../protocol/messages/mcp-error';
+import { markReported } from '../../protocol/bounds/store-unavailable';
+import { within } from '../../protocol/messages/thenables';
+import { RefusalLog } from '../../protocol/bounds/refusal-log';
 import { McpLogger } from '../../telemetry/mcp.logger';
 
 /** A Lua script, run by its SHA1 once Redis knows it. */

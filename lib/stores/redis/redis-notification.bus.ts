@@ -1,4 +1,4 @@
-import type { McpEvent, McpEventHandler, NotificationBus } from '../../notifications/notification-bus.interface';
+import type { McpEvent, McpEventHandler, NotificationBus } from '../../interfaces/notification-bus.interface';
 import type { RedisHub } from './redis-hub';
 import { McpLogger } from '../../telemetry/mcp.logger';
 

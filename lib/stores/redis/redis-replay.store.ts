@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
 import {
   checkReplayBounds,
   replayWindow,
@@ -6,7 +6,7 @@ import {
   type ReplayEvent,
   type ReplayStore,
   type ReplayWindow,
-} from '../../sessions/replay-store.interface';
+} from '../../interfaces/replay-store.interface';
 import { redisScript, type RedisHub } from './redis-hub';
 
 /**

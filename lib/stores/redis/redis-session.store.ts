@@ -1,11 +1,11 @@
-import type { SessionState } from '../../protocol/session-handle';
+import type { SessionState } from '../../protocol/messages/session-handle';
 import {
   sessionQuotaKey,
   type SessionAdmission,
   type SessionCaps,
   type SessionRecord,
   type SessionStore,
-} from '../../sessions/session-store.interface';
+} from '../../interfaces/session-store.interface';
 import { LUA_EXISTING_MEMBERS, LUA_EXTEND_TTL } from './redis-keys';
 import { redisScript, type RedisHub } from './redis-hub';
 

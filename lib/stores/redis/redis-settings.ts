@@ -6,7 +6,7 @@ import type {
   McpRedisOptions,
   McpRedisSentinelOptions,
 } from '../../interfaces/mcp-redis-options.interface';
-import { fail, integer, section, text } from '../../option-checks';
+import { fail, integer, section, text } from '../../shared/option-checks';
 
 /** The Redis settings, resolved from the module options (`redis`): exactly one of url, sentinel, cluster and client. */
 export interface ResolvedRedisOptions {

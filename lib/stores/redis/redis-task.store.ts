@@ -1,6 +1,6 @@
-import { systemClock, type Clock } from '../../protocol/clock';
-import type { McpTaskRecord, TaskStore } from '../../tasks/task-store.interface';
-import { isTerminal, taskQuotaKey } from '../../tasks/task-store.interface';
+import { systemClock, type Clock } from '../../protocol/bounds/clock';
+import type { McpTaskRecord, TaskStore } from '../../interfaces/task-store.interface';
+import { isTerminal, taskQuotaKey } from '../../interfaces/task-store.interface';
 import { LUA_EXISTING_MEMBERS, LUA_EXTEND_TTL } from './redis-keys';
 import { redisScript, type RedisHub } from './redis-hub';
 

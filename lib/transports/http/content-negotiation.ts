@@ -3,8 +3,8 @@
  * endpoints before they read a body and by the platform hooks when the platform's own parser
  * refused the body first, so that both give the same answer.
  */
-import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/json-rpc';
-import type { HeaderBag } from '../../protocol/request-headers';
+import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/messages/json-rpc';
+import type { HeaderBag } from '../../protocol/messages/request-headers';
 import { firstHeader, sendJson, type HttpExchange } from './http-exchange';
 
 /** An HTTP refusal with its JSON-RPC body. */

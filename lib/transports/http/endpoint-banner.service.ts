@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY, MCP_SERVER_SETTINGS } from '../../mcp.constants';
-import type { ResolvedMcpOptions } from '../../mcp-options.factory';
+import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY, MCP_SERVER_SETTINGS } from '../../shared/mcp.constants';
+import type { McpServerSettings } from '../../shared/server-settings';
 import { McpRegistry } from '../../registry/mcp-registry.service';
-import type { McpServerIdentity } from '../../servers/server-identity';
+import type { McpServerIdentity } from '../../identity/server-identity';
 import { HttpPlatform } from './http-platform.service';
 import type { McpEndpointKind } from './endpoint-marker';
-import { eraOf } from '../../protocol/revisions';
+import { eraOf } from '../../protocol/messages/revisions';
 import { McpLogger } from '../../telemetry/mcp.logger';
 
 /** Each endpoint (the SSE pair is one, at two paths), in the words of the README, and the eras it serves. */
@@ -45,7 +45,7 @@ export class EndpointBanner implements OnApplicationBootstrap {
   private readonly logger = new McpLogger('McpModule');
 
   constructor(
-    @Inject(MCP_SERVER_SETTINGS) private readonly options: Pick<ResolvedMcpOptions, 'serverInfo' | 'revisions'>,
+    @Inject(MCP_SERVER_SETTINGS) private readonly options: Pick<McpServerSettings, 'serverInfo' | 'revisions'>,
     private readonly platform: HttpPlatform,
     @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,
     @Inject(MCP_SERVER_IDENTITY) private readonly identity: Pick<McpServerIdentity, 'name'>,

@@ -3,7 +3,7 @@
  * find the module's routes by it, the guard reads which verbs an endpoint serves from it, and
  * `isMcpEndpoint()` tells application guards about the endpoints.
  */
-import { MCP_ENDPOINT_METADATA } from '../../mcp.constants';
+import { MCP_ENDPOINT_METADATA } from '../../shared/mcp.constants';
 
 /** The HTTP endpoints of a server. */
 export type McpEndpointKind = 'streamable' | 'simple' | 'sse-events' | 'sse-messages';

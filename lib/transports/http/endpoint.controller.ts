@@ -7,8 +7,8 @@ import {
   UseFilters,
   UseGuards,
 } from '@nestjs/common';
-import { MCP_CONSOLE_METADATA, MCP_ENDPOINT_METADATA } from '../../mcp.constants';
-import { HttpDrain } from '../../shutdown/http-drain';
+import { MCP_CONSOLE_METADATA, MCP_ENDPOINT_METADATA } from '../../shared/mcp.constants';
+import { HttpDrain } from './http-drain';
 import { sendEmpty, type HttpExchange } from './http-exchange';
 import { HttpAdmission } from './http-admission.service';
 import { HttpExchanges } from './http-exchanges.service';
@@ -16,7 +16,7 @@ import { EndpointRoutes } from './endpoint-routes.service';
 import { McpHttpGuard } from './mcp-http.guard';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
 import { markerOf, type McpEndpointMarker } from './endpoint-marker';
-import type { Awaitable } from '../../protocol/thenables';
+import type { Awaitable } from '../../protocol/messages/thenables';
 
 /**
  * Marks a class as one of the module's endpoint controllers: the application's decorators for

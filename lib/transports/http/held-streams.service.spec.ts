@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResolvedMcpOptions } from '../../mcp-options.factory';
-import { anonymousAt, type McpPrincipal } from '../../protocol/principal';
+import { anonymousAt, type McpPrincipal } from '../../protocol/bounds/principal';
 import { HeldStreams } from './held-streams.service';
 import type { HttpExchange } from './http-exchange';
 import type { HttpRefusals } from './http-refusals.service';

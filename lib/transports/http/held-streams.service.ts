@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_HTTP_SETTINGS } from '../../mcp.constants';
-import type { ResolvedMcpOptions } from '../../mcp-options.factory';
-import { ErrorCode, failure, type JsonRpcId } from '../../protocol/json-rpc';
-import { quotaKeyOf, type McpPrincipal } from '../../protocol/principal';
-import { tooMany } from '../../protocol/refusal-log';
+import { MCP_HTTP_SETTINGS } from '../../shared/mcp.constants';
+import type { HttpSettings } from './http-settings';
+import { ErrorCode, failure, type JsonRpcId } from '../../protocol/messages/json-rpc';
+import { quotaKeyOf, type McpPrincipal } from '../../protocol/bounds/principal';
+import { tooMany } from '../../protocol/bounds/refusal-log';
 import { sendJson, type HttpExchange } from './http-exchange';
 import { HttpRefusals } from './http-refusals.service';
 
@@ -31,7 +31,7 @@ export class HeldStreams {
   private readonly byCaller = new Map<string, number>();
 
   constructor(
-    @Inject(MCP_HTTP_SETTINGS) http: ResolvedMcpOptions['http'],
+    @Inject(MCP_HTTP_SETTINGS) http: HttpSettings,
     private readonly refusals: HttpRefusals,
   ) {
     this.perCaller = http.maxStreamsPerPrincipal;

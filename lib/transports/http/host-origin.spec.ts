@@ -1,4 +1,4 @@
-import type { HeaderBag } from '../../protocol/request-headers';
+import type { HeaderBag } from '../../protocol/messages/request-headers';
 import type { IncomingMessage } from 'node:http';
 import { HostOriginVerdicts, isLoopbackAddress, passesHostAndOrigin, type HostOriginPolicy } from './host-origin';
 

@@ -3,10 +3,10 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { isIPv4, isIPv6 } from 'node:net';
-import type { HeaderBag } from '../../protocol/request-headers';
+import type { HeaderBag } from '../../protocol/messages/request-headers';
 import { firstHeader } from './http-exchange';
-import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/json-rpc';
-import { FORBIDDEN_HOST, FORBIDDEN_ORIGIN } from '../../mcp.messages';
+import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/messages/json-rpc';
+import { FORBIDDEN_HOST, FORBIDDEN_ORIGIN } from '../../shared/mcp.messages';
 
 export interface HostOriginPolicy {
   allowedHosts?: readonly string[];

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_HTTP_SETTINGS, MCP_OWN_AUTH } from '../../mcp.constants';
-import type { ResolvedMcpOptions } from '../../mcp-options.factory';
+import { MCP_HTTP_SETTINGS, MCP_OWN_AUTH } from '../../shared/mcp.constants';
+import type { HttpSettings } from './http-settings';
 import { McpAuthService } from '../../auth/mcp-auth.service';
 import { firstHeader } from './http-exchange';
 import { HostOriginVerdicts, type HostOriginRefusal } from './host-origin';
@@ -34,7 +34,7 @@ export class HttpAdmission {
   private readonly verdicts: HostOriginVerdicts;
 
   constructor(
-    @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
+    @Inject(MCP_HTTP_SETTINGS) private readonly http: HttpSettings,
     @Inject(MCP_OWN_AUTH) private readonly auth: McpAuthService,
     private readonly refusals: HttpRefusals,
   ) {

@@ -3,10 +3,10 @@
  * (Express objects are the raw ones; Fastify wraps them), and the few ways MCP answers on them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
-import type { HeaderBag } from '../../protocol/request-headers';
-import type { CancellationSource } from '../../protocol/call-scope';
-import { copyOf } from '../../protocol/object-copies';
+import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import type { HeaderBag } from '../../protocol/messages/request-headers';
+import type { CancellationSource } from '../../protocol/calls/call-scope';
+import { copyOf } from '../../protocol/messages/object-copies';
 import { fastifyReplyHeaders } from './platform-fastify';
 
 export interface HttpExchange {

@@ -19,10 +19,10 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpAdapterHost } from '@nestjs/core';
-import { MCP_HTTP_SETTINGS, MCP_SERVER_IDENTITY } from '../../mcp.constants';
-import type { McpServerIdentity } from '../../servers/server-identity';
-import type { ResolvedMcpOptions } from '../../mcp-options.factory';
-import { ErrorCode, failure } from '../../protocol/json-rpc';
+import { MCP_HTTP_SETTINGS, MCP_SERVER_IDENTITY } from '../../shared/mcp.constants';
+import type { McpServerIdentity } from '../../identity/server-identity';
+import type { HttpSettings } from './http-settings';
+import { ErrorCode, failure } from '../../protocol/messages/json-rpc';
 import type { McpEndpointKind, McpEndpointMarker, McpEndpointVerb } from './endpoint-marker';
 import { EndpointRoutes } from './endpoint-routes.service';
 import { postHeadersRefusal, type HttpRefusal, type PostAnswer } from './content-negotiation';
@@ -63,7 +63,7 @@ export class HttpPlatform implements OnModuleInit, PlatformEndpoints {
 
   constructor(
     @Inject(MCP_SERVER_IDENTITY) identity: McpServerIdentity,
-    @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
+    @Inject(MCP_HTTP_SETTINGS) private readonly http: HttpSettings,
     private readonly adapterHost: HttpAdapterHost,
     private readonly admission: HttpAdmission,
     private readonly exchanges: HttpExchanges,

@@ -1,17 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_OWN_AUTH } from '../../mcp.constants';
+import { MCP_OWN_AUTH } from '../../shared/mcp.constants';
 import type { IncomingMessage } from 'node:http';
-import { ErrorCode, isJsonObject, type JsonRpcResponse } from '../../protocol/json-rpc';
-import type { Era } from '../../protocol/revisions';
-import { httpStatusForError } from '../../protocol/error-status';
+import { ErrorCode, isJsonObject, type JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import type { Era } from '../../protocol/messages/revisions';
+import { httpStatusForError } from '../../protocol/messages/error-status';
 import type { AuthRefusal } from '../../auth/authenticator';
 import { McpAuthService } from '../../auth/mcp-auth.service';
 import { sendJson, type HttpExchange } from './http-exchange';
 import type { HostOriginRefusal } from './host-origin';
 import type { BodyOutcome } from './request-body';
 import { lingerOnClose } from './lingering-close';
-import { RefusalLog } from '../../protocol/refusal-log';
-import { logText } from '../../protocol/log-text';
+import { RefusalLog } from '../../protocol/bounds/refusal-log';
+import { logText } from '../../protocol/bounds/log-text';
 import { McpLogger } from '../../telemetry/mcp.logger';
 
 const OK = Object.freeze({ status: 200 });

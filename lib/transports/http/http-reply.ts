@@ -3,10 +3,10 @@
  * the statuses of the refusals every HTTP transport shares.
  */
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcResponse } from '../../protocol/json-rpc';
+import type { JsonRpcResponse } from '../../protocol/messages/json-rpc';
 import type { RefusalReason } from '../../protocol/inbound';
 import { sendEmpty, sendJson } from './http-exchange';
-import { merged } from '../../protocol/object-copies';
+import { merged } from '../../protocol/messages/object-copies';
 
 /** An HTTP answer: a JSON body, a bare status, or an answer written by the request's channel. */
 export type HttpReply =

@@ -3,8 +3,8 @@
  * as soon as the request has something to send before its response.
  */
 import type { RequestChannel } from '../../protocol/engine';
-import type { CancellationSource } from '../../protocol/call-scope';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/json-rpc';
+import type { CancellationSource } from '../../protocol/calls/call-scope';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/messages/json-rpc';
 import {
   isAbandoned,
   NO_HEADERS,
@@ -14,9 +14,9 @@ import {
   type HttpExchange,
   type UnreadBound,
 } from './http-exchange';
-import { ResumableStream } from './sse/resumable-streams.service';
+import { ResumableStream } from './resumable-streams.service';
 import type { HttpReply } from './http-reply';
-import { merged } from '../../protocol/object-copies';
+import { merged } from '../../protocol/messages/object-copies';
 
 /** How the SSE answers of requests are held: made once per transport, read only when a stream opens. */
 export interface RequestStreamSettings {

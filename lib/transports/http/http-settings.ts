@@ -1,6 +1,6 @@
 /** The `http` section of the module options, resolved (`MCP_HTTP_SETTINGS`). */
 import type { McpHttpOptions } from '../../interfaces/mcp-http-options.interface';
-import { fail, integer, section, stringList } from '../../option-checks';
+import { fail, integer, section, stringList } from '../../shared/option-checks';
 
 const MIB = 1024 * 1024;
 

@@ -3,7 +3,7 @@
  * goes: open on this instance (`PairStream`), or on another one (`RemotePair`).
  */
 import type { RequestChannel } from '../../protocol/engine';
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../protocol/json-rpc';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../protocol/messages/json-rpc';
 import type { SessionChannel } from '../../sessions/session-channels';
 import type { SseStream } from './http-exchange';
 

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { MCP_HTTP_PATHS, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS } from '../../mcp.constants';
-import type { ResolvedMcpOptions } from '../../mcp-options.factory';
+import { MCP_HTTP_PATHS, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS } from '../../shared/mcp.constants';
+import type { HttpSettings } from './http-settings';
 import { McpEngine } from '../../protocol/engine';
-import { ErrorCode, failure } from '../../protocol/json-rpc';
+import { ErrorCode, failure } from '../../protocol/messages/json-rpc';
 import { InboundDispatcher } from '../../protocol/inbound';
 import { McpSessionService } from '../../sessions/mcp-session.service';
 import { LegacySessionResolver, SESSION_NOT_FOUND } from '../../sessions/legacy-session.resolver';
@@ -11,10 +11,10 @@ import { isSessionId } from '../../sessions/session-id';
 import { DETACHED_RESPONSE, firstHeader, sendJson, SseStream, type HttpExchange } from './http-exchange';
 import { accepts, acceptsPost } from './content-negotiation';
 import { readJsonBody } from './request-body';
-import { HttpDrain } from '../../shutdown/http-drain';
+import { HttpDrain } from './http-drain';
 import { HttpRefusals } from './http-refusals.service';
 import { principalOf } from './mcp-http.guard';
-import { normalizePath, type McpHttpPaths } from './http-paths';
+import { normalizePath, type McpHttpPaths } from '../../identity/http-paths';
 import { refusalReply, writeReply } from './http-reply';
 import { ACCEPTED, pairReply } from './legacy-sse.status-table';
 import { PairStream, RemotePair, type PairChannel } from './legacy-sse.pair';
@@ -39,7 +39,7 @@ export class LegacySseService implements OnModuleDestroy {
   private readonly dispatcher: InboundDispatcher;
 
   constructor(
-    @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
+    @Inject(MCP_HTTP_SETTINGS) private readonly http: HttpSettings,
     @Inject(MCP_HTTP_PATHS) private readonly paths: McpHttpPaths,
     private readonly refusals: HttpRefusals,
     private readonly drain: HttpDrain,

@@ -1,7 +1,7 @@
 import type { RequestChannel } from '../../protocol/engine';
 import type { InboundResult } from '../../protocol/inbound';
-import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/json-rpc';
-import type { SessionHandle } from '../../protocol/session-handle';
+import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import type { SessionHandle } from '../../protocol/messages/session-handle';
 import { pairReply } from './legacy-sse.status-table';
 
 const session = { id: 'mcp_s' } as SessionHandle;

@@ -2,7 +2,7 @@
  * The status table of the SSE pair's messages path. A POST that passes every check is answered
  * 202 before its message runs (`accept`); its answer then goes on the session's event stream.
  */
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
 import type { InboundResult } from '../../protocol/inbound';
 import type { RequestChannel } from '../../protocol/engine';
 import { refusalReply, type HttpReply } from './http-reply';

@@ -1,7 +1,7 @@
 import { type ArgumentsHost, ForbiddenException, HttpException, Logger } from '@nestjs/common';
 import { FILTER_CATCH_EXCEPTIONS } from '@nestjs/common/constants';
 import { McpStoreUnavailableError } from '../../errors/mcp-store-unavailable.error';
-import { markReported } from '../../protocol/store-unavailable';
+import { markReported } from '../../protocol/bounds/store-unavailable';
 import { HttpExchanges } from './http-exchanges.service';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter';
 import { McpHttpRefusal } from './mcp-http-refusal.error';

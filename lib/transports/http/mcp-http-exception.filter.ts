@@ -1,15 +1,15 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Injectable } from '@nestjs/common';
-import { ErrorCode, failure } from '../../protocol/json-rpc';
-import { STORE_UNAVAILABLE } from '../../mcp.messages';
-import { isStoreUnavailable, logStoreUnavailable } from '../../protocol/store-unavailable';
-import { RefusalLog } from '../../protocol/refusal-log';
+import { ErrorCode, failure } from '../../protocol/messages/json-rpc';
+import { STORE_UNAVAILABLE } from '../../shared/mcp.messages';
+import { isStoreUnavailable, logStoreUnavailable } from '../../protocol/bounds/store-unavailable';
+import { RefusalLog } from '../../protocol/bounds/refusal-log';
 import { guardRefusalError } from '../../auth/guard.authenticator';
 import { sendJson } from './http-exchange';
 import { STORE_UNAVAILABLE_STATUS } from './http-reply';
 import { HttpExchanges } from './http-exchanges.service';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
 import { McpLogger } from '../../telemetry/mcp.logger';
-import { logMessage, logStack, logText } from '../../protocol/log-text';
+import { logMessage, logStack, logText } from '../../protocol/bounds/log-text';
 
 /**
  * Every error but an `HttpException`. Nest picks a filter by `instanceof` against the classes of

@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { ErrorCode, failure } from '../../protocol/json-rpc';
+import { ErrorCode, failure } from '../../protocol/messages/json-rpc';
 import type { AuthRefusal } from '../../auth/authenticator';
 import { sendJson } from './http-exchange';
 import { FORBIDDEN, type HostOriginRefusal } from './host-origin';

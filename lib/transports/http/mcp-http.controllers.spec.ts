@@ -1,7 +1,7 @@
 import { RequestMethod, SetMetadata, type Type } from '@nestjs/common';
 import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { MCP_ENDPOINT_METADATA } from '../../mcp.constants';
-import { HttpDrain } from '../../shutdown/http-drain';
+import { MCP_ENDPOINT_METADATA } from '../../shared/mcp.constants';
+import { HttpDrain } from './http-drain';
 import { createMcpControllers } from './mcp-http.controllers';
 import { markerOf, SERVED_VERBS, type McpEndpointKind } from './endpoint-marker';
 import { McpHttpGuard } from './mcp-http.guard';

@@ -5,13 +5,13 @@
  * that verb; `McpHttpGuard` has checked it first.
  */
 import { Controller, Delete, Get, Inject, Options, Post, Req, Res, type Type } from '@nestjs/common';
-import type { McpHttpPaths } from './http-paths';
+import type { McpHttpPaths } from '../../identity/http-paths';
 import { endpointMarker } from './endpoint-marker';
 import { McpEndpoint, McpEndpointController, McpEndpointRoute } from './endpoint.controller';
 import { StreamableHttpService } from './streamable-http.service';
 import { SimpleHttpService } from './simple-http.service';
 import { LegacySseService } from './legacy-sse.service';
-import type { Awaitable } from '../../protocol/thenables';
+import type { Awaitable } from '../../protocol/messages/thenables';
 import type { HttpExchange } from './http-exchange';
 
 /** Streamable HTTP: POST a message, GET a session's stream, DELETE a session. */

@@ -1,10 +1,10 @@
 import { Inject, type CanActivate, type ExecutionContext, Injectable, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_OWN_AUTH, MCP_PRINCIPAL_PROPERTY } from '../../mcp.constants';
-import type { McpPrincipal } from '../../protocol/call-context';
-import { anonymousAt } from '../../protocol/principal';
+import { MCP_OWN_AUTH, MCP_PRINCIPAL_PROPERTY } from '../../shared/mcp.constants';
+import type { McpPrincipal } from '../../protocol/calls/call-context';
+import { anonymousAt } from '../../protocol/bounds/principal';
 import { McpAuthService, type PlatformRequest } from '../../auth/mcp-auth.service';
-import { HttpDrain } from '../../shutdown/http-drain';
+import { HttpDrain } from './http-drain';
 import { HttpAdmission } from './http-admission.service';
 import { clientAddress } from '../../auth/client-address';
 import { HttpExchanges } from './http-exchanges.service';

@@ -9,7 +9,7 @@
 import type { Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { servesVerb, markerOf, type McpEndpointMarker } from './endpoint-marker';
-import { isThenable } from '../../protocol/thenables';
+import { isThenable } from '../../protocol/messages/thenables';
 import { sendJson } from './http-exchange';
 import { pathOf, type BodyErrorAnswer, type PlatformBodyError, type PlatformEndpoints } from './platform-hooks';
 

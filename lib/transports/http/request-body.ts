@@ -10,8 +10,8 @@
  * answer to the reset. Past the bound, the answer goes out at once and the connection closes.
  */
 import type { IncomingMessage } from 'node:http';
-import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/json-rpc';
-import { BODY_TOO_DEEP, BODY_TOO_LARGE } from '../../mcp.messages';
+import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/messages/json-rpc';
+import { BODY_TOO_DEEP, BODY_TOO_LARGE } from '../../shared/mcp.messages';
 
 /** Why a body was refused. */
 export type BodyRefusalReason = 'too-large' | 'parse' | 'too-deep' | 'media-type' | 'aborted';

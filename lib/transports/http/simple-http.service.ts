@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_HTTP_SETTINGS } from '../../mcp.constants';
-import type { ResolvedMcpOptions } from '../../mcp-options.factory';
+import { MCP_HTTP_SETTINGS } from '../../shared/mcp.constants';
+import type { HttpSettings } from './http-settings';
 import { McpEngine } from '../../protocol/engine';
-import { headerValue } from '../../protocol/request-headers';
-import { DEFAULT_LEGACY_HEADER_REVISION } from '../../protocol/revisions';
+import { headerValue } from '../../protocol/messages/request-headers';
+import { DEFAULT_LEGACY_HEADER_REVISION } from '../../protocol/messages/revisions';
 import {
   InboundDispatcher,
   SESSIONLESS,
@@ -11,11 +11,11 @@ import {
   type InboundResult,
   type OpenedChannel,
 } from '../../protocol/inbound';
-import { isThenable, type Awaitable } from '../../protocol/thenables';
+import { isThenable, type Awaitable } from '../../protocol/messages/thenables';
 import { abandonment, type HttpExchange } from './http-exchange';
 import { acceptsPost } from './content-negotiation';
 import { readJsonBody, type BodyOutcome } from './request-body';
-import { HttpDrain } from '../../shutdown/http-drain';
+import { HttpDrain } from './http-drain';
 import { HttpRefusals } from './http-refusals.service';
 import { principalOf } from './mcp-http.guard';
 import { writeReply, type AnswerStatus } from './http-reply';
@@ -38,7 +38,7 @@ export class SimpleHttpService {
   private readonly statusOf: AnswerStatus = (response, era) => this.refusals.statusOf(response, era);
 
   constructor(
-    @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
+    @Inject(MCP_HTTP_SETTINGS) private readonly http: HttpSettings,
     private readonly refusals: HttpRefusals,
     private readonly drain: HttpDrain,
     engine: McpEngine,

@@ -1,6 +1,6 @@
 import type { RequestChannel } from '../../protocol/engine';
 import type { InboundResult } from '../../protocol/inbound';
-import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/json-rpc';
+import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/messages/json-rpc';
 import type { AnswerStatus } from './http-reply';
 import { simpleReply } from './simple-http.status-table';
 

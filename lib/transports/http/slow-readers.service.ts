@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { MCP_HTTP_SETTINGS } from '../../mcp.constants';
-import type { ResolvedMcpOptions } from '../../mcp-options.factory';
+import { MCP_HTTP_SETTINGS } from '../../shared/mcp.constants';
+import type { HttpSettings } from './http-settings';
 import type { UnreadBound } from './http-exchange';
 import { HttpRefusals } from './http-refusals.service';
 
@@ -15,7 +15,7 @@ export class SlowReaders implements UnreadBound {
   readonly maxUnreadBytes: number;
 
   constructor(
-    @Inject(MCP_HTTP_SETTINGS) http: ResolvedMcpOptions['http'],
+    @Inject(MCP_HTTP_SETTINGS) http: HttpSettings,
     private readonly refusals: HttpRefusals,
   ) {
     this.maxUnreadBytes = http.maxUnreadBytes;

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_HTTP_SETTINGS } from '../../mcp.constants';
-import type { ResolvedMcpOptions } from '../../mcp-options.factory';
+import { MCP_HTTP_SETTINGS } from '../../shared/mcp.constants';
+import type { HttpSettings } from './http-settings';
 import { McpEngine } from '../../protocol/engine';
-import { ErrorCode, failure } from '../../protocol/json-rpc';
-import { headerValue } from '../../protocol/request-headers';
-import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision, type Revision } from '../../protocol/revisions';
+import { ErrorCode, failure } from '../../protocol/messages/json-rpc';
+import { headerValue } from '../../protocol/messages/request-headers';
+import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision, type Revision } from '../../protocol/messages/revisions';
 import {
   InboundDispatcher,
   type ChannelTarget,
@@ -13,21 +13,21 @@ import {
   type LegacySessionPort,
   type OpenedChannel,
 } from '../../protocol/inbound';
-import type { McpPrincipal } from '../../protocol/call-context';
+import type { McpPrincipal } from '../../protocol/calls/call-context';
 import type { RequestChannel } from '../../protocol/engine';
-import type { ClassifiedMessage } from '../../protocol/json-rpc';
-import type { HeaderBag } from '../../protocol/request-headers';
-import { isThenable, type Awaitable } from '../../protocol/thenables';
+import type { ClassifiedMessage } from '../../protocol/messages/json-rpc';
+import type { HeaderBag } from '../../protocol/messages/request-headers';
+import { isThenable, type Awaitable } from '../../protocol/messages/thenables';
 import { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
-import type { SessionRecord } from '../../sessions/session-store.interface';
+import type { SessionRecord } from '../../interfaces/session-store.interface';
 import { SessionChannels } from '../../sessions/session-channels';
 import { firstHeader, sendEmpty, sendJson, type HttpExchange } from './http-exchange';
 import { readJsonBody, type BodyOutcome } from './request-body';
 import { accepts, acceptsPost } from './content-negotiation';
-import { HttpDrain } from '../../shutdown/http-drain';
+import { HttpDrain } from './http-drain';
 import { HttpRefusals } from './http-refusals.service';
 import { principalOf } from './mcp-http.guard';
-import { ResumableStream, ResumableStreams } from './sse/resumable-streams.service';
+import { ResumableStream, ResumableStreams } from './resumable-streams.service';
 import { answerOn, HttpRequestChannel, type RequestStreamSettings } from './http-request-channel';
 import { refusalReply, writeReply, type AnswerStatus } from './http-reply';
 import { SESSION_HEADER, sessionHeaders, streamableReply } from './streamable-http.status-table';
@@ -49,7 +49,7 @@ export class StreamableHttpService {
   private readonly statusOf: AnswerStatus = (response, era) => this.refusals.statusOf(response, era);
 
   constructor(
-    @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
+    @Inject(MCP_HTTP_SETTINGS) private readonly http: HttpSettings,
     private readonly refusals: HttpRefusals,
     drain: HttpDrain,
     engine: McpEngine,

@@ -1,6 +1,6 @@
 import type { InboundResult } from '../../protocol/inbound';
-import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/json-rpc';
-import type { SessionHandle } from '../../protocol/session-handle';
+import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import type { SessionHandle } from '../../protocol/messages/session-handle';
 import type { HttpRequestChannel } from './http-request-channel';
 import type { AnswerStatus } from './http-reply';
 import { streamableReply } from './streamable-http.status-table';

@@ -3,7 +3,7 @@
  * Answers within a session carry its `Mcp-Session-Id`.
  */
 import type { InboundResult } from '../../protocol/inbound';
-import type { SessionHandle } from '../../protocol/session-handle';
+import type { SessionHandle } from '../../protocol/messages/session-handle';
 import type { HttpRequestChannel } from './http-request-channel';
 import { refusalReply, STORE_UNAVAILABLE_STATUS, type AnswerStatus, type HttpReply } from './http-reply';
 

@@ -3,12 +3,13 @@ import type { Readable, Writable } from 'node:stream';
 import { format } from 'node:util';
 import { ModuleRef } from '@nestjs/core';
 import { McpConfigurationError } from '../../errors/mcp-configuration.error';
-import { MCP_HTTP_SETTINGS, MCP_SERVER_IDENTITY, MCP_STDIO_SETTINGS } from '../../mcp.constants';
-import { namedServerToken } from '../../servers/named-token';
-import type { McpServerIdentity } from '../../servers/server-identity';
-import type { ResolvedMcpOptions } from '../../mcp-options.factory';
+import { MCP_HTTP_SETTINGS, MCP_SERVER_IDENTITY, MCP_STDIO_SETTINGS } from '../../shared/mcp.constants';
+import { namedServerToken } from '../../identity/named-token';
+import type { McpServerIdentity } from '../../identity/server-identity';
+import type { HttpSettings } from '../http/http-settings';
+import type { StdioSettings } from './stdio-settings';
 import { McpEngine } from '../../protocol/engine';
-import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/call-context';
+import { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../../protocol/calls/call-context';
 import { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import { SessionChannels } from '../../sessions/session-channels';
 import type { StdioConnection } from './stdio-connection';
@@ -79,8 +80,8 @@ export class McpStdioServer implements OnApplicationShutdown {
   private closing = false;
 
   constructor(
-    @Inject(MCP_STDIO_SETTINGS) private readonly stdio: ResolvedMcpOptions['stdio'],
-    @Inject(MCP_HTTP_SETTINGS) private readonly http: ResolvedMcpOptions['http'],
+    @Inject(MCP_STDIO_SETTINGS) private readonly stdio: StdioSettings,
+    @Inject(MCP_HTTP_SETTINGS) private readonly http: HttpSettings,
     private readonly engine: McpEngine,
     private readonly resolver: LegacySessionResolver,
     private readonly channels: SessionChannels,

@@ -11,11 +11,11 @@ import {
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcResponse,
-} from '../../protocol/json-rpc';
+} from '../../protocol/messages/json-rpc';
 import { planBatch } from '../../protocol/batch';
 import type { InboundDispatcher } from '../../protocol/inbound';
-import type { SessionHandle } from '../../protocol/session-handle';
-import { SHUTTING_DOWN } from '../../mcp.messages';
+import type { SessionHandle } from '../../protocol/messages/session-handle';
+import { SHUTTING_DOWN } from '../../shared/mcp.messages';
 import type { StdioSession } from './stdio-session';
 import type { BatchWork, StdioWorkers } from './stdio-workers';
 

@@ -11,13 +11,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import type { McpEngine } from '../../protocol/engine';
-import { classifyMessage, ErrorCode, failure, type JsonRpcId } from '../../protocol/json-rpc';
+import { classifyMessage, ErrorCode, failure, type JsonRpcId } from '../../protocol/messages/json-rpc';
 import { InboundDispatcher } from '../../protocol/inbound';
-import type { McpPrincipal } from '../../protocol/call-context';
-import { logMessage, logStack } from '../../protocol/log-text';
+import type { McpPrincipal } from '../../protocol/calls/call-context';
+import { logMessage, logStack } from '../../protocol/bounds/log-text';
 import type { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import type { SessionChannels } from '../../sessions/session-channels';
-import { BODY_TOO_DEEP, SHUTTING_DOWN } from '../../mcp.messages';
+import { BODY_TOO_DEEP, SHUTTING_DOWN } from '../../shared/mcp.messages';
 import { exceedsDepth } from '../http/request-body';
 import { StdioFrameReader } from './stdio-frames';
 import { StdioOutput } from './stdio-output';

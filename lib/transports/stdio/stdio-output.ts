@@ -6,8 +6,8 @@
  * must not make the server hold an unbounded backlog of progress and change notifications.
  */
 import type { Writable } from 'node:stream';
-import { ErrorCode, failure, type JsonRpcId, type JsonRpcMessage } from '../../protocol/json-rpc';
-import { logText } from '../../protocol/log-text';
+import { ErrorCode, failure, type JsonRpcId, type JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import { logText } from '../../protocol/bounds/log-text';
 
 /** Where the writer reports what went wrong. */
 export interface StdioOutputLogger {

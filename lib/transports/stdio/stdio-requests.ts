@@ -12,14 +12,14 @@ import {
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
-} from '../../protocol/json-rpc';
-import { decideEra } from '../../protocol/request-meta';
+} from '../../protocol/messages/json-rpc';
+import { decideEra } from '../../protocol/messages/request-meta';
 import { LONG_LIVED_METHODS } from '../../protocol/methods';
 import { inboundFacts, type FactsInput, type InboundDispatcher, type InboundResult } from '../../protocol/inbound';
-import type { McpPrincipal } from '../../protocol/call-context';
-import type { SessionHandle } from '../../protocol/session-handle';
-import { SHUTTING_DOWN } from '../../mcp.messages';
-import { logText } from '../../protocol/log-text';
+import type { McpPrincipal } from '../../protocol/calls/call-context';
+import type { SessionHandle } from '../../protocol/messages/session-handle';
+import { SHUTTING_DOWN } from '../../shared/mcp.messages';
+import { logText } from '../../protocol/bounds/log-text';
 import { DUPLICATE_ID_MESSAGE, OVERLOADED_MESSAGE, type StdioBatchHost } from './stdio-batch';
 import type { StdioOutput } from './stdio-output';
 import type { StdioSession } from './stdio-session';

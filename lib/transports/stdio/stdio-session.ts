@@ -4,9 +4,9 @@
  * list changes and resource updates through its session channel, and closed with the
  * connection. A session the server ends is forgotten; the next legacy request opens another.
  */
-import type { McpPrincipal } from '../../protocol/call-context';
+import type { McpPrincipal } from '../../protocol/calls/call-context';
 import type { LegacyResolution, LegacySessionPort, LegacyTarget } from '../../protocol/inbound';
-import type { SessionHandle } from '../../protocol/session-handle';
+import type { SessionHandle } from '../../protocol/messages/session-handle';
 import type { LegacySessionResolver, SessionLookup } from '../../sessions/legacy-session.resolver';
 import type { SessionChannel, SessionChannels } from '../../sessions/session-channels';
 

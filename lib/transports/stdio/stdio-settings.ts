@@ -1,6 +1,6 @@
 /** The `stdio` section of the module options, resolved (`MCP_STDIO_SETTINGS`). */
 import type { McpStdioOptions } from '../../interfaces/mcp-stdio-options.interface';
-import { integer, section } from '../../option-checks';
+import { integer, section } from '../../shared/option-checks';
 
 /** The stdio transport's limits, with every default applied. */
 export interface StdioSettings {

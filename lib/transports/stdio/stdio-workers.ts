@@ -4,8 +4,8 @@
  * Admission is synchronous, so that whether a request starts, waits or is refused does not
  * depend on timing.
  */
-import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from '../../protocol/json-rpc';
-import type { Era } from '../../protocol/revisions';
+import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import type { Era } from '../../protocol/messages/revisions';
 
 /** A single request, from admission to its answer. */
 export interface RequestWork {

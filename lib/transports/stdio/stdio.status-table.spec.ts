@@ -1,6 +1,6 @@
 import type { RequestChannel } from '../../protocol/engine';
 import type { InboundResult } from '../../protocol/inbound';
-import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/json-rpc';
+import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/messages/json-rpc';
 import { stdioFrame } from './stdio.status-table';
 
 const channel: RequestChannel = { notify: () => undefined };

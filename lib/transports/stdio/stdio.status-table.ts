@@ -4,7 +4,7 @@
  * the engine saw it) writes nothing.
  */
 import type { InboundResult } from '../../protocol/inbound';
-import type { JsonRpcMessage } from '../../protocol/json-rpc';
+import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
 
 /** What one result writes: a frame to send, or a line for the debug log. */
 export interface StdioFrame {

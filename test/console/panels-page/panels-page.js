@@ -6,12 +6,12 @@
  * needs to drive it (`window.panelTest`). What the shell would answer through dialogs (`answer`)
  * and how it shows errors are stubs that record what they get.
  */
-import { h } from '../../../lib/console/ui/dom.js';
-import { McpConsoleClient } from '../../../lib/console/ui/mcp-client.js';
-import { createResourcesPanel } from '../../../lib/console/ui/resources-panel.js';
-import { createPromptsPanel } from '../../../lib/console/ui/prompts-panel.js';
-import { createListenPanel } from '../../../lib/console/ui/listen-panel.js';
-import { createTasksPanel } from '../../../lib/console/ui/tasks-panel.js';
+import { h } from '../../../console-ui/dom.js';
+import { McpConsoleClient } from '../../../console-ui/mcp-client.js';
+import { createResourcesPanel } from '../../../console-ui/resources-panel.js';
+import { createPromptsPanel } from '../../../console-ui/prompts-panel.js';
+import { createListenPanel } from '../../../console-ui/listen-panel.js';
+import { createTasksPanel } from '../../../console-ui/tasks-panel.js';
 
 /** @type {string[]} */
 const cspViolations = [];
@@ -28,7 +28,7 @@ const errors = [];
 /** @type {ReturnType<typeof createTasksPanel> | undefined} */
 let tasks;
 
-/** @type {import('../../../lib/console/ui/app.js').ConsoleContext} */
+/** @type {import('../../../console-ui/app.js').ConsoleContext} */
 const ctx = {
   client,
   // `?capabilities=<JSON>` stands for a server that offers less than the sample.

@@ -2,7 +2,7 @@
 /* global document, window, setTimeout */
 /**
  * The page of test/console/widgets.e2e-spec.ts: it mounts the console's widgets (loaded from
- * lib/console/ui through the test's static server, under the console's CSP) and exposes hooks on
+ * console-ui through the test's static server, under the console's CSP) and exposes hooks on
  * `window.harness` for the test to create them and read what they return.
  */
 import {
@@ -11,9 +11,9 @@ import {
   renderPromptMessages,
   renderResourceContents,
   renderToolResult,
-} from '../../../lib/console/ui/content-view.js';
-import { createAnswerer } from '../../../lib/console/ui/input-requests.js';
-import { SchemaFormError, createSchemaForm } from '../../../lib/console/ui/schema-form.js';
+} from '../../../console-ui/content-view.js';
+import { createAnswerer } from '../../../console-ui/input-requests.js';
+import { SchemaFormError, createSchemaForm } from '../../../console-ui/schema-form.js';
 
 const stage = /** @type {HTMLElement} */ (document.getElementById('stage'));
 

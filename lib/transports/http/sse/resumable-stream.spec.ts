@@ -1,5 +1,5 @@
-import type { JsonRpcMessage } from '../../../protocol/json-rpc';
-import type { ReplayEvent } from '../../../sessions/replay-store.interface';
+import type { JsonRpcMessage } from '../../../protocol/messages/json-rpc';
+import type { ReplayEvent } from '../../../interfaces/replay-store.interface';
 import type { SseStream } from '../http-exchange';
 import { ResumableStream } from './resumable-stream';
 

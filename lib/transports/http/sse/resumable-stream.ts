@@ -1,5 +1,5 @@
-import type { JsonRpcMessage } from '../../../protocol/json-rpc';
-import type { ReplayEvent } from '../../../sessions/replay-store.interface';
+import type { JsonRpcMessage } from '../../../protocol/messages/json-rpc';
+import type { ReplayEvent } from '../../../interfaces/replay-store.interface';
 import type { SessionChannel } from '../../../sessions/session-channels';
 import { formatEventId } from './event-ids';
 

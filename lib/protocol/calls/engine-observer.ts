@@ -1,0 +1,45 @@
+/**
+ * What may watch the engine's work from outside (the module's OpenTelemetry layer): each message
+ * it handles, each question it sends a client, each call that becomes a task. The engine knows
+ * nothing of what the watcher does with them; without one it does no extra work at all.
+ */
+import type { JsonRpcNotification, JsonRpcRequest } from '../messages/json-rpc';
+import type { InputRequest } from '../messages/client-requests';
+import type { ResolvedRequest } from './resolved-request';
+import type { EngineOutcome, RequestFacts } from './transport-contract';
+import type { McpTaskRecord, McpTaskStatus } from '../tasks/task-record';
+
+/** A question to the client being watched. */
+export interface ObservedQuestion {
+  /** The question to send: the same, or a copy whose `params._meta` carries the watcher's context. */
+  readonly question: InputRequest;
+  /** The answer came (no `error`), or the question failed, timed out or was abandoned. */
+  end(error?: unknown): void;
+}
+
+/** A call that runs as a task, watched from its creation to its end. */
+export interface ObservedTask {
+  /** Runs the task's work within the task's observation (what the work does is seen as the task's). */
+  run<T>(work: () => T): T;
+  /** The task changed status; a terminal status (cancelled, expired) ends the observation. */
+  status(status: McpTaskStatus, message?: string): void;
+  /** The task's work ended and the task was stored so: its final status, and its error if it failed. */
+  settled(record: McpTaskRecord): void;
+}
+
+/** The watcher of one engine. */
+export interface EngineObserver {
+  /**
+   * Handles one incoming request or notification within its observation: `handle` is called
+   * once, and its outcome is returned as it is.
+   */
+  message(
+    facts: RequestFacts,
+    message: JsonRpcRequest | JsonRpcNotification,
+    handle: () => Promise<EngineOutcome>,
+  ): Promise<EngineOutcome>;
+  /** A handler asks the client a question (elicitation, sampling, roots). */
+  question(request: ResolvedRequest, question: InputRequest): ObservedQuestion;
+  /** A call became task `record` (its status is `working`). */
+  task(request: ResolvedRequest, record: McpTaskRecord): ObservedTask;
+}

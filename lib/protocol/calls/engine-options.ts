@@ -1,0 +1,44 @@
+/**
+ * The engine's settings, resolved from the module options, and its logger.
+ */
+import type { Revision } from '../messages/revisions';
+import type { LogLevel } from '../messages/log-levels';
+import type { CacheScope, Implementation } from '../messages/mcp-types';
+
+/** The engine's logger: errors from handlers are logged here, never sent to clients. */
+export interface EngineLogger {
+  error(message: string, trace?: string): void;
+  warn(message: string): void;
+  debug(message: string): void;
+}
+
+/** How long clients may cache a result, and who may share it (2026-07-28). */
+export interface CacheHint {
+  ttlMs: number;
+  scope: CacheScope;
+}
+
+/** The engine's settings, resolved from the module options. */
+export interface EngineOptions {
+  readonly serverInfo: Implementation;
+  readonly instructions?: string;
+  /** The revisions advertised and accepted, newest first. */
+  readonly revisions: readonly Revision[];
+  /** Page size of the list methods; 0 returns everything in one page. */
+  readonly pageSize: number;
+  /** The longest resource URI a client may send (`resources/read`, subscriptions, completion refs), in characters. */
+  readonly maxUriLength: number;
+  readonly cacheHints: CacheHint;
+  readonly discoverCacheHints: CacheHint;
+  /** Deadline of a handler call in ms; 0 disables it. */
+  readonly callTimeoutMs: number;
+  /** The log level of a legacy session that never sent `logging/setLevel`. */
+  readonly defaultLogLevel: LogLevel;
+  /** Legacy era: how long a request to the client (elicitation, sampling, roots) waits for its answer; 0 = no limit. */
+  readonly clientRequestTimeoutMs: number;
+  /** How many questions to the client may wait for their answers in one session, or one task. */
+  readonly maxPendingQuestions: number;
+  /** Modern era: the key `requestState` is signed with (random per process when absent) and its lifetime. */
+  readonly requestState: { readonly secret?: string | Buffer; readonly ttlMs: number };
+  readonly logger: EngineLogger;
+}
