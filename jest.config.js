@@ -1,5 +1,13 @@
 /**
- * One Jest run for unit specs (next to the code in lib/) and e2e specs (test/).
+ * The Jest run, in five tiers (Jest projects); `npm test` runs them all, on every core.
+ *
+ *   unit       the specs next to the code in lib/ (`npm run test:unit`)
+ *   types      specs that run the TypeScript compiler on typed code (`npm run test:types`)
+ *   e2e        the specs in test/, on real sockets with the official MCP clients (`npm run test:e2e`)
+ *   browser    the console's specs, driving Chromium (`npm run test:browser`)
+ *   consumers  the packed library in the consumer apps (`npm run test:consumers`)
+ *
+ * Each spec belongs to exactly one tier: unit and e2e take what the other three do not.
  *
  * Nest 12 publishes ESM only; Jest's CommonJS runtime cannot require ESM, so those packages
  * (and the ESM packages they import) are compiled to CommonJS by @swc/jest like our own code.
@@ -17,11 +25,21 @@ const esmPackages = [
   '@borewit',
 ];
 
-/** @type {import('jest').Config} */
-module.exports = {
+/** Specs that run the TypeScript compiler (tens of seconds each): the `types` tier. */
+const typeSpecs = [
+  'lib/decorators/mcp-typed-tool.decorator.spec.ts',
+  // The public API report and the docs' TypeScript blocks, each one compiler run.
+  'test/api-report.spec.ts',
+  'test/docs-snippets.spec.ts',
+];
+/** The console's specs and the other Chromium ones: the `browser` tier. */
+const browserSpecs = ['test/console/**/*.{spec,e2e-spec}.ts', 'test/support/browser.e2e-spec.ts'];
+/** The packed library in the consumer apps: the `consumers` tier. */
+const consumerSpecs = ['test/consumers.e2e-spec.ts'];
+
+/** What every tier shares. */
+const base = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/lib', '<rootDir>/test'],
-  testRegex: '\\.(spec|e2e-spec)\\.ts$',
   moduleFileExtensions: ['ts', 'js', 'json', 'mjs', 'cjs'],
   moduleNameMapper: { '^nest-mcp$': '<rootDir>/lib' },
   transform: {
@@ -38,6 +56,38 @@ module.exports = {
     ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
-  testPathIgnorePatterns: ['/node_modules/', '/test/consumers/'],
+  // The consumer apps' own sources and installs.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/consumers/'],
+};
+
+const inRoot = (globs) => globs.map((glob) => `<rootDir>/${glob}`);
+/** `globs` negated: unit and e2e take what the other tiers do not (Jest maps no <rootDir> after a `!`). */
+const except = (globs) => globs.map((glob) => `!${__dirname}/${glob}`);
+
+/** @type {import('jest').Config} */
+module.exports = {
+  // Every core (Jest's default leaves one free; the specs wait on sockets and child processes).
+  maxWorkers: '100%',
+  // A global option: Jest reads no testTimeout in a project.
   testTimeout: 20000,
+  projects: [
+    {
+      ...base,
+      displayName: 'unit',
+      testMatch: [...inRoot(['lib/**/*.{spec,e2e-spec}.ts']), ...except(typeSpecs)],
+    },
+    { ...base, displayName: 'types', testMatch: inRoot(typeSpecs) },
+    {
+      ...base,
+      displayName: 'e2e',
+      testMatch: [
+        ...inRoot(['test/**/*.{spec,e2e-spec}.ts']),
+        ...except(browserSpecs),
+        ...except(consumerSpecs),
+        ...except(typeSpecs),
+      ],
+    },
+    { ...base, displayName: 'browser', testMatch: inRoot(browserSpecs) },
+    { ...base, displayName: 'consumers', testMatch: inRoot(consumerSpecs) },
+  ],
 };

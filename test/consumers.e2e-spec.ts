@@ -1,6 +1,9 @@
 /**
  * The published package, loaded by real consumer apps: NestJS 11 and 12, each as a CommonJS and
- * an ESM app (test/consumers/nest{11,12}/{cjs,esm}).
+ * an ESM app. The apps are written once, in test/consumers/template/{cjs,esm}; each consumer
+ * (test/consumers/nest{11,12}, test/consumers/types/<variant>) is an install, a package.json and
+ * its lockfile, and the spec makes a copy of the template apps for each one, outside the
+ * repository, linked to the consumer's node_modules (see `copyApps`).
  *
  * The library is built and packed with `npm pack`; each consumer installs its pinned
  * dependencies with `npm ci` and the tarball with `npm install --no-save`, so nest-mcp resolves
@@ -19,9 +22,8 @@
  * with none of the optional peers installed and with all of them. nest11 and nest12 have no
  * optional peer and `@types/node` 20; test/consumers/types/<variant> install NestJS 12 with
  * `@types/node` 26, the peers, or both. Every consumer has both compilers (`typescript` 5.9 and
- * `typescript-7`), which check copies of its apps (of the nest12 apps for a variant, with
- * types/with-peers.ts beside them where the peers are installed) made outside the repository, so
- * that nothing resolves from the repository's own node_modules.
+ * `typescript-7`), which check its copies of the apps (with types/with-peers.ts beside them where
+ * the peers are installed), so that nothing resolves from the repository's own node_modules.
  *
  * Installs are reused while the consumer's lockfile and the packed tarball are unchanged (a
  * stamp in its node_modules records both), so reruns only build, pack and compile.
@@ -47,6 +49,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const ROOT = join(__dirname, '..');
 const CONSUMERS = join(__dirname, 'consumers');
+/** The apps, CommonJS and ESM, that every consumer runs or type-checks a copy of. */
+const TEMPLATE = join(CONSUMERS, 'template');
 const STAMP = '.nest-mcp-consumer-stamp.json';
 
 /** The admin server's API key, as the apps configure it (admin.tools.ts). */
@@ -196,32 +200,33 @@ const COMPILERS = [
 
 /**
  * The type-check matrix: the consumers' installs (what they hold is checked by the tests), whose
- * apps (those of nest11 or nest12) are checked by both compilers.
+ * copies of the template apps are checked by both compilers.
  */
 const typeConsumers = [
-  { consumer: 'nest11', apps: 'nest11', node: 20, peers: false },
-  { consumer: 'nest12', apps: 'nest12', node: 20, peers: false },
-  { consumer: 'types/node26', apps: 'nest12', node: 26, peers: false },
-  { consumer: 'types/node20-peers', apps: 'nest12', node: 20, peers: true },
-  { consumer: 'types/node26-peers', apps: 'nest12', node: 26, peers: true },
+  { consumer: 'nest11', node: 20, peers: false },
+  { consumer: 'nest12', node: 20, peers: false },
+  { consumer: 'types/node26', node: 26, peers: false },
+  { consumer: 'types/node20-peers', node: 20, peers: true },
+  { consumer: 'types/node26-peers', node: 26, peers: true },
 ] as const;
 
 /**
- * Copies of the apps of `from` (a consumer) under `into`, outside the repository, resolving their
- * packages through a link to `consumer`'s node_modules; types/with-peers.ts is added to their
- * sources when `peers`. In place, the declarations would find what they import in the
- * repository's own node_modules (an ancestor of the consumer's), where every optional peer is.
- * The copies are checked with `--preserveSymlinks`, so that resolution walks up from the link,
- * not from where it points.
+ * The template apps instantiated for `consumer`: copies under `into`, outside the repository,
+ * resolving their packages through a link to `consumer`'s node_modules; types/with-peers.ts is
+ * added to their sources when `peers`. In the repository, the declarations would find what they
+ * import in the repository's own node_modules (an ancestor of the consumer's), where every
+ * optional peer is. The type checks run with `--preserveSymlinks`, so that resolution walks up
+ * from the link, not from where it points; the running apps are compiled and started from copies
+ * like these (Node resolves the link to the consumer's own packages).
  */
-function copyApps(consumer: string, from: string, peers: boolean, into: string): Record<Format, string> {
+function copyApps(consumer: string, peers: boolean, into: string): Record<Format, string> {
   mkdirSync(into, { recursive: true });
   symlinkSync(join(consumer, 'node_modules'), join(into, 'node_modules'), 'junction');
   const apps = {} as Record<Format, string>;
   for (const format of FORMATS) {
     apps[format] = join(into, format);
     for (const name of ['package.json', 'tsconfig.json', 'src']) {
-      cpSync(join(from, format, name), join(apps[format], name), { recursive: true });
+      cpSync(join(TEMPLATE, format, name), join(apps[format], name), { recursive: true });
     }
     if (peers) cpSync(join(CONSUMERS, 'types', 'with-peers.ts'), join(apps[format], 'src', 'with-peers.ts'));
   }
@@ -337,8 +342,8 @@ const combinations = [
 ] as const;
 
 let workDir: string | undefined;
-/** Per combination: resolves once its app is installed and compiled, rejects with the cause. */
-const prepared = new Map<string, Promise<void>>();
+/** Per combination: resolves with its app's folder once it is installed and compiled, rejects with the cause. */
+const prepared = new Map<string, Promise<string>>();
 /** Per consumer of the type-check matrix: its apps, once it is installed. */
 const typeApps = new Map<string, Promise<Record<Format, string>>>();
 
@@ -354,14 +359,25 @@ beforeAll(async () => {
       Promise.all([packing, installDependencies(consumer)]).then(([packed]) => installLibrary(consumer, packed)),
     );
   }
+  const running = new Map<number, Promise<Record<Format, string>>>();
+  for (const [nest, installed] of installing) {
+    const consumer = join(CONSUMERS, `nest${nest}`);
+    running.set(
+      nest,
+      installed.then(() => copyApps(consumer, false, join(workDir!, 'run', `nest${nest}`))),
+    );
+  }
   for (const { nest, format } of combinations) {
     const consumer = join(CONSUMERS, `nest${nest}`);
     prepared.set(
       `${nest}-${format}`,
-      installing.get(nest)!.then(() => compile(consumer, join(consumer, format))),
+      running.get(nest)!.then(async (apps) => {
+        await compile(consumer, apps[format]);
+        return apps[format];
+      }),
     );
   }
-  for (const { consumer, apps, peers } of typeConsumers) {
+  for (const { consumer, peers } of typeConsumers) {
     const dir = join(CONSUMERS, consumer);
     const nest = /^nest(\d+)$/.exec(consumer);
     const installed = nest
@@ -369,7 +385,7 @@ beforeAll(async () => {
       : Promise.all([packing, installDependencies(dir)]).then(([packed]) => installLibrary(dir, packed));
     typeApps.set(
       consumer,
-      installed.then(() => copyApps(dir, join(CONSUMERS, apps), peers, join(workDir!, 'types', basename(consumer)))),
+      installed.then(() => copyApps(dir, peers, join(workDir!, 'types', basename(consumer)))),
     );
   }
   // A failure is reported by the combinations it concerns: their beforeAll awaits it.
@@ -383,14 +399,15 @@ afterAll(async () => {
 
 describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, format }) => {
   const consumer = join(CONSUMERS, `nest${nest}`);
-  const appDir = join(consumer, format);
+  /** The consumer's copy of the template app, compiled. */
+  let appDir: string;
   let app: RunningApp | undefined;
   let client: Client | undefined;
 
   beforeAll(async () => {
     const ready = prepared.get(`${nest}-${format}`);
     if (!ready) throw new Error('the shared setup did not run');
-    await ready;
+    appDir = await ready;
     app = await start(appDir);
     client = await connect(app.url);
   }, START_TIMEOUT_MS + 30_000);
@@ -587,7 +604,7 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
 });
 
 describe.each(typeConsumers)(
-  'the published types in $consumer (the $apps apps): @types/node $node, optional peers installed: $peers',
+  'the published types in $consumer: @types/node $node, optional peers installed: $peers',
   ({ consumer, node, peers }) => {
     const dir = join(CONSUMERS, consumer);
     let apps: Record<Format, string> | undefined;

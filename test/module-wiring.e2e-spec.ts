@@ -20,8 +20,7 @@ import {
   SharedOptionsModule,
 } from './fixtures/pipeline-module-wiring';
 import { rawPost, startApp, startupError, type RunningApp } from './fixtures/pipeline-app';
-
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { delay } from './support/waiting';
 
 const configModule = () => ConfigModule.forRoot({ ignoreEnvFile: true, load: [CONFIGURATION] });
 

@@ -23,6 +23,7 @@ import {
   SseReader,
   withTimeout,
 } from './fixtures/raw-rpc';
+import { waitUntil as waitUntilHolds } from './support/waiting';
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
@@ -30,15 +31,9 @@ const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const KEEP_ALIVE_MS = 1_000;
 const CALL_TIMEOUT_MS = 300;
 
-/** Resolves once `condition` holds; rejects after `timeoutMs`. */
-async function waitUntil(condition: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {
-  const poll = async (): Promise<void> => {
-    while (!condition()) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  };
-  await withTimeout(poll(), timeoutMs, what);
-}
+/** Resolves once `condition` holds; rejects after 3 s. */
+const waitUntil = (condition: () => boolean, what: string): Promise<void> =>
+  waitUntilHolds(condition, what, 3_000, { intervalMs: 5 });
 
 /** The `_meta` every message of subscription `id` carries. */
 const tagged = (id: string | number): Record<string, unknown> => ({ [SUBSCRIPTION_ID]: id });

@@ -12,6 +12,7 @@ import type { SessionStore } from '../lib/interfaces/session-store.interface';
 import { McpEngine } from '../lib/protocol/engine';
 import type { HttpPlatform } from './fixtures/http-app';
 import { settledHeap } from './support/settled-memory';
+import { TestClock } from './support/test-clock';
 import {
   exchange,
   legacyRequest,
@@ -70,21 +71,35 @@ async function pool(count: number, width: number, task: (index: number) => Promi
 
 const MB = 1024 * 1024;
 
+/**
+ * The idle timeout of the suites that sweep sessions. They read "now" from a `TestClock`, and a
+ * session goes idle when the test moves it past this (see `goIdle`): no test waits for it, and
+ * none ends a session by accident on a slow machine. The sweeper runs on its real timer.
+ */
+const IDLE_MS = 60_000;
+const SWEEP_MS = 100;
+
+/** Moves `clock` past the idle timeout: every session not touched since is swept on the next sweep. */
+function goIdle(clock: TestClock): void {
+  clock.advance(IDLE_MS + 1);
+}
+
 describe.each(PLATFORMS)('1,000 idle sessions are swept and leave nothing behind (%s)', (platform) => {
   /** Per session: 8 log messages of 2.5 kB each kept in its replay buffer, about 20 kB. */
   const FILL = { count: 8, size: 2500 };
   const SESSIONS = 1000;
   let server: SessionsApp;
+  const clock = new TestClock();
 
   beforeAll(async () => {
     // One client (one address) holds every session and its GET stream: neither the per-caller cap
     // on sessions nor the bound on held streams may get in the way.
     server = await startSessionsApp(
       {
-        sessions: { idleTimeoutMs: 1000, sweepIntervalMs: 100, maxPerPrincipal: SESSIONS },
+        sessions: { idleTimeoutMs: IDLE_MS, sweepIntervalMs: SWEEP_MS, maxPerPrincipal: SESSIONS },
         http: { maxStreamsPerPrincipal: SESSIONS },
       },
-      { platform },
+      { platform, clock },
     );
   });
 
@@ -94,8 +109,8 @@ describe.each(PLATFORMS)('1,000 idle sessions are swept and leave nothing behind
 
   /**
    * Opens a session the way a client uses one: handshake, its GET stream, a subscription, a
-   * streamed call. Opening 1,000 sessions takes far longer than the idle timeout: the held
-   * streams keep them all alive at once until the test lets them go idle.
+   * streamed call. The held streams keep them all alive at once, sweep after sweep, until the
+   * test lets them go idle.
    */
   async function useSession(index: number): Promise<{ id: string; stream: HeldStream }> {
     const init = await post(server.url, initialize(1));
@@ -140,21 +155,28 @@ describe.each(PLATFORMS)('1,000 idle sessions are swept and leave nothing behind
     return { ids, release: () => streams.forEach((stream) => stream.close()) };
   }
 
+  /** Lets go of the streams of `held`, then of its sessions: idle past the timeout. */
+  async function letGo(held: { release: () => void }): Promise<void> {
+    held.release();
+    await waitUntil(() => stateTables(server.app).channels === 0, 'every GET stream to be detached', 30_000);
+    goIdle(clock);
+  }
+
   it('sweeps every one of them, empties every table, and the heap returns near where it started', async () => {
     const expired = new Set<string>();
     const otherEnds: string[] = [];
     const stop = server.sessions.onEnd((id, reason) => (reason === 'expired' ? expired.add(id) : otherEnds.push(id)));
     try {
       // Warm-up: code paths compiled and caches filled before the baseline is taken.
-      const warmUp = await openHeld(40);
-      warmUp.release();
+      await letGo(await openHeld(40));
       await waitUntil(async () => (await server.sessions.count()) === 0, 'the warm-up sessions to expire', 10_000);
       await waitUntil(() => stateTables(server.app).replayBuffers === 0, 'the warm-up buffers to be dropped');
       expect(stateTables(server.app)).toEqual(EMPTY_TABLES);
       const baseline = await settledHeap();
       expired.clear();
 
-      const { ids, release } = await openHeld(SESSIONS);
+      const held = await openHeld(SESSIONS);
+      const { ids } = held;
       // All of them live at once, each with its stream, replay buffer and subscription.
       expect(stateTables(server.app)).toMatchObject({
         sessions: SESSIONS,
@@ -168,7 +190,7 @@ describe.each(PLATFORMS)('1,000 idle sessions are swept and leave nothing behind
       const peak = await settledHeap();
 
       // Left idle: the clients drop their streams and send nothing more.
-      release();
+      await letGo(held);
       await waitUntil(async () => (await server.sessions.count()) === 0, 'every session to expire', 30_000);
       await waitUntil(() => stateTables(server.app).replayBuffers === 0, 'every replay buffer to be dropped');
       // Each of them ended by expiry, once; nothing else ended any.
@@ -195,9 +217,13 @@ describe.each(PLATFORMS)('1,000 idle sessions are swept and leave nothing behind
 
 describe.each(PLATFORMS)('Idle sweep and held streams (%s)', (platform) => {
   let server: SessionsApp;
+  const clock = new TestClock();
 
   beforeAll(async () => {
-    server = await startSessionsApp({ sessions: { idleTimeoutMs: 1000, sweepIntervalMs: 100 } }, { platform });
+    server = await startSessionsApp(
+      { sessions: { idleTimeoutMs: IDLE_MS, sweepIntervalMs: SWEEP_MS } },
+      { platform, clock },
+    );
   });
 
   afterAll(async () => {
@@ -213,15 +239,25 @@ describe.each(PLATFORMS)('Idle sweep and held streams (%s)', (platform) => {
     const events = new SseEventReader(stream);
     await events.next(); // the priming event: the stream is attached
 
-    // Both were idle in the sweep that ended `idle`; the held one stays, several sweeps later too.
-    await expect(sessionEnd(server.sessions, idle.sessionId)).resolves.toBe('expired');
-    const idleSince = Date.now();
-    await waitUntil(() => Date.now() - idleSince > 500, 'a few more sweeps');
-    await expect(server.sessions.find(held.sessionId, { id: 'anonymous', scopes: [] })).resolves.toBeDefined();
+    // Both were idle in the sweep that ended `idle`; the held one stays, and the sweep touched it.
+    const anonymous = { id: 'anonymous', scopes: [] };
+    const idleEnd = sessionEnd(server.sessions, idle.sessionId);
+    goIdle(clock);
+    await expect(idleEnd).resolves.toBe('expired');
+    // Idle again, past the timeout: a later sweep spares it again (it touches it at its own "now").
+    goIdle(clock);
+    const idleAgainAt = clock.now();
+    await waitUntil(
+      async () => ((await server.sessions.find(held.sessionId, anonymous))?.lastActivity ?? 0) >= idleAgainAt,
+      'a sweep after the session was idle again',
+    );
     expect(stateTables(server.app)).toMatchObject({ sessions: 1, channels: 1, liveStreams: 1 });
 
+    // Its stream closed, the next sweep past the timeout ends it.
     const ended = sessionEnd(server.sessions, held.sessionId);
     connection.abort();
+    await waitUntil(() => stateTables(server.app).channels === 0, 'the GET stream to be detached');
+    goIdle(clock);
     await expect(ended).resolves.toBe('expired');
     const gone = await post(server.url, legacyRequest('ping', undefined, 9), held.headers);
     expect(gone.status).toBe(404);
@@ -351,11 +387,15 @@ describe.each(PLATFORMS)('Session cap on the 2024-11-05 SSE pair (maxSessions 3)
   });
 });
 
-describe('Expired sessions free their slots (maxSessions 2, idleTimeoutMs 1000)', () => {
+describe('Expired sessions free their slots (maxSessions 2)', () => {
   let server: SessionsApp;
+  const clock = new TestClock();
 
   beforeAll(async () => {
-    server = await startSessionsApp({ sessions: { maxSessions: 2, idleTimeoutMs: 1000, sweepIntervalMs: 100 } });
+    server = await startSessionsApp(
+      { sessions: { maxSessions: 2, idleTimeoutMs: IDLE_MS, sweepIntervalMs: SWEEP_MS } },
+      { clock },
+    );
   });
 
   afterAll(async () => {
@@ -366,7 +406,9 @@ describe('Expired sessions free their slots (maxSessions 2, idleTimeoutMs 1000)'
     const first = await openLegacySession(server.url);
     await openLegacySession(server.url);
     expect((await post(server.url, initialize(3))).status).toBe(503);
-    await expect(sessionEnd(server.sessions, first.sessionId)).resolves.toBe('expired');
+    const firstEnd = sessionEnd(server.sessions, first.sessionId);
+    goIdle(clock);
+    await expect(firstEnd).resolves.toBe('expired');
     await waitUntil(async () => (await server.sessions.count()) === 0, 'both sessions to expire');
     await expect(openLegacySession(server.url)).resolves.toMatchObject({ protocolVersion: '2025-11-25' });
   });
@@ -381,12 +423,14 @@ describe.each(ENDINGS)('What the end of a session ends (%s, %s)', (platform, end
   let server: SessionsApp;
   let cleanup: AbortController;
   let counter = 0;
+  const clock = new TestClock();
 
   beforeAll(async () => {
-    // Expiry after 1 s idle; DELETE on a server whose sessions never idle out during a test.
+    // Expiry when the test moves the clock past the idle timeout; DELETE on a server whose
+    // sessions never idle out during a test.
     server = await startSessionsApp(
-      ending === 'expiry' ? { sessions: { idleTimeoutMs: 1000, sweepIntervalMs: 100 } } : {},
-      { platform },
+      ending === 'expiry' ? { sessions: { idleTimeoutMs: IDLE_MS, sweepIntervalMs: SWEEP_MS } } : {},
+      { platform, clock },
     );
   });
 
@@ -414,6 +458,7 @@ describe.each(ENDINGS)('What the end of a session ends (%s, %s)', (platform, end
       expect(deleted.status).toBe(204);
       await expect(ended).resolves.toBe('deleted');
     } else {
+      goIdle(clock);
       await expect(ended).resolves.toBe('expired');
     }
   }

@@ -19,6 +19,7 @@ import {
   send,
   withTimeout,
 } from './fixtures/raw-rpc';
+import { TestClock } from './support/test-clock';
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
 
@@ -312,12 +313,15 @@ describe('Legacy notification without a session', () => {
   });
 });
 
-describe('Idle sessions (idleTimeoutMs = 1000, sweepIntervalMs = 100)', () => {
+describe('Idle sessions (idleTimeoutMs = 60000 on a test clock, sweepIntervalMs = 100)', () => {
   let server: HttpApp;
+  /** Moved past the idle timeout by the test: no test waits for a session to go idle. */
+  const clock = new TestClock();
 
   beforeAll(async () => {
     server = await startHttpApp(
-      ProtocolFixtureModule.forRoot({ sessions: { idleTimeoutMs: 1000, sweepIntervalMs: 100 } }),
+      ProtocolFixtureModule.forRoot({ sessions: { idleTimeoutMs: 60_000, sweepIntervalMs: 100 } }),
+      { clock },
     );
   });
 
@@ -345,6 +349,7 @@ describe('Idle sessions (idleTimeoutMs = 1000, sweepIntervalMs = 100)', () => {
         });
       });
       // Both sessions were idle in the sweep that ended this one: the streaming one was kept.
+      clock.advance(60_001);
       await expect(withTimeout(ended, 5000, 'the idle session to end')).resolves.toBe('expired');
       const gone = await post(server.url, legacyRequest('ping', undefined, 1), idle.headers);
       expect(gone.status).toBe(404);

@@ -5,6 +5,7 @@ import { MemoryNotificationBus } from '../stores/memory/memory-notification.bus'
 import { MemoryTaskStore } from '../stores/memory/memory-task.store';
 import { McpTaskService, type NewTask } from './mcp-task.service';
 import { resolveTaskOptions, type TaskSettings } from './task-settings';
+import { delay, flush } from '../../test/support/waiting';
 
 const MODERN: NewTask = {
   owner: 'principal:alice',
@@ -90,14 +91,6 @@ afterEach(() => {
     service.onApplicationShutdown();
   });
 });
-
-function flush(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 describe('McpTaskService', () => {
   it('runs the manager it exposes, with the settings it was given', async () => {

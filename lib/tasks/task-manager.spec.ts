@@ -10,6 +10,7 @@ import { MemoryClusterLink } from '../stores/memory/memory-cluster.link';
 import { TaskManager, type NewTask } from './task-manager';
 import { resolveTaskOptions, type TaskSettings } from './task-settings';
 import type { McpTaskRecord } from '../interfaces/task-store.interface';
+import { delay, flush } from '../../test/support/waiting';
 
 const MODERN: NewTask = {
   owner: 'principal:alice',
@@ -152,14 +153,6 @@ function watch(bus: MemoryNotificationBus, store: MemoryTaskStore) {
     }
   });
   return { events, storedThen };
-}
-
-function flush(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Whether a promise settled yet. */

@@ -11,6 +11,7 @@ import { RedisNotificationBus } from '../../lib/stores/redis/redis-notification.
 import { MemoryClusterLink } from '../../lib/stores/memory/memory-cluster.link';
 import type { McpEvent } from '../../lib/interfaces/notification-bus.interface';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
+import { waitUntil } from '../support/waiting';
 
 let server: RedisServerHandle;
 const closers: Array<() => Promise<void> | void> = [];
@@ -180,15 +181,8 @@ describe('RedisClusterLink', () => {
 
 describe('RedisClusterLink: liveness', () => {
   /** Resolves once `check` holds (polled), or rejects after 3 s. */
-  async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-    const deadline = Date.now() + 3_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) {
-        throw new Error(`Still not ${what} after 3 s`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  const eventually = (check: () => Promise<boolean>, what: string): Promise<void> =>
+    waitUntil(check, what, 3_000, { intervalMs: 20 });
 
   /** Redis's clock, in ms. */
   async function redisNow(hub: RedisHub): Promise<number> {

@@ -8,6 +8,7 @@ import { flushRedis, startRedisServer, type RedisServerHandle } from '../support
 import { dataOf, describeReplayStoreContract, replayEvent, sizedEvent } from './replay-store.contract';
 import { describeSessionStoreContract, sessionRecord } from './session-store.contract';
 import { describeTaskStoreContract, taskRecord } from './task-store.contract';
+import { waitUntil } from '../support/waiting';
 
 const PREFIX = 'mcp-test:';
 const IDLE_MS = 60_000;
@@ -55,18 +56,9 @@ async function commandsDuring(run: () => Promise<unknown>): Promise<number> {
   return calls;
 }
 
-/** Polls `probe` until it resolves true, failing after `timeoutMs`. */
-async function eventually(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe().catch(() => false)) {
-      return;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`Condition not met within ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls `probe` until it resolves true (a rejection counts as false), failing after `timeoutMs`. */
+function eventually(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  return waitUntil(() => probe().catch(() => false), 'the condition', timeoutMs, { intervalMs: 50 });
 }
 
 beforeAll(async () => {

@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { waitUntil as waitUntilHolds } from './waiting';
 
 /** The Chromium binary: `CHROMIUM_PATH`, else Debian's. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -179,17 +180,7 @@ export async function waitUntil(
   timeoutMs: number = WAIT_MS,
   describeLast?: () => Promise<string> | string,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) {
-      return;
-    }
-    if (Date.now() > deadline) {
-      const last = describeLast === undefined ? '' : `; last: ${await describeLast()}`;
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${description}${last}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return waitUntilHolds(condition, description, timeoutMs, { intervalMs: 25, describeLast });
 }
 
 /** The text of `locator` (its first match), or '' while it does not exist. */

@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
 import { startRedisServer, type RedisServerHandle } from './redis-server';
+import { waitUntil } from './waiting';
 
 const run = promisify(execFile);
 
@@ -37,18 +38,9 @@ export async function redisCall(port: number, ...args: Array<string | number>): 
   }
 }
 
-/** Polls `probe` until it resolves true, failing with `what` after `timeoutMs`. */
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe().catch(() => false)) {
-      return;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: not within ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** Polls `probe` until it resolves true (a rejection counts as false), failing with `what` after `timeoutMs`. */
+function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  return waitUntil(() => probe().catch(() => false), what, timeoutMs, { intervalMs: 100 });
 }
 
 async function stopAll(servers: RedisServerHandle[]): Promise<void> {

@@ -1,6 +1,7 @@
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { lingerOnClose, type LingerBounds } from './lingering-close';
+import { waitUntil } from '../../../test/support/waiting';
 
 const LIMIT = 256 * 1024;
 /** A chunk of the chunked encoding, 16 KiB of data. */
@@ -189,8 +190,6 @@ describe('lingerOnClose', () => {
   });
 });
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function waitFor(condition: () => boolean): Promise<void> {
+  return waitUntil(condition, 'the condition', 10_000, { intervalMs: 5 });
 }

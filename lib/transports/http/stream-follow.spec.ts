@@ -4,6 +4,7 @@ import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../interfaces/re
 import type { SseStream } from './http-exchange';
 import { ResumableStream } from './sse/resumable-stream';
 import { StreamFollows } from './stream-follow';
+import { flush } from '../../../test/support/waiting';
 
 const HERE = 'aaaaaaaaaaaaaaaa';
 const THERE = 'bbbbbbbbbbbbbbbb';
@@ -64,10 +65,6 @@ function store(window: ReplayWindow): ReplayStore {
 
 const note = (n: number): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { n } });
 const event = (streamId: string, seq: number, n: number): ReplayEvent => ({ streamId, seq, message: note(n) });
-
-function flush(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 describe('StreamFollows', () => {
   const logger = { warn: jest.fn() };

@@ -2,6 +2,7 @@ import type { JsonRpcMessage } from '../../../protocol/messages/json-rpc';
 import type { ReplayEvent } from '../../../interfaces/replay-store.interface';
 import type { SseStream } from '../http-exchange';
 import { ResumableStream } from './resumable-stream';
+import { flush } from '../../../../test/support/waiting';
 
 /** What a connection was asked to write, in order. */
 interface Written {
@@ -45,10 +46,6 @@ function fakeConnection(full = false): {
     ended: () => closed,
     drain: () => settle(true),
   };
-}
-
-function flush(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function host() {

@@ -1,6 +1,0 @@
-import 'reflect-metadata';
-import { runMcpStdio } from 'nest-mcp';
-import { AppModule } from './app.module';
-
-/** The same app served over stdio: JSON-RPC on stdin/stdout, logs on stderr. */
-void runMcpStdio(AppModule, { logger: ['error', 'warn'] });
