@@ -5,12 +5,14 @@
  */
 export interface McpHttpOptions {
   /**
-   * The largest request body accepted, in bytes (HTTP 413 beyond). When the platform's body
-   * parser reads the body first, its own limit applies as well: raise it with
-   * `app.useBodyParser('json', { limit })`. The rest of a refused body is read and dropped, up
+   * The largest request body accepted, in bytes (HTTP 413 beyond). The MCP routes read their
+   * own bodies, so the platform's parser limit does not apply to them; only a parser the
+   * application runs first (a global middleware) adds its own limit (raise it with
+   * `app.useBodyParser('json', { limit })`). The rest of a refused body is read and dropped, up
    * to twice this many bytes more, before the answer goes out, so that the client (or the proxy
    * in front) reads the answer instead of a reset; beyond that, or when the declared length is
-   * beyond it, the answer goes out at once and the connection closes.
+   * beyond it, the answer goes out and the connection closes, still reading what the client
+   * sends meanwhile for a moment (up to 16 MiB, 2 s).
    * @default 4194304 (4 MiB)
    */
   maxBodyBytes?: number;

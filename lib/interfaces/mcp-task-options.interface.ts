@@ -13,7 +13,8 @@ export interface McpTaskOptions {
   inlineMs?: number;
   /**
    * How long a task is kept from its creation, in ms, when the client asks for nothing else
-   * (2025-11-25 `task.ttl`). A task still running when it expires is stopped and failed.
+   * (2025-11-25 `task.ttl`). A task still running when it expires is stopped and failed. The
+   * default is `maxTtlMs` when that is lower.
    * @default 3600000
    */
   defaultTtlMs?: number;
