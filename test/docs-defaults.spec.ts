@@ -82,18 +82,21 @@ describe('the options found in the code', () => {
 });
 
 describe('the check itself', () => {
+  /** Where the code declares an option (read, not written here: comments above it move it). */
+  const at = (name: string): string => declared.find((option) => option.name === name)?.at ?? `no option ${name}`;
+
   it('refuses a wrong default, a missing one, an unknown option, a repeated row and a row without a name', () => {
     const problems = defaultProblems(FIXTURE, readFileSync(join(ROOT, FIXTURE), 'utf8'), declared);
     expect(problems.filter((problem) => !problem.endsWith('has no row'))).toEqual([
       `${FIXTURE}:13: an option row starts with the option's name in backticks, then its default`,
-      `${FIXTURE}:8: \`callTimeoutMs\` defaults to 60000 (lib/interfaces/mcp-module-options.interface.ts:104), not 30000`,
-      `${FIXTURE}:9: \`pageSize\` defaults to 0 (lib/interfaces/mcp-module-options.interface.ts:89), not —`,
+      `${FIXTURE}:8: \`callTimeoutMs\` defaults to 60000 (${at('callTimeoutMs')}), not 30000`,
+      `${FIXTURE}:9: \`pageSize\` defaults to 0 (${at('pageSize')}), not —`,
       `${FIXTURE}:10: \`http.noSuchOption\` is no option of McpModule.forRoot()`,
       `${FIXTURE}:12: \`path\` has a row already, at line 11`,
-      `${FIXTURE}:14: \`http.cors\` defaults to true (lib/interfaces/mcp-http-options.interface.ts:129), not true | false`,
+      `${FIXTURE}:14: \`http.cors\` defaults to true (${at('http.cors')}), not true | false`,
     ]);
     expect(problems).toContain(
-      `${FIXTURE}: \`http.keepAliveMs\` (default 15000, lib/interfaces/mcp-http-options.interface.ts:43) has no row`,
+      `${FIXTURE}: \`http.keepAliveMs\` (default 15000, ${at('http.keepAliveMs')}) has no row`,
     );
     // The rows that are right are not reported missing.
     expect(problems.filter((problem) => /`(http\.maxBodyBytes|sessions\.idleTimeoutMs|path)`/.test(problem))).toEqual([
@@ -114,7 +117,7 @@ describe('the check itself', () => {
     );
     const line = 3 + declared.findIndex((option) => option.name === 'http.maxJsonDepth');
     expect(defaultProblems('generated.md', table(changed), declared)).toEqual([
-      `generated.md:${line}: \`http.maxJsonDepth\` defaults to 64 (lib/interfaces/mcp-http-options.interface.ts:21), not 128`,
+      `generated.md:${line}: \`http.maxJsonDepth\` defaults to 64 (${at('http.maxJsonDepth')}), not 128`,
     ]);
   });
 
