@@ -28,7 +28,6 @@ import { EndpointRoutes } from './endpoint-routes.service';
 import { postHeadersRefusal, type HttpRefusal, type PostAnswer } from './content-negotiation';
 import { DISCARD_FACTOR, dropBody, parseError, tooLarge, type BodyOutcome } from './request-body';
 import { HttpAdmission } from './http-admission.service';
-import { lingerOnClose } from './lingering-close';
 import { FORBIDDEN } from './host-origin';
 import { HttpExchanges } from './http-exchanges.service';
 import { HttpRefusals } from './http-refusals.service';
@@ -138,7 +137,7 @@ export class HttpPlatform implements OnModuleInit, PlatformEndpoints {
       return answer;
     }
     const ended = dropBody(req, DISCARD_FACTOR * this.http.maxBodyBytes);
-    return typeof ended === 'boolean' ? closing(req, answer, ended) : ended.then((done) => closing(req, answer, done));
+    return typeof ended === 'boolean' ? closing(answer, ended) : ended.then((done) => closing(answer, done));
   }
 
   private refusedBodyAnswer(
@@ -172,12 +171,8 @@ export class HttpPlatform implements OnModuleInit, PlatformEndpoints {
 
 /**
  * The answer once what could be dropped of the body was: when the body did not end within
- * that, the connection closes after the answer, lingering so that the client reads it.
+ * that, part of it is unread, and the adapter closes the connection (`closeUnread`).
  */
-function closing(req: IncomingMessage, answer: BodyErrorAnswer, ended: boolean): BodyErrorAnswer {
-  if (ended) {
-    return { ...answer, unread: false };
-  }
-  lingerOnClose(req);
-  return { ...answer, unread: true };
+function closing(answer: BodyErrorAnswer, ended: boolean): BodyErrorAnswer {
+  return { ...answer, unread: !ended };
 }

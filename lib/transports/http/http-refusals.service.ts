@@ -9,7 +9,7 @@ import { McpAuthService } from '../../auth/mcp-auth.service';
 import { sendJson, type HttpExchange } from './http-exchange';
 import type { HostOriginRefusal } from './host-origin';
 import type { BodyOutcome } from './request-body';
-import { lingerOnClose } from './lingering-close';
+import { closeUnread } from './lingering-close';
 import { RefusalLog } from '../../protocol/bounds/refusal-log';
 import { logText } from '../../protocol/bounds/log-text';
 import { McpLogger } from '../../telemetry/mcp.logger';
@@ -73,12 +73,7 @@ export class HttpRefusals {
   /** Answers a body the endpoint cannot take (413, 400), closing the connection when part of it is unread. */
   refuseBody(exchange: HttpExchange, outcome: BodyOutcome & { ok: false }): void {
     this.body(exchange.req, outcome);
-    if (outcome.unread === true) {
-      lingerOnClose(exchange.req);
-      sendJson(exchange.res, outcome.status, outcome.error, { connection: 'close' });
-    } else {
-      sendJson(exchange.res, outcome.status, outcome.error);
-    }
+    sendJson(exchange.res, outcome.status, outcome.error, outcome.unread === true ? closeUnread(exchange.req) : {});
   }
 
   /** The log line of a refused body: a warning for bodies over the limit (once a minute), debug otherwise. */

@@ -54,6 +54,19 @@ export function lingerOnClose(req: IncomingMessage, bounds: LingerBounds = DEFAU
   };
 }
 
+/** The header that closes a connection after its answer. */
+const CLOSE = Object.freeze({ connection: 'close' });
+
+/**
+ * The headers of an answer that leaves part of the request's body unread: the connection closes
+ * after the answer, and the close lingers (see {@link lingerOnClose}). Every such answer takes
+ * its headers from here, so that none closes without lingering.
+ */
+export function closeUnread(req: IncomingMessage): Readonly<Record<'connection', string>> {
+  lingerOnClose(req);
+  return CLOSE;
+}
+
 /** Sends the FIN after the answer, then drops what arrives until the client stops or a bound. */
 function drain(req: IncomingMessage, socket: Socket, bounds: LingerBounds): void {
   let dropped = 0;

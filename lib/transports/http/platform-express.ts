@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { servesVerb, markerOf, type McpEndpointMarker } from './endpoint-marker';
 import { isThenable } from '../../protocol/messages/thenables';
 import { sendJson } from './http-exchange';
+import { closeUnread } from './lingering-close';
 import { pathOf, type BodyErrorAnswer, type PlatformBodyError, type PlatformEndpoints } from './platform-hooks';
 
 /** body-parser's error types, by what they mean. */
@@ -97,7 +98,7 @@ export function installOnExpress(app: ExpressApp, endpoints: PlatformEndpoints, 
       return;
     }
     const send = ({ status, body, unread }: BodyErrorAnswer): void =>
-      sendJson(res, status, body, unread ? { connection: 'close' } : {});
+      sendJson(res, status, body, unread ? closeUnread(req) : {});
     const answer = endpoints.bodyErrorAnswer(req, res, marker, kind);
     if (isThenable(answer)) {
       void answer.then(send);

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { servesVerb, markerOf, type McpEndpointMarker } from './endpoint-marker';
 import { pathOf, type PlatformBodyError, type PlatformEndpoints } from './platform-hooks';
+import { closeUnread } from './lingering-close';
 
 /** Where a Fastify request keeps the body error its route's `onError` hook saw. */
 const MCP_BODY_ERROR = Symbol('nest-mcp:body-error');
@@ -133,7 +134,7 @@ function onSend(endpoints: PlatformEndpoints, marker: McpEndpointMarker) {
     const { status, body, unread } = await endpoints.bodyErrorAnswer(request.raw, reply.raw, marker, kind);
     reply.code(status).header('content-type', 'application/json');
     if (unread) {
-      reply.header('connection', 'close');
+      reply.header('connection', closeUnread(request.raw).connection);
     } else {
       // Fastify closes the connection of any body its parser refused, for the rest of the body;
       // the rest was read and dropped, so the connection may serve the next request.

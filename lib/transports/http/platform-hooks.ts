@@ -12,7 +12,7 @@ export type PlatformBodyError = 'parse' | 'too-large' | 'media-type';
 export interface BodyErrorAnswer {
   readonly status: number;
   readonly body: unknown;
-  /** Whether part of the body is unread (the connection is then closed). */
+  /** Whether part of the body is unread: the adapter then closes the connection with `closeUnread`. */
   readonly unread: boolean;
 }
 
