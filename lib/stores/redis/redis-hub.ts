@@ -361,11 +361,29 @@ function publisherOf(client: RedisClient, channel: string): Pick<RedisClient, 'p
   if (!isCluster(client)) {
     return client;
   }
-  const masters = client
-    .nodes('master')
-    .filter((node) => node.status !== 'end' && node.status !== 'close')
-    .sort((a, b) => nodeName(a).localeCompare(nodeName(b)));
+  const masters = mastersInOrder(client);
   return masters.length === 0 ? client : masters[nameHash(channel) % masters.length];
+}
+
+type ClusterNode = ReturnType<Cluster['nodes']>[number];
+
+/** The last ordered masters of each cluster client, kept while its live masters stay the same. */
+const orderedMasters = new WeakMap<Cluster, { live: ClusterNode[]; ordered: ClusterNode[] }>();
+
+/** A cluster's live masters, ordered by name: sorted again only when the set of them changed. */
+function mastersInOrder(client: Cluster): ClusterNode[] {
+  const live = client.nodes('master').filter((node) => node.status !== 'end' && node.status !== 'close');
+  const last = orderedMasters.get(client);
+  if (
+    last !== undefined &&
+    last.live.length === live.length &&
+    last.live.every((node, index) => node === live[index])
+  ) {
+    return last.ordered;
+  }
+  const ordered = [...live].sort((a, b) => nodeName(a).localeCompare(nodeName(b)));
+  orderedMasters.set(client, { live, ordered });
+  return ordered;
 }
 
 function nodeName(node: { options: { host?: string; port?: number } }): string {
