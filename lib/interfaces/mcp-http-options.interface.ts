@@ -64,8 +64,8 @@ export interface McpHttpOptions {
   /**
    * How many bytes the replay buffers of all legacy sessions of the server keep together (with
    * Redis, of all instances together): past it the oldest events of all sessions go first. At
-   * least `replayBufferBytes`.
-   * @default 67108864 (64 MiB)
+   * least `replayBufferBytes`: a smaller value is refused at startup.
+   * @default 67108864 (64 MiB), or replayBufferBytes when that is larger
    */
   replayTotalBytes?: number;
   /**

@@ -83,6 +83,7 @@ export interface McpModuleExtras {
    * (`SetMetadata(...)`, `SkipThrottle()`) is harmless. The console is an ordinary route, which
    * global guards wrap: `[Public()]` opens it to a global guard with a `@Public()` opt-out.
    * @example endpointDecorators: [UseGuards(IpAllowListGuard)]
+   * @default [] (none)
    */
   endpointDecorators?: ClassDecorator[];
   /**
