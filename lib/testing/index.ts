@@ -1,0 +1,25 @@
+/**
+ * nest-mcp/testing: an MCP client for tests that drives a Nest application's MCP server
+ * in-process, without a port, through the real HTTP stack and the real Nest pipeline, or a real
+ * URL with the same API.
+ */
+export { createMcpTestClient, McpTestClient } from './mcp-test-client';
+export type { McpTestCall, McpTestTarget, McpTestingModuleLike } from './mcp-test-client';
+export { McpTestError, McpHttpError } from './mcp-test.errors';
+export { MCP_TEST_MODERN_REVISION } from './mcp-test.types';
+export type {
+  McpTestAnswer,
+  McpTestAnswers,
+  McpTestCallOptions,
+  McpTestClientOptions,
+  McpTestMessage,
+  McpTestNotification,
+  McpTestPrompt,
+  McpTestQuestion,
+  McpTestReport,
+  McpTestResource,
+  McpTestResourceTemplate,
+  McpTestResult,
+  McpTestServerInfo,
+  McpTestTool,
+} from './mcp-test.types';

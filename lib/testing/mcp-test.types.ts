@@ -1,0 +1,173 @@
+/**
+ * The shapes the test client reads and returns: what the lists hold, what a call reported on
+ * the way, the questions the server asked and the answers a test gives.
+ */
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  CompletionResult,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  GetPromptResult,
+  Implementation,
+  ListRootsResult,
+  LogLevel,
+  ReadResourceResult,
+} from '../index';
+
+/** The modern revision, the default of the test client. @publicApi */
+export const MCP_TEST_MODERN_REVISION = '2026-07-28';
+
+/** A JSON-RPC message as the test client reads it off the wire. @publicApi */
+export interface McpTestMessage {
+  readonly jsonrpc: '2.0';
+  readonly id?: string | number | null;
+  readonly method?: string;
+  readonly params?: Record<string, any>;
+  readonly result?: Record<string, any>;
+  readonly error?: { code: number; message: string; data?: unknown };
+}
+
+/** A notification the server sent while it served a call (`notifications/progress`, `notifications/message`...). @publicApi */
+export interface McpTestNotification {
+  readonly method: string;
+  readonly params: Record<string, any>;
+}
+
+/** What every result the test client returns carries besides the wire's fields. @publicApi */
+export interface McpTestReport {
+  /**
+   * The notifications the server sent while serving the request, in order. A property that
+   * `toEqual` does not see (it is not enumerable), so the result compares as it came.
+   */
+  readonly notifications: readonly McpTestNotification[];
+}
+
+/** A result of the test client: the wire's result and what the call reported on the way. @publicApi */
+export type McpTestResult<T> = T & McpTestReport;
+
+/** A tool as `tools/list` lists it. @publicApi */
+export interface McpTestTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+  execution?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** A resource as `resources/list` lists it. @publicApi */
+export interface McpTestResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+/** A resource template as `resources/templates/list` lists it. @publicApi */
+export interface McpTestResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+/** A prompt as `prompts/list` lists it. @publicApi */
+export interface McpTestPrompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: Array<{ name: string; description?: string; required?: boolean }>;
+  [key: string]: unknown;
+}
+
+/** What `discover()` (modern) or `initialize()` (legacy) learnt of the server. @publicApi */
+export interface McpTestServerInfo {
+  /** The revision the client speaks with the server. */
+  readonly protocolVersion: string;
+  /** The revisions the server supports (modern era; the negotiated one in the legacy era). */
+  readonly supportedVersions: readonly string[];
+  readonly capabilities: Record<string, any>;
+  readonly serverInfo?: Implementation;
+  readonly instructions?: string;
+  /** The whole result as it came. */
+  readonly raw: Record<string, any>;
+}
+
+/** One question the server asked the client, and the answer the test's `answers` gave. @publicApi */
+export interface McpTestQuestion {
+  readonly method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list' | string;
+  readonly params: Record<string, any>;
+  /** How it reached the client: an `input_required` round (modern) or the legacy stream. */
+  readonly via: 'input_required' | 'stream';
+  /** The answer sent; `undefined` when the client had none (it then refused the question). */
+  readonly answer?: unknown;
+}
+
+/** A fixed answer, or a function of the question's params. @publicApi */
+export type McpTestAnswer<P, R> = R | ((params: P, question: McpTestQuestion) => R | Promise<R>);
+
+/** How the test answers the server's questions, in both eras. @publicApi */
+export interface McpTestAnswers {
+  /** Answers `elicitation/create` (`ctx.elicit()`). */
+  elicit?: McpTestAnswer<ElicitParams, ElicitResult>;
+  /** Answers `sampling/createMessage` (`ctx.sample()`). */
+  sample?: McpTestAnswer<CreateMessageParams, CreateMessageResult>;
+  /** Answers `roots/list` (`ctx.listRoots()`). */
+  roots?: McpTestAnswer<Record<string, never>, ListRootsResult>;
+}
+
+/** The options of {@link createMcpTestClient}. @publicApi */
+export interface McpTestClientOptions {
+  /**
+   * The path of the server's Streamable HTTP endpoint (global prefix included).
+   * @default the endpoint path of the application's MCP server (`server` names it among several), else '/mcp'
+   */
+  path?: string;
+  /** The name of the server among the application's servers, to find its endpoint's path. */
+  server?: string;
+  /**
+   * The revision the client speaks: '2026-07-28' (stateless, `_meta` on every request) or a
+   * legacy one ('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05': a session opened with
+   * `initialize`, closed with DELETE by `close()`).
+   * @default '2026-07-28'
+   */
+  revision?: string;
+  /** Headers of every request: what auth and guards see (`authorization`, an API key...). */
+  headers?: Record<string, string>;
+  /**
+   * The client capabilities declared (on every request, or in `initialize`).
+   * @default those the `answers` can serve (`elicitation`, `sampling`, `roots`)
+   */
+  clientCapabilities?: ClientCapabilities;
+  /** The client's name and version. @default { name: 'nest-mcp-test-client', version: '1.0.0' } */
+  clientInfo?: Implementation;
+  /** How the test answers the server's questions. */
+  answers?: McpTestAnswers;
+  /** The log level asked for (per request in the modern era, `logging/setLevel` in the legacy one). */
+  logLevel?: LogLevel;
+}
+
+/** The options of one request. @publicApi */
+export interface McpTestCallOptions {
+  /** Aborts the request: the connection closes (and a legacy client sends `notifications/cancelled`). */
+  signal?: AbortSignal;
+  /** Called with each `notifications/progress` of the request. */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Called with each notification of the request, progress and logs included. */
+  onNotification?: (notification: McpTestNotification) => void;
+  /** Extra `_meta` of the request. */
+  meta?: Record<string, unknown>;
+  /** Headers of this request only. */
+  headers?: Record<string, string>;
+}
+

@@ -1,0 +1,191 @@
+/**
+ * The small application the testing kit's specs drive: a DTO tool, a guarded tool, a scoped
+ * tool, an elicitation, a sampling question, a long call with progress and logs, a task tool,
+ * a resource (subscribable), a template with completion and a prompt, served with bearer
+ * tokens (anonymous callers allowed, so that a guard or a scope refuses them).
+ */
+import {
+  type CanActivate,
+  type DynamicModule,
+  type ExecutionContext,
+  Injectable,
+  Module,
+  UseGuards,
+} from '@nestjs/common';
+import { IsInt, IsString } from 'class-validator';
+import {
+  McpCtx,
+  McpExecutionContext,
+  McpModule,
+  type McpModuleExtras,
+  type McpModuleOptions,
+  McpPrompt,
+  McpResource,
+  McpResourceTemplate,
+  McpScopes,
+  McpTool,
+  ToolArgs,
+} from 'nest-mcp';
+
+export const KIT_SERVER = { name: 'kit-fixture', version: '0.0.1' } as const;
+
+/** The bearer tokens: a reader (no scope) and an admin (`admin`, role=admin). */
+export const KIT_TOKENS = { reader: 'reader-token', admin: 'admin-token' } as const;
+
+export class RepeatDto {
+  @IsString()
+  text!: string;
+
+  @IsInt()
+  times!: number;
+}
+
+/** Lets through only the admin principal (its claim role=admin). */
+@Injectable()
+export class AdminGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const principal = McpExecutionContext.create(context).getContext().principal;
+    return principal?.claims?.role === 'admin';
+  }
+}
+
+/** Records what the blocking tool saw, so that a test can see its signal abort on the server. */
+@Injectable()
+export class KitProbe {
+  readonly aborted: string[] = [];
+  readonly started: string[] = [];
+}
+
+@Injectable()
+export class KitTools {
+  constructor(private readonly probe: KitProbe) {}
+
+  @McpTool({ description: 'Repeats a text (a class-validator DTO)', input: RepeatDto })
+  repeat(@ToolArgs() args: RepeatDto): string {
+    return args.text.repeat(args.times);
+  }
+
+  @McpTool({ description: 'Fails as a tool error (isError)' })
+  broken(): never {
+    throw new Error('broken on purpose');
+  }
+
+  @McpTool({ description: 'Only for the admin (a guard)' })
+  @UseGuards(AdminGuard)
+  guarded(): string {
+    return 'guarded ok';
+  }
+
+  @McpTool({ description: 'Only with the admin scope' })
+  @McpScopes('admin')
+  scoped(): string {
+    return 'scoped ok';
+  }
+
+  @McpTool({ description: 'Asks for a name', input: { type: 'object', properties: {} } })
+  async ask_name(@McpCtx() ctx: McpCtx): Promise<string> {
+    const answer = await ctx.elicit({
+      mode: 'form',
+      message: 'What is your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    return `action=${answer.action} name=${String(answer.content?.name ?? '-')}`;
+  }
+
+  @McpTool({ description: "Asks the client's model", input: { type: 'object', properties: {} } })
+  async ask_model(@McpCtx() ctx: McpCtx): Promise<string> {
+    const answer = await ctx.sample({
+      messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
+      maxTokens: 10,
+    });
+    const content = answer.content as { text?: string };
+    return `model=${answer.model} text=${String(content.text)}`;
+  }
+
+  @McpTool({ description: 'Lists the roots', input: { type: 'object', properties: {} } })
+  async ask_roots(@McpCtx() ctx: McpCtx): Promise<string> {
+    const { roots } = await ctx.listRoots();
+    return roots.map((root) => root.uri).join(',');
+  }
+
+  @McpTool({ description: 'Reports progress and logs, then answers' })
+  async chatty(@McpCtx() ctx: McpCtx): Promise<string> {
+    ctx.progress(1, 2, 'half');
+    ctx.log('info', 'working', 'kit');
+    await new Promise((resolve) => setImmediate(resolve));
+    ctx.progress(2, 2, 'done');
+    return 'chatted';
+  }
+
+  @McpTool({
+    description: 'Reports progress, then runs until aborted',
+    input: { type: 'object', properties: { label: { type: 'string' } }, required: ['label'] },
+  })
+  async block(@ToolArgs('label') label: string, @McpCtx() ctx: McpCtx): Promise<string> {
+    this.probe.started.push(label);
+    ctx.progress(1, undefined, 'started');
+    await new Promise<void>((resolve) => {
+      const limit = setTimeout(resolve, 5000);
+      ctx.signal.addEventListener('abort', () => {
+        clearTimeout(limit);
+        this.probe.aborted.push(label);
+        resolve();
+      });
+    });
+    return ctx.signal.aborted ? 'aborted' : 'not aborted';
+  }
+}
+
+@Injectable()
+export class KitResources {
+  @McpResource({ uri: 'kit://greeting', name: 'greeting', mimeType: 'text/plain' })
+  greeting(): string {
+    return 'hello';
+  }
+
+  @McpResourceTemplate({
+    uriTemplate: 'kit://colors/{name}',
+    name: 'color',
+    mimeType: 'text/plain',
+    complete: { name: 'completeColor' },
+  })
+  color(@ToolArgs('name') name: string): string {
+    return `color ${name}`;
+  }
+
+  completeColor(prefix: string): string[] {
+    return ['red', 'green', 'grey'].filter((color) => color.startsWith(prefix));
+  }
+
+  @McpPrompt({ name: 'greet', description: 'Greets someone', arguments: [{ name: 'who', required: true }] })
+  greet(@ToolArgs('who') who: string) {
+    return { messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `Greet ${who}` } }] };
+  }
+}
+
+@Module({})
+export class KitFixtureModule {
+  static forRoot(options: Partial<McpModuleOptions> = {}, extras: McpModuleExtras = {}): DynamicModule {
+    return {
+      module: KitFixtureModule,
+      imports: [
+        McpModule.forRoot(
+          {
+            ...KIT_SERVER,
+            auth: {
+              bearer: {
+                tokens: {
+                  [KIT_TOKENS.reader]: { id: 'reader', scopes: [], claims: { role: 'reader' } },
+                  [KIT_TOKENS.admin]: { id: 'admin', scopes: ['admin'], claims: { role: 'admin' } },
+                },
+              },
+            },
+            ...options,
+          },
+          extras,
+        ),
+      ],
+      providers: [KitProbe, KitTools, KitResources],
+    };
+  }
+}
