@@ -485,6 +485,25 @@ export class McpTestClient {
     signal: AbortSignal | undefined,
     collect: (notification: McpTestNotification) => void,
   ): Promise<T> {
+    try {
+      return await this.exchangeOnce<T>(body, method, headers, signal, collect);
+    } catch (error) {
+      // A request the test aborted fails with the signal's reason, not with what the closed
+      // connection made of it (ECONNRESET...).
+      if (signal?.aborted === true) {
+        throw signal.reason;
+      }
+      throw error;
+    }
+  }
+
+  private async exchangeOnce<T>(
+    body: { id: number; method: string },
+    method: string,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+    collect: (notification: McpTestNotification) => void,
+  ): Promise<T> {
     const { response, status } = await this.post(body, method, headers, signal);
     const type = String(response.headers['content-type'] ?? '');
     if (method === 'initialize' && typeof response.headers['mcp-session-id'] === 'string') {

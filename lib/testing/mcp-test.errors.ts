@@ -65,13 +65,18 @@ export class McpHttpError extends Error {
     return Array.isArray(value) ? value.join(', ') : value;
   }
 
-  /** The JSON-RPC error of the body, when the body held one. */
-  get rpcError(): { code: number; message: string; data?: unknown } | undefined {
+  /** The body parsed as JSON, when it is JSON. */
+  get json(): any {
     try {
-      const parsed = JSON.parse(this.body) as { error?: { code: number; message: string; data?: unknown } };
-      return parsed.error;
+      return JSON.parse(this.body);
     } catch {
       return undefined;
     }
+  }
+
+  /** The JSON-RPC error of the body, when the body is a JSON-RPC error (a 403 for a missing scope...). */
+  get rpcError(): { code: number; message: string; data?: unknown } | undefined {
+    const parsed = this.json as { jsonrpc?: string; error?: { code: number; message: string; data?: unknown } };
+    return parsed?.jsonrpc === '2.0' ? parsed.error : undefined;
   }
 }
