@@ -31,6 +31,32 @@ const protocolBoundary = (depth) => ({
   },
 });
 
+/**
+ * lib/testing (the `nest-mcp/testing` entry) uses the library as an application does: its own
+ * files, the public API (`../index`), node built-ins and the Nest peers; nothing internal
+ * (test/architecture.spec.ts checks the same).
+ */
+const testingBoundary = {
+  files: ['lib/testing/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: '^(?!node:|@nestjs/common$|@nestjs/core$|\\.\\.?/)',
+            message: 'lib/testing may import node built-ins and the Nest peers, no other package.',
+          },
+          {
+            regex: '^\\.\\./(?!index$)',
+            message: 'lib/testing imports the public API only (../index), as an application would.',
+          },
+        ],
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -93,4 +119,5 @@ export default tseslint.config(
   protocolBoundary(0),
   protocolBoundary(1),
   protocolBoundary(2),
+  testingBoundary,
 );

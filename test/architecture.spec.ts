@@ -7,7 +7,9 @@
  *   from one folder into another is an edge, and the graph of folders has no cycle. A nested
  *   folder is a folder of its own: a parent may import its child, but then the child may not
  *   import its parent (that would close a cycle), the same as for any two folders;
- * - lib/protocol imports nothing outside itself but node built-ins: it is the framework-free core.
+ * - lib/protocol imports nothing outside itself but node built-ins: it is the framework-free core;
+ * - lib/testing (the `nest-mcp/testing` entry) uses the library as an application does: its own
+ *   files, the public API (lib/index.ts), node built-ins and the Nest peers, nothing internal.
  *
  * The imports are read with the TypeScript compiler's own scanner, so every form counts
  * (`import`, `import type`, `export ... from`, `require`, `import()`).
@@ -19,6 +21,9 @@ import * as ts from 'typescript';
 const ROOT = resolve(__dirname, '..');
 const LIB = join(ROOT, 'lib');
 const PROTOCOL = join(LIB, 'protocol');
+const TESTING = join(LIB, 'testing');
+/** The packages lib/testing may import besides node built-ins: the peers an application has. */
+const TESTING_PACKAGES = ['@nestjs/common', '@nestjs/core'];
 
 /**
  * Cycles outside lib/protocol that other work removes: each is the sorted list of its files
@@ -215,6 +220,23 @@ describe('architecture', () => {
         }
         const target = specifier.startsWith('.') ? resolve(dirname(file), specifier) : undefined;
         if (target === undefined || !(target + sep).startsWith(PROTOCOL + sep)) {
+          leaks.push(`${rel(file)} imports '${specifier}'`);
+        }
+      }
+    }
+    expect(leaks).toEqual([]);
+  });
+
+  it('keeps lib/testing on the public API: lib/index.ts, its own files, node built-ins, the Nest peers', () => {
+    const leaks: string[] = [];
+    for (const file of sourceFiles(TESTING).filter((path) => !isSpec(path))) {
+      for (const specifier of specifiersOf(file)) {
+        if (specifier.startsWith('node:') || TESTING_PACKAGES.includes(specifier)) {
+          continue;
+        }
+        const target = specifier.startsWith('.') ? resolveRelative(file, specifier) : undefined;
+        const own = target !== undefined && dirname(target) === TESTING;
+        if (!own && target !== join(LIB, 'index.ts')) {
           leaks.push(`${rel(file)} imports '${specifier}'`);
         }
       }

@@ -21,11 +21,7 @@ export interface HttpRequestInit {
   readonly signal?: AbortSignal;
 }
 
-function sendWith(
-  make: typeof httpRequest,
-  options: RequestOptions,
-  init: HttpRequestInit,
-): Promise<IncomingMessage> {
+function sendWith(make: typeof httpRequest, options: RequestOptions, init: HttpRequestInit): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const headers = { ...init.headers };
     if (init.body !== undefined) {
@@ -64,12 +60,7 @@ export function networkConnector(url: URL): Connector {
   const make = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return {
     origin: url.origin,
-    send: (init) =>
-      sendWith(
-        make as typeof httpRequest,
-        { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, agent: false },
-        init,
-      ),
+    send: (init) => sendWith(make, { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, agent: false }, init),
   };
 }
 

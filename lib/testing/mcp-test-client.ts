@@ -180,10 +180,15 @@ export class McpTestClient {
    * `tools/call` as a long call: iterate it for its notifications as they come, await `result`
    * for its end.
    */
-  streamTool(name: string, args: Record<string, unknown> = {}, options: McpTestCallOptions = {}): McpTestCall<CallToolResult> {
+  streamTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: McpTestCallOptions = {},
+  ): McpTestCall<CallToolResult> {
     const queue = new NotificationQueue<McpTestNotification>();
     const controller = new AbortController();
-    const signal = options.signal === undefined ? controller.signal : AbortSignal.any([options.signal, controller.signal]);
+    const signal =
+      options.signal === undefined ? controller.signal : AbortSignal.any([options.signal, controller.signal]);
     const result = this.request<CallToolResult>(
       'tools/call',
       { name, arguments: args },
@@ -276,7 +281,8 @@ export class McpTestClient {
       await this.initialize();
     }
     const controller = new AbortController();
-    const signal = options.signal === undefined ? controller.signal : AbortSignal.any([options.signal, controller.signal]);
+    const signal =
+      options.signal === undefined ? controller.signal : AbortSignal.any([options.signal, controller.signal]);
     this.inFlight.add(controller);
     const notifications: McpTestNotification[] = [];
     const collect = (notification: McpTestNotification): void => {
@@ -388,7 +394,12 @@ export class McpTestClient {
     return headers;
   }
 
-  private post(body: unknown, method: string, headers: Record<string, string>, signal?: AbortSignal): Promise<Delivery> {
+  private post(
+    body: unknown,
+    method: string,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<Delivery> {
     return this.connector
       .send({
         method: 'POST',
@@ -558,7 +569,14 @@ export class McpTestClient {
   /** The test's answer to one question; records it. */
   private async answer(method: string, params: Record<string, any>, via: McpTestQuestion['via']): Promise<unknown> {
     const answers = this.options.answers ?? {};
-    const given = method === 'elicitation/create' ? answers.elicit : method === 'sampling/createMessage' ? answers.sample : method === 'roots/list' ? answers.roots : undefined;
+    const given =
+      method === 'elicitation/create'
+        ? answers.elicit
+        : method === 'sampling/createMessage'
+          ? answers.sample
+          : method === 'roots/list'
+            ? answers.roots
+            : undefined;
     if (given === undefined) {
       this.questions.push({ method, params, via });
       throw new Error(`The server asked ${method} and the test client has no answer for it (answers option)`);
@@ -620,7 +638,12 @@ export async function createMcpTestClient(
 ): Promise<McpTestClient> {
   if (typeof target === 'string' || target instanceof URL) {
     const url = new URL(String(target));
-    return new McpTestClient(networkConnector(url), options.path ?? `${url.pathname}${url.search}`, options, async () => undefined);
+    return new McpTestClient(
+      networkConnector(url),
+      options.path ?? `${url.pathname}${url.search}`,
+      options,
+      async () => undefined,
+    );
   }
   let app: INestApplication;
   let owned = false;

@@ -3,18 +3,14 @@
  * the way, the questions the server asked and the answers a test gives.
  */
 import type {
-  CallToolResult,
   ClientCapabilities,
-  CompletionResult,
   CreateMessageParams,
   CreateMessageResult,
   ElicitParams,
   ElicitResult,
-  GetPromptResult,
   Implementation,
   ListRootsResult,
   LogLevel,
-  ReadResourceResult,
 } from '../index';
 
 /** The modern revision, the default of the test client. @publicApi */
@@ -105,7 +101,8 @@ export interface McpTestServerInfo {
 
 /** One question the server asked the client, and the answer the test's `answers` gave. @publicApi */
 export interface McpTestQuestion {
-  readonly method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list' | string;
+  /** `elicitation/create`, `sampling/createMessage` or `roots/list`. */
+  readonly method: string;
   readonly params: Record<string, any>;
   /** How it reached the client: an `input_required` round (modern) or the legacy stream. */
   readonly via: 'input_required' | 'stream';
@@ -170,4 +167,3 @@ export interface McpTestCallOptions {
   /** Headers of this request only. */
   headers?: Record<string, string>;
 }
-

@@ -5,7 +5,7 @@
 export class NotificationQueue<T> implements AsyncIterable<T> {
   private readonly items: T[] = [];
   private ended = false;
-  private failure: unknown;
+  private failure: Error | undefined;
   private wake: (() => void) | undefined;
 
   push(item: T): void {
@@ -13,7 +13,7 @@ export class NotificationQueue<T> implements AsyncIterable<T> {
     this.notify();
   }
 
-  end(failure?: unknown): void {
+  end(failure?: Error): void {
     this.ended = true;
     this.failure = failure;
     this.notify();

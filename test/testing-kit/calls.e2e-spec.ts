@@ -84,7 +84,10 @@ describe.each(PLATFORMS)('the test client in-process (%s)', (platform) => {
       expect((await client.listPrompts()).map((prompt) => prompt.name)).toEqual(['greet']);
       const prompt = await client.getPrompt('greet', { who: 'Ada' });
       expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Greet Ada' } }]);
-      const completed = await client.complete({ type: 'ref/resource', uri: 'kit://colors/{name}' }, { name: 'name', value: 'gr' });
+      const completed = await client.complete(
+        { type: 'ref/resource', uri: 'kit://colors/{name}' },
+        { name: 'name', value: 'gr' },
+      );
       expect(completed.completion.values).toEqual(['green', 'grey']);
     });
 

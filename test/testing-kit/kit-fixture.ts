@@ -136,11 +136,21 @@ export class KitTools {
   }
 }
 
+/** The text of the greeting resource (a provider a test can override). */
+@Injectable()
+export class KitGreeting {
+  text(): string {
+    return 'hello';
+  }
+}
+
 @Injectable()
 export class KitResources {
+  constructor(private readonly greetingText: KitGreeting) {}
+
   @McpResource({ uri: 'kit://greeting', name: 'greeting', mimeType: 'text/plain' })
   greeting(): string {
-    return 'hello';
+    return this.greetingText.text();
   }
 
   @McpResourceTemplate({
@@ -169,23 +179,21 @@ export class KitFixtureModule {
     return {
       module: KitFixtureModule,
       imports: [
-        McpModule.forRoot(
-          {
-            ...KIT_SERVER,
-            auth: {
-              bearer: {
-                tokens: {
-                  [KIT_TOKENS.reader]: { id: 'reader', scopes: [], claims: { role: 'reader' } },
-                  [KIT_TOKENS.admin]: { id: 'admin', scopes: ['admin'], claims: { role: 'admin' } },
-                },
+        McpModule.forRoot({
+          ...KIT_SERVER,
+          auth: {
+            bearer: {
+              tokens: {
+                [KIT_TOKENS.reader]: { id: 'reader', scopes: [], claims: { role: 'reader' } },
+                [KIT_TOKENS.admin]: { id: 'admin', scopes: ['admin'], claims: { role: 'admin' } },
               },
             },
-            ...options,
           },
-          extras,
-        ),
+          ...options,
+          ...extras,
+        }),
       ],
-      providers: [KitProbe, KitTools, KitResources],
+      providers: [KitProbe, KitGreeting, KitTools, KitResources],
     };
   }
 }

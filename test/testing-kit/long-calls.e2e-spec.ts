@@ -31,9 +31,13 @@ describe.each(PLATFORMS)('long calls (%s)', (platform) => {
       const client = await createMcpTestClient(app, { revision, headers: ADMIN });
       try {
         const controller = new AbortController();
-        const call = client.callTool('block', { label }, { signal: controller.signal, onProgress: () => controller.abort() });
+        const call = client.callTool(
+          'block',
+          { label },
+          { signal: controller.signal, onProgress: () => controller.abort() },
+        );
         await expect(call).rejects.toMatchObject({ name: 'AbortError' });
-        await waitUntil(() => probe.aborted.includes(label));
+        await waitUntil(() => probe.aborted.includes(label), `the abort of ${label} on the server`);
         expect(probe.started).toContain(label);
       } finally {
         await client.close();
@@ -53,10 +57,13 @@ describe.each(PLATFORMS)('long calls (%s)', (platform) => {
           call.cancel();
         }
         expect(seen).toEqual([
-          { method: 'notifications/progress', params: { progressToken: expect.any(String), progress: 1, message: 'started' } },
+          {
+            method: 'notifications/progress',
+            params: { progressToken: expect.any(String), progress: 1, message: 'started' },
+          },
         ]);
         await expect(call.result).rejects.toMatchObject({ name: 'AbortError' });
-        await waitUntil(() => probe.aborted.includes(label));
+        await waitUntil(() => probe.aborted.includes(label), `the abort of ${label} on the server`);
       } finally {
         await client.close();
       }

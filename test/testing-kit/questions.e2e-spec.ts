@@ -89,7 +89,11 @@ describe.each(PLATFORMS)('the server’s questions (%s)', (platform) => {
     });
 
     it('records a question it has no answer for, and the call fails', async () => {
-      const client = await createMcpTestClient(app, { revision, headers: ADMIN, clientCapabilities: { elicitation: {} } });
+      const client = await createMcpTestClient(app, {
+        revision,
+        headers: ADMIN,
+        clientCapabilities: { elicitation: {} },
+      });
       try {
         const outcome = await client.callTool('ask_name').then(
           (result) => (result.isError === true ? 'isError' : 'answered'),

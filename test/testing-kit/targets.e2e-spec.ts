@@ -1,0 +1,66 @@
+/**
+ * What the test client can talk to: a compiled testing module (with an overridden provider; the
+ * client makes the application and closes it), an application with a global prefix and a
+ * path of its own (found from the server), and a real URL over the network, the same API in
+ * both eras.
+ */
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { createMcpTestClient } from '../../lib/testing';
+import { startHttpApp } from '../fixtures/http-app';
+import { KIT_TOKENS, KitFixtureModule, KitGreeting } from './kit-fixture';
+import { kitApp, REVISIONS } from './kit-app';
+
+const ADMIN = { authorization: `Bearer ${KIT_TOKENS.admin}` };
+
+describe('the test client’s targets', () => {
+  it('drives a testing module with an overridden provider, and closes the application it made', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [KitFixtureModule.forRoot()] })
+      .overrideProvider(KitGreeting)
+      .useValue({ text: () => 'overridden' })
+      .compile();
+    const made = jest.spyOn(moduleRef, 'createNestApplication');
+    const client = await createMcpTestClient(moduleRef, { headers: ADMIN });
+    const app = made.mock.results[0].value as INestApplication;
+    const closing = jest.spyOn(app, 'close');
+    expect((await client.readResource('kit://greeting')).contents).toEqual([
+      { uri: 'kit://greeting', mimeType: 'text/plain', text: 'overridden' },
+    ]);
+    await client.close();
+    expect(closing).toHaveBeenCalledTimes(1);
+    await expect(client.listTools()).rejects.toThrow('The MCP test client is closed');
+  });
+
+  it('finds the endpoint path of the server (its path option under the global prefix)', async () => {
+    const app = await kitApp('express', {}, { path: 'tools/mcp' });
+    app.setGlobalPrefix('api');
+    const client = await createMcpTestClient(app, { headers: ADMIN });
+    try {
+      expect((await client.listTools()).length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+      await app.close();
+    }
+  });
+
+  describe.each(REVISIONS)('a real URL, speaking %s', (revision) => {
+    it('calls tools, answers questions and closes its session over the network', async () => {
+      const http = await startHttpApp(KitFixtureModule.forRoot());
+      const client = await createMcpTestClient(http.url.toString(), {
+        revision,
+        headers: ADMIN,
+        answers: { elicit: { action: 'accept', content: { name: 'Net' } } },
+      });
+      try {
+        expect((await client.discover()).protocolVersion).toBe(revision);
+        expect((await client.callTool('repeat', { text: 'x', times: 3 })).content).toEqual([
+          { type: 'text', text: 'xxx' },
+        ]);
+        expect((await client.callTool('ask_name')).content).toEqual([{ type: 'text', text: 'action=accept name=Net' }]);
+      } finally {
+        await client.close();
+        await http.close();
+      }
+    });
+  });
+});
