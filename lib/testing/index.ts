@@ -4,7 +4,13 @@
  * URL with the same API.
  */
 export { createMcpTestClient, McpTestClient } from './mcp-test-client';
-export type { McpTestCall, McpTestTarget, McpTestingModuleLike } from './mcp-test-client';
+export type {
+  McpTestCall,
+  McpTestListenFilter,
+  McpTestSubscription,
+  McpTestTarget,
+  McpTestingModuleLike,
+} from './mcp-test-client';
 export { McpTestError, McpHttpError } from './mcp-test.errors';
 export { MCP_TEST_MODERN_REVISION } from './mcp-test.types';
 export type {

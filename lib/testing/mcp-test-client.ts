@@ -72,6 +72,31 @@ export interface McpTestCall<T> extends AsyncIterable<McpTestNotification> {
   cancel(reason?: unknown): void;
 }
 
+/** What a `subscriptions/listen` stream asks for (2026-07-28). @publicApi */
+export interface McpTestListenFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** The URIs whose `notifications/resources/updated` the stream carries. */
+  resourceSubscriptions?: string[];
+  [key: string]: unknown;
+}
+
+/**
+ * A held notification stream: `subscriptions/listen` (modern era) or the legacy session's GET
+ * stream. Iterate it for its notifications; `close()` ends it (the client's `close()` too).
+ * @publicApi
+ */
+export interface McpTestSubscription extends AsyncIterable<McpTestNotification> {
+  /** The acknowledgement's params (modern era); `undefined` on the legacy stream. */
+  readonly acknowledged: Record<string, any> | undefined;
+  /** The next notification; rejects after `timeoutMs`, or when the stream ends first. */
+  next(timeoutMs?: number): Promise<McpTestNotification>;
+  /** The notifications received so far, in order. */
+  readonly received: readonly McpTestNotification[];
+  close(): void;
+}
+
 /** One raw answer: the status, headers, and the JSON-RPC messages of its body in order. */
 interface Delivery {
   readonly response: IncomingMessage;
@@ -92,6 +117,7 @@ export class McpTestClient {
   private opened: Promise<McpTestServerInfo> | undefined;
   private closed = false;
   private readonly inFlight = new Set<AbortController>();
+  private readonly streams = new Set<McpTestSubscription>();
 
   /** @internal */
   constructor(
@@ -256,6 +282,70 @@ export class McpTestClient {
   }
 
   /**
+   * Opens a notification stream: `subscriptions/listen` with `filter` in the modern era (resolves
+   * once acknowledged), the session's GET stream in the legacy era (resolves once it is open;
+   * `resourceSubscriptions` are subscribed with `resources/subscribe`).
+   */
+  async listen(filter: McpTestListenFilter = {}, options: McpTestCallOptions = {}): Promise<McpTestSubscription> {
+    this.assertOpen();
+    const controller = new AbortController();
+    const signal =
+      options.signal === undefined ? controller.signal : AbortSignal.any([options.signal, controller.signal]);
+    let response: IncomingMessage;
+    if (this.era === 'modern') {
+      const id = this.nextId++;
+      const body = {
+        jsonrpc: '2.0',
+        id,
+        method: 'subscriptions/listen',
+        params: { notifications: filter, _meta: { ...this.modernMeta(), ...options.meta } },
+      };
+      const headers = { 'mcp-protocol-version': MCP_TEST_MODERN_REVISION, 'mcp-method': 'subscriptions/listen' };
+      response = (await this.post(body, 'subscriptions/listen', { ...headers, ...options.headers }, signal)).response;
+    } else {
+      await this.initialize();
+      response = await this.connector.send({
+        method: 'GET',
+        path: this.path,
+        headers: { accept: 'text/event-stream', ...this.options.headers, ...this.sessionHeaders(), ...options.headers },
+        signal,
+      });
+    }
+    const status = response.statusCode ?? 0;
+    if (status !== 200 || !String(response.headers['content-type'] ?? '').includes('event-stream')) {
+      const text = await readText(response);
+      const error = parseError(text);
+      throw error === undefined
+        ? new McpHttpError(status, response.headers, text, this.era === 'modern' ? 'subscriptions/listen' : 'GET')
+        : new McpTestError(error.code, error.message, error.data, status, 'subscriptions/listen');
+    }
+    const subscription = this.subscription(response, controller);
+    if (this.era === 'modern') {
+      try {
+        await withTimeout(subscription.ready, 5000, 'the acknowledgement of subscriptions/listen');
+      } catch (error) {
+        subscription.close();
+        throw error;
+      }
+    } else {
+      for (const uri of filter.resourceSubscriptions ?? []) {
+        await this.request('resources/subscribe', { uri }, options);
+      }
+    }
+    return subscription;
+  }
+
+  /** `resources/subscribe` (legacy era: its updates come on the GET stream of {@link listen}). */
+  async subscribeResource(uri: string, options: McpTestCallOptions = {}): Promise<void> {
+    await this.request('resources/subscribe', { uri }, options);
+  }
+
+  /** `resources/unsubscribe` (legacy era). */
+  async unsubscribeResource(uri: string, options: McpTestCallOptions = {}): Promise<void> {
+    await this.request('resources/unsubscribe', { uri }, options);
+  }
+
+  /**
    * The log level of the server's `notifications/message`: `logging/setLevel` in the legacy era;
    * in the modern era (which has no such method) the level every later request asks for in its
    * `_meta`.
@@ -328,6 +418,9 @@ export class McpTestClient {
     for (const controller of this.inFlight) {
       controller.abort(new Error('The test client closed'));
     }
+    for (const stream of this.streams) {
+      stream.close();
+    }
     try {
       if (this.sessionId !== undefined) {
         const response = await this.connector.send({
@@ -341,6 +434,68 @@ export class McpTestClient {
     } finally {
       await this.onClose();
     }
+  }
+
+  private modernMeta(): Record<string, unknown> {
+    return {
+      [META.protocolVersion]: MCP_TEST_MODERN_REVISION,
+      [META.clientCapabilities]: this.capabilities,
+      [META.clientInfo]: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      ...(this.logLevel === undefined ? {} : { [META.logLevel]: this.logLevel }),
+    };
+  }
+
+  private subscription(
+    response: IncomingMessage,
+    controller: AbortController,
+  ): McpTestSubscription & { readonly ready: Promise<void> } {
+    const queue = new NotificationQueue<McpTestNotification>();
+    const received: McpTestNotification[] = [];
+    let read = 0;
+    let acknowledge!: () => void;
+    let fail!: (error: Error) => void;
+    const ready = new Promise<void>((resolve, reject) => {
+      acknowledge = resolve;
+      fail = reject;
+    });
+    ready.catch(() => undefined);
+    const pump = async (): Promise<void> => {
+      for await (const message of sseMessages(response) as AsyncIterable<McpTestMessage>) {
+        if (message.method === 'notifications/subscriptions/acknowledged') {
+          subscription.acknowledged = message.params ?? {};
+          acknowledge();
+        } else if (message.method !== undefined && (message.id === undefined || message.id === null)) {
+          const notification = { method: message.method, params: message.params ?? {} };
+          received.push(notification);
+          queue.push(notification);
+        } else if (message.method !== undefined) {
+          await this.answerOnStream(message);
+        }
+      }
+    };
+    const subscription: McpTestSubscription & { acknowledged: Record<string, any> | undefined; ready: Promise<void> } =
+      {
+        acknowledged: undefined,
+        ready,
+        received,
+        next: (timeoutMs = 5000) => {
+          const index = read++;
+          return withTimeout(nth(queue, index), timeoutMs, 'the next notification of the stream');
+        },
+        close: () => {
+          controller.abort();
+          response.destroy();
+          this.streams.delete(subscription);
+        },
+        [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
+      };
+    this.streams.add(subscription);
+    const ended = (): void => {
+      queue.end();
+      fail(new Error('The stream ended before its acknowledgement'));
+    };
+    pump().then(ended, ended);
+    return subscription;
   }
 
   private assertOpen(): void {
@@ -429,10 +584,7 @@ export class McpTestClient {
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const id = this.nextId++;
       const meta: Record<string, unknown> = {
-        [META.protocolVersion]: MCP_TEST_MODERN_REVISION,
-        [META.clientCapabilities]: this.capabilities,
-        [META.clientInfo]: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
-        ...(this.logLevel === undefined ? {} : { [META.logLevel]: this.logLevel }),
+        ...this.modernMeta(),
         ...(options.progress === true ? { progressToken: `progress-${id}` } : {}),
         ...options.meta,
       };
@@ -589,6 +741,33 @@ export class McpTestClient {
     this.questions.push({ ...question, answer });
     return answer;
   }
+}
+
+/** The JSON-RPC error of a body, when it is one. */
+function parseError(text: string): { code: number; message: string; data?: unknown } | undefined {
+  try {
+    return (JSON.parse(text) as McpTestMessage).error;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `index`-th value of a queue (past or future); rejects when it ends first. */
+async function nth<T>(queue: NotificationQueue<T>, index: number): Promise<T> {
+  let at = 0;
+  for await (const item of queue) {
+    if (at++ === index) return item;
+  }
+  throw new Error('The stream ended');
+}
+
+/** Resolves `promise`, or rejects once `ms` pass (the timer never outlives it). */
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function parseJson(text: string, status: number, response: IncomingMessage, method: string): McpTestMessage {
