@@ -8,6 +8,8 @@ export type {
   McpTestCall,
   McpTestListenFilter,
   McpTestSubscription,
+  McpTestTask,
+  McpTestTaskWaitOptions,
   McpTestTarget,
   McpTestingModuleLike,
 } from './mcp-test-client';

@@ -55,6 +55,15 @@ const NAME_FIELD: Readonly<Record<string, string>> = {
   'tasks/cancel': 'taskId',
 };
 const SENTINEL = '=?base64?';
+/** The tasks extension of 2026-07-28. */
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/** Per request: the client capabilities, when a method needs more than the client's own. */
+interface RequestExtras {
+  progress?: boolean;
+  capabilities?: ClientCapabilities;
+}
 
 /** What a test client can talk to: an application, a testing module, or a URL. @publicApi */
 export type McpTestTarget = INestApplication | McpTestingModuleLike | string | URL;
@@ -95,6 +104,28 @@ export interface McpTestSubscription extends AsyncIterable<McpTestNotification> 
   /** The notifications received so far, in order. */
   readonly received: readonly McpTestNotification[];
   close(): void;
+}
+
+/** A task as the server reports it (`tasks/get`, or the result that created it). @publicApi */
+export interface McpTestTask {
+  taskId: string;
+  status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  statusMessage?: string;
+  /** The questions a modern task waits on, by key. */
+  inputRequests?: Record<string, { method: string; params: Record<string, any> }>;
+  /** The outcome of a completed modern task. */
+  result?: CallToolResult;
+  /** The error of a failed modern task. */
+  error?: { code: number; message: string; data?: unknown };
+  [key: string]: unknown;
+}
+
+/** The options of {@link McpTestClient.taskResult}. @publicApi */
+export interface McpTestTaskWaitOptions extends McpTestCallOptions {
+  /** How long to wait for the task's end. @default 10000 */
+  timeoutMs?: number;
+  /** Between two `tasks/get` of a modern task. @default the task's pollIntervalMs, at most 100 */
+  intervalMs?: number;
 }
 
 /** One raw answer: the status, headers, and the JSON-RPC messages of its body in order. */
@@ -282,6 +313,87 @@ export class McpTestClient {
   }
 
   /**
+   * Starts `tools/call` as a task (the `task` param in the legacy era; the tasks extension
+   * declared in the modern one) and returns the task. Rejects when the server answered in place.
+   */
+  async startTask(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: McpTestCallOptions & { ttlMs?: number } = {},
+  ): Promise<McpTestResult<McpTestTask>> {
+    const params: Record<string, unknown> = { name, arguments: args };
+    if (this.era === 'legacy') {
+      params.task = options.ttlMs === undefined ? {} : { ttl: options.ttlMs };
+    }
+    const created = await this.request<Record<string, any>>('tools/call', params, this.withTasks(options));
+    const task = (this.era === 'legacy' ? created.task : created) as McpTestTask | undefined;
+    if (typeof task?.taskId !== 'string') {
+      throw new Error(`tools/call ${name} was answered in place, not as a task: ${JSON.stringify(created)}`);
+    }
+    return withNotifications(task, created.notifications as McpTestNotification[]);
+  }
+
+  /** `tasks/get`: the task as it stands. */
+  async getTask(taskId: string, options: McpTestCallOptions = {}): Promise<McpTestTask> {
+    return this.request<McpTestTask>('tasks/get', { taskId }, this.withTasks(options));
+  }
+
+  /**
+   * Waits for the end of a task and returns its `tools/call` result: `tasks/result` in the legacy
+   * era (its questions answered on the way), `tasks/get` polled in the modern one (its questions
+   * answered with `tasks/update` from the `answers`). A failed task throws its error; a cancelled
+   * one throws.
+   */
+  async taskResult(taskId: string, options: McpTestTaskWaitOptions = {}): Promise<McpTestResult<CallToolResult>> {
+    if (this.era === 'legacy') {
+      return this.request<CallToolResult>('tasks/result', { taskId }, options);
+    }
+    const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+    const answered = new Set<string>();
+    for (;;) {
+      const task = await this.getTask(taskId, options);
+      if (task.status === 'completed' && task.result !== undefined) {
+        return withNotifications(task.result, []);
+      }
+      if (task.status === 'failed' && task.error !== undefined) {
+        throw new McpTestError(task.error.code, task.error.message, task.error.data, 200, 'tasks/get');
+      }
+      if (TERMINAL.has(task.status)) {
+        throw new Error(`Task ${taskId} ended ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`);
+      }
+      const open = Object.entries(task.inputRequests ?? {}).filter(([key]) => !answered.has(key));
+      if (task.status === 'input_required' && open.length > 0) {
+        const responses: Record<string, unknown> = {};
+        for (const [key, question] of open) {
+          responses[key] = await this.answer(question.method, question.params ?? {}, 'input_required');
+          answered.add(key);
+        }
+        await this.answerTask(taskId, responses, options);
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`Task ${taskId} is still ${task.status} after ${options.timeoutMs ?? 10_000} ms`);
+      }
+      const interval = options.intervalMs ?? Math.min(Number(task.pollIntervalMs ?? 100), 100);
+      await new Promise((resolve) => setTimeout(resolve, interval));
+    }
+  }
+
+  /** `tasks/update` (modern era): answers the questions a task waits on, by key. */
+  async answerTask(
+    taskId: string,
+    inputResponses: Record<string, unknown>,
+    options: McpTestCallOptions = {},
+  ): Promise<void> {
+    await this.request('tasks/update', { taskId, inputResponses }, this.withTasks(options));
+  }
+
+  /** `tasks/cancel`. */
+  async cancelTask(taskId: string, options: McpTestCallOptions = {}): Promise<Record<string, any>> {
+    return this.request('tasks/cancel', { taskId }, this.withTasks(options));
+  }
+
+  /**
    * Opens a notification stream: `subscriptions/listen` with `filter` in the modern era (resolves
    * once acknowledged), the session's GET stream in the legacy era (resolves once it is open;
    * `resourceSubscriptions` are subscribed with `resources/subscribe`).
@@ -364,7 +476,7 @@ export class McpTestClient {
   async request<T = Record<string, any>>(
     method: string,
     params: Record<string, unknown> = {},
-    options: McpTestCallOptions & { progress?: boolean } = {},
+    options: McpTestCallOptions & RequestExtras = {},
   ): Promise<McpTestResult<T>> {
     this.assertOpen();
     if (this.era === 'legacy') {
@@ -436,10 +548,19 @@ export class McpTestClient {
     }
   }
 
-  private modernMeta(): Record<string, unknown> {
+  /** The options of a request that needs the tasks extension declared (modern era). */
+  private withTasks<T extends McpTestCallOptions>(options: T): T & RequestExtras {
+    if (this.era === 'legacy') {
+      return options;
+    }
+    const own = this.capabilities;
+    return { ...options, capabilities: { ...own, extensions: { ...own.extensions, [TASKS_EXTENSION]: {} } } };
+  }
+
+  private modernMeta(capabilities: ClientCapabilities = this.capabilities): Record<string, unknown> {
     return {
       [META.protocolVersion]: MCP_TEST_MODERN_REVISION,
-      [META.clientCapabilities]: this.capabilities,
+      [META.clientCapabilities]: capabilities,
       [META.clientInfo]: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
       ...(this.logLevel === undefined ? {} : { [META.logLevel]: this.logLevel }),
     };
@@ -576,7 +697,7 @@ export class McpTestClient {
   private async modernRounds<T>(
     method: string,
     params: Record<string, unknown>,
-    options: McpTestCallOptions & { progress?: boolean },
+    options: McpTestCallOptions & RequestExtras,
     signal: AbortSignal,
     collect: (notification: McpTestNotification) => void,
   ): Promise<T> {
@@ -584,7 +705,7 @@ export class McpTestClient {
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const id = this.nextId++;
       const meta: Record<string, unknown> = {
-        ...this.modernMeta(),
+        ...this.modernMeta(options.capabilities),
         ...(options.progress === true ? { progressToken: `progress-${id}` } : {}),
         ...options.meta,
       };
@@ -614,7 +735,7 @@ export class McpTestClient {
   private async legacyRequest<T>(
     method: string,
     params: Record<string, unknown>,
-    options: McpTestCallOptions & { progress?: boolean },
+    options: McpTestCallOptions & RequestExtras,
     signal: AbortSignal | undefined,
     collect: (notification: McpTestNotification) => void,
   ): Promise<T> {

@@ -43,6 +43,7 @@ describe.each(PLATFORMS)('the test client in-process (%s)', (platform) => {
     it('lists every tool, following the cursors', async () => {
       const tools = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual([
+        'ask_in_task',
         'ask_model',
         'ask_name',
         'ask_roots',
@@ -52,6 +53,7 @@ describe.each(PLATFORMS)('the test client in-process (%s)', (platform) => {
         'guarded',
         'repeat',
         'scoped',
+        'slow_task',
       ]);
       expect(tools.find((tool) => tool.name === 'repeat')?.inputSchema).toMatchObject({
         type: 'object',

@@ -1,6 +1,6 @@
 /**
  * The small application the testing kit's specs drive: a DTO tool, a guarded tool, a scoped
- * tool, an elicitation, a sampling question, a long call with progress and logs, a task tool,
+ * tool, an elicitation, a sampling question, a long call with progress and logs, task tools,
  * a resource (subscribable), a template with completion and a prompt, served with bearer
  * tokens (anonymous callers allowed, so that a guard or a scope refuses them).
  */
@@ -144,6 +144,50 @@ export class KitGreeting {
   }
 }
 
+const TASK_INPUT = {
+  type: 'object',
+  properties: { label: { type: 'string' }, ms: { type: 'integer' } },
+  required: ['label'],
+} as const;
+
+/** Sleeps `ms` unless the call is aborted first; true when it was. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** Tools that run only as tasks. */
+@Injectable()
+export class KitTasks {
+  constructor(private readonly probe: KitProbe) {}
+
+  @McpTool({ description: 'Sleeps `ms` as a task', input: TASK_INPUT, taskSupport: 'required' })
+  async slow_task(@ToolArgs() args: { label: string; ms?: number }, @McpCtx() ctx: McpCtx): Promise<string> {
+    this.probe.started.push(args.label);
+    if (await sleep(args.ms ?? 50, ctx.signal)) {
+      this.probe.aborted.push(args.label);
+    }
+    return `done ${args.label}`;
+  }
+
+  @McpTool({ description: 'Sleeps `ms`, then asks a name, as a task', input: TASK_INPUT, taskSupport: 'required' })
+  async ask_in_task(@ToolArgs() args: { label: string; ms?: number }, @McpCtx() ctx: McpCtx): Promise<string> {
+    // Past the inline window, so that the question is the task's (not an input_required round).
+    await sleep(args.ms ?? 0, ctx.signal);
+    const answer = await ctx.elicit({
+      mode: 'form',
+      message: `Name for ${args.label}?`,
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    return `task ${args.label} name=${String(answer.content?.name ?? '-')}`;
+  }
+}
+
 @Injectable()
 export class KitResources {
   constructor(private readonly greetingText: KitGreeting) {}
@@ -193,7 +237,7 @@ export class KitFixtureModule {
           ...extras,
         }),
       ],
-      providers: [KitProbe, KitGreeting, KitTools, KitResources],
+      providers: [KitProbe, KitGreeting, KitTools, KitTasks, KitResources],
     };
   }
 }
