@@ -30,4 +30,5 @@ export type {
   McpTestResult,
   McpTestServerInfo,
   McpTestTool,
+  McpTestToolArgs,
 } from './mcp-test.types';

@@ -31,6 +31,7 @@ import {
   type McpTestResult,
   type McpTestServerInfo,
   type McpTestTool,
+  type McpTestToolArgs,
 } from './mcp-test.types';
 import { NotificationQueue } from './notification-queue';
 import { endpointPathOf } from './endpoint-path';
@@ -225,9 +226,9 @@ export class McpTestClient {
    * `tools/call`. An `isError` result is returned as a result; a JSON-RPC error is thrown as an
    * {@link McpTestError}. The result carries the call's notifications (`result.notifications`).
    */
-  async callTool(
+  async callTool<S = unknown>(
     name: string,
-    args: Record<string, unknown> = {},
+    args: McpTestToolArgs<S> = {} as McpTestToolArgs<S>,
     options: McpTestCallOptions = {},
   ): Promise<McpTestResult<CallToolResult>> {
     return this.request<CallToolResult>('tools/call', { name, arguments: args }, { ...options, progress: true });
@@ -237,9 +238,9 @@ export class McpTestClient {
    * `tools/call` as a long call: iterate it for its notifications as they come, await `result`
    * for its end.
    */
-  streamTool(
+  streamTool<S = unknown>(
     name: string,
-    args: Record<string, unknown> = {},
+    args: McpTestToolArgs<S> = {} as McpTestToolArgs<S>,
     options: McpTestCallOptions = {},
   ): McpTestCall<CallToolResult> {
     const queue = new NotificationQueue<McpTestNotification>();
@@ -316,9 +317,9 @@ export class McpTestClient {
    * Starts `tools/call` as a task (the `task` param in the legacy era; the tasks extension
    * declared in the modern one) and returns the task. Rejects when the server answered in place.
    */
-  async startTask(
+  async startTask<S = unknown>(
     name: string,
-    args: Record<string, unknown> = {},
+    args: McpTestToolArgs<S> = {} as McpTestToolArgs<S>,
     options: McpTestCallOptions & { ttlMs?: number } = {},
   ): Promise<McpTestResult<McpTestTask>> {
     const params: Record<string, unknown> = { name, arguments: args };

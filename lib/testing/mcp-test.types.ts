@@ -4,6 +4,7 @@
  */
 import type {
   ClientCapabilities,
+  DtoClass,
   CreateMessageParams,
   CreateMessageResult,
   ElicitParams,
@@ -167,3 +168,30 @@ export interface McpTestCallOptions {
   /** Headers of this request only. */
   headers?: Record<string, string>;
 }
+
+/**
+ * The arguments a client sends to a tool whose input schema is `S`: the input type of a Standard
+ * Schema (zod 4...: before defaults and transforms), the properties of a DTO class, any record
+ * for a plain JSON Schema (or when `S` is not given). `callTool<typeof Schema>(name, args)` so
+ * checks a call to an `@McpTypedTool` against the schema the tool declares.
+ *
+ * @example
+ * ```ts
+ * const Search = z.object({ query: z.string(), limit: z.number().default(10) });
+ * await client.callTool<typeof Search>('search', { query: 'nest' });    // compiles
+ * await client.callTool<typeof Search>('search', { query: 42 });        // does not
+ * ```
+ * @publicApi
+ */
+export type McpTestToolArgs<S = unknown> = unknown extends S
+  ? Record<string, unknown>
+  : S extends DtoClass
+    ? DtoProperties<InstanceType<S>>
+    : S extends { readonly '~standard': { readonly types?: infer Types } }
+      ? NonNullable<Types> extends { readonly input: infer Input }
+        ? Input
+        : Record<string, unknown>
+      : Record<string, unknown>;
+
+/** The data properties of a DTO instance (its methods left out). */
+type DtoProperties<T> = { [K in keyof T as T[K] extends (...args: never[]) => unknown ? never : K]: T[K] };

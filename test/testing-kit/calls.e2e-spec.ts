@@ -53,6 +53,7 @@ describe.each(PLATFORMS)('the test client in-process (%s)', (platform) => {
         'guarded',
         'repeat',
         'scoped',
+        'search',
         'slow_task',
       ]);
       expect(tools.find((tool) => tool.name === 'repeat')?.inputSchema).toMatchObject({

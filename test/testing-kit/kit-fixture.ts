@@ -13,6 +13,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { IsInt, IsString } from 'class-validator';
+import { z } from 'zod';
 import {
   McpCtx,
   McpExecutionContext,
@@ -24,6 +25,7 @@ import {
   McpResourceTemplate,
   McpScopes,
   McpTool,
+  McpTypedTool,
   ToolArgs,
 } from 'nest-mcp';
 
@@ -56,9 +58,17 @@ export class KitProbe {
   readonly started: string[] = [];
 }
 
+/** The input of the typed tool: a zod schema with a default. */
+export const SearchInput = z.object({ query: z.string().min(1), limit: z.number().int().default(2) });
+
 @Injectable()
 export class KitTools {
   constructor(private readonly probe: KitProbe) {}
+
+  @McpTypedTool({ description: 'Searches (a typed tool)', input: SearchInput })
+  search(args: { query: string; limit: number }): string {
+    return `${args.query} x${args.limit}`;
+  }
 
   @McpTool({ description: 'Repeats a text (a class-validator DTO)', input: RepeatDto })
   repeat(@ToolArgs() args: RepeatDto): string {
