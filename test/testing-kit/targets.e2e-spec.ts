@@ -6,6 +6,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { McpSessionService } from 'nest-mcp';
 import { createMcpTestClient } from '../../lib/testing';
 import { startHttpApp } from '../fixtures/http-app';
 import { KIT_TOKENS, KitFixtureModule, KitGreeting } from './kit-fixture';
@@ -29,6 +30,26 @@ describe('the test client’s targets', () => {
     await client.close();
     expect(closing).toHaveBeenCalledTimes(1);
     await expect(client.listTools()).rejects.toThrow('The MCP test client is closed');
+  });
+
+  it('closes the legacy session it opened (DELETE), and opens none in the modern era', async () => {
+    const app = await kitApp('fastify');
+    const sessions = app.get(McpSessionService);
+    try {
+      const legacy = await createMcpTestClient(app, { revision: '2025-06-18', headers: ADMIN });
+      await legacy.listTools();
+      expect(legacy.session).toEqual(expect.any(String));
+      expect(await sessions.count()).toBe(1);
+      await legacy.close();
+      expect(await sessions.count()).toBe(0);
+      const modern = await createMcpTestClient(app, { headers: ADMIN });
+      await modern.listTools();
+      expect(modern.session).toBeUndefined();
+      expect(await sessions.count()).toBe(0);
+      await modern.close();
+    } finally {
+      await app.close();
+    }
   });
 
   it('finds the endpoint path of the server (its path option under the global prefix)', async () => {
