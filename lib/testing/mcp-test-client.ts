@@ -129,7 +129,7 @@ export interface McpTestTaskWaitOptions extends McpTestCallOptions {
   intervalMs?: number;
 }
 
-/** One raw answer: the status, headers, and the JSON-RPC messages of its body in order. */
+/** One HTTP answer: the response, whose body is still unread, and its status. */
 interface Delivery {
   readonly response: IncomingMessage;
   readonly status: number;
@@ -812,10 +812,7 @@ export class McpTestClient {
         collect({ method: message.method, params: message.params ?? {} });
       }
     }
-    if (signal?.aborted === true) {
-      throw signal.reason;
-    }
-    throw new McpHttpError(status, response.headers, '', method);
+    throw new Error(`${method}: the server ended its stream without answering request ${body.id} (HTTP ${status})`);
   }
 
   private settle<T>(message: McpTestMessage | undefined, id: number, status: number, method: string): T {

@@ -84,6 +84,8 @@ describe.each(PLATFORMS)('the test client in-process (%s)', (platform) => {
         'kit://colors/{name}',
       ]);
       expect((await client.readResource('kit://colors/red')).contents[0]).toMatchObject({ text: 'color red' });
+      // A name that is not header-safe travels in Mcp-Name as base64 (modern era).
+      expect((await client.readResource('kit://colors/grün')).contents[0]).toMatchObject({ text: 'color grün' });
       expect((await client.listPrompts()).map((prompt) => prompt.name)).toEqual(['greet']);
       const prompt = await client.getPrompt('greet', { who: 'Ada' });
       expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Greet Ada' } }]);
