@@ -9,6 +9,7 @@ import { Test } from '@nestjs/testing';
 import { McpSessionService } from 'nest-mcp';
 import { createMcpTestClient } from '../../lib/testing';
 import { startHttpApp } from '../fixtures/http-app';
+import { ADMIN_TOKEN, twoServersModule } from '../fixtures/servers-fixture';
 import { KIT_TOKENS, KitFixtureModule, KitGreeting } from './kit-fixture';
 import { kitApp, REVISIONS } from './kit-app';
 
@@ -60,6 +61,31 @@ describe('the test client’s targets', () => {
       expect((await client.listTools()).length).toBeGreaterThan(0);
     } finally {
       await client.close();
+      await app.close();
+    }
+  });
+
+  it('picks the server by name among several (the first one without a name)', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [twoServersModule()] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    try {
+      const first = await createMcpTestClient(app);
+      const admin = await createMcpTestClient(app, {
+        server: 'admin',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      expect((await first.listTools()).map((tool) => tool.name)).toEqual(['echo', 'time']);
+      expect((await admin.listTools()).map((tool) => tool.name)).toEqual([
+        'admin_reindex',
+        'admin_reset',
+        'admin_users',
+      ]);
+      await first.close();
+      await admin.close();
+      await expect(createMcpTestClient(app, { server: 'nope' })).rejects.toThrow(
+        "No MCP server named 'nope' in the application (servers: public, admin)",
+      );
+    } finally {
       await app.close();
     }
   });
