@@ -5,7 +5,7 @@
  */
 import type {
   JsonObject,
-  JsonRpcId,
+  RequestId,
   JsonRpcMessage,
   JsonRpcNotification,
   JsonRpcRequest,
@@ -25,7 +25,7 @@ export type ClusterMessage =
       readonly reason: 'deleted' | 'expired' | 'closed' | 'evicted';
     }
   /** `notifications/cancelled` for a request the sender does not run. */
-  | { readonly type: 'cancel_request'; readonly scope: string; readonly requestId: JsonRpcId; readonly reason: string }
+  | { readonly type: 'cancel_request'; readonly scope: string; readonly requestId: RequestId; readonly reason: string }
   /** `tasks/update` answers for a task whose work the sender does not run (checked already). */
   | { readonly type: 'task_input'; readonly taskId: string; readonly responses: JsonObject }
   /**

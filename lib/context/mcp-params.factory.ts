@@ -19,7 +19,7 @@ export function mcpHandlerArgs(
 }
 
 /**
- * The one mapping from the parameter types of `@ToolArgs()`, `@McpCtx()` and `@McpRequest()` to
+ * The one mapping from the parameter types of `@McpArgs()`, `@McpCtx()` and `@McpRequest()` to
  * values, used by Nest's pipeline (as its params factory) and by the direct call alike.
  */
 export class McpParamsFactory {
@@ -38,7 +38,7 @@ export class McpParamsFactory {
   }
 }
 
-/** One property of the call's arguments (`@ToolArgs('name')`). */
+/** One property of the call's arguments (`@McpArgs('name')`). */
 function propertyOf(args: unknown, name: string): unknown {
   return typeof args === 'object' && args !== null ? (args as Record<string, unknown>)[name] : args;
 }

@@ -2,7 +2,7 @@ import type { SessionState } from '../protocol/messages/session-handle';
 import type { Awaitable } from '../protocol/messages/thenables';
 
 /** One legacy session as stored. */
-export interface SessionRecord {
+export interface McpSessionRecord {
   readonly id: string;
   /** The principal that opened the session; only it may use the session. */
   readonly principalId: string;
@@ -16,7 +16,7 @@ export interface SessionRecord {
   state: SessionState;
 }
 
-/** The caps `SessionStore.createWithin` checks, from the `sessions` options. */
+/** The caps `McpSessionStore.createWithin` checks, from the `sessions` options. */
 export interface SessionCaps {
   /** `sessions.maxSessions`: the sessions of the whole server. */
   readonly maxSessions: number;
@@ -26,7 +26,7 @@ export interface SessionCaps {
   readonly candidates: number;
 }
 
-/** What `SessionStore.createWithin` did. */
+/** What `McpSessionStore.createWithin` did. */
 export type SessionAdmission =
   | { readonly outcome: 'created' }
   /** The server holds `maxSessions` sessions: nothing was created. */
@@ -38,7 +38,7 @@ export type SessionAdmission =
   | { readonly outcome: 'principal-full'; readonly idlest: readonly string[] };
 
 /** The quota key a session is counted under. */
-export function sessionQuotaKey(record: Pick<SessionRecord, 'principalId' | 'quotaKey'>): string {
+export function sessionQuotaKey(record: Pick<McpSessionRecord, 'principalId' | 'quotaKey'>): string {
   return record.quotaKey ?? record.principalId;
 }
 
@@ -54,23 +54,23 @@ export function sessionQuotaKey(record: Pick<SessionRecord, 'principalId' | 'quo
  *
  * @publicApi
  */
-export interface SessionStore {
-  create(record: SessionRecord): Promise<void>;
+export interface McpSessionStore {
+  create(record: McpSessionRecord): Promise<void>;
   /**
    * Creates `record` unless a cap forbids it, as one atomic step (two instances creating at once
    * cannot both pass a cap): first the record's quota key (`quotaKey ?? principalId`) must hold
    * fewer than `caps.maxPerPrincipal` sessions, then the server fewer than `caps.maxSessions`.
    */
-  createWithin?(record: SessionRecord, caps: SessionCaps): Promise<SessionAdmission>;
+  createWithin?(record: McpSessionRecord, caps: SessionCaps): Promise<SessionAdmission>;
   /**
    * The session `id`, or `undefined`. A store that holds its sessions in this process may answer
    * with the record itself rather than a promise of it (the in-memory store does): every legacy
    * request reads its session, and a value lets a request to a tool that answers at once be
    * answered without waiting for a turn of the microtask queue.
    */
-  get(id: string): Awaitable<SessionRecord | undefined>;
+  get(id: string): Awaitable<McpSessionRecord | undefined>;
   /** Merges `patch` into the state; returns the updated record, or `undefined` if it is gone. */
-  update(id: string, patch: Partial<SessionState>): Promise<SessionRecord | undefined>;
+  update(id: string, patch: Partial<SessionState>): Promise<McpSessionRecord | undefined>;
   /** Records activity at `at` (ms since the epoch). */
   touch(id: string, at: number): Promise<void>;
   /** Removes a session and its subscriptions; returns whether it existed. */

@@ -7,7 +7,7 @@
 import { eraOf, hasFeature } from './messages/revisions';
 import {
   classifyMessage,
-  ErrorCode,
+  McpErrorCode,
   failure,
   type ClassifiedMessage,
   type JsonRpcFailure,
@@ -21,7 +21,7 @@ export type BatchPlan =
   | { readonly type: 'responses'; readonly responses: readonly JsonRpcResponse[] }
   | { readonly type: 'run'; readonly items: readonly ClassifiedMessage[] };
 
-const NOT_SUPPORTED = failure(null, ErrorCode.InvalidRequest, 'Batch requests are not supported');
+const NOT_SUPPORTED = failure(null, McpErrorCode.InvalidRequest, 'Batch requests are not supported');
 
 /**
  * The refusal of a batch whose `MCP-Protocol-Version` header names a modern revision: that era
@@ -37,7 +37,7 @@ export function planBatch(elements: readonly unknown[], revision: string | undef
     return { type: 'reject', error: NOT_SUPPORTED };
   }
   if (elements.length === 0) {
-    return { type: 'reject', error: failure(null, ErrorCode.InvalidRequest, 'Invalid Request: empty batch') };
+    return { type: 'reject', error: failure(null, McpErrorCode.InvalidRequest, 'Invalid Request: empty batch') };
   }
   const items = elements.map((element): ClassifiedMessage => {
     const item = classifyMessage(element);
@@ -58,7 +58,7 @@ export function planBatch(elements: readonly unknown[], revision: string | undef
   if (responses.length > 0) {
     return {
       type: 'reject',
-      error: failure(null, ErrorCode.InvalidRequest, 'Invalid Request: a batch mixes requests and responses'),
+      error: failure(null, McpErrorCode.InvalidRequest, 'Invalid Request: a batch mixes requests and responses'),
     };
   }
   return { type: 'run', items };
@@ -76,7 +76,7 @@ export async function runBatch(
   const answers = await Promise.all(
     items.map(async (item): Promise<JsonRpcResponse | undefined> => {
       if (item.kind === 'invalid') {
-        return item.isNotification ? undefined : failure(item.id, ErrorCode.InvalidRequest, item.reason);
+        return item.isNotification ? undefined : failure(item.id, McpErrorCode.InvalidRequest, item.reason);
       }
       if (item.kind === 'response') {
         return undefined;

@@ -3,7 +3,7 @@ import type { McpCallContext } from './calls/call-context';
 import type {
   Catalog,
   CompiledSchema,
-  CompletionHandler,
+  McpCompletionHandler,
   PromptEntry,
   ResourceEntry,
   TemplateEntry,
@@ -11,20 +11,20 @@ import type {
 } from './calls/catalog';
 import { McpEngine, type EngineLogger, type EngineOptions, type EngineOutcome, type RequestFacts } from './engine';
 import {
-  ErrorCode,
+  McpErrorCode,
   type JsonObject,
   type JsonRpcFailure,
-  type JsonRpcId,
+  type RequestId,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
   type JsonRpcSuccess,
 } from './messages/json-rpc';
-import type { LogLevel } from './messages/log-levels';
+import type { LoggingLevel } from './messages/log-levels';
 import { McpError, McpToolError } from './messages/mcp-error';
 import { isThenable } from './messages/thenables';
 import type { HeaderBag } from './messages/request-headers';
-import type { Revision } from './messages/revisions';
+import type { McpRevision } from './messages/revisions';
 import type { SessionHandle, SessionState } from './messages/session-handle';
 
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -32,7 +32,7 @@ const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 const MODERN = '2026-07-28';
-const ALL_REVISIONS: Revision[] = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+const ALL_REVISIONS: McpRevision[] = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: a real, tiny catalog, session, logger and channel.
@@ -238,7 +238,7 @@ function modernHeaders(message: JsonRpcRequest): Record<string, string> {
 function modernRequest(
   method: string,
   params: JsonObject = {},
-  id: JsonRpcId = 1,
+  id: RequestId = 1,
   meta: JsonObject = {},
 ): JsonRpcRequest {
   return {
@@ -249,7 +249,7 @@ function modernRequest(
   };
 }
 
-function legacyRequest(method: string, params: JsonObject = {}, id: JsonRpcId = 1): JsonRpcRequest {
+function legacyRequest(method: string, params: JsonObject = {}, id: RequestId = 1): JsonRpcRequest {
   return { jsonrpc: '2.0', id, method, params };
 }
 
@@ -268,7 +268,7 @@ function resultOf(outcome: EngineOutcome): JsonObject {
   return answer.result;
 }
 
-function errorOf(outcome: EngineOutcome): JsonRpcFailure['error'] & { id: JsonRpcId | null } {
+function errorOf(outcome: EngineOutcome): JsonRpcFailure['error'] & { id: RequestId | null } {
   const answer = response(outcome);
   if (!('error' in answer)) {
     throw new Error(`expected an error, got result ${JSON.stringify(answer.result)}`);
@@ -304,7 +304,7 @@ function makeEngine(
   return { engine, logger };
 }
 
-const complete: CompletionHandler = (value) => ['alpha', 'beta'].filter((item) => item.startsWith(value));
+const complete: McpCompletionHandler = (value) => ['alpha', 'beta'].filter((item) => item.startsWith(value));
 
 function standardCatalog(): FixtureCatalog {
   return new FixtureCatalog()
@@ -342,7 +342,7 @@ describe('McpEngine.handle', () => {
       };
       const facts = modernFacts(message, { 'mcp-protocol-version': MODERN, 'mcp-method': 'something/else' });
       const error = errorOf(await engine.handle(facts, message));
-      expect(error).toMatchObject({ id: 'ladder-1', code: ErrorCode.InvalidParams });
+      expect(error).toMatchObject({ id: 'ladder-1', code: McpErrorCode.InvalidParams });
       expect(error.message).toContain(CAPABILITIES_KEY);
     });
 
@@ -365,7 +365,7 @@ describe('McpEngine.handle', () => {
       const error = errorOf(
         await engine.handle(modernFacts(message, { 'mcp-protocol-version': MODERN, 'mcp-method': 'foo/bar' }), message),
       );
-      expect(error).toMatchObject({ id: 4, code: ErrorCode.HeaderMismatch });
+      expect(error).toMatchObject({ id: 4, code: McpErrorCode.HeaderMismatch });
       expect(error.message).toMatch(/MCP-Protocol-Version/);
     });
 
@@ -406,7 +406,7 @@ describe('McpEngine.handle', () => {
       );
       expect(error).toEqual({
         id: 'v',
-        code: ErrorCode.UnsupportedProtocolVersion,
+        code: McpErrorCode.UnsupportedProtocolVersion,
         message: expect.stringContaining('2099-01-01'),
         data: { supported: [MODERN], requested: '2099-01-01' },
       });
@@ -438,7 +438,7 @@ describe('McpEngine.handle', () => {
       const message = modernRequest(method, { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {} }, 9);
       expect(errorOf(await engine.handle(modernFacts(message), message))).toEqual({
         id: 9,
-        code: ErrorCode.MethodNotFound,
+        code: McpErrorCode.MethodNotFound,
         message: `Method not found: ${method}`,
       });
     });
@@ -723,7 +723,7 @@ describe('McpEngine.handle', () => {
       return { catalog, started, release };
     }
 
-    const cancel = (requestId: JsonRpcId): JsonRpcNotification => ({
+    const cancel = (requestId: RequestId): JsonRpcNotification => ({
       jsonrpc: '2.0',
       method: 'notifications/cancelled',
       params: { requestId, reason: 'user gave up' },
@@ -743,7 +743,7 @@ describe('McpEngine.handle', () => {
       expect(signal.aborted).toBe(true);
     });
 
-    it.each<[string, string, JsonRpcId]>([
+    it.each<[string, string, RequestId]>([
       ['another scope', 'session-b', 42],
       ['the same id as a string', 'session-a', '42'],
       ['another id', 'session-a', 43],
@@ -805,7 +805,7 @@ describe('McpEngine.handle', () => {
       const message = modernRequest('tools/call', { name: 'hang' }, 'slow');
       expect(errorOf(await engine.handle(modernFacts(message), message))).toEqual({
         id: 'slow',
-        code: ErrorCode.InternalError,
+        code: McpErrorCode.InternalError,
         message: 'Request timed out after 20 ms',
       });
     });
@@ -813,7 +813,7 @@ describe('McpEngine.handle', () => {
     it('answers -32000 in the legacy era', async () => {
       const { engine } = makeEngine(hanging(), { callTimeoutMs: 20 });
       expect(errorOf(await engine.handle(makeFacts(), legacyRequest('tools/call', { name: 'hang' })))).toMatchObject({
-        code: ErrorCode.ServerError,
+        code: McpErrorCode.ServerError,
         message: 'Request timed out after 20 ms',
       });
     });
@@ -835,7 +835,10 @@ describe('McpEngine.handle', () => {
       // The default would never fire within the test; the transport's bound does.
       const { engine } = makeEngine(hanging(), { callTimeoutMs: 3_600_000 });
       const outcome = await engine.handle(makeFacts({ timeoutMs: 20 }), legacyRequest('tools/call', { name: 'hang' }));
-      expect(errorOf(outcome)).toMatchObject({ code: ErrorCode.ServerError, message: 'Request timed out after 20 ms' });
+      expect(errorOf(outcome)).toMatchObject({
+        code: McpErrorCode.ServerError,
+        message: 'Request timed out after 20 ms',
+      });
     });
 
     it('lets a transport lift the deadline with a bound of 0', async () => {
@@ -893,8 +896,8 @@ describe('McpEngine.handle', () => {
     });
 
     it.each<['legacy' | 'modern', number]>([
-      ['modern', ErrorCode.InternalError],
-      ['legacy', ErrorCode.ServerError],
+      ['modern', McpErrorCode.InternalError],
+      ['legacy', McpErrorCode.ServerError],
     ])('a %s call stopped by a shutdown is answered with the error (%d), and its signal aborts', async (era, code) => {
       const { catalog, started } = blocking();
       const { engine } = makeEngine(catalog);
@@ -1168,7 +1171,7 @@ describe('McpEngine.handle', () => {
   });
 
   describe('logging', () => {
-    const LEVELS: LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+    const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
     function loggingCatalog() {
       return standardCatalog().addTool(
@@ -1267,7 +1270,7 @@ describe('McpEngine: asking the client', () => {
       });
   }
 
-  function modernCall(name: string, params: JsonObject = {}, id: JsonRpcId = 1, meta: JsonObject = ELICIT_CAPS) {
+  function modernCall(name: string, params: JsonObject = {}, id: RequestId = 1, meta: JsonObject = ELICIT_CAPS) {
     const message = modernRequest('tools/call', { name, arguments: {}, ...params }, id, meta);
     return { message, facts: modernFacts(message) };
   }
@@ -1330,7 +1333,7 @@ describe('McpEngine: asking the client', () => {
     const round1 = resultOf(await engine.handle(first.facts, first.message));
     const retry = modernCall('ask', { inputResponses: {}, requestState: `${String(round1.requestState)}x` });
     expect(errorOf(await engine.handle(retry.facts, retry.message))).toMatchObject({
-      code: ErrorCode.InvalidParams,
+      code: McpErrorCode.InvalidParams,
       message: 'Invalid requestState',
     });
     expect(runs).toEqual(['ask']);
@@ -1345,14 +1348,14 @@ describe('McpEngine: asking the client', () => {
     );
     const retry = modernCall('ask', { requestState: round1.requestState });
     const outcome = await engine.handle({ ...retry.facts, principal: { id: 'bob', scopes: [] } }, retry.message);
-    expect(errorOf(outcome).code).toBe(ErrorCode.InvalidParams);
+    expect(errorOf(outcome).code).toBe(McpErrorCode.InvalidParams);
   });
 
   it('refuses a question the client has no capability for with -32021', async () => {
     const { engine } = makeEngine(askingCatalog([]));
     const call = modernCall('ask', {}, 1, {});
     expect(errorOf(await engine.handle(call.facts, call.message))).toMatchObject({
-      code: ErrorCode.MissingRequiredClientCapability,
+      code: McpErrorCode.MissingRequiredClientCapability,
       data: { requiredCapabilities: { elicitation: {} } },
     });
   });
@@ -1423,7 +1426,7 @@ describe('McpEngine: asking the client', () => {
       },
     ]);
     expect(errorOf(outcome)).toMatchObject({
-      code: ErrorCode.InternalError,
+      code: McpErrorCode.InternalError,
       message: 'The client did not answer elicitation/create within 20 ms',
     });
     expect(engine.clientRequests.size).toBe(0);
@@ -1472,7 +1475,7 @@ describe('McpEngine: asking the client', () => {
       const message =
         'Too many questions waiting for the client in this session: at most 2 (McpModule option maxPendingQuestions)';
       for (const [index, outcome] of refused.entries()) {
-        expect(errorOf(outcome)).toEqual({ id: index + 3, code: ErrorCode.InternalError, message });
+        expect(errorOf(outcome)).toEqual({ id: index + 3, code: McpErrorCode.InternalError, message });
       }
       expect(full.sent).toHaveLength(2);
       expect(engine.running.size).toBe(2);

@@ -9,11 +9,11 @@
  * the answer: cache hints, then `resultType` and `serverInfo`. The call context, the legacy
  * client requests, the multi round-trip rounds and the task calls each live in a file of their own.
  */
-import type { Era, Revision } from './messages/revisions';
+import type { McpEra, McpRevision } from './messages/revisions';
 import {
-  ErrorCode,
+  McpErrorCode,
   type JsonObject,
-  type JsonRpcId,
+  type RequestId,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -122,7 +122,7 @@ export class McpEngine {
   }
 
   /** The advertised revisions of one era, newest first. */
-  revisionsOf(era: Era): readonly Revision[] {
+  revisionsOf(era: McpEra): readonly McpRevision[] {
     return this.resolver.revisionsOf(era);
   }
 
@@ -181,7 +181,7 @@ export class McpEngine {
 
   /** Aborts every running request of a scope (a session that ended, a closed connection). */
   abortScope(scope: string, reason = 'Session ended'): void {
-    this.running.abortScope(scope, new McpError(ErrorCode.InternalError, reason));
+    this.running.abortScope(scope, new McpError(McpErrorCode.InternalError, reason));
     this.clientRequests.failScope(scope, reason);
   }
 
@@ -200,10 +200,10 @@ export class McpEngine {
    * Cancels request `requestId` of `scope` (`notifications/cancelled`) if it runs here, else
    * (with `forward`) wherever it runs. Returns whether it ran here.
    */
-  cancelRequest(scope: string, requestId: JsonRpcId, reason: string, forward = true): boolean {
+  cancelRequest(scope: string, requestId: RequestId, reason: string, forward = true): boolean {
     const running = this.running.find(scope, requestId);
     if (running !== undefined) {
-      running.abort(new McpError(ErrorCode.InternalError, reason));
+      running.abort(new McpError(McpErrorCode.InternalError, reason));
       return true;
     }
     if (forward) {
@@ -254,7 +254,7 @@ export class McpEngine {
     try {
       resolved = this.resolver.resolve(facts, message);
     } catch (error) {
-      resolved = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
+      resolved = error instanceof McpError ? error : new McpError(McpErrorCode.InternalError, 'Internal error');
     }
     if (resolved instanceof McpError) {
       return this.finisher.error(message.id, resolved);

@@ -20,16 +20,16 @@ import type {
 } from './inbound-types';
 import {
   classifyMessage,
-  ErrorCode,
+  McpErrorCode,
   failure,
   type JsonRpcFailure,
-  type JsonRpcId,
+  type RequestId,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from './messages/json-rpc';
 import { decideEra } from './messages/request-meta';
-import { hasFeature, legacyHeaderRevision, type Era } from './messages/revisions';
+import { hasFeature, legacyHeaderRevision, type McpEra } from './messages/revisions';
 import type { SessionHandle } from './messages/session-handle';
 import { isThenable, settledAs, type Awaitable } from './messages/thenables';
 import { logText } from './bounds/log-text';
@@ -57,7 +57,7 @@ export const SESSIONLESS: LegacySessionPort = Object.freeze({
 type HandedLegacy = LegacyFacts & { readonly opened?: boolean };
 
 /** A request's id; `null` for a notification. */
-function idOf(message: JsonRpcRequest | JsonRpcNotification): JsonRpcId | null {
+function idOf(message: JsonRpcRequest | JsonRpcNotification): RequestId | null {
   return 'id' in message ? message.id : null;
 }
 
@@ -65,11 +65,11 @@ function idOf(message: JsonRpcRequest | JsonRpcNotification): JsonRpcId | null {
  * The JSON-RPC error of a refusal, with the message's id: a session cap reached and a store that
  * cannot serve are the server's refusals, the rest the client's errors.
  */
-function refusal(reason: RefusalReason, id: JsonRpcId | null, message: string): InboundResult<never> {
+function refusal(reason: RefusalReason, id: RequestId | null, message: string): InboundResult<never> {
   const code =
     reason === 'session-limit' || reason === 'session-quota' || reason === 'store-unavailable'
-      ? ErrorCode.InternalError
-      : ErrorCode.InvalidRequest;
+      ? McpErrorCode.InternalError
+      : McpErrorCode.InvalidRequest;
   return { kind: 'refused', reason, error: failure(id, code, message) };
 }
 
@@ -96,7 +96,7 @@ export class InboundDispatcher {
       case 'invalid':
         return {
           kind: 'invalid',
-          error: failure(message.id, ErrorCode.InvalidRequest, message.reason),
+          error: failure(message.id, McpErrorCode.InvalidRequest, message.reason),
           notification: message.isNotification,
         };
       case 'response':
@@ -166,7 +166,7 @@ export class InboundDispatcher {
   private handOver<C extends RequestChannel>(
     message: JsonRpcRequest | JsonRpcNotification,
     binding: InboundBinding<C>,
-    era: Era,
+    era: McpEra,
     legacy: HandedLegacy | undefined,
   ): Awaitable<InboundResult<C>> {
     if (binding.beforeHandle?.() === false) {
@@ -185,8 +185,8 @@ export class InboundDispatcher {
   /** `answered` once the engine's outcome settles (a continuation of its own: see `Awaitable`). */
   private answeredLater<C extends RequestChannel>(
     binding: InboundBinding<C>,
-    id: JsonRpcId | null,
-    era: Era,
+    id: RequestId | null,
+    era: McpEra,
     legacy: HandedLegacy | undefined,
     channel: C,
     pending: PromiseLike<EngineOutcome>,
@@ -197,8 +197,8 @@ export class InboundDispatcher {
   /** The result of a message the engine handled: a notification accepted, a request answered. */
   private answered<C extends RequestChannel>(
     binding: InboundBinding<C>,
-    id: JsonRpcId | null,
-    era: Era,
+    id: RequestId | null,
+    era: McpEra,
     legacy: HandedLegacy | undefined,
     channel: C,
     outcome: EngineOutcome,
@@ -264,7 +264,7 @@ export class InboundDispatcher {
   }
 
   private target(
-    id: JsonRpcId | null,
+    id: RequestId | null,
     method: string | undefined,
     binding: InboundBinding<RequestChannel>,
   ): LegacyTarget {

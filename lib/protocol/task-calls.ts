@@ -4,9 +4,9 @@
  * the task side of a call once it left its request: where its messages go, how it asks the
  * client, how its outcome is stored.
  */
-import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcNotification } from './messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JsonObject, type JsonRpcNotification } from './messages/json-rpc';
 import { McpError, messageOf } from './messages/mcp-error';
-import type { AskOptions, InputRequest } from './messages/client-requests';
+import type { McpAskOptions, InputRequest } from './messages/client-requests';
 import { TaskChannel, type TaskChannelHost } from './task-channel';
 import type { RequestChannel } from './calls/transport-contract';
 import type { ResolvedRequest, RunningTask } from './calls/resolved-request';
@@ -42,7 +42,7 @@ function outcomeOf(outcome: WorkOutcome<JsonObject>): TaskOutcome {
   const { error } = outcome;
   return error instanceof McpError
     ? { type: 'error', error: { code: error.code, message: error.message, data: error.data } }
-    : { type: 'error', error: { code: ErrorCode.InternalError, message: 'Internal error' } };
+    : { type: 'error', error: { code: McpErrorCode.InternalError, message: 'Internal error' } };
 }
 
 /**
@@ -113,7 +113,7 @@ export class TaskCall implements RunningTask {
    * while the task is `input_required`. Modern: the task's `inputRequests`, answered by
    * `tasks/update`.
    */
-  async ask<T>(question: InputRequest, options: AskOptions | undefined): Promise<T> {
+  async ask<T>(question: InputRequest, options: McpAskOptions | undefined): Promise<T> {
     const { questions } = this.host;
     if (!questions.admits(this.asking)) {
       // Refused before the task is touched: its status and its stored questions stay as they are.
@@ -218,7 +218,7 @@ export class TaskCalls implements TaskCallRunner {
     if (request.scope.aborted || request.scope.finished) {
       // The client went away during the window, or the request was answered another way: nothing
       // is left to hand to anyone.
-      const over = new McpError(ErrorCode.InternalError, 'The request is over');
+      const over = new McpError(McpErrorCode.InternalError, 'The request is over');
       relay.drop(over);
       // The engine answers nothing more for it: the error only ends this handler.
       throw over;

@@ -4,7 +4,7 @@
  */
 import {
   isJsonObject,
-  type JsonRpcId,
+  type RequestId,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -18,7 +18,7 @@ import { logFailedSend } from './bounds/store-unavailable';
 export interface TaskChannelHost {
   readonly logger: EngineLogger;
   /** Whether the request `id` to the client of `scope` still waits for its answer. */
-  isWaiting(scope: string, id: JsonRpcId): boolean;
+  isWaiting(scope: string, id: RequestId): boolean;
   /** Sends a message on a legacy session's standalone stream, wherever it is held. */
   sendToSession(sessionId: string, message: JsonRpcMessage): boolean | Promise<boolean>;
 }

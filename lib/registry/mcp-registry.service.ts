@@ -14,7 +14,7 @@ import { RegistryChanges, type RegistryListener } from './registry-changes';
 import { SortedTable } from './sorted-table';
 
 export type { RegistrySettings, SchemaCompiler } from './entry-schemas';
-export type { RegistryChangeKind, RegistryListener } from './registry-changes';
+export type { McpRegistryChangeKind, RegistryListener } from './registry-changes';
 
 /**
  * The tools, resources, resource templates and prompts this server offers. Decorated methods are

@@ -1,10 +1,10 @@
 /** The registry's change tracking: a version for list caches, and listeners of each change. */
 
 /** The lists a change touches; each maps to one `list_changed` notification. */
-export type RegistryChangeKind = 'tools' | 'resources' | 'prompts';
+export type McpRegistryChangeKind = 'tools' | 'resources' | 'prompts';
 
 /** Listener of registry changes. */
-export type RegistryListener = (kind: RegistryChangeKind) => void;
+export type RegistryListener = (kind: McpRegistryChangeKind) => void;
 
 /** Counts the changes and tells the listeners of each one. */
 export class RegistryChanges {
@@ -23,7 +23,7 @@ export class RegistryChanges {
   }
 
   /** Records a change of `kind`; `true`, so that a removal can answer with it. */
-  changed(kind: RegistryChangeKind): true {
+  changed(kind: McpRegistryChangeKind): true {
     this.revision += 1;
     for (const listener of this.listeners) {
       listener(kind);

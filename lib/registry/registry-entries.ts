@@ -4,7 +4,7 @@
  * of the checks wants it.
  */
 import type {
-  CompletionHandler,
+  McpCompletionHandler,
   PromptEntry,
   ResourceEntry,
   TemplateEntry,
@@ -183,7 +183,7 @@ export function promptEntry(definition: McpPromptDefinition, build: EntryBuild):
   requireName('prompt', String(name), name);
   build.assertFree(name);
   const args = definition.arguments ?? [];
-  const completions: Record<string, CompletionHandler> = {};
+  const completions: Record<string, McpCompletionHandler> = {};
   const seen = new Set<string>();
   for (const argument of args) {
     if (typeof argument.name !== 'string' || argument.name.length === 0 || seen.has(argument.name)) {

@@ -6,7 +6,7 @@ import type AjvDraft07 from 'ajv';
 import type * as AjvFormatsModule from 'ajv-formats';
 import type { CompiledSchema, ValidationOutcome } from '../protocol/calls/catalog';
 import type { SchemaCompiler } from '../registry/entry-schemas';
-import type { McpSchema, McpValidatorOptions, StandardSchemaLike } from '../interfaces/mcp-schema.interface';
+import type { McpSchema, McpValidatorOptions, McpStandardSchemaLike } from '../interfaces/mcp-schema.interface';
 import type { McpServerSettings } from '../shared/server-settings';
 import { MCP_SERVER_SETTINGS } from '../shared/mcp.constants';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
@@ -40,7 +40,7 @@ export function formatAjvErrors(errors: ErrorObject[] | null | undefined): strin
   });
 }
 
-function isStandardSchema(schema: unknown): schema is StandardSchemaLike {
+function isStandardSchema(schema: unknown): schema is McpStandardSchemaLike {
   return typeof schema === 'object' && schema !== null && '~standard' in schema;
 }
 
@@ -267,7 +267,7 @@ export class McpSchemaCompiler implements SchemaCompiler {
     return ajv;
   }
 
-  private compileStandardSchema(schema: StandardSchemaLike, role: 'input' | 'output'): CompiledSchema {
+  private compileStandardSchema(schema: McpStandardSchemaLike, role: 'input' | 'output'): CompiledSchema {
     const standard = schema['~standard'];
     if (standard.jsonSchema === undefined) {
       throw new McpConfigurationError(

@@ -4,7 +4,7 @@ import type { ClusterLink, StreamClaim } from '../cluster/cluster-link.interface
 import type { JsonRpcMessage } from '../protocol/messages/json-rpc';
 import { messageOf } from '../protocol/messages/mcp-error';
 import { McpLogger } from '../telemetry/mcp.logger';
-import { appendToStream, type ReplayStore } from '../interfaces/replay-store.interface';
+import { appendToStream, type McpReplayStore } from '../interfaces/replay-store.interface';
 
 /** How long the messages of a stopped instance's stream are kept for its client's resume: a claim's TTL. */
 const ORPHAN_MS = 30_000;
@@ -41,7 +41,7 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
-    @Inject(MCP_REPLAY_STORE) private readonly replay: ReplayStore,
+    @Inject(MCP_REPLAY_STORE) private readonly replay: McpReplayStore,
   ) {}
 
   /** How many session streams are open on this instance. */

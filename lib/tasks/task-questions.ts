@@ -5,10 +5,15 @@ import {
   type ClientMethod,
   type InputRequest,
 } from '../protocol/messages/client-requests';
-import { ErrorCode, isJsonObject, type JsonObject } from '../protocol/messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JsonObject } from '../protocol/messages/json-rpc';
 import { McpError } from '../protocol/messages/mcp-error';
 import type { LiveTask, LiveTasks } from './live-tasks';
-import { isTerminal, type McpTaskRecord, type McpTaskStatus, type TaskStore } from '../interfaces/task-store.interface';
+import {
+  isTerminal,
+  type McpTaskRecord,
+  type McpTaskStatus,
+  type McpTaskStore,
+} from '../interfaces/task-store.interface';
 
 /**
  * Applies a change to a task that is not terminal, stores it, then tells the listeners.
@@ -33,7 +38,7 @@ function checkedAnswers(responses: JsonObject, methodOf: (key: string) => Client
     }
     const invalid = invalidAnswer(method, answer);
     if (invalid !== undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses.${key}: ${invalid}`);
+      throw new McpError(McpErrorCode.InvalidParams, `Invalid params: inputResponses.${key}: ${invalid}`);
     }
     accepted[key] = answer;
   }
@@ -61,7 +66,7 @@ function nextKey(live: LiveTask, method: string): string {
 export class TaskQuestions {
   constructor(
     private readonly live: LiveTasks,
-    private readonly store: TaskStore,
+    private readonly store: McpTaskStore,
     private readonly link: ClusterLink,
     private readonly transition: TaskTransition,
   ) {}
@@ -73,11 +78,11 @@ export class TaskQuestions {
   async ask(id: string, key: string | undefined, request: InputRequest): Promise<JsonObject> {
     const live = this.live.get(id);
     if (live === undefined) {
-      throw new McpError(ErrorCode.InternalError, `${request.method}: the task is over`);
+      throw new McpError(McpErrorCode.InternalError, `${request.method}: the task is over`);
     }
     const chosen = key ?? nextKey(live, request.method);
     if (live.issued.has(chosen)) {
-      throw new McpError(ErrorCode.InternalError, `Input key "${chosen}" was used before in this task`);
+      throw new McpError(McpErrorCode.InternalError, `Input key "${chosen}" was used before in this task`);
     }
     live.issued.add(chosen);
     const answer = new Promise<JsonObject>((resolve, reject) => live.pending.set(chosen, { request, resolve, reject }));
@@ -96,7 +101,7 @@ export class TaskQuestions {
     }
     if (stored === undefined) {
       live.pending.delete(chosen);
-      throw new McpError(ErrorCode.InternalError, `${request.method}: the task is over`);
+      throw new McpError(McpErrorCode.InternalError, `${request.method}: the task is over`);
     }
     return answer;
   }
@@ -107,7 +112,7 @@ export class TaskQuestions {
    */
   async answer(id: string, responses: unknown): Promise<void> {
     if (!isJsonObject(responses)) {
-      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
+      throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
     }
     const live = this.live.get(id);
     if (live === undefined) {

@@ -1,4 +1,4 @@
-import { ErrorCode, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, type JsonObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { missingScopes, requireScopes, visibleEntries, type EntryAccess } from './access';
 import type { McpCallContext, McpPrincipal } from './call-context';
@@ -64,11 +64,11 @@ describe('requireScopes', () => {
     const error = thrownBy(() => requireScopes({ scopes: ['notes:read', 'notes:write'] }, READER, 'tool edit'));
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).toJsonRpc()).toEqual({
-      code: ErrorCode.InsufficientScope,
+      code: McpErrorCode.InsufficientScope,
       message: 'Insufficient scope for tool edit',
       data: { requiredScopes: ['notes:read', 'notes:write'] },
     });
-    expect(ErrorCode.InsufficientScope).toBe(-32003);
+    expect(McpErrorCode.InsufficientScope).toBe(-32003);
   });
 
   it('hands data a copy: changing it does not change the entry', () => {

@@ -4,7 +4,7 @@
  * visibility). A call without the scopes is refused before its handler runs; list requests show
  * a principal only what it may call, and say so with `cacheScope: "private"`.
  */
-import { ErrorCode, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, type JsonObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import type { McpCallContext, McpPrincipal } from './call-context';
 import type { NativeExchange } from '../messages/native-exchange';
@@ -31,7 +31,7 @@ export function requireScopes(access: EntryAccess | undefined, principal: McpPri
     return;
   }
   if (missingScopes(principal, access.scopes).length > 0) {
-    throw new McpError(ErrorCode.InsufficientScope, `Insufficient scope for ${what}`, {
+    throw new McpError(McpErrorCode.InsufficientScope, `Insufficient scope for ${what}`, {
       requiredScopes: [...access.scopes],
     });
   }

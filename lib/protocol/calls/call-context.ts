@@ -3,16 +3,16 @@
  * the class the engine makes one of per call. Its public shape is `McpCallContext`
  * (`call-context.interface.ts`), re-exported here with the principal and transport kinds.
  */
-import { hasFeature, type Era, type Revision } from '../messages/revisions';
+import { hasFeature, type McpEra, type McpRevision } from '../messages/revisions';
 import {
-  ErrorCode,
+  McpErrorCode,
   notification,
   type JsonObject,
-  type JsonRpcId,
+  type RequestId,
   type JsonRpcNotification,
 } from '../messages/json-rpc';
 import { McpError, newElicitationId } from '../messages/mcp-error';
-import { passesLevel, type LogLevel } from '../messages/log-levels';
+import { passesLevel, type LoggingLevel } from '../messages/log-levels';
 import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
 import type { HeaderBag } from '../messages/request-headers';
 import { metaOf, progressTokenOf } from '../messages/request-meta';
@@ -20,16 +20,16 @@ import {
   capabilityError,
   missingCapability,
   revisionKnows,
-  type AskOptions,
-  type CreateMessageParams,
+  type McpAskOptions,
+  type CreateMessageRequestParams,
   type CreateMessageResult,
-  type ElicitParams,
+  type ElicitRequestParams,
   type ElicitResult,
   type InputRequest,
   type ListRootsResult,
 } from '../messages/client-requests';
 import type { McpPrincipal } from '../bounds/principal';
-import type { TransportKind } from './transport-contract';
+import type { McpTransportKind } from './transport-contract';
 import type { EngineLogger } from './engine-options';
 import type { InputRound } from './input-round';
 import type { McpCallContext } from './call-context.interface';
@@ -38,7 +38,7 @@ import { logText } from '../bounds/log-text';
 import type { EngineObserver } from './engine-observer';
 
 export { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../bounds/principal';
-export type { TransportKind } from './transport-contract';
+export type { McpTransportKind } from './transport-contract';
 export type { McpCallContext } from './call-context.interface';
 
 /** What a call context needs of the engine: the rounds of modern requests and the way to a legacy client. */
@@ -68,7 +68,7 @@ export class RequestCallContext implements McpCallContext {
     readonly name: string | undefined,
   ) {}
 
-  get requestId(): JsonRpcId {
+  get requestId(): RequestId {
     return this.request.id;
   }
 
@@ -76,15 +76,15 @@ export class RequestCallContext implements McpCallContext {
     return this.request.method;
   }
 
-  get era(): Era {
+  get era(): McpEra {
     return this.request.era;
   }
 
-  get revision(): Revision | undefined {
+  get revision(): McpRevision | undefined {
     return this.request.revision;
   }
 
-  get transport(): TransportKind {
+  get transport(): McpTransportKind {
     return this.request.facts.transport;
   }
 
@@ -125,8 +125,8 @@ export class RequestCallContext implements McpCallContext {
     return this.host.roundOf(this.request)?.state ?? (this.localState ??= {});
   }
 
-  elicit(params: ElicitParams, options?: AskOptions): Promise<ElicitResult> {
-    let sent: ElicitParams = params;
+  elicit(params: ElicitRequestParams, options?: McpAskOptions): Promise<ElicitResult> {
+    let sent: ElicitRequestParams = params;
     if (params.mode === 'url') {
       // 2025-11-25 correlates URL elicitations with notifications/elicitation/complete; the
       // modern era has no such notification and no elicitationId.
@@ -136,23 +136,23 @@ export class RequestCallContext implements McpCallContext {
     return this.ask({ method: 'elicitation/create', params: sent as unknown as JsonObject }, options);
   }
 
-  sample(params: CreateMessageParams, options?: AskOptions): Promise<CreateMessageResult> {
+  sample(params: CreateMessageRequestParams, options?: McpAskOptions): Promise<CreateMessageResult> {
     return this.ask({ method: 'sampling/createMessage', params: params }, options);
   }
 
-  listRoots(options?: AskOptions): Promise<ListRootsResult> {
+  listRoots(options?: McpAskOptions): Promise<ListRootsResult> {
     return this.ask({ method: 'roots/list', params: {} }, options);
   }
 
   /** One question to the client, in the way of the request's era. */
-  private ask<T>(question: InputRequest, options: AskOptions | undefined): Promise<T> {
+  private ask<T>(question: InputRequest, options: McpAskOptions | undefined): Promise<T> {
     const { request } = this;
     if (this.closed) {
-      return Promise.reject(new McpError(ErrorCode.InternalError, `${question.method}: the request is over`));
+      return Promise.reject(new McpError(McpErrorCode.InternalError, `${question.method}: the request is over`));
     }
     if (!revisionKnows(question, request.revision)) {
       return Promise.reject(
-        new McpError(ErrorCode.InternalError, `${question.method} is not available in revision ${request.revision}`),
+        new McpError(McpErrorCode.InternalError, `${question.method} is not available in revision ${request.revision}`),
       );
     }
     const missing = missingCapability(question, request.clientCapabilities);
@@ -168,7 +168,10 @@ export class RequestCallContext implements McpCallContext {
     const round = this.host.roundOf(request);
     if (round === undefined) {
       return Promise.reject(
-        new McpError(ErrorCode.InternalError, `${request.method} cannot ask the client for input (${question.method})`),
+        new McpError(
+          McpErrorCode.InternalError,
+          `${request.method} cannot ask the client for input (${question.method})`,
+        ),
       );
     }
     const key = round.keyFor(question, options?.key);
@@ -261,7 +264,7 @@ export class RequestCallContext implements McpCallContext {
     this.emit(notification('notifications/progress', params));
   }
 
-  log(level: LogLevel, data: unknown, loggerName?: string): void {
+  log(level: LoggingLevel, data: unknown, loggerName?: string): void {
     const threshold = this.request.logLevel;
     if (threshold === undefined || this.closed || !passesLevel(level, threshold)) {
       return;

@@ -12,14 +12,8 @@ import type { McpCallContext } from './call-context';
 import type { ParamHeaderBinding } from '../messages/request-headers';
 import type { EntryAccess } from './access';
 import type { NativeExchange } from '../messages/native-exchange';
-import type {
-  CompletionResult,
-  McpIcon,
-  PromptArgument,
-  ResourceAnnotations,
-  ToolAnnotations,
-} from '../messages/mcp-types';
-import type { TaskSupport } from '../tasks/task-mode';
+import type { McpCompletion, Icon, PromptArgument, Annotations, ToolAnnotations } from '../messages/mcp-types';
+import type { McpTaskSupport } from '../tasks/task-mode';
 
 /** The outcome of validating a value against a schema. */
 export type ValidationOutcome = { ok: true; value: unknown } | { ok: false; message: string };
@@ -32,13 +26,13 @@ export interface CompiledSchema {
   validate(value: unknown): ValidationOutcome | Promise<ValidationOutcome>;
 }
 
-export type { TaskSupport } from '../tasks/task-mode';
+export type { McpTaskSupport } from '../tasks/task-mode';
 
 /** A completion handler for one prompt argument or template variable. */
-export type CompletionHandler = (
+export type McpCompletionHandler = (
   value: string,
   context: { arguments: Record<string, string>; call: McpCallContext },
-) => string[] | CompletionResult | Promise<string[] | CompletionResult>;
+) => string[] | McpCompletion | Promise<string[] | McpCompletion>;
 
 /** A registered tool. */
 export interface ToolEntry {
@@ -48,9 +42,9 @@ export interface ToolEntry {
   readonly input: CompiledSchema;
   readonly output?: CompiledSchema;
   readonly annotations?: ToolAnnotations;
-  readonly icons?: McpIcon[];
+  readonly icons?: Icon[];
   readonly meta?: JsonObject;
-  readonly taskSupport: TaskSupport;
+  readonly taskSupport: McpTaskSupport;
   /** `x-mcp-header` bindings of the input schema, checked against `Mcp-Param-*` headers. */
   readonly paramHeaders: readonly ParamHeaderBinding[];
   /** Who may call and see it; `undefined` when anyone may. */
@@ -67,8 +61,8 @@ export interface ResourceEntry {
   readonly description?: string;
   readonly mimeType?: string;
   readonly size?: number;
-  readonly annotations?: ResourceAnnotations;
-  readonly icons?: McpIcon[];
+  readonly annotations?: Annotations;
+  readonly icons?: Icon[];
   readonly meta?: JsonObject;
   /** Overrides the default `ttlMs` of `resources/read` (modern era). */
   readonly cacheTtlMs?: number;
@@ -85,11 +79,11 @@ export interface TemplateEntry {
   readonly title?: string;
   readonly description?: string;
   readonly mimeType?: string;
-  readonly annotations?: ResourceAnnotations;
-  readonly icons?: McpIcon[];
+  readonly annotations?: Annotations;
+  readonly icons?: Icon[];
   readonly meta?: JsonObject;
   readonly cacheTtlMs?: number;
-  readonly completions: Readonly<Record<string, CompletionHandler>>;
+  readonly completions: Readonly<Record<string, McpCompletionHandler>>;
   /** Who may call and see it; `undefined` when anyone may. */
   readonly access?: EntryAccess;
   /** The variables of `uri` when it matches the template, else `undefined`. */
@@ -109,9 +103,9 @@ export interface PromptEntry {
   readonly title?: string;
   readonly description?: string;
   readonly arguments: readonly PromptArgument[];
-  readonly icons?: McpIcon[];
+  readonly icons?: Icon[];
   readonly meta?: JsonObject;
-  readonly completions: Readonly<Record<string, CompletionHandler>>;
+  readonly completions: Readonly<Record<string, McpCompletionHandler>>;
   /** Who may call and see it; `undefined` when anyone may. */
   readonly access?: EntryAccess;
   /** Renders the prompt; may return a promise. */

@@ -5,7 +5,7 @@
  * `requestState`. A question with no answer yet is collected, and the round ends with an
  * `input_required` result listing every question the handler reached.
  */
-import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { DEFAULT_KEY_PREFIX, invalidAnswer, type InputRequest } from '../messages/client-requests';
 import type { RoundState } from '../messages/request-state';
@@ -23,12 +23,12 @@ export interface RoundInputs {
 export function readRoundInputs(params: JsonObject, previous: RoundState | undefined): RoundInputs | McpError {
   const responses = params.inputResponses;
   if (responses !== undefined && !isJsonObject(responses)) {
-    return new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
+    return new McpError(McpErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
   }
   const answers: JsonObject = { ...previous?.answers };
   for (const [key, answer] of Object.entries(responses ?? {})) {
     if (!isJsonObject(answer)) {
-      return new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses.${key} must be an object`);
+      return new McpError(McpErrorCode.InvalidParams, `Invalid params: inputResponses.${key} must be an object`);
     }
     answers[key] = answer;
   }
@@ -85,14 +85,16 @@ export class InputRound {
    */
   ask<T>(key: string, request: InputRequest): Promise<T> {
     if (this.pending.has(key) || Object.prototype.hasOwnProperty.call(this.used, key)) {
-      return Promise.reject(new McpError(ErrorCode.InternalError, `Input key "${key}" was asked twice in one request`));
+      return Promise.reject(
+        new McpError(McpErrorCode.InternalError, `Input key "${key}" was asked twice in one request`),
+      );
     }
     const answer = this.has(key) ? this.answers[key] : undefined;
     if (answer !== undefined) {
       const invalid = invalidAnswer(request.method, answer);
       if (invalid !== undefined) {
         return Promise.reject(
-          new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses.${key}: ${invalid}`),
+          new McpError(McpErrorCode.InvalidParams, `Invalid params: inputResponses.${key}: ${invalid}`),
         );
       }
       this.used[key] = answer;

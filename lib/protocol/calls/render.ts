@@ -5,7 +5,7 @@
 import { hasFeature } from '../messages/revisions';
 import { isJsonObject, type JsonObject } from '../messages/json-rpc';
 import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './catalog';
-import type { CallToolResult, Implementation, McpIcon } from '../messages/mcp-types';
+import type { CallToolResult, Implementation, Icon } from '../messages/mcp-types';
 import { copyOf } from '../messages/object-copies';
 
 type Target = JsonObject;
@@ -14,7 +14,7 @@ type Target = JsonObject;
 function addDisplay(
   target: Target,
   revision: string | undefined,
-  entry: { title?: string; icons?: McpIcon[]; meta?: JsonObject },
+  entry: { title?: string; icons?: Icon[]; meta?: JsonObject },
 ): void {
   if (entry.title !== undefined && hasFeature(revision, 'title')) {
     target.title = entry.title;

@@ -2,14 +2,14 @@
  * A request once its era and envelope are settled: what handlers, the call context and the
  * task calls see of it.
  */
-import type { Era, Revision } from '../messages/revisions';
-import type { JsonObject, JsonRpcId, JsonRpcNotification } from '../messages/json-rpc';
+import type { McpEra, McpRevision } from '../messages/revisions';
+import type { JsonObject, RequestId, JsonRpcNotification } from '../messages/json-rpc';
 import type { McpPrincipal } from '../bounds/principal';
 import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
-import type { LogLevel } from '../messages/log-levels';
+import type { LoggingLevel } from '../messages/log-levels';
 import type { CallScope } from './call-scope';
 import type { InputRound, RoundInputs } from './input-round';
-import type { AskOptions, InputRequest } from '../messages/client-requests';
+import type { McpAskOptions, InputRequest } from '../messages/client-requests';
 import type { RequestFacts } from './transport-contract';
 import type { TaskRelay } from '../tasks/task-relay';
 
@@ -19,7 +19,7 @@ export interface RunningTask {
   /** Whether the task ended (settled, cancelled, expired): its work may send nothing more. */
   readonly closed: boolean;
   /** A question to the client, through the task. */
-  ask<T>(question: InputRequest, options: AskOptions | undefined): Promise<T>;
+  ask<T>(question: InputRequest, options: McpAskOptions | undefined): Promise<T>;
   /** Progress and logs of the work, legacy era. */
   notify(message: JsonRpcNotification): void;
   /** Modern era: progress becomes the task's status message. */
@@ -28,17 +28,17 @@ export interface RunningTask {
 
 /** A request once its era and envelope are settled, as handlers see it. */
 export interface ResolvedRequest {
-  readonly id: JsonRpcId;
+  readonly id: RequestId;
   readonly method: string;
   readonly params: JsonObject;
   readonly facts: RequestFacts;
-  readonly era: Era;
-  readonly revision: Revision | undefined;
+  readonly era: McpEra;
+  readonly revision: McpRevision | undefined;
   readonly principal: McpPrincipal;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   /** The log threshold of this request; `undefined` means send no logs. */
-  readonly logLevel: LogLevel | undefined;
+  readonly logLevel: LoggingLevel | undefined;
   /** Cancellation, disconnect, session end and deadline of the request. */
   readonly scope: CallScope;
   /** A modern retry (`tools/call`, `prompts/get`, `resources/read`): its answers and state. */

@@ -8,7 +8,7 @@ import {
   isJsonObject,
   notification,
   type JsonObject,
-  type JsonRpcId,
+  type RequestId,
   type JsonRpcNotification,
 } from '../messages/json-rpc';
 import { META_KEYS } from '../messages/request-meta';
@@ -100,7 +100,7 @@ export class Subscription {
   constructor(
     private readonly hub: SubscriptionHub,
     /** The JSON-RPC id of the listen request: the subscription id. */
-    readonly id: JsonRpcId,
+    readonly id: RequestId,
     /** What the server honours for this listener. */
     readonly filter: SubscriptionFilter,
     private readonly sink: SubscriptionSink,
@@ -188,7 +188,7 @@ export class SubscriptionHub {
    * Registers a subscription, then acknowledges it on its channel: the acknowledgement is the
    * first message of the stream, and no event published after it can be missed.
    */
-  open(id: JsonRpcId, filter: SubscriptionFilter, sink: SubscriptionSink): Subscription {
+  open(id: RequestId, filter: SubscriptionFilter, sink: SubscriptionSink): Subscription {
     const subscription = new Subscription(this, id, filter, sink);
     this.subscriptions.add(subscription);
     for (const [list, flag] of LIST_FLAGS) {

@@ -3,9 +3,9 @@
  * the channel its notifications travel on, the outcome it writes back, and what the engine
  * reaches beyond the protocol (tasks, legacy sessions' streams, the other instances).
  */
-import type { Era, Revision } from '../messages/revisions';
+import type { McpEra, McpRevision } from '../messages/revisions';
 import type {
-  JsonRpcId,
+  RequestId,
   JsonRpcMessage,
   JsonRpcNotification,
   JsonRpcRequest,
@@ -21,7 +21,7 @@ import type { NativeExchange } from '../messages/native-exchange';
 /** The MCP transports. */
 export type { NativeExchange } from '../messages/native-exchange';
 
-export type TransportKind = 'streamable-http' | 'simple-http' | 'sse' | 'stdio';
+export type McpTransportKind = 'streamable-http' | 'simple-http' | 'sse' | 'stdio';
 
 /** Where the notifications related to one request go (its SSE stream, stdio...). */
 export interface RequestChannel {
@@ -47,11 +47,11 @@ export interface RequestChannel {
 
 /** What a transport knows about one incoming message. */
 export interface RequestFacts {
-  readonly era: Era;
-  readonly transport: TransportKind;
+  readonly era: McpEra;
+  readonly transport: McpTransportKind;
   readonly principal?: McpPrincipal;
   /** Legacy: the revision resolved from the version header or the session. */
-  readonly revision?: Revision;
+  readonly revision?: McpRevision;
   /** Legacy: the session the message belongs to. */
   readonly session?: SessionHandle;
   /** HTTP only: the request headers, lower-cased, for the modern header checks. */
@@ -107,7 +107,7 @@ export interface EngineCluster {
   /** Sends an answer to the instance whose request it answers; `false` when no instance is named by its id. */
   forwardResponse(scope: string, response: JsonRpcResponse): boolean;
   /** Tells the other instances to cancel a request of `scope` that does not run here. */
-  forwardCancel(scope: string, requestId: JsonRpcId, reason: string): void;
+  forwardCancel(scope: string, requestId: RequestId, reason: string): void;
   /**
    * Legacy: opens a `tasks/result` request's stream to a task whose work runs on another
    * instance, so that its questions reach the client; returns how to close it.

@@ -1,11 +1,11 @@
 /**
  * completion/complete: argument completion for prompts and resource templates.
  */
-import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
-import type { CompletionHandler } from '../calls/catalog';
+import type { McpCompletionHandler } from '../calls/catalog';
 import { requireScopes, type EntryAccess } from '../calls/access';
 import { checkUriLength } from '../messages/resource-uri';
 
@@ -15,7 +15,7 @@ const MAX_VALUES = 100;
 /** The completion handler of `argument`; completing needs the scopes of the prompt or template. */
 function findHandler(context: HandlerContext, request: ResolvedRequest, ref: JsonObject, argument: string) {
   let owner:
-    { readonly access?: EntryAccess; readonly completions: Readonly<Record<string, CompletionHandler>> } | undefined;
+    { readonly access?: EntryAccess; readonly completions: Readonly<Record<string, McpCompletionHandler>> } | undefined;
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
     owner = context.catalog.getPrompt(ref.name);
   } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
@@ -23,7 +23,7 @@ function findHandler(context: HandlerContext, request: ResolvedRequest, ref: Jso
     owner = context.catalog.getTemplate(ref.uri);
   } else {
     throw new McpError(
-      ErrorCode.InvalidParams,
+      McpErrorCode.InvalidParams,
       'Invalid params: ref must be a ref/prompt with a name or a ref/resource with a uri',
     );
   }
@@ -37,10 +37,10 @@ function findHandler(context: HandlerContext, request: ResolvedRequest, ref: Jso
 export async function handleComplete(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const { ref, argument, context: given } = request.params;
   if (!isJsonObject(ref)) {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: ref is required');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: ref is required');
   }
   if (!isJsonObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: argument must have a name and a value');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: argument must have a name and a value');
   }
   const handler = findHandler(context, request, ref, argument.name);
   if (handler === undefined) {
@@ -64,7 +64,7 @@ export async function handleComplete(context: HandlerContext, request: ResolvedR
       throw error;
     }
     context.logFailure(request, error);
-    throw new McpError(ErrorCode.InternalError, 'Internal completion error');
+    throw new McpError(McpErrorCode.InternalError, 'Internal completion error');
   }
   const all = (Array.isArray(answer) ? answer : answer.values).filter(
     (value): value is string => typeof value === 'string',

@@ -2,7 +2,7 @@
  * resources/list, resources/templates/list, resources/read, resources/subscribe and
  * resources/unsubscribe.
  */
-import { ErrorCode, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, type JsonObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { requireScopes } from '../calls/access';
 import { listResult } from './list-result';
@@ -45,14 +45,14 @@ export async function handleTemplatesList(context: HandlerContext, request: Reso
 
 /** The error for a URI nothing serves: -32002 in the legacy era, -32602 in the modern one. */
 function notFound(request: ResolvedRequest, uri: string): McpError {
-  const code = request.era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound;
+  const code = request.era === 'modern' ? McpErrorCode.InvalidParams : McpErrorCode.ResourceNotFound;
   return new McpError(code, `Resource not found: ${uri}`, { uri });
 }
 
 export async function handleResourcesRead(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const uri = request.params.uri;
   if (typeof uri !== 'string' || uri.length === 0) {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: uri must be a non-empty string');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: uri must be a non-empty string');
   }
   checkUriLength(uri, context.options.maxUriLength);
   const call = context.createCallContext(request, uri);
@@ -84,7 +84,7 @@ export async function handleResourcesRead(context: HandlerContext, request: Reso
       throw error;
     }
     context.logFailure(request, error);
-    throw new McpError(ErrorCode.InternalError, 'Internal resource error');
+    throw new McpError(McpErrorCode.InternalError, 'Internal resource error');
   }
   const result: JsonObject = copyOf(toReadResourceResult(value, uri, mimeType));
   if (request.era === 'modern' && cacheTtlMs !== undefined && result.ttlMs === undefined) {
@@ -111,7 +111,7 @@ function subscriptionTarget(context: HandlerContext, request: ResolvedRequest) {
   const uri = request.params.uri;
   const session = request.facts.session;
   if (session === undefined || typeof uri !== 'string' || uri.length === 0) {
-    throw new McpError(ErrorCode.InvalidParams, 'Subscribe requires a session and a uri');
+    throw new McpError(McpErrorCode.InvalidParams, 'Subscribe requires a session and a uri');
   }
   checkUriLength(uri, context.options.maxUriLength);
   return { session, uri };

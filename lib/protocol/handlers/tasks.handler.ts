@@ -3,13 +3,13 @@
  * tasks/update, tasks/cancel (2026-07-28 extension `io.modelcontextprotocol/tasks`). A task is
  * only ever found by its owner: another caller's task is answered as an unknown one (-32602).
  */
-import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { paginate } from '../messages/pagination';
 import { taskOwner } from '../calls/task-owner';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
-import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
+import { declaresTasksExtension, MCP_TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
 import { relatedTaskMeta, renderLegacyTask, renderModernTask } from '../tasks/task-render';
 import { isTerminal, type McpTaskRecord } from '../tasks/task-record';
 import type { TaskPort } from '../tasks/task-port';
@@ -21,12 +21,12 @@ import type { TaskPort } from '../tasks/task-port';
 function serviceFor(context: HandlerContext, request: ResolvedRequest): TaskPort {
   const { tasks } = context;
   if (tasks === undefined) {
-    throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    throw new McpError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);
   }
   if (request.era === 'modern' && !declaresTasksExtension(request.clientCapabilities)) {
     throw new McpError(
-      ErrorCode.MissingRequiredClientCapability,
-      `Missing required client capability: ${request.method} needs the ${TASKS_EXTENSION} extension`,
+      McpErrorCode.MissingRequiredClientCapability,
+      `Missing required client capability: ${request.method} needs the ${MCP_TASKS_EXTENSION} extension`,
       TASKS_EXTENSION_REQUIRED,
     );
   }
@@ -62,19 +62,19 @@ export async function handleTasksResult(context: HandlerContext, request: Resolv
     throw request.scope.reason;
   }
   if (settled === undefined) {
-    throw new McpError(ErrorCode.InvalidParams, `Task not found: ${task.id}`);
+    throw new McpError(McpErrorCode.InvalidParams, `Task not found: ${task.id}`);
   }
   if (!isTerminal(settled.status)) {
     throw new McpError(
-      ErrorCode.InternalError,
+      McpErrorCode.InternalError,
       `Task ${task.id} did not end within ${tasks.options.resultTimeoutMs} ms`,
     );
   }
   if (settled.status === 'cancelled') {
-    throw new McpError(ErrorCode.InvalidParams, `Task cancelled: ${task.id}`);
+    throw new McpError(McpErrorCode.InvalidParams, `Task cancelled: ${task.id}`);
   }
   if (settled.result === undefined) {
-    const error = settled.error ?? { code: ErrorCode.InternalError, message: 'Internal error' };
+    const error = settled.error ?? { code: McpErrorCode.InternalError, message: 'Internal error' };
     throw new McpError(error.code, error.message, error.data);
   }
   const { result } = settled;
@@ -101,7 +101,7 @@ export async function handleTasksList(context: HandlerContext, request: Resolved
 export async function handleTasksCancel(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
   const [tasks, task] = await ownedTask(context, request);
   if (request.era === 'legacy' && isTerminal(task.status)) {
-    throw new McpError(ErrorCode.InvalidParams, `Task ${task.id} is already ${task.status}`);
+    throw new McpError(McpErrorCode.InvalidParams, `Task ${task.id} is already ${task.status}`);
   }
   const after = await tasks.cancel(task.id);
   if (request.era === 'modern') {
@@ -109,7 +109,7 @@ export async function handleTasksCancel(context: HandlerContext, request: Resolv
   }
   if (after !== undefined && after.status !== 'cancelled') {
     // It ended on its own while the cancellation was on its way.
-    throw new McpError(ErrorCode.InvalidParams, `Task ${task.id} is already ${after.status}`);
+    throw new McpError(McpErrorCode.InvalidParams, `Task ${task.id} is already ${after.status}`);
   }
   return renderLegacyTask(after ?? task);
 }

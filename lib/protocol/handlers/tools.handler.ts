@@ -1,7 +1,7 @@
 /**
  * tools/list and tools/call.
  */
-import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
 import { McpError, McpInternalError, McpToolError } from '../messages/mcp-error';
 import { requireScopes } from '../calls/access';
 import { listResult } from './list-result';
@@ -12,7 +12,7 @@ import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
 import type { CallToolResult } from '../messages/mcp-types';
 import type { ToolEntry, ValidationOutcome } from '../calls/catalog';
-import { clientTakesTasks, taskMode, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
+import { clientTakesTasks, taskMode, MCP_TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
 import { isThenable, type Awaitable } from '../messages/thenables';
 
 export async function handleToolsList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
@@ -30,21 +30,21 @@ export async function handleToolsList(context: HandlerContext, request: Resolved
 export function handleToolsCall(context: HandlerContext, request: ResolvedRequest): Awaitable<JsonObject> {
   const { params } = request;
   if (typeof params.name !== 'string') {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: name must be a string');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: name must be a string');
   }
   const args = params.arguments ?? {};
   if (!isJsonObject(args)) {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: arguments must be an object');
   }
   const tool = context.catalog.getTool(params.name);
   if (tool === undefined) {
-    throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+    throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
   }
   requireScopes(tool.access, request.principal, `tool ${tool.name}`);
   if (request.era === 'modern' && request.facts.headers !== undefined && tool.paramHeaders.length > 0) {
     const mismatch = checkParamHeaders(request.facts.headers, tool.paramHeaders, args);
     if (mismatch !== undefined) {
-      throw new McpError(ErrorCode.HeaderMismatch, mismatch);
+      throw new McpError(McpErrorCode.HeaderMismatch, mismatch);
     }
   }
   const mode = taskMode(
@@ -56,12 +56,12 @@ export function handleToolsCall(context: HandlerContext, request: ResolvedReques
     case 'refuse':
       throw request.era === 'modern'
         ? new McpError(
-            ErrorCode.MissingRequiredClientCapability,
-            `Tool ${tool.name} runs only as a task: the request must declare the ${TASKS_EXTENSION} extension`,
+            McpErrorCode.MissingRequiredClientCapability,
+            `Tool ${tool.name} runs only as a task: the request must declare the ${MCP_TASKS_EXTENSION} extension`,
             TASKS_EXTENSION_REQUIRED,
           )
         : new McpError(
-            ErrorCode.MethodNotFound,
+            McpErrorCode.MethodNotFound,
             `Tool ${tool.name} must be called as a task: send the "task" param (protocol revision 2025-11-25)`,
           );
     case 'task':

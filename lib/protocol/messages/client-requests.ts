@@ -4,8 +4,8 @@
  * way the question travels differs (a server-to-client request in the legacy era, an
  * `input_required` result in the modern era).
  */
-import { isAtLeast, type Revision } from './revisions';
-import { ErrorCode, isJsonObject, type JsonObject } from './json-rpc';
+import { isAtLeast, type McpRevision } from './revisions';
+import { McpErrorCode, isJsonObject, type JsonObject } from './json-rpc';
 import { McpError } from './mcp-error';
 import type { ClientCapabilities } from './mcp-types';
 
@@ -13,7 +13,7 @@ import type { ClientCapabilities } from './mcp-types';
 export type ClientMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
 
 /** A form-mode elicitation: the client shows a form built from a flat JSON Schema. */
-export interface ElicitFormParams {
+export interface ElicitRequestFormParams {
   mode?: 'form';
   /** What to ask the user. */
   message: string;
@@ -23,7 +23,7 @@ export interface ElicitFormParams {
 }
 
 /** A URL-mode elicitation (2025-11-25 and later): the user completes a flow out of band. */
-export interface ElicitUrlParams {
+export interface ElicitRequestURLParams {
   mode: 'url';
   message: string;
   /** The page the client opens for the user. */
@@ -34,7 +34,7 @@ export interface ElicitUrlParams {
 }
 
 /** The parameters of `ctx.elicit()`. */
-export type ElicitParams = ElicitFormParams | ElicitUrlParams;
+export type ElicitRequestParams = ElicitRequestFormParams | ElicitRequestURLParams;
 
 /** The client's answer to an elicitation. */
 export interface ElicitResult {
@@ -53,7 +53,7 @@ export interface SamplingMessage {
 }
 
 /** The parameters of `ctx.sample()` (`sampling/createMessage`). */
-export interface CreateMessageParams {
+export interface CreateMessageRequestParams {
   messages: SamplingMessage[];
   maxTokens: number;
   systemPrompt?: string;
@@ -99,7 +99,7 @@ export interface ListRootsResult {
  *
  * @publicApi
  */
-export interface AskOptions {
+export interface McpAskOptions {
   /**
    * Modern era: the key of the question in `inputRequests` (and of its answer in
    * `inputResponses`). Keys must be unique within the request; by default they are derived from
@@ -159,7 +159,7 @@ export function missingCapability(request: InputRequest, capabilities: ClientCap
 }
 
 /** Whether a revision knows a client method at all (elicitation came with 2025-06-18). */
-export function revisionKnows(request: InputRequest, revision: Revision | undefined): boolean {
+export function revisionKnows(request: InputRequest, revision: McpRevision | undefined): boolean {
   if (revision === undefined) {
     return true;
   }
@@ -182,7 +182,7 @@ export function revisionKnows(request: InputRequest, revision: Revision | undefi
  */
 export function capabilityError(request: InputRequest, required: JsonObject): McpError {
   const message = `The client did not declare the capability this request needs for ${request.method}`;
-  return new McpError(ErrorCode.MissingRequiredClientCapability, message, { requiredCapabilities: required });
+  return new McpError(McpErrorCode.MissingRequiredClientCapability, message, { requiredCapabilities: required });
 }
 
 /**
@@ -221,7 +221,7 @@ export function invalidAnswer(method: ClientMethod, answer: unknown): string | u
 }
 
 /** The params of a question as a given revision expects them (no `mode` before 2025-11-25). */
-export function paramsFor(request: InputRequest, revision: Revision | undefined): JsonObject {
+export function paramsFor(request: InputRequest, revision: McpRevision | undefined): JsonObject {
   if (
     request.method === 'elicitation/create' &&
     revision !== undefined &&

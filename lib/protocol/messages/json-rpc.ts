@@ -4,14 +4,14 @@
  */
 
 /** A request id. MCP forbids `null`. */
-export type JsonRpcId = string | number;
+export type RequestId = string | number;
 
 /** A JSON object. */
 export type JsonObject = Record<string, unknown>;
 
 export interface JsonRpcRequest {
   jsonrpc: '2.0';
-  id: JsonRpcId;
+  id: RequestId;
   method: string;
   params?: JsonObject;
 }
@@ -30,14 +30,14 @@ export interface JsonRpcErrorObject {
 
 export interface JsonRpcSuccess {
   jsonrpc: '2.0';
-  id: JsonRpcId;
+  id: RequestId;
   result: JsonObject;
 }
 
 export interface JsonRpcFailure {
   jsonrpc: '2.0';
   /** `null` only when the id of the failed message could not be read. */
-  id: JsonRpcId | null;
+  id: RequestId | null;
   error: JsonRpcErrorObject;
 }
 
@@ -46,7 +46,7 @@ export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
 /** The error codes MCP uses, by name. */
-export const ErrorCode = {
+export const McpErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
   MethodNotFound: -32601,
@@ -82,13 +82,13 @@ export type ClassifiedMessage =
   | { kind: 'request'; message: JsonRpcRequest }
   | { kind: 'notification'; message: JsonRpcNotification }
   | { kind: 'response'; message: JsonRpcResponse }
-  | { kind: 'invalid'; id: JsonRpcId | null; reason: string; isNotification: boolean };
+  | { kind: 'invalid'; id: RequestId | null; reason: string; isNotification: boolean };
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isValidId(value: unknown): value is JsonRpcId {
+function isValidId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
 }
 
@@ -169,12 +169,12 @@ function readResponse(value: JsonObject): JsonRpcResponse | undefined {
 }
 
 /** Builds a success response. */
-export function success(id: JsonRpcId, result: JsonObject): JsonRpcSuccess {
+export function success(id: RequestId, result: JsonObject): JsonRpcSuccess {
   return { jsonrpc: '2.0', id, result };
 }
 
 /** Builds an error response. */
-export function failure(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcFailure {
+export function failure(id: RequestId | null, code: number, message: string, data?: unknown): JsonRpcFailure {
   const error: JsonRpcErrorObject = { code, message };
   if (data !== undefined) {
     error.data = data;

@@ -5,7 +5,7 @@
 import type { JsonObject } from './json-rpc';
 
 /** An icon for an implementation, tool, resource, template or prompt (2025-11-25 and later). */
-export interface McpIcon {
+export interface Icon {
   src: string;
   mimeType?: string;
   sizes?: string[];
@@ -19,7 +19,7 @@ export interface Implementation {
   title?: string;
   description?: string;
   websiteUrl?: string;
-  icons?: McpIcon[];
+  icons?: Icon[];
   [key: string]: unknown;
 }
 
@@ -45,7 +45,7 @@ export interface ToolAnnotations {
 }
 
 /** Annotations of resources and content blocks. */
-export interface ResourceAnnotations {
+export interface Annotations {
   audience?: Array<'user' | 'assistant'>;
   priority?: number;
   lastModified?: string;
@@ -54,10 +54,10 @@ export interface ResourceAnnotations {
 
 /** A content block of a tool result or a prompt message. */
 export type ContentBlock =
-  | { type: 'text'; text: string; annotations?: ResourceAnnotations; _meta?: JsonObject }
-  | { type: 'image'; data: string; mimeType: string; annotations?: ResourceAnnotations; _meta?: JsonObject }
-  | { type: 'audio'; data: string; mimeType: string; annotations?: ResourceAnnotations; _meta?: JsonObject }
-  | { type: 'resource'; resource: ResourceContents; annotations?: ResourceAnnotations; _meta?: JsonObject }
+  | { type: 'text'; text: string; annotations?: Annotations; _meta?: JsonObject }
+  | { type: 'image'; data: string; mimeType: string; annotations?: Annotations; _meta?: JsonObject }
+  | { type: 'audio'; data: string; mimeType: string; annotations?: Annotations; _meta?: JsonObject }
+  | { type: 'resource'; resource: ResourceContents; annotations?: Annotations; _meta?: JsonObject }
   | ({ type: 'resource_link'; uri: string; name: string } & JsonObject);
 
 /** The contents of a resource: text or base64 blob. */
@@ -104,11 +104,11 @@ export interface PromptArgument {
 }
 
 /** What a completion handler returns. */
-export interface CompletionResult {
+export interface McpCompletion {
   values: string[];
   total?: number;
   hasMore?: boolean;
 }
 
 /** `ttlMs` / `cacheScope` of cacheable results (2026-07-28). */
-export type CacheScope = 'public' | 'private';
+export type McpCacheScope = 'public' | 'private';

@@ -1,9 +1,9 @@
 /**
  * The era of a request and, for the modern era, the per-request `_meta` envelope.
  */
-import { eraOf, type Era } from './revisions';
+import { eraOf, type McpEra } from './revisions';
 import { isJsonObject, type JsonObject } from './json-rpc';
-import { isLogLevel, type LogLevel } from './log-levels';
+import { isLogLevel, type LoggingLevel } from './log-levels';
 import type { ClientCapabilities, Implementation } from './mcp-types';
 
 /** The reserved `_meta` keys of 2026-07-28. */
@@ -27,7 +27,7 @@ export function metaOf(params: JsonObject | undefined): JsonObject {
  * Decides the era of one request, once: modern when its `_meta` claims a protocol version or
  * the transport's version header names a modern revision; legacy otherwise.
  */
-export function decideEra(params: JsonObject | undefined, headerVersion: string | undefined): Era {
+export function decideEra(params: JsonObject | undefined, headerVersion: string | undefined): McpEra {
   const meta = params?._meta;
   if (isJsonObject(meta) && META_KEYS.protocolVersion in meta) {
     return 'modern';
@@ -40,7 +40,7 @@ export interface ModernEnvelope {
   protocolVersion: string;
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
-  logLevel?: LogLevel;
+  logLevel?: LoggingLevel;
 }
 
 /**

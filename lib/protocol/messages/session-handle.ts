@@ -3,18 +3,18 @@
  * engine reads the negotiated state and records what `initialize`, `logging/setLevel` and
  * `resources/subscribe` change.
  */
-import type { Revision } from './revisions';
-import type { LogLevel } from './log-levels';
+import type { McpRevision } from './revisions';
+import type { LoggingLevel } from './log-levels';
 import type { ClientCapabilities, Implementation } from './mcp-types';
 
 /** What a legacy session remembers between requests. */
 export interface SessionState {
   /** The revision agreed at `initialize`; `undefined` until then. */
-  protocolVersion?: Revision;
+  protocolVersion?: McpRevision;
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
   /** The minimum level of log messages the client asked for. */
-  logLevel: LogLevel;
+  logLevel: LoggingLevel;
   /** Whether `initialize` has completed. */
   initialized: boolean;
 }

@@ -3,14 +3,14 @@
  * runs in place for a while and then becomes a task. One function for every transport.
  */
 import { isJsonObject, type JsonObject } from '../messages/json-rpc';
-import { hasFeature, type Era, type Revision } from '../messages/revisions';
+import { hasFeature, type McpEra, type McpRevision } from '../messages/revisions';
 import type { ClientCapabilities } from '../messages/mcp-types';
 
 /** Whether a tool may run as a task (see the tasks issue); `forbidden` by default. */
-export type TaskSupport = 'forbidden' | 'optional' | 'required';
+export type McpTaskSupport = 'forbidden' | 'optional' | 'required';
 
 /** The id of the 2026-07-28 tasks extension. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export const MCP_TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /**
  * How one tool call runs:
@@ -30,7 +30,7 @@ export type TaskMode = 'inline' | 'refuse' | 'task' | 'escalate';
  * | optional or required | yes                | legacy | task     |
  * | optional or required | yes                | modern | escalate |
  */
-export function taskMode(support: TaskSupport, clientTakesTasks: boolean, era: Era): TaskMode {
+export function taskMode(support: McpTaskSupport, clientTakesTasks: boolean, era: McpEra): TaskMode {
   if (support === 'forbidden') {
     return 'inline';
   }
@@ -43,7 +43,7 @@ export function taskMode(support: TaskSupport, clientTakesTasks: boolean, era: E
 /** Whether a modern request declared the tasks extension in its client capabilities. */
 export function declaresTasksExtension(capabilities: ClientCapabilities): boolean {
   const extensions = (capabilities as JsonObject).extensions;
-  return isJsonObject(extensions) && isJsonObject(extensions[TASKS_EXTENSION]);
+  return isJsonObject(extensions) && isJsonObject(extensions[MCP_TASKS_EXTENSION]);
 }
 
 /**
@@ -52,8 +52,8 @@ export function declaresTasksExtension(capabilities: ClientCapabilities): boolea
  * param, which only 2025-11-25 defines.
  */
 export function clientTakesTasks(
-  era: Era,
-  revision: Revision | undefined,
+  era: McpEra,
+  revision: McpRevision | undefined,
   params: JsonObject,
   capabilities: ClientCapabilities,
 ): boolean {
@@ -65,5 +65,5 @@ export function clientTakesTasks(
 
 /** The `data` of the -32021 error that asks for the tasks extension. */
 export const TASKS_EXTENSION_REQUIRED: JsonObject = Object.freeze({
-  requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+  requiredCapabilities: { extensions: { [MCP_TASKS_EXTENSION]: {} } },
 });

@@ -3,8 +3,8 @@ import {
   sessionQuotaKey,
   type SessionAdmission,
   type SessionCaps,
-  type SessionRecord,
-  type SessionStore,
+  type McpSessionRecord,
+  type McpSessionStore,
 } from '../../interfaces/session-store.interface';
 import { LUA_EXISTING_MEMBERS, LUA_EXTEND_TTL } from './redis-keys';
 import { redisScript, type RedisHub } from './redis-hub';
@@ -209,7 +209,7 @@ return existing_members(KEYS[1], ARGV[1])
  *
  * @publicApi
  */
-export class RedisSessionStore implements SessionStore {
+export class RedisSessionStore implements McpSessionStore {
   /** How long a session's keys live after its last activity. */
   private readonly ttlMs: number;
 
@@ -225,7 +225,7 @@ export class RedisSessionStore implements SessionStore {
     this.ttlMs = idle + Math.max(idle, 60_000);
   }
 
-  async create(record: SessionRecord): Promise<void> {
+  async create(record: McpSessionRecord): Promise<void> {
     await this.hub.eval('session create', CREATE, this.createKeys(record), [
       this.ttlMs,
       record.id,
@@ -234,7 +234,7 @@ export class RedisSessionStore implements SessionStore {
     ]);
   }
 
-  async createWithin(record: SessionRecord, caps: SessionCaps): Promise<SessionAdmission> {
+  async createWithin(record: McpSessionRecord, caps: SessionCaps): Promise<SessionAdmission> {
     const reply = await this.hub.eval('session create', CREATE_WITHIN, this.createKeys(record), [
       this.ttlMs,
       record.id,
@@ -251,12 +251,12 @@ export class RedisSessionStore implements SessionStore {
     return reply === 1 ? CREATED : SERVER_FULL;
   }
 
-  async get(id: string): Promise<SessionRecord | undefined> {
+  async get(id: string): Promise<McpSessionRecord | undefined> {
     const fields = await this.hub.run('session get', (client) => client.hgetall(this.sessionKey(id)));
     return toRecord(fields);
   }
 
-  async update(id: string, patch: Partial<SessionState>): Promise<SessionRecord | undefined> {
+  async update(id: string, patch: Partial<SessionState>): Promise<McpSessionRecord | undefined> {
     const set: string[] = [];
     const removed: string[] = [];
     for (const [name, value] of Object.entries(patch)) {
@@ -346,13 +346,13 @@ export class RedisSessionStore implements SessionStore {
     return this.hub.key('sessions', 'quota', key);
   }
 
-  private createKeys(record: SessionRecord): string[] {
+  private createKeys(record: McpSessionRecord): string[] {
     return [this.sessionKey(record.id), this.indexKey(), this.quotaKey(sessionQuotaKey(record))];
   }
 }
 
 /** The hash fields of a record: one per top-level field, one per state key. */
-function fieldsOf(record: SessionRecord): string[] {
+function fieldsOf(record: McpSessionRecord): string[] {
   const fields: string[] = [
     'id',
     record.id,
@@ -382,7 +382,7 @@ function pairsToObject(pairs: string[]): Record<string, string> {
   return fields;
 }
 
-function toRecord(fields: Record<string, string>): SessionRecord | undefined {
+function toRecord(fields: Record<string, string>): McpSessionRecord | undefined {
   if (fields.id === undefined) {
     return undefined;
   }

@@ -3,7 +3,7 @@
  * endpoints before they read a body and by the platform hooks when the platform's own parser
  * refused the body first, so that both give the same answer.
  */
-import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, type JsonRpcFailure } from '../../protocol/messages/json-rpc';
 import type { HeaderBag } from '../../protocol/messages/request-headers';
 import { firstHeader, sendJson, type HttpExchange } from './http-exchange';
 
@@ -56,7 +56,7 @@ export function accepts(accept: string | undefined, type: string): boolean {
 export type PostAnswer = 'json-and-sse' | 'json' | 'status';
 
 function refusal(status: number, message: string): HttpRefusal {
-  return { status, error: failure(null, ErrorCode.InvalidRequest, message) };
+  return { status, error: failure(null, McpErrorCode.InvalidRequest, message) };
 }
 
 const ACCEPT: Readonly<Record<Exclude<PostAnswer, 'status'>, VerdictCache<HttpRefusal | undefined>>> = {

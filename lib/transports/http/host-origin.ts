@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { HeaderBag } from '../../protocol/messages/request-headers';
 import { firstHeader } from './http-exchange';
-import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, type JsonRpcFailure } from '../../protocol/messages/json-rpc';
 import { FORBIDDEN_HOST, FORBIDDEN_ORIGIN } from '../../shared/mcp.messages';
 
 export interface HostOriginPolicy {
@@ -57,8 +57,8 @@ export type HostOriginRefusal = 'host' | 'origin';
 
 /** The answer to a request whose Host or Origin is not allowed (HTTP 403), naming the option that admits it. */
 export const FORBIDDEN: Readonly<Record<HostOriginRefusal, JsonRpcFailure>> = Object.freeze({
-  host: failure(null, ErrorCode.InvalidRequest, FORBIDDEN_HOST),
-  origin: failure(null, ErrorCode.InvalidRequest, FORBIDDEN_ORIGIN),
+  host: failure(null, McpErrorCode.InvalidRequest, FORBIDDEN_HOST),
+  origin: failure(null, McpErrorCode.InvalidRequest, FORBIDDEN_ORIGIN),
 });
 
 /** Whether a request passes the Host and Origin checks (see {@link hostOriginRefusal}). */

@@ -1,6 +1,6 @@
 import type { ClusterLink, ClusterMessage } from '../../cluster/cluster-link.interface';
 import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
-import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../interfaces/replay-store.interface';
+import type { McpReplayEvent, McpReplayStore, McpReplayWindow } from '../../interfaces/replay-store.interface';
 import type { SseStream } from './http-exchange';
 import { ResumableStream } from './sse/resumable-stream';
 import { StreamFollows } from './stream-follow';
@@ -59,12 +59,12 @@ function fakeConnection(full = false) {
   };
 }
 
-function store(window: ReplayWindow): ReplayStore {
-  return { after: jest.fn(async () => window) } as unknown as ReplayStore;
+function store(window: McpReplayWindow): McpReplayStore {
+  return { after: jest.fn(async () => window) } as unknown as McpReplayStore;
 }
 
 const note = (n: number): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { n } });
-const event = (streamId: string, seq: number, n: number): ReplayEvent => ({ streamId, seq, message: note(n) });
+const event = (streamId: string, seq: number, n: number): McpReplayEvent => ({ streamId, seq, message: note(n) });
 
 describe('StreamFollows', () => {
   const logger = { warn: jest.fn() };

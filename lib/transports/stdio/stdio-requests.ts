@@ -6,9 +6,9 @@
  */
 import type { McpEngine, RequestChannel, RequestFacts } from '../../protocol/engine';
 import {
-  ErrorCode,
+  McpErrorCode,
   failure,
-  type JsonRpcId,
+  type RequestId,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -107,11 +107,11 @@ export class StdioRequests implements StdioBatchHost {
   accept(message: JsonRpcRequest): void {
     const { output, workers } = this.deps;
     if (this.draining) {
-      output.send(failure(message.id, ErrorCode.InternalError, SHUTTING_DOWN));
+      output.send(failure(message.id, McpErrorCode.InternalError, SHUTTING_DOWN));
       return;
     }
     if (workers.inflight.has(message.id)) {
-      output.send(failure(message.id, ErrorCode.InvalidRequest, DUPLICATE_ID_MESSAGE));
+      output.send(failure(message.id, McpErrorCode.InvalidRequest, DUPLICATE_ID_MESSAGE));
       return;
     }
     const era = decideEra(message.params, undefined);
@@ -127,7 +127,7 @@ export class StdioRequests implements StdioBatchHost {
     };
     const admitted = listen ? workers.listen(work) : workers.admit(work);
     if (!admitted) {
-      output.send(failure(message.id, ErrorCode.InternalError, OVERLOADED_MESSAGE));
+      output.send(failure(message.id, McpErrorCode.InternalError, OVERLOADED_MESSAGE));
       return;
     }
     if (!listen) {
@@ -223,7 +223,7 @@ export class StdioRequests implements StdioBatchHost {
     }
   }
 
-  private abortInEngine(scope: string | undefined, id: JsonRpcId, reason: string | undefined): void {
+  private abortInEngine(scope: string | undefined, id: RequestId, reason: string | undefined): void {
     if (scope !== undefined) {
       this.deps.engine.cancelRequest(scope, id, reason ?? 'Cancelled by the client');
     }

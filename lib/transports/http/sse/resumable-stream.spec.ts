@@ -1,5 +1,5 @@
 import type { JsonRpcMessage } from '../../../protocol/messages/json-rpc';
-import type { ReplayEvent } from '../../../interfaces/replay-store.interface';
+import type { McpReplayEvent } from '../../../interfaces/replay-store.interface';
 import type { SseStream } from '../http-exchange';
 import { ResumableStream } from './resumable-stream';
 import { flush } from '../../../../test/support/waiting';
@@ -49,10 +49,10 @@ function fakeConnection(full = false): {
 }
 
 function host() {
-  const recorded: ReplayEvent[] = [];
+  const recorded: McpReplayEvent[] = [];
   return {
     recorded,
-    record: jest.fn((_sessionId: string, event: ReplayEvent, _data: string) => void recorded.push(event)),
+    record: jest.fn((_sessionId: string, event: McpReplayEvent, _data: string) => void recorded.push(event)),
     forget: jest.fn(),
     lost: jest.fn(),
   };
@@ -125,7 +125,7 @@ describe('ResumableStream', () => {
     stream.hold();
     stream.send(note(3)); // seq 3: sent while the buffer is read, and also found there
     stream.send(note(4)); // seq 4: sent after the buffer was read
-    const replayed: ReplayEvent[] = [
+    const replayed: McpReplayEvent[] = [
       { streamId: 'aaaa', seq: 2, message: note(2) },
       { streamId: 'aaaa', seq: 3, message: note(3) },
     ];
