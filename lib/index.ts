@@ -2,10 +2,8 @@
  * nest-mcp: the public API. Anything not exported here is internal.
  */
 export { McpModule } from './mcp.module';
-export { MCP_MODULE_OPTIONS } from './mcp.module-definition';
-import type { ASYNC_OPTIONS_TYPE } from './mcp.module-definition';
-/** The argument of `McpModule.forRootAsync()`. @publicApi */
-export type McpModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE;
+export { MCP_MODULE_OPTIONS, McpConfigurableModuleClass } from './mcp.module-definition';
+export type { McpModuleAsyncOptions } from './mcp.module-definition';
 export type {
   McpModuleOptions,
   McpModuleExtras,
@@ -71,7 +69,13 @@ export { McpHttpGuard } from './transports/http/mcp-http.guard';
 export { McpScopes, McpVisibilityGuard } from './decorators/mcp-scopes.decorator';
 
 export { McpAuthService } from './auth/mcp-auth.service';
-export { McpBearerGuard, McpApiKeyGuard, McpBasicGuard, McpAuthGuard } from './auth/mcp-auth.guards';
+export {
+  McpBearerGuard,
+  McpApiKeyGuard,
+  McpBasicGuard,
+  McpAuthGuard,
+  McpCredentialGuard,
+} from './auth/mcp-auth.guards';
 export { hashMcpPassword, verifyMcpPassword } from './auth/password-hash';
 export type { McpPasswordHashOptions } from './auth/password-hash';
 export { mcpSecretDigest } from './auth/credential-table';
@@ -92,10 +96,24 @@ export type {
 } from './interfaces/mcp-auth-options.interface';
 
 export { McpRegistry } from './registry/mcp-registry.service';
-export type { McpRegistryChangeKind } from './registry/mcp-registry.service';
+export type { McpRegistryChangeKind, McpRegistryListener } from './registry/mcp-registry.service';
+export type {
+  McpToolEntry,
+  McpResourceEntry,
+  McpTemplateEntry,
+  McpPromptEntry,
+  McpCompiledSchema,
+  McpValidationOutcome,
+} from './protocol/calls/catalog';
 export { McpSessionService } from './sessions/mcp-session.service';
-export type { McpSessionEndReason } from './sessions/mcp-session.service';
-export type { McpSessionStore, McpSessionRecord } from './interfaces/session-store.interface';
+export type { McpSessionEndReason, McpSessionEndListener } from './sessions/mcp-session.service';
+export type { McpSessionState } from './protocol/messages/session-handle';
+export type {
+  McpSessionStore,
+  McpSessionRecord,
+  McpSessionCaps,
+  McpSessionAdmission,
+} from './interfaces/session-store.interface';
 export { McpTaskService } from './tasks/mcp-task.service';
 export type { McpTaskRecord, McpTaskStatus, McpTaskError, McpTaskStore } from './interfaces/task-store.interface';
 export { MCP_TASKS_EXTENSION } from './protocol/tasks/task-mode';
@@ -115,7 +133,7 @@ export type { McpStdioListenOptions } from './transports/stdio/mcp-stdio.server'
 export { McpStderrLogger } from './transports/stdio/stderr.logger';
 export { runMcpStdio } from './transports/stdio/mcp-stdio.bootstrap';
 export type { McpStdioRunOptions } from './transports/stdio/mcp-stdio.bootstrap';
-export type { McpNotificationBus, McpEvent } from './interfaces/notification-bus.interface';
+export type { McpNotificationBus, McpEvent, McpEventHandler } from './interfaces/notification-bus.interface';
 
 export { McpError, McpToolError, McpUrlElicitationRequiredError } from './protocol/messages/mcp-error';
 export type { McpUrlElicitation } from './protocol/messages/mcp-error';
@@ -132,7 +150,18 @@ export type {
   Root,
 } from './protocol/messages/client-requests';
 export { McpErrorCode } from './protocol/messages/json-rpc';
-export type { RequestId } from './protocol/messages/json-rpc';
+export type {
+  RequestId,
+  JSONObject,
+  JSONRPCMessage,
+  JSONRPCRequest,
+  JSONRPCNotification,
+  JSONRPCResponse,
+  JSONRPCResultResponse,
+  JSONRPCErrorResponse,
+} from './protocol/messages/json-rpc';
+export type { McpNativeExchange } from './protocol/messages/native-exchange';
+export type { McpHeaderBag } from './protocol/messages/request-headers';
 export { MCP_REVISIONS, MCP_LATEST_REVISION } from './protocol/messages/revisions';
 export type { McpRevision, McpEra } from './protocol/messages/revisions';
 export type { LoggingLevel } from './protocol/messages/log-levels';
@@ -142,6 +171,7 @@ export type {
   CallToolResult,
   ContentBlock,
   GetPromptResult,
+  PromptArgument,
   PromptMessage,
   ReadResourceResult,
   ResourceContents,

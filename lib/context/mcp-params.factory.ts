@@ -1,6 +1,6 @@
 import { McpParamType } from '../shared/mcp.constants';
 import type { McpCallContext } from '../protocol/calls/call-context';
-import type { NativeExchange } from '../protocol/messages/native-exchange';
+import type { McpNativeExchange } from '../protocol/messages/native-exchange';
 
 /**
  * The arguments every MCP handler runs with, in the order its `ExecutionContext` exposes them:
@@ -13,7 +13,7 @@ export type McpHandlerArgs = [request: unknown, response: unknown, args: unknown
 export function mcpHandlerArgs(
   args: unknown,
   call: McpCallContext,
-  native: NativeExchange | undefined,
+  native: McpNativeExchange | undefined,
 ): McpHandlerArgs {
   return [native?.request, native?.response, args, call];
 }

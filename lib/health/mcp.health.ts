@@ -100,6 +100,7 @@ export class McpHealthIndicator {
    */
   @Inject(MCP_REDIS_HUB) private readonly hub!: RedisHub | undefined;
 
+  /** @internal */
   constructor(
     @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,
     private readonly explorer: McpExplorer,

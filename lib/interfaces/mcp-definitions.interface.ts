@@ -6,7 +6,7 @@
  * and response over HTTP, `undefined` on stdio. Most handlers leave that parameter out.
  */
 import type { McpCallContext } from '../protocol/calls/call-context';
-import type { NativeExchange } from '../protocol/messages/native-exchange';
+import type { McpNativeExchange } from '../protocol/messages/native-exchange';
 import type { McpCompletionHandler, McpTaskSupport } from '../protocol/calls/catalog';
 import type { Icon, PromptArgument, Annotations, ToolAnnotations } from '../protocol/messages/mcp-types';
 import type { McpSchema, McpValidatorOptions } from './mcp-schema.interface';
@@ -142,19 +142,19 @@ export interface McpAccessDefinition {
   /** Scopes the caller must all hold to call it and to see it listed. */
   scopes?: string[];
   /** Whether the caller sees it in lists (after the scopes); it is called with the list request's context. */
-  visible?: (context: McpCallContext, native: NativeExchange | undefined) => boolean | Promise<boolean>;
+  visible?: (context: McpCallContext, native: McpNativeExchange | undefined) => boolean | Promise<boolean>;
 }
 
 /** A tool registered at runtime. @publicApi */
 export interface McpToolDefinition extends McpToolOptions, McpAccessDefinition {
   name: string;
-  handler: (args: any, context: McpCallContext, native: NativeExchange | undefined) => unknown;
+  handler: (args: any, context: McpCallContext, native: McpNativeExchange | undefined) => unknown;
 }
 
 /** A resource registered at runtime. @publicApi */
 export interface McpResourceDefinition extends McpResourceOptions, McpAccessDefinition {
   name: string;
-  handler: (context: McpCallContext, native: NativeExchange | undefined) => unknown;
+  handler: (context: McpCallContext, native: McpNativeExchange | undefined) => unknown;
 }
 
 /** A resource template registered at runtime. @publicApi */
@@ -167,7 +167,7 @@ export interface McpResourceTemplateDefinition
     uri: string,
     variables: Record<string, string>,
     context: McpCallContext,
-    native: NativeExchange | undefined,
+    native: McpNativeExchange | undefined,
   ) => unknown;
 }
 
@@ -175,5 +175,5 @@ export interface McpResourceTemplateDefinition
 export interface McpPromptDefinition extends Omit<McpPromptOptions, 'arguments'>, McpAccessDefinition {
   name: string;
   arguments?: Array<PromptArgument & { complete?: McpCompletionHandler }>;
-  handler: (args: Record<string, string>, context: McpCallContext, native: NativeExchange | undefined) => unknown;
+  handler: (args: Record<string, string>, context: McpCallContext, native: McpNativeExchange | undefined) => unknown;
 }

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import type { JsonRpcMessage } from '../protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../protocol/messages/json-rpc';
 
 /**
  * One event of a legacy session's SSE stream, as the replay buffer keeps it. On the wire its id
@@ -13,7 +13,7 @@ export interface McpReplayEvent {
   /** The event's position in its stream, from 0. */
   readonly seq: number;
   /** The message; absent for a priming event (an id with empty data). */
-  readonly message?: JsonRpcMessage;
+  readonly message?: JSONRPCMessage;
 }
 
 /**
@@ -62,7 +62,7 @@ export interface McpReplayStore {
    *
    * @param data the message as JSON, as `append` takes it.
    */
-  appendNext?(sessionId: string, streamId: string, message: JsonRpcMessage, data: string): Promise<number>;
+  appendNext?(sessionId: string, streamId: string, message: JSONRPCMessage, data: string): Promise<number>;
   /** The session's buffered events of `streamId` after position `seq`. */
   after(sessionId: string, streamId: string, seq: number): Promise<McpReplayWindow>;
   /** Drops the session's buffer (the session ended). */
@@ -77,7 +77,7 @@ export async function appendToStream(
   store: McpReplayStore,
   sessionId: string,
   streamId: string,
-  message: JsonRpcMessage,
+  message: JSONRPCMessage,
 ): Promise<number> {
   const data = JSON.stringify(message);
   if (store.appendNext !== undefined) {

@@ -1,5 +1,4 @@
-import type { SessionState } from '../protocol/messages/session-handle';
-import type { Awaitable } from '../protocol/messages/thenables';
+import type { McpSessionState } from '../protocol/messages/session-handle';
 
 /** One legacy session as stored. */
 export interface McpSessionRecord {
@@ -13,11 +12,11 @@ export interface McpSessionRecord {
   readonly quotaKey?: string;
   readonly createdAt: number;
   lastActivity: number;
-  state: SessionState;
+  state: McpSessionState;
 }
 
 /** The caps `McpSessionStore.createWithin` checks, from the `sessions` options. */
-export interface SessionCaps {
+export interface McpSessionCaps {
   /** `sessions.maxSessions`: the sessions of the whole server. */
   readonly maxSessions: number;
   /** `sessions.maxPerPrincipal`: the sessions counted under one quota key. */
@@ -27,7 +26,7 @@ export interface SessionCaps {
 }
 
 /** What `McpSessionStore.createWithin` did. */
-export type SessionAdmission =
+export type McpSessionAdmission =
   | { readonly outcome: 'created' }
   /** The server holds `maxSessions` sessions: nothing was created. */
   | { readonly outcome: 'server-full' }
@@ -61,16 +60,16 @@ export interface McpSessionStore {
    * cannot both pass a cap): first the record's quota key (`quotaKey ?? principalId`) must hold
    * fewer than `caps.maxPerPrincipal` sessions, then the server fewer than `caps.maxSessions`.
    */
-  createWithin?(record: McpSessionRecord, caps: SessionCaps): Promise<SessionAdmission>;
+  createWithin?(record: McpSessionRecord, caps: McpSessionCaps): Promise<McpSessionAdmission>;
   /**
    * The session `id`, or `undefined`. A store that holds its sessions in this process may answer
    * with the record itself rather than a promise of it (the in-memory store does): every legacy
    * request reads its session, and a value lets a request to a tool that answers at once be
    * answered without waiting for a turn of the microtask queue.
    */
-  get(id: string): Awaitable<McpSessionRecord | undefined>;
+  get(id: string): McpSessionRecord | undefined | Promise<McpSessionRecord | undefined>;
   /** Merges `patch` into the state; returns the updated record, or `undefined` if it is gone. */
-  update(id: string, patch: Partial<SessionState>): Promise<McpSessionRecord | undefined>;
+  update(id: string, patch: Partial<McpSessionState>): Promise<McpSessionRecord | undefined>;
   /** Records activity at `at` (ms since the epoch). */
   touch(id: string, at: number): Promise<void>;
   /** Removes a session and its subscriptions; returns whether it existed. */

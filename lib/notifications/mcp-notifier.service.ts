@@ -29,6 +29,7 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new McpLogger('McpNotifier');
   private readonly teardown: Array<() => void> = [];
 
+  /** @internal */
   constructor(
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
     @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,

@@ -1,10 +1,10 @@
 import { batchRefusedByHeader, planBatch, runBatch } from './batch';
 import type { EngineOutcome, McpEngine, RequestFacts } from './engine';
-import { McpErrorCode, success, type JsonRpcNotification, type JsonRpcRequest } from './messages/json-rpc';
+import { McpErrorCode, success, type JSONRPCNotification, type JSONRPCRequest } from './messages/json-rpc';
 import type { McpRevision } from './messages/revisions';
 
-const ping = (id: number | string): JsonRpcRequest => ({ jsonrpc: '2.0', id, method: 'ping' });
-const note: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const ping = (id: number | string): JSONRPCRequest => ({ jsonrpc: '2.0', id, method: 'ping' });
+const note: JSONRPCNotification = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const answer = (id: number) => ({ jsonrpc: '2.0', id, result: {} });
 
 describe('planBatch', () => {
@@ -80,7 +80,7 @@ describe('runBatch', () => {
   function echoEngine(): { engine: McpEngine; handled: string[] } {
     const handled: string[] = [];
     const engine = {
-      handle: async (_facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Promise<EngineOutcome> => {
+      handle: async (_facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): Promise<EngineOutcome> => {
         handled.push(message.method);
         return 'id' in message
           ? { type: 'response', response: success(message.id, { echoed: message.id }) }

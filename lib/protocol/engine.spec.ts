@@ -2,30 +2,30 @@ import { ServerShutdownError, type CancellationSource } from './calls/call-scope
 import type { McpCallContext } from './calls/call-context';
 import type {
   Catalog,
-  CompiledSchema,
+  McpCompiledSchema,
   McpCompletionHandler,
-  PromptEntry,
-  ResourceEntry,
-  TemplateEntry,
-  ToolEntry,
+  McpPromptEntry,
+  McpResourceEntry,
+  McpTemplateEntry,
+  McpToolEntry,
 } from './calls/catalog';
 import { McpEngine, type EngineLogger, type EngineOptions, type EngineOutcome, type RequestFacts } from './engine';
 import {
   McpErrorCode,
-  type JsonObject,
-  type JsonRpcFailure,
+  type JSONObject,
+  type JSONRPCErrorResponse,
   type RequestId,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-  type JsonRpcSuccess,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type JSONRPCResultResponse,
 } from './messages/json-rpc';
 import type { LoggingLevel } from './messages/log-levels';
 import { McpError, McpToolError } from './messages/mcp-error';
 import { isThenable } from './messages/thenables';
-import type { HeaderBag } from './messages/request-headers';
+import type { McpHeaderBag } from './messages/request-headers';
 import type { McpRevision } from './messages/revisions';
-import type { SessionHandle, SessionState } from './messages/session-handle';
+import type { SessionHandle, McpSessionState } from './messages/session-handle';
 
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
@@ -45,10 +45,10 @@ function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => voi
   return { promise, resolve };
 }
 
-const anyObject: CompiledSchema = { jsonSchema: { type: 'object' }, validate: (value) => ({ ok: true, value }) };
+const anyObject: McpCompiledSchema = { jsonSchema: { type: 'object' }, validate: (value) => ({ ok: true, value }) };
 
 /** Arguments `{ a: number, b: number }`; strings of digits are converted, like a transforming validator would. */
-const sumSchema: CompiledSchema = {
+const sumSchema: McpCompiledSchema = {
   jsonSchema: {
     type: 'object',
     properties: { a: { type: 'number' }, b: { type: 'number' } },
@@ -64,7 +64,7 @@ const sumSchema: CompiledSchema = {
   },
 };
 
-const hitsOutput: CompiledSchema = {
+const hitsOutput: McpCompiledSchema = {
   jsonSchema: { type: 'object', properties: { hits: { type: 'integer' } }, required: ['hits'] },
   validate: (value) =>
     typeof (value as { hits?: unknown })?.hits === 'number'
@@ -75,8 +75,8 @@ const hitsOutput: CompiledSchema = {
 function tool(
   name: string,
   invoke: (args: any, call: McpCallContext) => unknown,
-  extra: Partial<ToolEntry> = {},
-): ToolEntry {
+  extra: Partial<McpToolEntry> = {},
+): McpToolEntry {
   return {
     name,
     input: anyObject,
@@ -89,57 +89,57 @@ function tool(
 
 class FixtureCatalog implements Catalog {
   version = 1;
-  readonly tools = new Map<string, ToolEntry>();
-  readonly resources = new Map<string, ResourceEntry>();
-  readonly templates = new Map<string, TemplateEntry>();
-  readonly prompts = new Map<string, PromptEntry>();
+  readonly tools = new Map<string, McpToolEntry>();
+  readonly resources = new Map<string, McpResourceEntry>();
+  readonly templates = new Map<string, McpTemplateEntry>();
+  readonly prompts = new Map<string, McpPromptEntry>();
 
-  addTool(entry: ToolEntry): this {
+  addTool(entry: McpToolEntry): this {
     this.tools.set(entry.name, entry);
     this.version += 1;
     return this;
   }
 
-  addResource(entry: ResourceEntry): this {
+  addResource(entry: McpResourceEntry): this {
     this.resources.set(entry.uri, entry);
     this.version += 1;
     return this;
   }
 
-  addTemplate(entry: TemplateEntry): this {
+  addTemplate(entry: McpTemplateEntry): this {
     this.templates.set(entry.uriTemplate, entry);
     this.version += 1;
     return this;
   }
 
-  addPrompt(entry: PromptEntry): this {
+  addPrompt(entry: McpPromptEntry): this {
     this.prompts.set(entry.name, entry);
     this.version += 1;
     return this;
   }
 
-  listTools(): readonly ToolEntry[] {
+  listTools(): readonly McpToolEntry[] {
     return sorted(this.tools, (entry) => entry.name);
   }
-  getTool(name: string): ToolEntry | undefined {
+  getTool(name: string): McpToolEntry | undefined {
     return this.tools.get(name);
   }
-  listResources(): readonly ResourceEntry[] {
+  listResources(): readonly McpResourceEntry[] {
     return sorted(this.resources, (entry) => entry.uri);
   }
-  getResource(uri: string): ResourceEntry | undefined {
+  getResource(uri: string): McpResourceEntry | undefined {
     return this.resources.get(uri);
   }
-  listTemplates(): readonly TemplateEntry[] {
+  listTemplates(): readonly McpTemplateEntry[] {
     return sorted(this.templates, (entry) => entry.uriTemplate);
   }
-  getTemplate(uriTemplate: string): TemplateEntry | undefined {
+  getTemplate(uriTemplate: string): McpTemplateEntry | undefined {
     return this.templates.get(uriTemplate);
   }
-  listPrompts(): readonly PromptEntry[] {
+  listPrompts(): readonly McpPromptEntry[] {
     return sorted(this.prompts, (entry) => entry.name);
   }
-  getPrompt(name: string): PromptEntry | undefined {
+  getPrompt(name: string): McpPromptEntry | undefined {
     return this.prompts.get(name);
   }
   hasCompletions(): boolean {
@@ -155,14 +155,14 @@ function sorted<T>(map: Map<string, T>, key: (item: T) => string): T[] {
 
 class FixtureSession implements SessionHandle {
   readonly id = 'session-1';
-  state: SessionState = { clientCapabilities: {}, logLevel: 'info', initialized: false };
+  state: McpSessionState = { clientCapabilities: {}, logLevel: 'info', initialized: false };
   readonly subscriptions = new Set<string>();
 
-  constructor(patch: Partial<SessionState> = {}) {
+  constructor(patch: Partial<McpSessionState> = {}) {
     this.state = { ...this.state, ...patch };
   }
 
-  async update(patch: Partial<SessionState>): Promise<void> {
+  async update(patch: Partial<McpSessionState>): Promise<void> {
     this.state = { ...this.state, ...patch };
   }
   async subscribe(uri: string): Promise<void> {
@@ -186,7 +186,7 @@ class RecordingLogger implements EngineLogger {
 }
 
 interface TestFacts extends RequestFacts {
-  readonly notes: JsonRpcNotification[];
+  readonly notes: JSONRPCNotification[];
   readonly abort: AbortController;
 }
 
@@ -207,7 +207,7 @@ function cancellationOf(abort: AbortController): CancellationSource {
 }
 
 function makeFacts(overrides: Partial<RequestFacts> = {}): TestFacts {
-  const notes: JsonRpcNotification[] = [];
+  const notes: JSONRPCNotification[] = [];
   const abort = new AbortController();
   return {
     era: 'legacy',
@@ -221,11 +221,11 @@ function makeFacts(overrides: Partial<RequestFacts> = {}): TestFacts {
 }
 
 /** Facts of a modern HTTP request whose headers agree with the body; `null` for a transport without headers. */
-function modernFacts(message: JsonRpcRequest, headers: HeaderBag | null = modernHeaders(message)): TestFacts {
+function modernFacts(message: JSONRPCRequest, headers: McpHeaderBag | null = modernHeaders(message)): TestFacts {
   return makeFacts({ era: 'modern', headers: headers ?? undefined });
 }
 
-function modernHeaders(message: JsonRpcRequest): Record<string, string> {
+function modernHeaders(message: JSONRPCRequest): Record<string, string> {
   const headers: Record<string, string> = { 'mcp-protocol-version': MODERN, 'mcp-method': message.method };
   const params = message.params ?? {};
   const name = message.method === 'resources/read' ? params.uri : params.name;
@@ -237,10 +237,10 @@ function modernHeaders(message: JsonRpcRequest): Record<string, string> {
 
 function modernRequest(
   method: string,
-  params: JsonObject = {},
+  params: JSONObject = {},
   id: RequestId = 1,
-  meta: JsonObject = {},
-): JsonRpcRequest {
+  meta: JSONObject = {},
+): JSONRPCRequest {
   return {
     jsonrpc: '2.0',
     id,
@@ -249,18 +249,18 @@ function modernRequest(
   };
 }
 
-function legacyRequest(method: string, params: JsonObject = {}, id: RequestId = 1): JsonRpcRequest {
+function legacyRequest(method: string, params: JSONObject = {}, id: RequestId = 1): JSONRPCRequest {
   return { jsonrpc: '2.0', id, method, params };
 }
 
-function response(outcome: EngineOutcome): JsonRpcResponse {
+function response(outcome: EngineOutcome): JSONRPCResponse {
   if (outcome.type !== 'response') {
     throw new Error(`expected a response, got ${outcome.type}`);
   }
   return outcome.response;
 }
 
-function resultOf(outcome: EngineOutcome): JsonObject {
+function resultOf(outcome: EngineOutcome): JSONObject {
   const answer = response(outcome);
   if (!('result' in answer)) {
     throw new Error(`expected a result, got error ${JSON.stringify(answer.error)}`);
@@ -268,7 +268,7 @@ function resultOf(outcome: EngineOutcome): JsonObject {
   return answer.result;
 }
 
-function errorOf(outcome: EngineOutcome): JsonRpcFailure['error'] & { id: RequestId | null } {
+function errorOf(outcome: EngineOutcome): JSONRPCErrorResponse['error'] & { id: RequestId | null } {
   const answer = response(outcome);
   if (!('error' in answer)) {
     throw new Error(`expected an error, got result ${JSON.stringify(answer.result)}`);
@@ -334,7 +334,7 @@ describe('McpEngine.handle', () => {
   describe('the modern validation ladder', () => {
     it('-32602 for a missing _meta field comes before a header mismatch, a bad version and an unknown method', async () => {
       const { engine } = makeEngine();
-      const message: JsonRpcRequest = {
+      const message: JSONRPCRequest = {
         jsonrpc: '2.0',
         id: 'ladder-1',
         method: 'foo/bar',
@@ -382,7 +382,7 @@ describe('McpEngine.handle', () => {
       });
     });
 
-    it.each<[string, JsonObject, Record<string, string>]>([
+    it.each<[string, JSONObject, Record<string, string>]>([
       ['tools/call without Mcp-Name', { name: 'echo' }, {}],
       ['tools/call with another Mcp-Name', { name: 'echo' }, { 'mcp-name': 'sum' }],
       ['resources/read with another Mcp-Name', { uri: 'test://static' }, { 'mcp-name': 'test://other' }],
@@ -611,7 +611,7 @@ describe('McpEngine.handle', () => {
   });
 
   describe('initialize', () => {
-    const params = (protocolVersion: unknown): JsonObject => ({
+    const params = (protocolVersion: unknown): JSONObject => ({
       protocolVersion,
       capabilities: { roots: { listChanged: true } },
       clientInfo: { name: 'client', version: '0.1' },
@@ -663,7 +663,7 @@ describe('McpEngine.handle', () => {
       expect(errorOf(await engine.handle(makeFacts(), legacyRequest('initialize', params(20250618))))).toMatchObject({
         code: -32602,
       });
-      const bare: JsonRpcRequest = { jsonrpc: '2.0', id: 1, method: 'initialize' };
+      const bare: JSONRPCRequest = { jsonrpc: '2.0', id: 1, method: 'initialize' };
       expect(errorOf(await engine.handle(makeFacts(), bare))).toMatchObject({ code: -32602 });
     });
 
@@ -704,7 +704,7 @@ describe('McpEngine.handle', () => {
       ['notifications/whatever', { a: 1 }],
     ])('%s is answered with nothing', async (method, params) => {
       const { engine } = makeEngine();
-      const note: JsonRpcNotification = { jsonrpc: '2.0', method, params };
+      const note: JSONRPCNotification = { jsonrpc: '2.0', method, params };
       expect(await engine.handle(makeFacts({ cancelScope: 's' }), note)).toEqual({ type: 'none' });
       expect(await engine.handle(makeFacts({ era: 'modern' }), note)).toEqual({ type: 'none' });
     });
@@ -723,7 +723,7 @@ describe('McpEngine.handle', () => {
       return { catalog, started, release };
     }
 
-    const cancel = (requestId: RequestId): JsonRpcNotification => ({
+    const cancel = (requestId: RequestId): JSONRPCNotification => ({
       jsonrpc: '2.0',
       method: 'notifications/cancelled',
       params: { requestId, reason: 'user gave up' },
@@ -969,7 +969,7 @@ describe('McpEngine.handle', () => {
         const { engine, logger } = makeEngine(failing());
         const answer = response(
           await engine.handle(makeFacts(), legacyRequest('tools/call', { name }, 'boom')),
-        ) as JsonRpcSuccess;
+        ) as JSONRPCResultResponse;
         expect(answer.result).toEqual({ content: [{ type: 'text', text: 'Internal tool error' }], isError: true });
         expect(JSON.stringify(answer)).not.toContain('hunter2');
         expect(logger.errors.join('\n')).toContain('hunter2');
@@ -1046,7 +1046,7 @@ describe('McpEngine.handle', () => {
       });
     });
 
-    it.each<[string, JsonObject]>([
+    it.each<[string, JSONObject]>([
       ['no name', {}],
       ['a numeric name', { name: 7 }],
       ['arguments that are not an object', { name: 'echo', arguments: [1] }],
@@ -1184,7 +1184,7 @@ describe('McpEngine.handle', () => {
       );
     }
 
-    const levelsOf = (notes: JsonRpcNotification[]): unknown[] => notes.map((note) => note.params?.level);
+    const levelsOf = (notes: JSONRPCNotification[]): unknown[] => notes.map((note) => note.params?.level);
 
     it('modern: only with a _meta logLevel, and only levels that pass it', async () => {
       const { engine } = makeEngine(loggingCatalog());
@@ -1270,7 +1270,7 @@ describe('McpEngine: asking the client', () => {
       });
   }
 
-  function modernCall(name: string, params: JsonObject = {}, id: RequestId = 1, meta: JsonObject = ELICIT_CAPS) {
+  function modernCall(name: string, params: JSONObject = {}, id: RequestId = 1, meta: JSONObject = ELICIT_CAPS) {
     const message = modernRequest('tools/call', { name, arguments: {}, ...params }, id, meta);
     return { message, facts: modernFacts(message) };
   }
@@ -1300,10 +1300,10 @@ describe('McpEngine: asking the client', () => {
     const caps = { [CAPABILITIES_KEY]: { elicitation: {}, roots: {} } };
     const r1 = resultOf(
       await engine.handle(
-        ...(Object.values(modernCall('two_rounds', {}, 1, caps)).reverse() as [TestFacts, JsonRpcRequest]),
+        ...(Object.values(modernCall('two_rounds', {}, 1, caps)).reverse() as [TestFacts, JSONRPCRequest]),
       ),
     );
-    expect(Object.keys(r1.inputRequests as JsonObject)).toEqual(['elicitation-1']);
+    expect(Object.keys(r1.inputRequests as JSONObject)).toEqual(['elicitation-1']);
     const c2 = modernCall(
       'two_rounds',
       {
@@ -1382,7 +1382,7 @@ describe('McpEngine: asking the client', () => {
 
   it('legacy: sends the question on the call stream and resolves with the answer delivered for the session', async () => {
     const { engine } = makeEngine(askingCatalog([]));
-    const sent: JsonRpcRequest[] = [];
+    const sent: JSONRPCRequest[] = [];
     const session = new FixtureSession({ clientCapabilities: { elicitation: {} }, protocolVersion: '2025-11-25' });
     const facts = makeFacts({
       session,
@@ -1407,8 +1407,8 @@ describe('McpEngine: asking the client', () => {
 
   it('legacy: a question the client does not answer in time is cancelled on the client too', async () => {
     const { engine } = makeEngine(askingCatalog([]), { clientRequestTimeoutMs: 20 });
-    const sent: JsonRpcRequest[] = [];
-    const notes: JsonRpcNotification[] = [];
+    const sent: JSONRPCRequest[] = [];
+    const notes: JSONRPCNotification[] = [];
     const session = new FixtureSession({ clientCapabilities: { elicitation: {} }, protocolVersion: '2025-11-25' });
     const facts = makeFacts({
       session,
@@ -1451,8 +1451,8 @@ describe('McpEngine: asking the client', () => {
 
   describe('maxPendingQuestions', () => {
     /** A legacy session whose questions are recorded and never answered. */
-    function askingSession(id: string): { facts: RequestFacts; sent: JsonRpcRequest[]; id: string } {
-      const sent: JsonRpcRequest[] = [];
+    function askingSession(id: string): { facts: RequestFacts; sent: JSONRPCRequest[]; id: string } {
+      const sent: JSONRPCRequest[] = [];
       const session = new FixtureSession({ clientCapabilities: { elicitation: {} }, protocolVersion: '2025-11-25' });
       const facts = makeFacts({
         session,
@@ -1546,7 +1546,7 @@ describe('ctx.closeStream()', () => {
 
 describe('McpEngine: answers as synchronously as the handler does', () => {
   /** A tool whose invoker answers as the method does (the fixture's `tool` always answers with a promise). */
-  const direct = (name: string, invoke: (args: any) => unknown): ToolEntry =>
+  const direct = (name: string, invoke: (args: any) => unknown): McpToolEntry =>
     tool(name, invoke, { invoke: (args) => invoke(args) });
 
   it.each(['legacy', 'modern'] as const)(

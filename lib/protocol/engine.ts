@@ -12,12 +12,12 @@
 import type { McpEra, McpRevision } from './messages/revisions';
 import {
   McpErrorCode,
-  type JsonObject,
+  type JSONObject,
   type RequestId,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
 } from './messages/json-rpc';
 import { McpError } from './messages/mcp-error';
 import type { Catalog } from './calls/catalog';
@@ -48,7 +48,7 @@ export type {
   EngineCluster,
   EngineHooks,
   EngineOutcome,
-  NativeExchange,
+  McpNativeExchange,
   RequestChannel,
   RequestFacts,
 } from './calls/transport-contract';
@@ -130,7 +130,7 @@ export class McpEngine {
    * Handles one request or notification: its outcome, synchronously when its handler answered
    * synchronously (a promise of it otherwise, and always under an observer).
    */
-  handle(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Awaitable<EngineOutcome> {
+  handle(facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): Awaitable<EngineOutcome> {
     const { observer } = this;
     return observer === undefined ? this.handleMessage(facts, message) : this.handleObserved(observer, facts, message);
   }
@@ -139,12 +139,12 @@ export class McpEngine {
   private handleObserved(
     observer: EngineObserver,
     facts: RequestFacts,
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
   ): Promise<EngineOutcome> {
     return observer.message(facts, message, () => Promise.resolve(this.handleMessage(facts, message)));
   }
 
-  private handleMessage(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Awaitable<EngineOutcome> {
+  private handleMessage(facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): Awaitable<EngineOutcome> {
     if (!('id' in message)) {
       this.handleNotification(facts, message);
       return NO_OUTCOME;
@@ -153,7 +153,7 @@ export class McpEngine {
   }
 
   /** Sends a message on a legacy session's standalone stream, wherever it is held; `false` when there is none. */
-  sendToSession(sessionId: string, message: JsonRpcMessage): boolean | Promise<boolean> {
+  sendToSession(sessionId: string, message: JSONRPCMessage): boolean | Promise<boolean> {
     return this.hooks.sendToSession?.(sessionId, message) ?? false;
   }
 
@@ -189,7 +189,7 @@ export class McpEngine {
    * Legacy era: delivers a JSON-RPC response a client sent for one of this server's requests,
    * within `scope` (its session). Returns `false` when nothing waits for it (dropped).
    */
-  deliverResponse(scope: string, response: JsonRpcResponse, forward = true): boolean {
+  deliverResponse(scope: string, response: JSONRPCResponse, forward = true): boolean {
     if (this.clientRequests.deliver(scope, response)) {
       return true;
     }
@@ -237,7 +237,7 @@ export class McpEngine {
     return this.requester.ask<T>(request, question, timeoutMs, channel);
   }
 
-  private handleNotification(facts: RequestFacts, message: JsonRpcNotification): void {
+  private handleNotification(facts: RequestFacts, message: JSONRPCNotification): void {
     if (message.method === 'notifications/cancelled' && facts.cancelScope !== undefined) {
       const requestId = message.params?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') {
@@ -249,7 +249,7 @@ export class McpEngine {
     // nothing from the server; notifications are never answered.
   }
 
-  private handleRequest(facts: RequestFacts, message: JsonRpcRequest): Awaitable<EngineOutcome> {
+  private handleRequest(facts: RequestFacts, message: JSONRPCRequest): Awaitable<EngineOutcome> {
     let resolved: ResolvedRequest | McpError;
     try {
       resolved = this.resolver.resolve(facts, message);
@@ -277,17 +277,17 @@ export class McpEngine {
     }
     scope.cancelledBy(request.facts.cancellation);
     this.running.track(request);
-    let result: Awaitable<JsonObject>;
+    let result: Awaitable<JSONObject>;
     try {
       result = scope.run(handler, this.handlers, request);
     } catch (error) {
       return this.failed(request, error);
     }
-    return isThenable<JsonObject>(result) ? this.completedLater(request, result) : this.completed(request, result);
+    return isThenable<JSONObject>(result) ? this.completedLater(request, result) : this.completed(request, result);
   }
 
   /** `completed` or `failed` once the handler settles (a continuation of its own: see `Awaitable`). */
-  private completedLater(request: ResolvedRequest, pending: PromiseLike<JsonObject>): Promise<EngineOutcome> {
+  private completedLater(request: ResolvedRequest, pending: PromiseLike<JSONObject>): Promise<EngineOutcome> {
     return Promise.resolve(pending).then(
       (value) => this.completed(request, value),
       (error: unknown) => this.failed(request, error),
@@ -295,7 +295,7 @@ export class McpEngine {
   }
 
   /** The outcome of a handler that returned; the request is over either way. */
-  private completed(request: ResolvedRequest, result: JsonObject): EngineOutcome {
+  private completed(request: ResolvedRequest, result: JSONObject): EngineOutcome {
     const { scope } = request;
     try {
       if (scope.aborted && !(scope.reason instanceof CallStoppedError)) {

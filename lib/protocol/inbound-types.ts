@@ -5,9 +5,9 @@
  */
 import type { CancellationSource } from './calls/call-scope';
 import type { McpPrincipal, McpTransportKind } from './calls/call-context';
-import type { EngineOutcome, NativeExchange, RequestChannel } from './engine';
-import type { ClassifiedMessage, JsonRpcFailure, RequestId, JsonRpcResponse } from './messages/json-rpc';
-import type { HeaderBag } from './messages/request-headers';
+import type { EngineOutcome, McpNativeExchange, RequestChannel } from './engine';
+import type { ClassifiedMessage, JSONRPCErrorResponse, RequestId, JSONRPCResponse } from './messages/json-rpc';
+import type { McpHeaderBag } from './messages/request-headers';
 import type { McpEra, McpRevision } from './messages/revisions';
 import type { SessionHandle } from './messages/session-handle';
 
@@ -85,10 +85,10 @@ export interface FactsInput {
   readonly transport: McpTransportKind;
   readonly principal?: McpPrincipal;
   /** HTTP: the request headers (modern header checks, `ctx.headers`). */
-  readonly headers?: HeaderBag;
+  readonly headers?: McpHeaderBag;
   /** Whether legacy requests see `headers` too (Streamable HTTP) or only modern ones. */
   readonly headersInLegacy?: boolean;
-  readonly native?: NativeExchange;
+  readonly native?: McpNativeExchange;
   /** The transport's own deadline of a call, instead of `callTimeoutMs`. */
   readonly timeoutMs?: number;
   /** Tells when the whole exchange is lost (simple HTTP: the client left). */
@@ -126,7 +126,7 @@ export type InboundResult<C extends RequestChannel = RequestChannel> =
   /** Not JSON-RPC, or a bad envelope or batch: the error to send (none is sent for a notification). */
   | {
       readonly kind: 'invalid';
-      readonly error: JsonRpcFailure;
+      readonly error: JSONRPCErrorResponse;
       readonly notification: boolean;
       /** A batch's: the session it was sent within. */
       readonly session?: SessionHandle;
@@ -147,14 +147,14 @@ export type InboundResult<C extends RequestChannel = RequestChannel> =
   /** A batch: the answers of its requests, in order (none when it held only notifications). */
   | {
       readonly kind: 'batch';
-      readonly answers: readonly JsonRpcResponse[];
+      readonly answers: readonly JSONRPCResponse[];
       readonly session: SessionHandle | undefined;
     }
   /** Refused before the engine: the error to send, unless the transport answered itself. */
   | {
       readonly kind: 'refused';
       readonly reason: RefusalReason;
-      readonly error?: JsonRpcFailure;
+      readonly error?: JSONRPCErrorResponse;
       readonly session?: SessionHandle;
     };
 

@@ -11,9 +11,9 @@ import {
   type LegacyResolution,
   type LegacySessionPort,
 } from './inbound';
-import { McpErrorCode, type JsonObject, type JsonRpcRequest } from './messages/json-rpc';
+import { McpErrorCode, type JSONObject, type JSONRPCRequest } from './messages/json-rpc';
 import type { McpRevision } from './messages/revisions';
-import type { SessionHandle, SessionState } from './messages/session-handle';
+import type { SessionHandle, McpSessionState } from './messages/session-handle';
 
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -56,7 +56,7 @@ function makeEngine(): McpEngine {
 }
 
 function session(protocolVersion?: McpRevision): SessionHandle {
-  const state: SessionState = { protocolVersion, clientCapabilities: {}, logLevel: 'info', initialized: true };
+  const state: McpSessionState = { protocolVersion, clientCapabilities: {}, logLevel: 'info', initialized: true };
   return {
     id: 'mcp_session',
     state,
@@ -86,7 +86,7 @@ function binding(overrides: Partial<InboundBinding> = {}): InboundBinding {
   return { transport: 'stdio', sessions: SESSIONLESS, channel: () => ({ channel: CHANNEL }), ...overrides };
 }
 
-const request = (method: string, params?: JsonObject, id = 1): JsonRpcRequest => ({
+const request = (method: string, params?: JSONObject, id = 1): JSONRPCRequest => ({
   jsonrpc: '2.0',
   id,
   method,

@@ -22,11 +22,11 @@ import {
   classifyMessage,
   McpErrorCode,
   failure,
-  type JsonRpcFailure,
+  type JSONRPCErrorResponse,
   type RequestId,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
 } from './messages/json-rpc';
 import { decideEra } from './messages/request-meta';
 import { hasFeature, legacyHeaderRevision, type McpEra } from './messages/revisions';
@@ -57,7 +57,7 @@ export const SESSIONLESS: LegacySessionPort = Object.freeze({
 type HandedLegacy = LegacyFacts & { readonly opened?: boolean };
 
 /** A request's id; `null` for a notification. */
-function idOf(message: JsonRpcRequest | JsonRpcNotification): RequestId | null {
+function idOf(message: JSONRPCRequest | JSONRPCNotification): RequestId | null {
   return 'id' in message ? message.id : null;
 }
 
@@ -111,14 +111,14 @@ export class InboundDispatcher {
    * Hands client answers to this server's questions in the port's current session; answers for
    * no known question are dropped without a word to the sender. Synchronous when the session is.
    */
-  deliver(responses: readonly JsonRpcResponse[], sessions: LegacySessionPort): Promise<InboundResult<never>> {
+  deliver(responses: readonly JSONRPCResponse[], sessions: LegacySessionPort): Promise<InboundResult<never>> {
     const current = sessions.current();
     return isThenable<SessionHandle | undefined>(current)
       ? current.then((session) => this.deliverTo(session, responses))
       : Promise.resolve(this.deliverTo(current, responses));
   }
 
-  private deliverTo(session: SessionHandle | undefined, responses: readonly JsonRpcResponse[]): InboundResult<never> {
+  private deliverTo(session: SessionHandle | undefined, responses: readonly JSONRPCResponse[]): InboundResult<never> {
     for (const response of responses) {
       if (session === undefined || !this.engine.deliverResponse(session.id, response)) {
         this.logger?.debug(`Dropped a client response for unknown request ${logText(response.id)}`);
@@ -129,7 +129,7 @@ export class InboundDispatcher {
 
   /** One request or notification: its era, its legacy session, its facts, the engine. */
   serve<C extends RequestChannel>(
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
     binding: InboundBinding<C>,
   ): Awaitable<InboundResult<C>> {
     const era = binding.era ?? decideEra(message.params, binding.versionHeader);
@@ -144,7 +144,7 @@ export class InboundDispatcher {
 
   /** `serveLegacy` once the session is resolved (a continuation of its own: see `Awaitable`). */
   private serveLegacyLater<C extends RequestChannel>(
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
     binding: InboundBinding<C>,
     resolved: PromiseLike<LegacyResolution>,
   ): Promise<InboundResult<C>> {
@@ -152,7 +152,7 @@ export class InboundDispatcher {
   }
 
   private serveLegacy<C extends RequestChannel>(
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
     binding: InboundBinding<C>,
     resolved: LegacyResolution,
   ): Awaitable<InboundResult<C>> {
@@ -164,7 +164,7 @@ export class InboundDispatcher {
 
   /** Hands the message to the engine, on the channel the transport opens for it. */
   private handOver<C extends RequestChannel>(
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
     binding: InboundBinding<C>,
     era: McpEra,
     legacy: HandedLegacy | undefined,
@@ -257,7 +257,11 @@ export class InboundDispatcher {
     return { kind: 'batch', answers, session };
   }
 
-  private rejected(error: JsonRpcFailure, batches: boolean, session: SessionHandle | undefined): InboundResult<never> {
+  private rejected(
+    error: JSONRPCErrorResponse,
+    batches: boolean,
+    session: SessionHandle | undefined,
+  ): InboundResult<never> {
     return batches
       ? { kind: 'invalid', error, notification: false, session }
       : { kind: 'refused', reason: 'batch-not-supported', error, session };

@@ -9,7 +9,7 @@ import {
   servesMethod,
   type MethodEntry,
 } from './methods';
-import type { JsonRpcRequest } from './messages/json-rpc';
+import type { JSONRPCRequest } from './messages/json-rpc';
 import { McpError } from './messages/mcp-error';
 import { META_KEYS } from './messages/request-meta';
 import { RequestResolver } from './request-resolver';
@@ -239,7 +239,7 @@ describe('METHODS: the one table', () => {
       new RoundTrips({ secret: 'test', ttlMs: 60_000 }, logger),
     );
     const channel = { notify: jest.fn() };
-    const message = (method: string, era: McpEra): JsonRpcRequest => ({
+    const message = (method: string, era: McpEra): JSONRPCRequest => ({
       jsonrpc: '2.0',
       id: 1,
       method,

@@ -4,7 +4,7 @@
  * deadline, be cached, ask for input?) is answered from this table, in this file.
  */
 import { hasFeature, type McpEra, type RevisionFeature } from './messages/revisions';
-import type { JsonObject } from './messages/json-rpc';
+import type { JSONObject } from './messages/json-rpc';
 import type { McpTransportKind } from './calls/transport-contract';
 import type { ResolvedRequest } from './calls/resolved-request';
 import type { Awaitable } from './messages/thenables';
@@ -30,7 +30,7 @@ import {
 } from './handlers/tasks.handler';
 
 /** Serves one method. */
-export type MethodHandler = (context: HandlerContext, request: ResolvedRequest) => Awaitable<JsonObject>;
+export type MethodHandler = (context: HandlerContext, request: ResolvedRequest) => Awaitable<JSONObject>;
 
 /** What the engine knows of one method. Flags are absent when false. */
 export interface MethodEntry {

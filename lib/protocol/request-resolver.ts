@@ -9,7 +9,7 @@
  * level settled once for the handler.
  */
 import { eraOf, isRevision, type McpEra, type McpRevision } from './messages/revisions';
-import { McpErrorCode, type JsonObject, type JsonRpcRequest } from './messages/json-rpc';
+import { McpErrorCode, type JSONObject, type JSONRPCRequest } from './messages/json-rpc';
 import { McpError } from './messages/mcp-error';
 import { CallScope } from './calls/call-scope';
 import { checkStandardHeaders, headerValue } from './messages/request-headers';
@@ -48,14 +48,14 @@ export class RequestResolver {
   }
 
   /** The request ready for its handler, or the error of the first rung it fails. */
-  resolve(facts: RequestFacts, message: JsonRpcRequest): ResolvedRequest | McpError {
+  resolve(facts: RequestFacts, message: JSONRPCRequest): ResolvedRequest | McpError {
     const params = message.params ?? {};
     return facts.era === 'modern'
       ? this.resolveModern(facts, message, params)
       : this.resolveLegacy(facts, message, params);
   }
 
-  private resolveModern(facts: RequestFacts, message: JsonRpcRequest, params: JsonObject): ResolvedRequest | McpError {
+  private resolveModern(facts: RequestFacts, message: JSONRPCRequest, params: JSONObject): ResolvedRequest | McpError {
     const envelope = readModernEnvelope(params);
     if (typeof envelope === 'string') {
       return new McpError(McpErrorCode.InvalidParams, envelope);
@@ -115,7 +115,7 @@ export class RequestResolver {
     };
   }
 
-  private resolveLegacy(facts: RequestFacts, message: JsonRpcRequest, params: JsonObject): ResolvedRequest | McpError {
+  private resolveLegacy(facts: RequestFacts, message: JSONRPCRequest, params: JSONObject): ResolvedRequest | McpError {
     const state = facts.session?.state;
     const revision = facts.revision ?? state?.protocolVersion;
     if (!servesMethod('legacy', message.method, facts.transport, revision)) {

@@ -3,7 +3,7 @@
  * `resultType`, the `serverInfo` stamp), or its failure turned into the error the client may
  * see, the details going to the log.
  */
-import { McpErrorCode, failure, isJsonObject, success, type JsonObject, type RequestId } from './messages/json-rpc';
+import { McpErrorCode, failure, isJsonObject, success, type JSONObject, type RequestId } from './messages/json-rpc';
 import { McpError } from './messages/mcp-error';
 import { CallStoppedError } from './calls/call-scope';
 import { META_KEYS } from './messages/request-meta';
@@ -37,7 +37,7 @@ export function logFailure(logger: EngineLogger, request: ResolvedRequest, error
 
 export class ResultFinisher {
   /** The modern `_meta` stamp (`serverInfo`) rendered per revision. */
-  private readonly metaByRevision = new Map<string | undefined, JsonObject>();
+  private readonly metaByRevision = new Map<string | undefined, JSONObject>();
 
   /** Store outages: one warning a minute (unless the store logged it), the rest as debug lines. */
   private readonly outages: RefusalLog;
@@ -47,7 +47,7 @@ export class ResultFinisher {
   }
 
   /** The answer carrying `result`, finished for the request's era. */
-  result(request: ResolvedRequest, result: JsonObject): EngineOutcome {
+  result(request: ResolvedRequest, result: JSONObject): EngineOutcome {
     return { type: 'response', response: success(request.id, this.finish(request, result)) };
   }
 
@@ -89,7 +89,7 @@ export class ResultFinisher {
   }
 
   /** Adds cache hints and, in the modern era, `resultType` and `serverInfo`. */
-  finish(request: ResolvedRequest, result: JsonObject): JsonObject {
+  finish(request: ResolvedRequest, result: JSONObject): JSONObject {
     if (request.era !== 'modern') {
       return result;
     }

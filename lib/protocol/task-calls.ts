@@ -4,7 +4,7 @@
  * the task side of a call once it left its request: where its messages go, how it asks the
  * client, how its outcome is stored.
  */
-import { McpErrorCode, isJsonObject, type JsonObject, type JsonRpcNotification } from './messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject, type JSONRPCNotification } from './messages/json-rpc';
 import { McpError, messageOf } from './messages/mcp-error';
 import type { McpAskOptions, InputRequest } from './messages/client-requests';
 import { TaskChannel, type TaskChannelHost } from './task-channel';
@@ -35,7 +35,7 @@ export interface TaskCallHost extends TaskChannelHost {
 }
 
 /** What a task stores of its work's end: the result, or the JSON-RPC error the call would have answered. */
-function outcomeOf(outcome: WorkOutcome<JsonObject>): TaskOutcome {
+function outcomeOf(outcome: WorkOutcome<JSONObject>): TaskOutcome {
   if (outcome.ok) {
     return { type: 'result', result: outcome.value };
   }
@@ -93,7 +93,7 @@ export class TaskCall implements RunningTask {
    * Progress and logs of the work, legacy era: on the task's channel. A modern task has no
    * stream: its logs are dropped (see `describe` for its progress).
    */
-  notify(message: JsonRpcNotification): void {
+  notify(message: JSONRPCNotification): void {
     this.channel?.notify(message);
   }
 
@@ -153,7 +153,7 @@ export class TaskCall implements RunningTask {
    * logs one of a call answered in place; the task keeps only "Internal error". Once the task
    * ended (cancelled, expired), the work's abort is no failure.
    */
-  settle(outcome: WorkOutcome<JsonObject>): void {
+  settle(outcome: WorkOutcome<JSONObject>): void {
     if (!outcome.ok && !(outcome.error instanceof McpError) && !this.closed) {
       this.host.logFailure(this.request, outcome.error);
     }
@@ -193,7 +193,7 @@ export class TaskCalls implements TaskCallRunner {
    * Legacy `task` mode: the task is made (and stored) first, then the work starts in it, and the
    * call is answered with the task's handle at once.
    */
-  async runAsTask(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JsonObject>): Promise<JsonObject> {
+  async runAsTask(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JSONObject>): Promise<JSONObject> {
     const call = await this.createTask(tasks, request);
     reportOutcome(call.run(work), (outcome) => call.settle(outcome));
     return renderCreateTaskResult(call.record);
@@ -204,8 +204,8 @@ export class TaskCalls implements TaskCallRunner {
    * window is the answer; past it, the task is made (before the answer, so that `tasks/get`
    * finds it at once), the outcome goes to the task, and the call is answered with its handle.
    */
-  async runEscalating(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JsonObject>): Promise<JsonObject> {
-    const relay = new TaskRelay<JsonObject, RunningTask>();
+  async runEscalating(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JSONObject>): Promise<JSONObject> {
+    const relay = new TaskRelay<JSONObject, RunningTask>();
     request.relay = relay;
     relay.follow(work());
     const inline = await relay.window(tasks.options.inlineMs);

@@ -4,12 +4,12 @@
 export type McpRegistryChangeKind = 'tools' | 'resources' | 'prompts';
 
 /** Listener of registry changes. */
-export type RegistryListener = (kind: McpRegistryChangeKind) => void;
+export type McpRegistryListener = (kind: McpRegistryChangeKind) => void;
 
 /** Counts the changes and tells the listeners of each one. */
 export class RegistryChanges {
   private revision = 0;
-  private readonly listeners = new Set<RegistryListener>();
+  private readonly listeners = new Set<McpRegistryListener>();
 
   /** Increases on every change. */
   get version(): number {
@@ -17,7 +17,7 @@ export class RegistryChanges {
   }
 
   /** @returns a function that removes the listener. */
-  listen(listener: RegistryListener): () => void {
+  listen(listener: McpRegistryListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

@@ -3,7 +3,7 @@
  * class-validator-jsonschema, values turned into instances with class-transformer and validated
  * with class-validator. The three packages are optional peers, loaded only when a DTO is used.
  */
-import type { CompiledSchema, ValidationOutcome } from '../protocol/calls/catalog';
+import type { McpCompiledSchema, McpValidationOutcome } from '../protocol/calls/catalog';
 import type { McpDtoClass, McpValidatorOptions } from '../interfaces/mcp-schema.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MISSING_PACKAGE } from '../shared/mcp.messages';
@@ -120,7 +120,7 @@ function formatErrors(errors: ValidationErrorLike[], parent: unknown, prefix = '
  * Schema cannot express; the schema compiler checks the generated JSON Schema and enforces it as
  * well.
  */
-export function compileDtoSchema(dto: McpDtoClass, options: McpValidatorOptions = {}): CompiledSchema {
+export function compileDtoSchema(dto: McpDtoClass, options: McpValidatorOptions = {}): McpCompiledSchema {
   const kit = loadToolkit();
   if (!kit.hasMetadata(dto)) {
     throw new McpConfigurationError(`${dto.name || 'the class'} has no class-validator decorators`);
@@ -145,7 +145,7 @@ export function compileDtoSchema(dto: McpDtoClass, options: McpValidatorOptions 
   const validatorOptions: McpValidatorOptions = { forbidUnknownValues: false, ...options };
   return {
     jsonSchema,
-    validate: async (value): Promise<ValidationOutcome> => {
+    validate: async (value): Promise<McpValidationOutcome> => {
       const instance = kit.plainToInstance(dto, value);
       const errors = await kit.validate(instance, validatorOptions);
       if (errors.length === 0) {

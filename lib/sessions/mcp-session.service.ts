@@ -14,11 +14,11 @@ import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { McpError } from '../protocol/messages/mcp-error';
 import { quotaKeyOf } from '../protocol/bounds/principal';
 import { RefusalLog, tooMany } from '../protocol/bounds/refusal-log';
-import type { SessionHandle, SessionState } from '../protocol/messages/session-handle';
+import type { SessionHandle, McpSessionState } from '../protocol/messages/session-handle';
 import { isThenable, type Awaitable } from '../protocol/messages/thenables';
 import type {
-  SessionAdmission,
-  SessionCaps,
+  McpSessionAdmission,
+  McpSessionCaps,
   McpSessionRecord,
   McpSessionStore,
 } from '../interfaces/session-store.interface';
@@ -37,7 +37,7 @@ export type McpSessionEndReason = 'deleted' | 'expired' | 'closed' | 'evicted';
  * then does what is done once, such as cancelling the session's tasks); every instance hears
  * of it, to stop what it runs for the session.
  */
-export type SessionEndListener = (sessionId: string, reason: McpSessionEndReason, here: boolean) => void;
+export type McpSessionEndListener = (sessionId: string, reason: McpSessionEndReason, here: boolean) => void;
 
 /** Thrown by `open` when the server's cap on live sessions (`sessions.maxSessions`) is reached. */
 export class SessionLimitError extends Error {
@@ -72,17 +72,18 @@ const EVICTION_ATTEMPTS = 3;
 @Injectable()
 export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new McpLogger('McpSessionService');
-  private readonly listeners = new Set<SessionEndListener>();
+  private readonly listeners = new Set<McpSessionEndListener>();
   private sweeper: NodeJS.Timeout | undefined;
   private readonly activityResolutionMs: number;
   private readonly handles = new WeakMap<McpSessionRecord, SessionHandle>();
   private readonly refusals = new RefusalLog(this.logger);
-  private readonly caps: SessionCaps;
+  private readonly caps: McpSessionCaps;
   /** Whether a session has work running here (see `spareWhile`). */
   private busy: (sessionId: string) => boolean = () => false;
 
   private stopListening: (() => void) | undefined;
 
+  /** @internal */
   constructor(
     @Inject(MCP_SESSION_SETTINGS) private readonly settings: SessionSettings,
     @Inject(MCP_SERVER_SETTINGS) private readonly server: Pick<McpServerSettings, 'defaultLogLevel'>,
@@ -182,7 +183,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Creates `record` within the caps, atomically where the store can (see `McpSessionStore`). */
-  private async admit(record: McpSessionRecord): Promise<SessionAdmission> {
+  private async admit(record: McpSessionRecord): Promise<McpSessionAdmission> {
     if (this.store.createWithin !== undefined) {
       return this.store.createWithin(record, this.caps);
     }
@@ -295,7 +296,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    * Calls `listener` whenever a session ends.
    * @returns a function that removes the listener.
    */
-  onEnd(listener: SessionEndListener): () => void {
+  onEnd(listener: McpSessionEndListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -303,6 +304,8 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   /**
    * The engine's view of a session: reads the record, writes through the store. A store that
    * hands out the same record object for a session (the memory store) gets the same handle back.
+   *
+   * @internal
    */
   handle(record: McpSessionRecord): SessionHandle {
     let handle = this.handles.get(record);
@@ -316,7 +319,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   private createHandle(record: McpSessionRecord): SessionHandle {
     const store = this.store;
     const subscribe = (uri: string): Promise<void> => this.subscribe(record.id, uri);
-    let state: SessionState = record.state;
+    let state: McpSessionState = record.state;
     return {
       id: record.id,
       get state() {

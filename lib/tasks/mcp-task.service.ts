@@ -18,7 +18,7 @@ import { MemoryClusterLink } from '../stores/memory/memory-cluster.link';
 import type { McpNotificationBus } from '../interfaces/notification-bus.interface';
 import type { InputRequest } from '../protocol/messages/client-requests';
 import { systemClock, type Clock } from '../protocol/bounds/clock';
-import type { JsonObject } from '../protocol/messages/json-rpc';
+import type { JSONObject } from '../protocol/messages/json-rpc';
 import { McpSessionService } from '../sessions/mcp-session.service';
 import { TaskManager, type NewTask, type TaskOutcome } from './task-manager';
 import type { TaskSettings } from './task-settings';
@@ -47,13 +47,18 @@ export type { TaskSettings } from './task-settings';
  */
 @Injectable()
 export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
-  /** The framework-free tasks this service runs. */
+  /**
+   * The framework-free tasks this service runs.
+   *
+   * @internal
+   */
   readonly manager: TaskManager;
   private readonly logger = new McpLogger('McpTaskService');
   private timer: NodeJS.Timeout | undefined;
   private stopListening: (() => void) | undefined;
   private stopSessionWatch: (() => void) | undefined;
 
+  /** @internal */
   constructor(
     @Inject(MCP_TASK_STORE) store: McpTaskStore,
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
@@ -65,7 +70,11 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
     this.manager = new TaskManager(store, bus, link, settings, this.logger, clock);
   }
 
-  /** The resolved settings. */
+  /**
+   * The resolved settings.
+   *
+   * @internal
+   */
   get options(): TaskSettings {
     return this.manager.options;
   }
@@ -178,7 +187,7 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
    *
    * @internal the engine's
    */
-  ask(id: string, key: string | undefined, request: InputRequest): Promise<JsonObject> {
+  ask(id: string, key: string | undefined, request: InputRequest): Promise<JSONObject> {
     return this.manager.ask(id, key, request);
   }
 

@@ -3,7 +3,7 @@ import { EXPIRED_TASKS_FAILED } from '../shared/mcp.messages';
 import { systemClock, type Clock } from '../protocol/bounds/clock';
 import type { McpNotificationBus } from '../interfaces/notification-bus.interface';
 import type { InputRequest } from '../protocol/messages/client-requests';
-import { McpErrorCode, type JsonObject } from '../protocol/messages/json-rpc';
+import { McpErrorCode, type JSONObject } from '../protocol/messages/json-rpc';
 import { McpError, messageOf } from '../protocol/messages/mcp-error';
 import { RefusalLog } from '../protocol/bounds/refusal-log';
 import { logFailedSend } from '../protocol/bounds/store-unavailable';
@@ -208,7 +208,7 @@ export class TaskManager implements TaskPort {
   }
 
   /** Modern era: asks the client a question through the task (see `TaskQuestions.ask`). */
-  ask(id: string, key: string | undefined, request: InputRequest): Promise<JsonObject> {
+  ask(id: string, key: string | undefined, request: InputRequest): Promise<JSONObject> {
     return this.questions.ask(id, key, request);
   }
 
@@ -349,7 +349,7 @@ export class TaskManager implements TaskPort {
   }
 
   /** Another instance relays `tasks/update` answers (checked there) for a task that works here. */
-  inputArrived(taskId: string, responses: JsonObject): void {
+  inputArrived(taskId: string, responses: JSONObject): void {
     if (!this.live.has(taskId)) {
       return;
     }

@@ -5,7 +5,7 @@ import {
   type ClientMethod,
   type InputRequest,
 } from '../protocol/messages/client-requests';
-import { McpErrorCode, isJsonObject, type JsonObject } from '../protocol/messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject } from '../protocol/messages/json-rpc';
 import { McpError } from '../protocol/messages/mcp-error';
 import type { LiveTask, LiveTasks } from './live-tasks';
 import {
@@ -29,8 +29,8 @@ export type TaskTransition = (
  * question under a key; other keys are ignored). An answer of the wrong shape refuses them all
  * (-32602), before any is used.
  */
-function checkedAnswers(responses: JsonObject, methodOf: (key: string) => ClientMethod | undefined): JsonObject {
-  const accepted: JsonObject = {};
+function checkedAnswers(responses: JSONObject, methodOf: (key: string) => ClientMethod | undefined): JSONObject {
+  const accepted: JSONObject = {};
   for (const [key, answer] of Object.entries(responses)) {
     const method = methodOf(key);
     if (method === undefined) {
@@ -75,7 +75,7 @@ export class TaskQuestions {
    * Modern era: asks the client a question through the task. The task moves to
    * `input_required` with the question under `key`, and the answer comes with `tasks/update`.
    */
-  async ask(id: string, key: string | undefined, request: InputRequest): Promise<JsonObject> {
+  async ask(id: string, key: string | undefined, request: InputRequest): Promise<JSONObject> {
     const live = this.live.get(id);
     if (live === undefined) {
       throw new McpError(McpErrorCode.InternalError, `${request.method}: the task is over`);
@@ -85,7 +85,7 @@ export class TaskQuestions {
       throw new McpError(McpErrorCode.InternalError, `Input key "${chosen}" was used before in this task`);
     }
     live.issued.add(chosen);
-    const answer = new Promise<JsonObject>((resolve, reject) => live.pending.set(chosen, { request, resolve, reject }));
+    const answer = new Promise<JSONObject>((resolve, reject) => live.pending.set(chosen, { request, resolve, reject }));
     let stored: McpTaskRecord | undefined;
     try {
       stored = await this.transition(id, (record) => ({
@@ -128,7 +128,7 @@ export class TaskQuestions {
     keys.forEach((key) => live.pending.delete(key));
     const clientWaits = live.waitingOnClient > 0;
     await this.transition(id, (record) => {
-      const remaining: JsonObject = { ...record.inputRequests };
+      const remaining: JSONObject = { ...record.inputRequests };
       keys.forEach((key) => delete remaining[key]);
       const waiting = Object.keys(remaining).length > 0 || clientWaits;
       return {
@@ -138,7 +138,7 @@ export class TaskQuestions {
         inputRequests: Object.keys(remaining).length > 0 ? remaining : undefined,
       };
     });
-    inputs.forEach((input, index) => input.resolve(accepted[keys[index]] as JsonObject));
+    inputs.forEach((input, index) => input.resolve(accepted[keys[index]] as JSONObject));
   }
 
   /**
@@ -167,7 +167,7 @@ export class TaskQuestions {
    * Answers to a task whose work runs on another instance (or nowhere any more): checked here
    * against the questions the task stored, then sent to the instance that runs it.
    */
-  private async answerElsewhere(id: string, responses: JsonObject): Promise<void> {
+  private async answerElsewhere(id: string, responses: JSONObject): Promise<void> {
     const record = await this.store.get(id);
     const asked = record?.inputRequests;
     if (record === undefined || isTerminal(record.status) || asked === undefined) {

@@ -19,7 +19,7 @@ import {
   type McpSessionRecord,
   type McpSessionStore,
 } from '../../lib';
-import type { SessionState } from '../../lib/protocol/messages/session-handle';
+import type { McpSessionState } from '../../lib/protocol/messages/session-handle';
 import { MemoryNotificationBus } from '../../lib/stores/memory/memory-notification.bus';
 import { MemorySessionStore } from '../../lib/stores/memory/memory-session.store';
 import { MemoryReplayStore } from '../../lib/stores/memory/memory-replay.store';
@@ -42,7 +42,7 @@ class CountingSessionStore implements McpSessionStore {
   get(id: string): Promise<McpSessionRecord | undefined> {
     return this.counted('get', async () => this.inner.get(id));
   }
-  update(id: string, patch: Partial<SessionState>): Promise<McpSessionRecord | undefined> {
+  update(id: string, patch: Partial<McpSessionState>): Promise<McpSessionRecord | undefined> {
     return this.counted('update', () => this.inner.update(id, patch));
   }
   touch(id: string, at: number): Promise<void> {

@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../lib/protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../../lib/protocol/messages/json-rpc';
 import {
   appendToStream,
   type ReplayByteBounds,
@@ -16,7 +16,7 @@ export function replayEvent(streamId: string, seq: number): McpReplayEvent {
  * two-byte character in UTF-8).
  */
 export function sizedEvent(streamId: string, seq: number, bytes: number, pad = 'x'): McpReplayEvent {
-  const message = (text: string): JsonRpcMessage => ({
+  const message = (text: string): JSONRPCMessage => ({
     jsonrpc: '2.0',
     method: 'notifications/message',
     params: { seq, text },

@@ -1,4 +1,4 @@
-import type { SessionCaps, McpSessionRecord, McpSessionStore } from '../../lib/interfaces/session-store.interface';
+import type { McpSessionCaps, McpSessionRecord, McpSessionStore } from '../../lib/interfaces/session-store.interface';
 
 /** A session record with a full state; `overrides` replace top-level fields. */
 export function sessionRecord(id: string, overrides: Partial<McpSessionRecord> = {}): McpSessionRecord {
@@ -250,7 +250,7 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
     });
 
     describe('createWithin (the session caps)', () => {
-      const caps = (overrides: Partial<SessionCaps> = {}): SessionCaps => ({
+      const caps = (overrides: Partial<McpSessionCaps> = {}): McpSessionCaps => ({
         maxSessions: 100,
         maxPerPrincipal: 3,
         candidates: 2,

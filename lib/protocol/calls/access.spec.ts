@@ -1,4 +1,4 @@
-import { McpErrorCode, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { missingScopes, requireScopes, visibleEntries, type EntryAccess } from './access';
 import type { McpCallContext, McpPrincipal } from './call-context';
@@ -23,7 +23,7 @@ function thrownBy(run: () => unknown): unknown {
 /** Entries named by their rendering, with the given access rules. */
 function entriesOf(rules: Array<[name: string, access: EntryAccess | undefined]>): {
   entries: Array<{ access?: EntryAccess }>;
-  rendered: JsonObject[];
+  rendered: JSONObject[];
 } {
   return {
     entries: rules.map(([, access]) => (access === undefined ? {} : { access })),
@@ -31,7 +31,7 @@ function entriesOf(rules: Array<[name: string, access: EntryAccess | undefined]>
   };
 }
 
-const namesOf = (list: JsonObject[] | undefined): unknown[] | undefined => list?.map((entry) => entry.name);
+const namesOf = (list: JSONObject[] | undefined): unknown[] | undefined => list?.map((entry) => entry.name);
 
 describe('missingScopes', () => {
   it('lists the required scopes the principal lacks, in the order required', () => {

@@ -3,10 +3,10 @@
  * its public shape. The engine's implementation is `RequestCallContext` (`call-context.ts`).
  */
 import type { McpEra, McpRevision } from '../messages/revisions';
-import type { JsonObject, RequestId } from '../messages/json-rpc';
+import type { JSONObject, RequestId } from '../messages/json-rpc';
 import type { LoggingLevel } from '../messages/log-levels';
 import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
-import type { HeaderBag } from '../messages/request-headers';
+import type { McpHeaderBag } from '../messages/request-headers';
 import type {
   McpAskOptions,
   CreateMessageRequestParams,
@@ -52,9 +52,9 @@ export interface McpCallContext {
    */
   readonly taskId: string | undefined;
   /** The request's `_meta`, as sent. */
-  readonly meta: Readonly<JsonObject>;
+  readonly meta: Readonly<JSONObject>;
   /** HTTP transports: the request headers, with lower-cased names. */
-  readonly headers: HeaderBag | undefined;
+  readonly headers: McpHeaderBag | undefined;
   /**
    * Reports progress. Sent only when the request carried a `progressToken`; values must
    * increase (a value not above the previous one is dropped).
@@ -116,5 +116,5 @@ export interface McpCallContext {
    * `requestState`, which the client can read but not change: keep secrets out of it, and keep
    * it small. Legacy era: an object for this call only.
    */
-  readonly state: JsonObject;
+  readonly state: JSONObject;
 }

@@ -7,14 +7,14 @@ import { hasFeature, type McpEra, type McpRevision } from '../messages/revisions
 import {
   McpErrorCode,
   notification,
-  type JsonObject,
+  type JSONObject,
   type RequestId,
-  type JsonRpcNotification,
+  type JSONRPCNotification,
 } from '../messages/json-rpc';
 import { McpError, newElicitationId } from '../messages/mcp-error';
 import { passesLevel, type LoggingLevel } from '../messages/log-levels';
 import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
-import type { HeaderBag } from '../messages/request-headers';
+import type { McpHeaderBag } from '../messages/request-headers';
 import { metaOf, progressTokenOf } from '../messages/request-meta';
 import {
   capabilityError,
@@ -59,8 +59,8 @@ export interface CallContextHost {
 export class RequestCallContext implements McpCallContext {
   /** The last progress sent; `undefined` before the first. */
   private lastProgress: number | undefined;
-  private localState: JsonObject | undefined;
-  private metaRead: Readonly<JsonObject> | undefined;
+  private localState: JSONObject | undefined;
+  private metaRead: Readonly<JSONObject> | undefined;
 
   constructor(
     private readonly host: CallContextHost,
@@ -101,7 +101,7 @@ export class RequestCallContext implements McpCallContext {
   }
 
   /** The request's `_meta`; the same object on every read. */
-  get meta(): Readonly<JsonObject> {
+  get meta(): Readonly<JSONObject> {
     return (this.metaRead ??= metaOf(this.request.params));
   }
 
@@ -117,11 +117,11 @@ export class RequestCallContext implements McpCallContext {
     return this.request.task?.id;
   }
 
-  get headers(): HeaderBag | undefined {
+  get headers(): McpHeaderBag | undefined {
     return this.request.facts.headers;
   }
 
-  get state(): JsonObject {
+  get state(): JSONObject {
     return this.host.roundOf(this.request)?.state ?? (this.localState ??= {});
   }
 
@@ -133,7 +133,7 @@ export class RequestCallContext implements McpCallContext {
       const { elicitationId, ...rest } = params;
       sent = this.era === 'legacy' ? { ...rest, elicitationId: elicitationId ?? newElicitationId() } : rest;
     }
-    return this.ask({ method: 'elicitation/create', params: sent as unknown as JsonObject }, options);
+    return this.ask({ method: 'elicitation/create', params: sent as unknown as JSONObject }, options);
   }
 
   sample(params: CreateMessageRequestParams, options?: McpAskOptions): Promise<CreateMessageResult> {
@@ -227,7 +227,7 @@ export class RequestCallContext implements McpCallContext {
   }
 
   /** Sends a notification of the call: on its request's channel, or through its task. */
-  private emit(message: JsonRpcNotification): void {
+  private emit(message: JSONRPCNotification): void {
     const { task } = this.request;
     if (task !== undefined) {
       task.notify(message);
@@ -254,7 +254,7 @@ export class RequestCallContext implements McpCallContext {
       this.request.task!.describe(progress, total, text);
       return;
     }
-    const params: JsonObject = { progressToken: token!, progress };
+    const params: JSONObject = { progressToken: token!, progress };
     if (total !== undefined) {
       params.total = total;
     }
@@ -269,7 +269,7 @@ export class RequestCallContext implements McpCallContext {
     if (threshold === undefined || this.closed || !passesLevel(level, threshold)) {
       return;
     }
-    const params: JsonObject = { level, data };
+    const params: JSONObject = { level, data };
     if (loggerName !== undefined) {
       params.logger = loggerName;
     }

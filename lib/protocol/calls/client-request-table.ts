@@ -7,9 +7,9 @@
 import {
   McpErrorCode,
   isJsonObject,
-  type JsonObject,
+  type JSONObject,
   type RequestId,
-  type JsonRpcResponse,
+  type JSONRPCResponse,
 } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 
@@ -25,7 +25,7 @@ export class ClientRequestAbandoned extends McpError {
 }
 
 interface Waiting {
-  resolve(result: JsonObject): void;
+  resolve(result: JSONObject): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout | undefined;
 }
@@ -50,8 +50,8 @@ export class ClientRequestTable {
    * Waits for the answer to request `id` of `scope` (a session). Rejects on an error answer,
    * after `timeoutMs` (0: never), when `signal` aborts (the call ended) and when the scope ends.
    */
-  wait(scope: string, id: RequestId, method: string, timeoutMs: number, signal: AbortSignal): Promise<JsonObject> {
-    return new Promise<JsonObject>((resolve, reject) => {
+  wait(scope: string, id: RequestId, method: string, timeoutMs: number, signal: AbortSignal): Promise<JSONObject> {
+    return new Promise<JSONObject>((resolve, reject) => {
       let waiting = this.byScope.get(scope);
       if (waiting === undefined) {
         waiting = new Map();
@@ -98,7 +98,7 @@ export class ClientRequestTable {
    * Delivers a client's answer. Returns `false` when no request of that scope waits for it (an
    * unknown, answered or foreign id): such answers are dropped.
    */
-  deliver(scope: string, response: JsonRpcResponse): boolean {
+  deliver(scope: string, response: JSONRPCResponse): boolean {
     if (response.id === null) {
       return false;
     }

@@ -3,7 +3,7 @@
  * on a stream of the call and waits, in the table of its session, for the answer the client
  * POSTs; the answer is checked before the handler sees it.
  */
-import { McpErrorCode, failure, notification, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, failure, notification, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { invalidAnswer, paramsFor, type InputRequest } from '../messages/client-requests';
 import { ClientRequestAbandoned, type ClientRequestTable } from './client-request-table';
@@ -55,7 +55,7 @@ export class ClientRequester {
     if (!sent) {
       this.table.deliver(scope, failure(id, McpErrorCode.InternalError, 'The stream to the client is closed'));
     }
-    let result: JsonObject;
+    let result: JSONObject;
     try {
       result = await answer;
     } catch (error) {

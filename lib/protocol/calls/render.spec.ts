@@ -1,5 +1,5 @@
-import type { CompiledSchema, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './catalog';
-import type { JsonObject } from '../messages/json-rpc';
+import type { McpCompiledSchema, McpPromptEntry, McpResourceEntry, McpTemplateEntry, McpToolEntry } from './catalog';
+import type { JSONObject } from '../messages/json-rpc';
 import type { CallToolResult, Implementation, Icon } from '../messages/mcp-types';
 import {
   outputSchemaVisible,
@@ -21,11 +21,11 @@ function from(first: McpRevision, revision: string | undefined): boolean {
   return revision !== undefined && ALL_REVISIONS.indexOf(revision as McpRevision) >= ALL_REVISIONS.indexOf(first);
 }
 
-function schema(jsonSchema: JsonObject): CompiledSchema {
+function schema(jsonSchema: JSONObject): McpCompiledSchema {
   return { jsonSchema, validate: (value) => ({ ok: true, value }) };
 }
 
-function tool(overrides: Partial<ToolEntry> = {}): ToolEntry {
+function tool(overrides: Partial<McpToolEntry> = {}): McpToolEntry {
   return {
     name: 'search',
     input: schema({ type: 'object', properties: { q: { type: 'string' } } }),
@@ -110,7 +110,7 @@ describe('renderTool', () => {
 });
 
 describe('renderResource and renderTemplate', () => {
-  const resource: ResourceEntry = {
+  const resource: McpResourceEntry = {
     uri: 'test://r',
     name: 'r',
     title: 'R',
@@ -122,7 +122,7 @@ describe('renderResource and renderTemplate', () => {
     meta: META,
     read: async () => 'x',
   };
-  const template: TemplateEntry = {
+  const template: McpTemplateEntry = {
     uriTemplate: 'test://t/{id}',
     name: 't',
     title: 'T',
@@ -164,7 +164,7 @@ describe('renderResource and renderTemplate', () => {
 });
 
 describe('renderPrompt', () => {
-  const prompt: PromptEntry = {
+  const prompt: McpPromptEntry = {
     name: 'review',
     title: 'Review',
     description: 'Reviews code',
@@ -176,7 +176,7 @@ describe('renderPrompt', () => {
 
   it.each(ALL_REVISIONS)('at %s gates the titles of the prompt and of its arguments', (revision) => {
     const rendered = renderPrompt(prompt, revision);
-    const args = rendered.arguments as JsonObject[];
+    const args = rendered.arguments as JSONObject[];
     expect('title' in rendered).toBe(from('2025-06-18', revision));
     expect('title' in args[0]).toBe(from('2025-06-18', revision));
     expect('icons' in rendered).toBe(from('2025-11-25', revision));

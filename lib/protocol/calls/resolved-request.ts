@@ -3,7 +3,7 @@
  * task calls see of it.
  */
 import type { McpEra, McpRevision } from '../messages/revisions';
-import type { JsonObject, RequestId, JsonRpcNotification } from '../messages/json-rpc';
+import type { JSONObject, RequestId, JSONRPCNotification } from '../messages/json-rpc';
 import type { McpPrincipal } from '../bounds/principal';
 import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
 import type { LoggingLevel } from '../messages/log-levels';
@@ -21,7 +21,7 @@ export interface RunningTask {
   /** A question to the client, through the task. */
   ask<T>(question: InputRequest, options: McpAskOptions | undefined): Promise<T>;
   /** Progress and logs of the work, legacy era. */
-  notify(message: JsonRpcNotification): void;
+  notify(message: JSONRPCNotification): void;
   /** Modern era: progress becomes the task's status message. */
   describe(progress: number, total: number | undefined, text: string | undefined): void;
 }
@@ -30,7 +30,7 @@ export interface RunningTask {
 export interface ResolvedRequest {
   readonly id: RequestId;
   readonly method: string;
-  readonly params: JsonObject;
+  readonly params: JSONObject;
   readonly facts: RequestFacts;
   readonly era: McpEra;
   readonly revision: McpRevision | undefined;
@@ -46,7 +46,7 @@ export interface ResolvedRequest {
   /** The request's multi round-trip round, made by the engine when the handler first needs it. */
   round?: InputRound;
   /** A modern call that may leave its request for a task: the hand-off of its outcome. */
-  relay?: TaskRelay<JsonObject, RunningTask>;
+  relay?: TaskRelay<JSONObject, RunningTask>;
   /** The task the call runs as, once it left its request. */
   task?: RunningTask;
 }

@@ -1,7 +1,7 @@
 import type { CancellationSource } from './call-scope';
 import type { Catalog } from './catalog';
 import { McpEngine, type EngineOptions, type EngineOutcome, type RequestChannel, type RequestFacts } from '../engine';
-import type { RequestId, JsonRpcNotification, JsonRpcRequest } from '../messages/json-rpc';
+import type { RequestId, JSONRPCNotification, JSONRPCRequest } from '../messages/json-rpc';
 import type { McpTransportKind } from './call-context';
 import { readSubscriptionFilter, SubscriptionHub, type SubscriptionFilter } from './subscription-hub';
 
@@ -11,8 +11,8 @@ const MODERN = '2026-07-28';
 
 /** A channel that records what it was sent. */
 class RecordingSink {
-  readonly messages: JsonRpcNotification[] = [];
-  readonly notify = (message: JsonRpcNotification): void => {
+  readonly messages: JSONRPCNotification[] = [];
+  readonly notify = (message: JSONRPCNotification): void => {
     this.messages.push(message);
   };
 
@@ -360,7 +360,7 @@ function listenFacts(transport: McpTransportKind = 'streamable-http') {
   return { facts, sink, abort, held };
 }
 
-function listenRequest(notifications: unknown, id: RequestId = 'sub-1'): JsonRpcRequest {
+function listenRequest(notifications: unknown, id: RequestId = 'sub-1'): JSONRPCRequest {
   return {
     jsonrpc: '2.0',
     id,

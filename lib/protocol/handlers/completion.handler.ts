@@ -1,7 +1,7 @@
 /**
  * completion/complete: argument completion for prompts and resource templates.
  */
-import { McpErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
@@ -13,7 +13,7 @@ import { checkUriLength } from '../messages/resource-uri';
 const MAX_VALUES = 100;
 
 /** The completion handler of `argument`; completing needs the scopes of the prompt or template. */
-function findHandler(context: HandlerContext, request: ResolvedRequest, ref: JsonObject, argument: string) {
+function findHandler(context: HandlerContext, request: ResolvedRequest, ref: JSONObject, argument: string) {
   let owner:
     { readonly access?: EntryAccess; readonly completions: Readonly<Record<string, McpCompletionHandler>> } | undefined;
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
@@ -34,7 +34,7 @@ function findHandler(context: HandlerContext, request: ResolvedRequest, ref: Jso
   return owner.completions[argument];
 }
 
-export async function handleComplete(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleComplete(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { ref, argument, context: given } = request.params;
   if (!isJsonObject(ref)) {
     throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: ref is required');
@@ -70,7 +70,7 @@ export async function handleComplete(context: HandlerContext, request: ResolvedR
     (value): value is string => typeof value === 'string',
   );
   const values = all.slice(0, MAX_VALUES);
-  const completion: JsonObject = { values, total: Array.isArray(answer) ? all.length : (answer.total ?? all.length) };
+  const completion: JSONObject = { values, total: Array.isArray(answer) ? all.length : (answer.total ?? all.length) };
   completion.hasMore = Array.isArray(answer) ? all.length > MAX_VALUES : (answer.hasMore ?? all.length > MAX_VALUES);
   return { completion };
 }

@@ -4,7 +4,7 @@
  * Handlers never see the engine itself, so the engine can change without touching them.
  */
 import type { McpEra, McpRevision } from '../messages/revisions';
-import type { JsonObject } from '../messages/json-rpc';
+import type { JSONObject } from '../messages/json-rpc';
 import type { Catalog } from '../calls/catalog';
 import type { McpCallContext } from '../calls/call-context';
 import type { EngineOptions } from '../calls/engine-options';
@@ -23,9 +23,9 @@ export type HandlerOptions = Pick<
 /** How a tool call runs as a task (`task-calls.ts`). */
 export interface TaskCallRunner {
   /** Legacy `task` mode: the task first, then the work in it; answers the task's handle. */
-  runAsTask(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JsonObject>): Promise<JsonObject>;
+  runAsTask(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JSONObject>): Promise<JSONObject>;
   /** Modern `escalate` mode: the work in place for the inline window, then handed to a task. */
-  runEscalating(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JsonObject>): Promise<JsonObject>;
+  runEscalating(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JSONObject>): Promise<JSONObject>;
 }
 
 export interface HandlerContext {

@@ -2,7 +2,7 @@
  * initialize, ping, server/discover and logging/setLevel.
  */
 import { isRevision } from '../messages/revisions';
-import { McpErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { isLogLevel } from '../messages/log-levels';
 import { renderImplementation } from '../calls/render';
@@ -25,7 +25,7 @@ function deliversChanges(context: HandlerContext, era: McpEra, transport: McpTra
 }
 
 /** tools, resources, prompts and logging: with change notifications only where they can be delivered. */
-function baseCapabilities(notifies: boolean): JsonObject {
+function baseCapabilities(notifies: boolean): JSONObject {
   return notifies
     ? {
         tools: { listChanged: true },
@@ -41,7 +41,7 @@ function legacyCapabilities(
   context: HandlerContext,
   request: ResolvedRequest,
   revision: string | undefined,
-): JsonObject {
+): JSONObject {
   const capabilities = baseCapabilities(deliversChanges(context, 'legacy', request.facts.transport));
   if (context.catalog.hasCompletions() && hasFeature(revision, 'completionsCapability')) {
     capabilities.completions = {};
@@ -53,7 +53,7 @@ function legacyCapabilities(
 }
 
 /** The capabilities `server/discover` advertises. */
-function discoverCapabilities(context: HandlerContext, request: ResolvedRequest): JsonObject {
+function discoverCapabilities(context: HandlerContext, request: ResolvedRequest): JSONObject {
   const capabilities = baseCapabilities(deliversChanges(context, request.era, request.facts.transport));
   if (context.catalog.hasCompletions()) {
     capabilities.completions = {};
@@ -64,7 +64,7 @@ function discoverCapabilities(context: HandlerContext, request: ResolvedRequest)
   return capabilities;
 }
 
-export async function handleInitialize(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleInitialize(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { params } = request;
   for (const key of ['protocolVersion', 'capabilities', 'clientInfo'] as const) {
     const value = params[key];
@@ -92,7 +92,7 @@ export async function handleInitialize(context: HandlerContext, request: Resolve
     clientInfo: params.clientInfo as Implementation,
     initialized: true,
   });
-  const result: JsonObject = {
+  const result: JSONObject = {
     protocolVersion: version,
     capabilities: legacyCapabilities(context, request, version),
     serverInfo: renderImplementation(context.options.serverInfo, version),
@@ -103,12 +103,12 @@ export async function handleInitialize(context: HandlerContext, request: Resolve
   return result;
 }
 
-export async function handlePing(): Promise<JsonObject> {
+export async function handlePing(): Promise<JSONObject> {
   return {};
 }
 
-export async function handleDiscover(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
-  const result: JsonObject = {
+export async function handleDiscover(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
+  const result: JSONObject = {
     supportedVersions: [...context.options.revisions],
     capabilities: discoverCapabilities(context, request),
   };
@@ -118,7 +118,7 @@ export async function handleDiscover(context: HandlerContext, request: ResolvedR
   return result;
 }
 
-export async function handleSetLevel(_context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleSetLevel(_context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const level = request.params.level;
   if (level === undefined) {
     throw new McpError(McpErrorCode.InvalidParams, 'Missing required parameter: level');

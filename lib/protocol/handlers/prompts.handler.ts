@@ -1,7 +1,7 @@
 /**
  * prompts/list and prompts/get.
  */
-import { McpErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { requireScopes } from '../calls/access';
 import { listResult } from './list-result';
@@ -11,7 +11,7 @@ import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
 import { copyOf } from '../messages/object-copies';
 
-export async function handlePromptsList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handlePromptsList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { catalog } = context;
   const rendered = context.lists.get('prompts', catalog.version, request.revision, () =>
     catalog.listPrompts().map((prompt) => renderPrompt(prompt, request.revision)),
@@ -19,7 +19,7 @@ export async function handlePromptsList(context: HandlerContext, request: Resolv
   return listResult(context, request, 'prompts', catalog.listPrompts(), rendered, (prompt) => prompt.name as string);
 }
 
-export async function handlePromptsGet(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handlePromptsGet(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { params } = request;
   if (typeof params.name !== 'string') {
     throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: name must be a string');

@@ -2,7 +2,7 @@
  * subscriptions/listen (2026-07-28): a long-lived request whose stream carries the change
  * notifications the client asked for, until the client closes it or the server ends it.
  */
-import type { JsonObject } from '../messages/json-rpc';
+import type { JSONObject } from '../messages/json-rpc';
 import { readSubscriptionFilter } from '../calls/subscription-hub';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
@@ -39,7 +39,7 @@ async function ownedTaskIds(tasks: TaskPort, request: ResolvedRequest, taskIds: 
   return taskIds.filter((_, index) => found[index]?.owner === owner);
 }
 
-export async function handleListen(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleListen(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { facts, scope } = request;
   // Reading the signal is what makes the scope listen to the transport's cancellation (the
   // client closing the stream); a listener that is already gone is never registered.

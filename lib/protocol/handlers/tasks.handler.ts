@@ -3,7 +3,7 @@
  * tasks/update, tasks/cancel (2026-07-28 extension `io.modelcontextprotocol/tasks`). A task is
  * only ever found by its owner: another caller's task is answered as an unknown one (-32602).
  */
-import { McpErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { paginate } from '../messages/pagination';
 import { taskOwner } from '../calls/task-owner';
@@ -39,7 +39,7 @@ async function ownedTask(context: HandlerContext, request: ResolvedRequest): Pro
   return [tasks, await tasks.owned(taskOwner(request), request.params.taskId)];
 }
 
-export async function handleTasksGet(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleTasksGet(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const [, task] = await ownedTask(context, request);
   return request.era === 'legacy' ? renderLegacyTask(task) : renderModernTask(task);
 }
@@ -49,7 +49,7 @@ export async function handleTasksGet(context: HandlerContext, request: ResolvedR
  * result (tagged with the task), or its error. While it waits, the task's requests to the
  * client travel on this request's stream.
  */
-export async function handleTasksResult(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleTasksResult(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const [tasks, task] = await ownedTask(context, request);
   const detach = context.attachTaskStream(task.id, request.facts.channel);
   let settled: McpTaskRecord | undefined;
@@ -83,11 +83,11 @@ export async function handleTasksResult(context: HandlerContext, request: Resolv
 }
 
 /** 2025-11-25: the caller's tasks, by id, in pages. */
-export async function handleTasksList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleTasksList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const tasks = serviceFor(context, request);
   const owned = await tasks.list(taskOwner(request));
   const page = paginate(owned, (task) => task.id, request.params.cursor, context.options.pageSize);
-  const result: JsonObject = { tasks: page.items.map(renderLegacyTask) };
+  const result: JSONObject = { tasks: page.items.map(renderLegacyTask) };
   if (page.nextCursor !== undefined) {
     result.nextCursor = page.nextCursor;
   }
@@ -98,7 +98,7 @@ export async function handleTasksList(context: HandlerContext, request: Resolved
  * Cancels a task. 2025-11-25 answers the cancelled task and refuses a terminal one (-32602);
  * 2026-07-28 acknowledges with an empty result, terminal or not.
  */
-export async function handleTasksCancel(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleTasksCancel(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const [tasks, task] = await ownedTask(context, request);
   if (request.era === 'legacy' && isTerminal(task.status)) {
     throw new McpError(McpErrorCode.InvalidParams, `Task ${task.id} is already ${task.status}`);
@@ -115,7 +115,7 @@ export async function handleTasksCancel(context: HandlerContext, request: Resolv
 }
 
 /** 2026-07-28: answers questions of an `input_required` task; an acknowledgement, eventually consistent. */
-export async function handleTasksUpdate(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleTasksUpdate(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const [tasks, task] = await ownedTask(context, request);
   await tasks.answer(task.id, request.params.inputResponses);
   return {};

@@ -5,7 +5,7 @@
  * `input_required` result in the modern era).
  */
 import { isAtLeast, type McpRevision } from './revisions';
-import { McpErrorCode, isJsonObject, type JsonObject } from './json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject } from './json-rpc';
 import { McpError } from './mcp-error';
 import type { ClientCapabilities } from './mcp-types';
 
@@ -18,8 +18,8 @@ export interface ElicitRequestFormParams {
   /** What to ask the user. */
   message: string;
   /** A flat object schema of primitive properties (string, number, integer, boolean, enums). */
-  requestedSchema: JsonObject;
-  _meta?: JsonObject;
+  requestedSchema: JSONObject;
+  _meta?: JSONObject;
 }
 
 /** A URL-mode elicitation (2025-11-25 and later): the user completes a flow out of band. */
@@ -30,7 +30,7 @@ export interface ElicitRequestURLParams {
   url: string;
   /** Correlates the later `notifications/elicitation/complete`; minted when omitted. */
   elicitationId?: string;
-  _meta?: JsonObject;
+  _meta?: JSONObject;
 }
 
 /** The parameters of `ctx.elicit()`. */
@@ -41,15 +41,15 @@ export interface ElicitResult {
   action: 'accept' | 'decline' | 'cancel';
   /** The submitted form values (form mode, `accept` only). */
   content?: Record<string, string | number | boolean | string[]>;
-  _meta?: JsonObject;
+  _meta?: JSONObject;
   [key: string]: unknown;
 }
 
 /** A message of a sampling conversation. */
 export interface SamplingMessage {
   role: 'user' | 'assistant';
-  content: JsonObject | JsonObject[];
-  _meta?: JsonObject;
+  content: JSONObject | JSONObject[];
+  _meta?: JSONObject;
 }
 
 /** The parameters of `ctx.sample()` (`sampling/createMessage`). */
@@ -60,23 +60,23 @@ export interface CreateMessageRequestParams {
   includeContext?: 'none' | 'thisServer' | 'allServers';
   temperature?: number;
   stopSequences?: string[];
-  modelPreferences?: JsonObject;
-  metadata?: JsonObject;
+  modelPreferences?: JSONObject;
+  metadata?: JSONObject;
   /** Tools the model may call (2025-11-25 and later; the client must declare `sampling.tools`). */
-  tools?: JsonObject[];
+  tools?: JSONObject[];
   /** How the model may use `tools`. */
-  toolChoice?: JsonObject;
-  _meta?: JsonObject;
+  toolChoice?: JSONObject;
+  _meta?: JSONObject;
   [key: string]: unknown;
 }
 
 /** The client's sampling answer. */
 export interface CreateMessageResult {
   role: 'user' | 'assistant';
-  content: JsonObject | JsonObject[];
+  content: JSONObject | JSONObject[];
   model: string;
   stopReason?: string;
-  _meta?: JsonObject;
+  _meta?: JSONObject;
   [key: string]: unknown;
 }
 
@@ -84,13 +84,13 @@ export interface CreateMessageResult {
 export interface Root {
   uri: string;
   name?: string;
-  _meta?: JsonObject;
+  _meta?: JSONObject;
 }
 
 /** The client's answer to `roots/list`. */
 export interface ListRootsResult {
   roots: Root[];
-  _meta?: JsonObject;
+  _meta?: JSONObject;
   [key: string]: unknown;
 }
 
@@ -114,7 +114,7 @@ export interface McpAskOptions {
 /** A question for the client, as it is sent. */
 export interface InputRequest {
   method: ClientMethod;
-  params: JsonObject;
+  params: JSONObject;
 }
 
 /** The short names default keys are built from. */
@@ -128,7 +128,7 @@ export const DEFAULT_KEY_PREFIX: Readonly<Record<ClientMethod, string>> = {
  * The client capability a question needs, shaped like `ClientCapabilities` (as `-32021` reports
  * it in `data.requiredCapabilities`), or `undefined` when the client declared it.
  */
-export function missingCapability(request: InputRequest, capabilities: ClientCapabilities): JsonObject | undefined {
+export function missingCapability(request: InputRequest, capabilities: ClientCapabilities): JSONObject | undefined {
   const { method, params } = request;
   if (method === 'roots/list') {
     return isJsonObject(capabilities.roots) ? undefined : { roots: {} };
@@ -180,7 +180,7 @@ export function revisionKnows(request: InputRequest, revision: McpRevision | und
  * defines it (HTTP 400); the legacy era has no code of its own for it, and a -32600 there would
  * be answered with HTTP 400, which legacy clients read as a transport failure.
  */
-export function capabilityError(request: InputRequest, required: JsonObject): McpError {
+export function capabilityError(request: InputRequest, required: JSONObject): McpError {
   const message = `The client did not declare the capability this request needs for ${request.method}`;
   return new McpError(McpErrorCode.MissingRequiredClientCapability, message, { requiredCapabilities: required });
 }
@@ -221,7 +221,7 @@ export function invalidAnswer(method: ClientMethod, answer: unknown): string | u
 }
 
 /** The params of a question as a given revision expects them (no `mode` before 2025-11-25). */
-export function paramsFor(request: InputRequest, revision: McpRevision | undefined): JsonObject {
+export function paramsFor(request: InputRequest, revision: McpRevision | undefined): JSONObject {
   if (
     request.method === 'elicitation/create' &&
     revision !== undefined &&

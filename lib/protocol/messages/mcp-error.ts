@@ -40,7 +40,11 @@ export class McpError extends Error {
     return true;
   }
 
-  /** The JSON-RPC error object this error is sent as. */
+  /**
+   * The JSON-RPC error object this error is sent as.
+   *
+   * @internal
+   */
   toJsonRpc(): JsonRpcErrorObject {
     return this.data === undefined
       ? { code: this.code, message: this.message }

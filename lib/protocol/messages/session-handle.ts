@@ -8,7 +8,7 @@ import type { LoggingLevel } from './log-levels';
 import type { ClientCapabilities, Implementation } from './mcp-types';
 
 /** What a legacy session remembers between requests. */
-export interface SessionState {
+export interface McpSessionState {
   /** The revision agreed at `initialize`; `undefined` until then. */
   protocolVersion?: McpRevision;
   clientCapabilities: ClientCapabilities;
@@ -21,9 +21,9 @@ export interface SessionState {
 
 export interface SessionHandle {
   readonly id: string;
-  readonly state: Readonly<SessionState>;
+  readonly state: Readonly<McpSessionState>;
   /** Records a change of the session's state. */
-  update(patch: Partial<SessionState>): Promise<void>;
+  update(patch: Partial<McpSessionState>): Promise<void>;
   /** Subscribes the session to updates of a resource. */
   subscribe(uri: string): Promise<void>;
   /** Ends a subscription; unknown URIs are ignored. */

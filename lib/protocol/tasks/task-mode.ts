@@ -2,7 +2,7 @@
  * The tool-call mode table: whether a call runs in place, is refused, becomes a task at once or
  * runs in place for a while and then becomes a task. One function for every transport.
  */
-import { isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { isJsonObject, type JSONObject } from '../messages/json-rpc';
 import { hasFeature, type McpEra, type McpRevision } from '../messages/revisions';
 import type { ClientCapabilities } from '../messages/mcp-types';
 
@@ -42,7 +42,7 @@ export function taskMode(support: McpTaskSupport, clientTakesTasks: boolean, era
 
 /** Whether a modern request declared the tasks extension in its client capabilities. */
 export function declaresTasksExtension(capabilities: ClientCapabilities): boolean {
-  const extensions = (capabilities as JsonObject).extensions;
+  const extensions = (capabilities as JSONObject).extensions;
   return isJsonObject(extensions) && isJsonObject(extensions[MCP_TASKS_EXTENSION]);
 }
 
@@ -54,7 +54,7 @@ export function declaresTasksExtension(capabilities: ClientCapabilities): boolea
 export function clientTakesTasks(
   era: McpEra,
   revision: McpRevision | undefined,
-  params: JsonObject,
+  params: JSONObject,
   capabilities: ClientCapabilities,
 ): boolean {
   if (era === 'modern') {
@@ -64,6 +64,6 @@ export function clientTakesTasks(
 }
 
 /** The `data` of the -32021 error that asks for the tasks extension. */
-export const TASKS_EXTENSION_REQUIRED: JsonObject = Object.freeze({
+export const TASKS_EXTENSION_REQUIRED: JSONObject = Object.freeze({
   requiredCapabilities: { extensions: { [MCP_TASKS_EXTENSION]: {} } },
 });

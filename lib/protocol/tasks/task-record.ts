@@ -2,7 +2,7 @@
  * A task as the protocol knows it: its statuses and its stored record, plain JSON-compatible
  * data that any store can keep as it is.
  */
-import type { JsonObject } from '../messages/json-rpc';
+import type { JSONObject } from '../messages/json-rpc';
 import type { McpEra, McpRevision } from '../messages/revisions';
 
 /** Where a task stands. `completed`, `failed` and `cancelled` are terminal: final once reached. */
@@ -71,9 +71,9 @@ export interface McpTaskRecord {
   expiresAt: number;
   readonly pollIntervalMs: number;
   /** A completed task: what the call answered. */
-  result?: JsonObject;
+  result?: JSONObject;
   /** A failed task: the JSON-RPC error the call answered. */
   error?: McpTaskError;
   /** Modern era, `input_required`: the questions waiting for `tasks/update`, by key. */
-  inputRequests?: JsonObject;
+  inputRequests?: JSONObject;
 }

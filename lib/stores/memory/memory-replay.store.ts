@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../../protocol/messages/json-rpc';
 import {
   checkReplayBounds,
   nextSeq,
@@ -92,7 +92,7 @@ export class MemoryReplayStore implements McpReplayStore {
     }
   }
 
-  async appendNext(sessionId: string, streamId: string, message: JsonRpcMessage, data: string): Promise<number> {
+  async appendNext(sessionId: string, streamId: string, message: JSONRPCMessage, data: string): Promise<number> {
     const buffer = this.buffers.get(sessionId);
     const seq = buffer === undefined ? 0 : nextSeq(eventsOf(buffer), streamId);
     await this.append(sessionId, { streamId, seq, message }, data);

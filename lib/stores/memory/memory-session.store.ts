@@ -1,14 +1,14 @@
 import {
   sessionQuotaKey,
-  type SessionAdmission,
-  type SessionCaps,
+  type McpSessionAdmission,
+  type McpSessionCaps,
   type McpSessionRecord,
   type McpSessionStore,
 } from '../../interfaces/session-store.interface';
-import type { SessionState } from '../../protocol/messages/session-handle';
+import type { McpSessionState } from '../../protocol/messages/session-handle';
 
-const CREATED: SessionAdmission = Object.freeze({ outcome: 'created' });
-const SERVER_FULL: SessionAdmission = Object.freeze({ outcome: 'server-full' });
+const CREATED: McpSessionAdmission = Object.freeze({ outcome: 'created' });
+const SERVER_FULL: McpSessionAdmission = Object.freeze({ outcome: 'server-full' });
 
 /**
  * The default session store: a map in this process. Sessions do not survive a restart and are
@@ -27,7 +27,7 @@ export class MemorySessionStore implements McpSessionStore {
   }
 
   /** Checks and creates in one synchronous step: nothing else runs in between. */
-  async createWithin(record: McpSessionRecord, caps: SessionCaps): Promise<SessionAdmission> {
+  async createWithin(record: McpSessionRecord, caps: McpSessionCaps): Promise<McpSessionAdmission> {
     const quota = this.byQuota.get(sessionQuotaKey(record));
     if (quota !== undefined && quota.size >= caps.maxPerPrincipal && !quota.has(record.id)) {
       return { outcome: 'principal-full', idlest: this.idlest(quota, caps.candidates) };
@@ -44,7 +44,7 @@ export class MemorySessionStore implements McpSessionStore {
     return this.sessions.get(id);
   }
 
-  async update(id: string, patch: Partial<SessionState>): Promise<McpSessionRecord | undefined> {
+  async update(id: string, patch: Partial<McpSessionState>): Promise<McpSessionRecord | undefined> {
     const record = this.sessions.get(id);
     if (record !== undefined) {
       record.state = { ...record.state, ...patch };

@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../../protocol/messages/json-rpc';
 import {
   checkReplayBounds,
   replayWindow,
@@ -200,7 +200,7 @@ export class RedisReplayStore implements McpReplayStore {
     );
   }
 
-  async appendNext(sessionId: string, streamId: string, _message: JsonRpcMessage, data: string): Promise<number> {
+  async appendNext(sessionId: string, streamId: string, _message: JSONRPCMessage, data: string): Promise<number> {
     const seq = await this.hub.eval(
       'replay append',
       APPEND_NEXT,

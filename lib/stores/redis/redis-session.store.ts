@@ -1,8 +1,8 @@
-import type { SessionState } from '../../protocol/messages/session-handle';
+import type { McpSessionState } from '../../protocol/messages/session-handle';
 import {
   sessionQuotaKey,
-  type SessionAdmission,
-  type SessionCaps,
+  type McpSessionAdmission,
+  type McpSessionCaps,
   type McpSessionRecord,
   type McpSessionStore,
 } from '../../interfaces/session-store.interface';
@@ -15,8 +15,8 @@ export interface RedisSessionStoreOptions {
   readonly idleTimeoutMs: number;
 }
 
-const CREATED: SessionAdmission = Object.freeze({ outcome: 'created' });
-const SERVER_FULL: SessionAdmission = Object.freeze({ outcome: 'server-full' });
+const CREATED: McpSessionAdmission = Object.freeze({ outcome: 'created' });
+const SERVER_FULL: McpSessionAdmission = Object.freeze({ outcome: 'server-full' });
 
 /** Prefix of the hash fields that hold one state key each, as JSON. */
 const STATE_FIELD = 'st:';
@@ -234,7 +234,7 @@ export class RedisSessionStore implements McpSessionStore {
     ]);
   }
 
-  async createWithin(record: McpSessionRecord, caps: SessionCaps): Promise<SessionAdmission> {
+  async createWithin(record: McpSessionRecord, caps: McpSessionCaps): Promise<McpSessionAdmission> {
     const reply = await this.hub.eval('session create', CREATE_WITHIN, this.createKeys(record), [
       this.ttlMs,
       record.id,
@@ -256,7 +256,7 @@ export class RedisSessionStore implements McpSessionStore {
     return toRecord(fields);
   }
 
-  async update(id: string, patch: Partial<SessionState>): Promise<McpSessionRecord | undefined> {
+  async update(id: string, patch: Partial<McpSessionState>): Promise<McpSessionRecord | undefined> {
     const set: string[] = [];
     const removed: string[] = [];
     for (const [name, value] of Object.entries(patch)) {
@@ -398,6 +398,6 @@ function toRecord(fields: Record<string, string>): McpSessionRecord | undefined 
     ...(fields.quotaKey === undefined ? {} : { quotaKey: fields.quotaKey }),
     createdAt: Number(fields.createdAt),
     lastActivity: Number(fields.lastActivity),
-    state: state as unknown as SessionState,
+    state: state as unknown as McpSessionState,
   };
 }

@@ -3,7 +3,7 @@ import {
   McpErrorCode,
   failure,
   type ClassifiedMessage,
-  type JsonRpcFailure,
+  type JSONRPCErrorResponse,
   type RequestId,
 } from '../../protocol/messages/json-rpc';
 import { SHUTTING_DOWN } from '../../shared/mcp.messages';
@@ -84,7 +84,7 @@ export class HttpDrain {
   private readonly onServed = (): void => this.done();
 
   /** The answer to a request the drain does not serve: 503, `Retry-After` and a JSON-RPC error. */
-  refusal(id: RequestId | null = null): { status: 503; body: JsonRpcFailure; headers: Record<string, string> } {
+  refusal(id: RequestId | null = null): { status: 503; body: JSONRPCErrorResponse; headers: Record<string, string> } {
     return {
       status: 503,
       body: failure(id, McpErrorCode.InternalError, SHUTTING_DOWN),

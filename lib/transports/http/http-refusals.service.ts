@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MCP_OWN_AUTH } from '../../shared/mcp.constants';
 import type { IncomingMessage } from 'node:http';
-import { McpErrorCode, isJsonObject, type JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONRPCResponse } from '../../protocol/messages/json-rpc';
 import type { McpEra } from '../../protocol/messages/revisions';
 import { httpStatusForError } from '../../protocol/messages/error-status';
 import type { AuthRefusal } from '../../auth/authenticator';
@@ -97,7 +97,7 @@ export class HttpRefusals {
    * The HTTP status and headers of a JSON-RPC answer: a call that lacks scopes gets, with bearer
    * tokens, the step-up challenge naming them (SEP-835).
    */
-  statusOf(response: JsonRpcResponse, era: McpEra): { status: number; headers?: Record<string, string> } {
+  statusOf(response: JSONRPCResponse, era: McpEra): { status: number; headers?: Record<string, string> } {
     if (!('error' in response)) {
       return OK;
     }

@@ -10,7 +10,7 @@
  * answer to the reset. Past the bound, the answer goes out at once and the connection closes.
  */
 import type { IncomingMessage } from 'node:http';
-import { McpErrorCode, failure, type JsonRpcFailure } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, type JSONRPCErrorResponse } from '../../protocol/messages/json-rpc';
 import { BODY_TOO_DEEP, BODY_TOO_LARGE } from '../../shared/mcp.messages';
 
 /** Why a body was refused. */
@@ -21,7 +21,7 @@ export type BodyOutcome =
   | {
       ok: false;
       status: number;
-      error: JsonRpcFailure;
+      error: JSONRPCErrorResponse;
       reason: BodyRefusalReason;
       /** Part of the body is still unread (past what is dropped): the answer closes the connection. */
       unread?: boolean;

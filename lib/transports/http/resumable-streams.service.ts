@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { MCP_CLUSTER_LINK, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS, MCP_REPLAY_STORE } from '../../shared/mcp.constants';
 import type { ClusterLink } from '../../cluster/cluster-link.interface';
 import type { HttpSettings } from './http-settings';
-import { McpErrorCode, failure, notification, type JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, notification, type JSONRPCMessage } from '../../protocol/messages/json-rpc';
 import { hasFeature, type McpRevision } from '../../protocol/messages/revisions';
 import { McpSessionService } from '../../sessions/mcp-session.service';
 import type { McpReplayEvent, McpReplayStore, McpReplayWindow } from '../../interfaces/replay-store.interface';
@@ -22,7 +22,7 @@ import { RefusalLog } from '../../protocol/bounds/refusal-log';
 // The HTTP services take both the registry and the stream type from here.
 export { ResumableStream, type EventSink, type StreamKind } from './sse/resumable-stream';
 
-function isResponse(message: JsonRpcMessage | undefined): boolean {
+function isResponse(message: JSONRPCMessage | undefined): boolean {
   return message !== undefined && !('method' in message);
 }
 

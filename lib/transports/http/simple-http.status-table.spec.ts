@@ -1,12 +1,12 @@
 import type { RequestChannel } from '../../protocol/engine';
 import type { InboundResult } from '../../protocol/inbound';
-import { McpErrorCode, failure, type JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, type JSONRPCResponse } from '../../protocol/messages/json-rpc';
 import type { AnswerStatus } from './http-reply';
 import { simpleReply } from './simple-http.status-table';
 
 const channel: RequestChannel = { notify: () => undefined };
 const error = failure(1, McpErrorCode.InvalidRequest, 'no');
-const ok: JsonRpcResponse = { jsonrpc: '2.0', id: 1, result: {} };
+const ok: JSONRPCResponse = { jsonrpc: '2.0', id: 1, result: {} };
 const outage = failure(7, McpErrorCode.InternalError, 'Service unavailable');
 const RETRY = { 'retry-after': '1' };
 const statusOf: AnswerStatus = (response) =>

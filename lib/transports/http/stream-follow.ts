@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ClusterLink, ClusterMessage } from '../../cluster/cluster-link.interface';
-import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../../protocol/messages/json-rpc';
 import type { McpReplayEvent, McpReplayStore, McpReplayWindow } from '../../interfaces/replay-store.interface';
 import type { SseStream } from './http-exchange';
 import { streamInstance, type EventPosition } from './sse/event-ids';
@@ -36,7 +36,7 @@ class RemoteSink implements EventSink {
     private readonly onEnd: (sink: RemoteSink) => void,
   ) {}
 
-  send(message: JsonRpcMessage, id: string): boolean {
+  send(message: JSONRPCMessage, id: string): boolean {
     return this.post({ type: 'stream_event', followId: this.followId, id, message });
   }
 

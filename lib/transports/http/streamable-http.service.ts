@@ -16,7 +16,7 @@ import {
 import type { McpPrincipal } from '../../protocol/calls/call-context';
 import type { RequestChannel } from '../../protocol/engine';
 import type { ClassifiedMessage } from '../../protocol/messages/json-rpc';
-import type { HeaderBag } from '../../protocol/messages/request-headers';
+import type { McpHeaderBag } from '../../protocol/messages/request-headers';
 import { isThenable, type Awaitable } from '../../protocol/messages/thenables';
 import { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
 import type { McpSessionRecord } from '../../interfaces/session-store.interface';
@@ -211,7 +211,7 @@ class StreamableHttpBinding implements InboundBinding<HttpRequestChannel> {
   readonly transport = 'streamable-http';
   readonly headersInLegacy = true;
   readonly principal: McpPrincipal;
-  readonly headers: HeaderBag;
+  readonly headers: McpHeaderBag;
   readonly versionHeader: string | undefined;
   private sessionPort: LegacySessionPort | undefined;
 

@@ -8,9 +8,9 @@ import {
   McpErrorCode,
   failure,
   type ClassifiedMessage,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcResponse,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCResponse,
 } from '../../protocol/messages/json-rpc';
 import { planBatch } from '../../protocol/batch';
 import type { InboundDispatcher } from '../../protocol/inbound';
@@ -29,9 +29,9 @@ export interface StdioBatchHost {
   readonly workers: StdioWorkers;
   readonly session: StdioSession;
   readonly draining: boolean;
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): void;
+  send(message: JSONRPCMessage | readonly JSONRPCMessage[]): void;
   /** A notification of the batch, served like a single one. */
-  notification(message: JsonRpcNotification): void;
+  notification(message: JSONRPCNotification): void;
   /** The facts of the batch's requests, within the connection's session. */
   facts(session: SessionHandle): RequestFacts;
 }
@@ -145,7 +145,7 @@ export function refuseQueuedBatch(host: StdioBatchHost, batch: BatchWork): void 
   sendAnswers(host, [...batch.early, ...refusals]);
 }
 
-function sendAnswers(host: StdioBatchHost, answers: readonly JsonRpcResponse[]): void {
+function sendAnswers(host: StdioBatchHost, answers: readonly JSONRPCResponse[]): void {
   if (answers.length > 0) {
     host.send(answers);
   }

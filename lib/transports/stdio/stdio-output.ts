@@ -6,7 +6,7 @@
  * must not make the server hold an unbounded backlog of progress and change notifications.
  */
 import type { Writable } from 'node:stream';
-import { McpErrorCode, failure, type RequestId, type JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, type RequestId, type JSONRPCMessage } from '../../protocol/messages/json-rpc';
 import { logText } from '../../protocol/bounds/log-text';
 
 /** Where the writer reports what went wrong. */
@@ -63,7 +63,7 @@ export class StdioOutput {
   }
 
   /** Writes an answer or a request to the client: never dropped while the stream can be written. */
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
+  send(message: JSONRPCMessage | readonly JSONRPCMessage[]): boolean {
     let line: string;
     try {
       line = JSON.stringify(message);
@@ -79,7 +79,7 @@ export class StdioOutput {
   }
 
   /** Writes a notification, or drops it when too many are already waiting behind a slow reader. */
-  notify(message: JsonRpcMessage): boolean {
+  notify(message: JSONRPCMessage): boolean {
     if (this.congested) {
       if (this.backlog >= this.maxPendingNotifications) {
         this.drop();

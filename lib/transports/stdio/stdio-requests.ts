@@ -9,9 +9,9 @@ import {
   McpErrorCode,
   failure,
   type RequestId,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
 } from '../../protocol/messages/json-rpc';
 import { decideEra } from '../../protocol/messages/request-meta';
 import { LONG_LIVED_METHODS } from '../../protocol/methods';
@@ -76,7 +76,7 @@ export class StdioRequests implements StdioBatchHost {
     return this.deps.session;
   }
 
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+  send(message: JSONRPCMessage | readonly JSONRPCMessage[]): void {
     this.deps.output.send(message);
   }
 
@@ -104,7 +104,7 @@ export class StdioRequests implements StdioBatchHost {
   }
 
   /** Admits a request: started, queued, or refused at once. */
-  accept(message: JsonRpcRequest): void {
+  accept(message: JSONRPCRequest): void {
     const { output, workers } = this.deps;
     if (this.draining) {
       output.send(failure(message.id, McpErrorCode.InternalError, SHUTTING_DOWN));
@@ -161,7 +161,7 @@ export class StdioRequests implements StdioBatchHost {
    * in its queue); the others (initialized, progress, roots/list_changed...) go to the engine,
    * which answers none of them and needs no session for them.
    */
-  notification(message: JsonRpcNotification): void {
+  notification(message: JSONRPCNotification): void {
     if (message.method === 'notifications/cancelled') {
       this.cancel(message);
       return;
@@ -169,7 +169,7 @@ export class StdioRequests implements StdioBatchHost {
     void this.serveNotification(message);
   }
 
-  private async serveNotification(message: JsonRpcNotification): Promise<void> {
+  private async serveNotification(message: JSONRPCNotification): Promise<void> {
     try {
       await this.deps.dispatcher.serve(message, {
         ...this.factsInput(),
@@ -185,7 +185,7 @@ export class StdioRequests implements StdioBatchHost {
    * `notifications/cancelled`: a queued request leaves the queue, a running one is aborted by
    * the engine; neither is answered.
    */
-  private cancel(message: JsonRpcNotification): void {
+  private cancel(message: JSONRPCNotification): void {
     const requestId = message.params?.requestId;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') {
       return;

@@ -4,13 +4,13 @@
  * Admission is synchronous, so that whether a request starts, waits or is refused does not
  * depend on timing.
  */
-import type { RequestId, JsonRpcRequest, JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import type { RequestId, JSONRPCRequest, JSONRPCResponse } from '../../protocol/messages/json-rpc';
 import type { McpEra } from '../../protocol/messages/revisions';
 
 /** A single request, from admission to its answer. */
 export interface RequestWork {
   readonly kind: 'request';
-  readonly message: JsonRpcRequest;
+  readonly message: JSONRPCRequest;
   readonly era: McpEra;
   /** `subscriptions/listen`: holds no worker slot, counted against `maxSubscriptions`. */
   readonly listen: boolean;
@@ -29,8 +29,8 @@ export interface RequestWork {
 export interface BatchWork {
   readonly kind: 'batch';
   /** Answers known at admission (invalid elements, duplicate ids), in element order. */
-  readonly early: JsonRpcResponse[];
-  readonly requests: JsonRpcRequest[];
+  readonly early: JSONRPCResponse[];
+  readonly requests: JSONRPCRequest[];
   state: 'queued' | 'running';
   handed: boolean;
   /** Requests of the batch cancelled before they were handed to the engine. */

@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../../protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../../../protocol/messages/json-rpc';
 import type { McpReplayEvent } from '../../../interfaces/replay-store.interface';
 import type { SseStream } from '../http-exchange';
 import { ResumableStream } from './resumable-stream';
@@ -7,7 +7,7 @@ import { flush } from '../../../../test/support/waiting';
 /** What a connection was asked to write, in order. */
 interface Written {
   id: string;
-  message?: JsonRpcMessage;
+  message?: JSONRPCMessage;
   retryMs?: number;
 }
 
@@ -27,7 +27,7 @@ function fakeConnection(full = false): {
   let closed = false;
   const settle = (drained: boolean): void => waiting.splice(0).forEach((resolve) => resolve(drained));
   const connection = {
-    send: (message: JsonRpcMessage, id: string) => !closed && written.push({ id, message }) > 0 && !full,
+    send: (message: JSONRPCMessage, id: string) => !closed && written.push({ id, message }) > 0 && !full,
     prime: (id: string, retryMs: number) => !closed && written.push({ id, retryMs }) > 0 && !full,
     drained: () =>
       closed || !full ? Promise.resolve(!closed) : new Promise<boolean>((resolve) => waiting.push(resolve)),
@@ -58,7 +58,7 @@ function host() {
   };
 }
 
-const note = (n: number): JsonRpcMessage => ({
+const note = (n: number): JSONRPCMessage => ({
   jsonrpc: '2.0',
   method: 'notifications/message',
   params: { n },
@@ -89,7 +89,7 @@ describe('ResumableStream', () => {
     const { connection } = fakeConnection();
     stream.connect({
       ...connection,
-      send: (_message: JsonRpcMessage, _id: string, data?: string) => sent.push(data) > 0,
+      send: (_message: JSONRPCMessage, _id: string, data?: string) => sent.push(data) > 0,
     } as unknown as SseStream);
     stream.prime(0);
     stream.send(note(1));

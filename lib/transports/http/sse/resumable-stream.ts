@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../../protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../../../protocol/messages/json-rpc';
 import type { McpReplayEvent } from '../../../interfaces/replay-store.interface';
 import type { SessionChannel } from '../../../sessions/session-channels';
 import { formatEventId } from './event-ids';
@@ -22,7 +22,7 @@ export interface StreamHost {
  */
 export interface EventSink {
   /** Writes a message (`data`: its JSON, when the caller has it); false when the sink is full or closed. */
-  send(message: JsonRpcMessage, id: string, data?: string): boolean;
+  send(message: JSONRPCMessage, id: string, data?: string): boolean;
   prime(id: string, retryMs: number): boolean;
   /** Resolves true once the sink takes more writes, false once it is closed. */
   drained(): Promise<boolean>;
@@ -87,7 +87,7 @@ export class ResumableStream implements SessionChannel {
   }
 
   /** Sends a message; returns whether a connection took it (it is buffered either way). */
-  send(message: JsonRpcMessage): boolean {
+  send(message: JSONRPCMessage): boolean {
     return this.emit(message, 0);
   }
 
@@ -199,7 +199,7 @@ export class ResumableStream implements SessionChannel {
     connection?.end();
   }
 
-  private emit(message: JsonRpcMessage | undefined, retryMs: number): boolean {
+  private emit(message: JSONRPCMessage | undefined, retryMs: number): boolean {
     if (this.done) {
       return false;
     }
