@@ -23,7 +23,7 @@ import {
 import { Test, type TestingModule } from '@nestjs/testing';
 import { type CanActivate, Injectable, Module, Scope, UseGuards } from '@nestjs/common';
 import {
-  ErrorCode,
+  McpErrorCode,
   McpConfigurationError,
   McpModule,
   type McpPrincipal,
@@ -188,7 +188,7 @@ function scopeError(scopedCase: ScopedCase, id: number | string = 1): RpcMessage
     jsonrpc: '2.0',
     id,
     error: {
-      code: ErrorCode.InsufficientScope,
+      code: McpErrorCode.InsufficientScope,
       message: scopedCase.message,
       data: { requiredScopes: [...scopedCase.required] },
     },

@@ -18,7 +18,7 @@ export type McpEventHandler = (event: McpEvent) => void;
  *
  * @publicApi
  */
-export interface NotificationBus {
+export interface McpNotificationBus {
   publish(event: McpEvent): Promise<void>;
   /** @returns a function that ends the subscription. */
   subscribe(handler: McpEventHandler): () => void;

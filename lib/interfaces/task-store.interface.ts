@@ -25,7 +25,7 @@ export {
  *
  * @publicApi
  */
-export interface TaskStore {
+export interface McpTaskStore {
   create(record: McpTaskRecord): Promise<void>;
   /**
    * Creates `record` unless its quota key (`quotaKey ?? owner`) has `maxLive` tasks that are not

@@ -9,10 +9,10 @@ import type { IncomingMessage, Server } from 'node:http';
 import type {
   CallToolResult,
   ClientCapabilities,
-  CompletionResult,
+  McpCompletion,
   GetPromptResult,
   Implementation,
-  LogLevel,
+  LoggingLevel,
   ReadResourceResult,
 } from '../index';
 import { type Connector, inProcessConnector, networkConnector, readText, sseMessages } from './http-exchange';
@@ -145,7 +145,7 @@ export class McpTestClient {
   private nextId = 1;
   private sessionId: string | undefined;
   private negotiated: string | undefined;
-  private logLevel: LogLevel | undefined;
+  private logLevel: LoggingLevel | undefined;
   private opened: Promise<McpTestServerInfo> | undefined;
   private closed = false;
   private readonly inFlight = new Set<AbortController>();
@@ -307,10 +307,10 @@ export class McpTestClient {
     argument: { name: string; value: string },
     context?: { arguments?: Record<string, string> },
     options: McpTestCallOptions = {},
-  ): Promise<McpTestResult<{ completion: CompletionResult }>> {
+  ): Promise<McpTestResult<{ completion: McpCompletion }>> {
     const params: Record<string, unknown> = { ref, argument };
     if (context !== undefined) params.context = context;
-    return this.request<{ completion: CompletionResult }>('completion/complete', params, options);
+    return this.request<{ completion: McpCompletion }>('completion/complete', params, options);
   }
 
   /**
@@ -463,7 +463,7 @@ export class McpTestClient {
    * in the modern era (which has no such method) the level every later request asks for in its
    * `_meta`.
    */
-  async setLoggingLevel(level: LogLevel, options: McpTestCallOptions = {}): Promise<void> {
+  async setLoggingLevel(level: LoggingLevel, options: McpTestCallOptions = {}): Promise<void> {
     this.logLevel = level;
     if (this.era === 'legacy') {
       await this.request('logging/setLevel', { level }, options);

@@ -4,14 +4,14 @@
  */
 import type {
   ClientCapabilities,
-  DtoClass,
-  CreateMessageParams,
+  McpDtoClass,
+  CreateMessageRequestParams,
   CreateMessageResult,
-  ElicitParams,
+  ElicitRequestParams,
   ElicitResult,
   Implementation,
   ListRootsResult,
-  LogLevel,
+  LoggingLevel,
 } from '../index';
 
 /** The modern revision, the default of the test client. @publicApi */
@@ -117,9 +117,9 @@ export type McpTestAnswer<P, R> = R | ((params: P, question: McpTestQuestion) =>
 /** How the test answers the server's questions, in both eras. @publicApi */
 export interface McpTestAnswers {
   /** Answers `elicitation/create` (`ctx.elicit()`). */
-  elicit?: McpTestAnswer<ElicitParams, ElicitResult>;
+  elicit?: McpTestAnswer<ElicitRequestParams, ElicitResult>;
   /** Answers `sampling/createMessage` (`ctx.sample()`). */
-  sample?: McpTestAnswer<CreateMessageParams, CreateMessageResult>;
+  sample?: McpTestAnswer<CreateMessageRequestParams, CreateMessageResult>;
   /** Answers `roots/list` (`ctx.listRoots()`). */
   roots?: McpTestAnswer<Record<string, never>, ListRootsResult>;
 }
@@ -152,7 +152,7 @@ export interface McpTestClientOptions {
   /** How the test answers the server's questions. */
   answers?: McpTestAnswers;
   /** The log level asked for (per request in the modern era, `logging/setLevel` in the legacy one). */
-  logLevel?: LogLevel;
+  logLevel?: LoggingLevel;
 }
 
 /** The options of one request. @publicApi */
@@ -185,7 +185,7 @@ export interface McpTestCallOptions {
  */
 export type McpTestToolArgs<S = unknown> = unknown extends S
   ? Record<string, unknown>
-  : S extends DtoClass
+  : S extends McpDtoClass
     ? DtoProperties<InstanceType<S>>
     : S extends { readonly '~standard': { readonly types?: infer Types } }
       ? NonNullable<Types> extends { readonly input: infer Input }

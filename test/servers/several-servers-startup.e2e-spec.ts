@@ -9,7 +9,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { PassThrough } from 'node:stream';
 import {
-  getMcpStdioServerToken,
+  getMcpToken,
   McpConfigurationError,
   McpModule,
   McpStdioServer,
@@ -153,10 +153,10 @@ describe('several servers over stdio (in process)', () => {
   });
 
   it("admin's own McpStdioServer (by its token) serves admin without being told", async () => {
-    const peer = connect(app.get<McpStdioServer>(getMcpStdioServerToken('admin')));
+    const peer = connect(app.get<McpStdioServer>(getMcpToken(McpStdioServer, 'admin')));
     await expect(listBothEras(peer)).resolves.toEqual({ legacy: ADMIN_TOOLS, modern: ADMIN_TOOLS });
     // And it can be pointed back at public by name.
-    const back = connect(app.get<McpStdioServer>(getMcpStdioServerToken('admin')), { server: 'public' });
+    const back = connect(app.get<McpStdioServer>(getMcpToken(McpStdioServer, 'admin')), { server: 'public' });
     await expect(listBothEras(back)).resolves.toEqual({ legacy: PUBLIC_TOOLS, modern: PUBLIC_TOOLS });
   });
 

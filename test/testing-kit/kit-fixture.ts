@@ -16,6 +16,7 @@ import { IsInt, IsString } from 'class-validator';
 import { z } from 'zod';
 import {
   McpCtx,
+  type McpCallContext,
   McpExecutionContext,
   McpModule,
   type McpModuleExtras,
@@ -26,7 +27,7 @@ import {
   McpScopes,
   McpTool,
   McpTypedTool,
-  ToolArgs,
+  McpArgs,
 } from 'nest-mcp';
 
 export const KIT_SERVER = { name: 'kit-fixture', version: '0.0.1' } as const;
@@ -71,7 +72,7 @@ export class KitTools {
   }
 
   @McpTool({ description: 'Repeats a text (a class-validator DTO)', input: RepeatDto })
-  repeat(@ToolArgs() args: RepeatDto): string {
+  repeat(@McpArgs() args: RepeatDto): string {
     return args.text.repeat(args.times);
   }
 
@@ -93,7 +94,7 @@ export class KitTools {
   }
 
   @McpTool({ description: 'Asks for a name', input: { type: 'object', properties: {} } })
-  async ask_name(@McpCtx() ctx: McpCtx): Promise<string> {
+  async ask_name(@McpCtx() ctx: McpCallContext): Promise<string> {
     const answer = await ctx.elicit({
       mode: 'form',
       message: 'What is your name?',
@@ -103,7 +104,7 @@ export class KitTools {
   }
 
   @McpTool({ description: "Asks the client's model", input: { type: 'object', properties: {} } })
-  async ask_model(@McpCtx() ctx: McpCtx): Promise<string> {
+  async ask_model(@McpCtx() ctx: McpCallContext): Promise<string> {
     const answer = await ctx.sample({
       messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
       maxTokens: 10,
@@ -113,13 +114,13 @@ export class KitTools {
   }
 
   @McpTool({ description: 'Lists the roots', input: { type: 'object', properties: {} } })
-  async ask_roots(@McpCtx() ctx: McpCtx): Promise<string> {
+  async ask_roots(@McpCtx() ctx: McpCallContext): Promise<string> {
     const { roots } = await ctx.listRoots();
     return roots.map((root) => root.uri).join(',');
   }
 
   @McpTool({ description: 'Reports progress and logs, then answers' })
-  async chatty(@McpCtx() ctx: McpCtx): Promise<string> {
+  async chatty(@McpCtx() ctx: McpCallContext): Promise<string> {
     ctx.progress(1, 2, 'half');
     ctx.log('info', 'working', 'kit');
     await new Promise((resolve) => setImmediate(resolve));
@@ -131,7 +132,7 @@ export class KitTools {
     description: 'Reports progress, then runs until aborted',
     input: { type: 'object', properties: { label: { type: 'string' } }, required: ['label'] },
   })
-  async block(@ToolArgs('label') label: string, @McpCtx() ctx: McpCtx): Promise<string> {
+  async block(@McpArgs('label') label: string, @McpCtx() ctx: McpCallContext): Promise<string> {
     this.probe.started.push(label);
     ctx.progress(1, undefined, 'started');
     await new Promise<void>((resolve) => {
@@ -177,7 +178,7 @@ export class KitTasks {
   constructor(private readonly probe: KitProbe) {}
 
   @McpTool({ description: 'Sleeps `ms` as a task', input: TASK_INPUT, taskSupport: 'required' })
-  async slow_task(@ToolArgs() args: { label: string; ms?: number }, @McpCtx() ctx: McpCtx): Promise<string> {
+  async slow_task(@McpArgs() args: { label: string; ms?: number }, @McpCtx() ctx: McpCallContext): Promise<string> {
     this.probe.started.push(args.label);
     if (await sleep(args.ms ?? 50, ctx.signal)) {
       this.probe.aborted.push(args.label);
@@ -186,7 +187,7 @@ export class KitTasks {
   }
 
   @McpTool({ description: 'Sleeps `ms`, then asks a name, as a task', input: TASK_INPUT, taskSupport: 'required' })
-  async ask_in_task(@ToolArgs() args: { label: string; ms?: number }, @McpCtx() ctx: McpCtx): Promise<string> {
+  async ask_in_task(@McpArgs() args: { label: string; ms?: number }, @McpCtx() ctx: McpCallContext): Promise<string> {
     // Past the inline window, so that the question is the task's (not an input_required round).
     await sleep(args.ms ?? 0, ctx.signal);
     const answer = await ctx.elicit({
@@ -213,7 +214,7 @@ export class KitResources {
     mimeType: 'text/plain',
     complete: { name: 'completeColor' },
   })
-  color(@ToolArgs('name') name: string): string {
+  color(@McpArgs('name') name: string): string {
     return `color ${name}`;
   }
 
@@ -222,7 +223,7 @@ export class KitResources {
   }
 
   @McpPrompt({ name: 'greet', description: 'Greets someone', arguments: [{ name: 'who', required: true }] })
-  greet(@ToolArgs('who') who: string) {
+  greet(@McpArgs('who') who: string) {
     return { messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `Greet ${who}` } }] };
   }
 }
