@@ -65,6 +65,7 @@ export { McpArgs, McpRequest } from './decorators/mcp-params.decorator';
 export { McpCtx } from './decorators/mcp-ctx.decorator';
 export { McpExecutionContext } from './context/mcp-execution-context';
 export { isMcpEndpoint } from './transports/http/endpoint.controller';
+export { getMcpEndpointPath } from './transports/http/endpoint-path';
 export { McpHttpGuard } from './transports/http/mcp-http.guard';
 export { McpScopes, McpVisibilityGuard } from './decorators/mcp-scopes.decorator';
 

@@ -34,7 +34,7 @@ import {
   type McpTestToolArgs,
 } from './mcp-test.types';
 import { NotificationQueue } from './notification-queue';
-import { endpointPathOf } from './endpoint-path';
+import { getMcpEndpointPath } from '../index';
 
 const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
@@ -956,7 +956,7 @@ export async function createMcpTestClient(
   if (adapter.getType() === 'fastify') {
     await (adapter.getInstance() as { ready(): Promise<unknown> }).ready();
   }
-  const path = options.path ?? endpointPathOf(app, options.server);
+  const path = options.path ?? getMcpEndpointPath(app, options.server);
   return new McpTestClient(inProcessConnector(app.getHttpServer() as Server), path, options, async () => {
     if (owned) await app.close();
   });

@@ -4,9 +4,9 @@
  * path of its own (found from the server), and a real URL over the network, the same API in
  * both eras.
  */
-import type { INestApplication } from '@nestjs/common';
+import { type INestApplication, VersioningType } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { McpSessionService } from 'nest-mcp';
+import { getMcpEndpointPath, McpSessionService } from 'nest-mcp';
 import { createMcpTestClient } from '../../lib/testing';
 import { startHttpApp } from '../fixtures/http-app';
 import { ADMIN_TOKEN, twoServersModule } from '../fixtures/servers-fixture';
@@ -65,6 +65,23 @@ describe('the test client’s targets', () => {
     }
   });
 
+  it.each(['express', 'fastify'] as const)(
+    'finds the endpoint under the global prefix and the URI version (%s)',
+    async (platform) => {
+      const app = await kitApp(platform, {}, { path: 'tools/mcp' });
+      app.setGlobalPrefix('api');
+      app.enableVersioning({ type: VersioningType.URI, defaultVersion: '2' });
+      const client = await createMcpTestClient(app, { headers: ADMIN });
+      try {
+        expect(getMcpEndpointPath(app)).toBe('/api/v2/tools/mcp');
+        expect((await client.listTools()).length).toBeGreaterThan(0);
+      } finally {
+        await client.close();
+        await app.close();
+      }
+    },
+  );
+
   it('picks the server by name among several (the first one without a name)', async () => {
     const moduleRef = await Test.createTestingModule({ imports: [twoServersModule()] }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
@@ -83,7 +100,7 @@ describe('the test client’s targets', () => {
       await first.close();
       await admin.close();
       await expect(createMcpTestClient(app, { server: 'nope' })).rejects.toThrow(
-        "No MCP server named 'nope' in the application (servers: public, admin)",
+        'The application has no MCP server named "nope" (its servers: "public", "admin").',
       );
     } finally {
       await app.close();
