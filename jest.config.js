@@ -31,6 +31,8 @@ const typeSpecs = [
   // The public API report and the docs' TypeScript blocks, each one compiler run.
   'test/api-report.spec.ts',
   'test/docs-snippets.spec.ts',
+  // Calls through the testing kit to typed tools.
+  'test/testing-kit/typed-calls.types.spec.ts',
 ];
 /** The console's specs and the other Chromium ones: the `browser` tier. */
 const browserSpecs = ['test/console/**/*.{spec,e2e-spec}.ts', 'test/support/browser.e2e-spec.ts'];
