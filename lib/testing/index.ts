@@ -3,8 +3,13 @@
  * in-process, without a port, through the real HTTP stack and the real Nest pipeline, or a real
  * URL with the same API.
  */
-export { createMcpTestClient, McpTestClient } from './mcp-test-client';
+export { createMcpTestClient } from './create-mcp-test-client';
+export { McpTestClient } from './mcp-test-client';
+export { McpTestError, McpHttpError } from './mcp-test.errors';
+export { MCP_TEST_MODERN_REVISION } from './mcp-test.types';
 export type {
+  McpTestAnswer,
+  McpTestAnswers,
   McpTestCall,
   McpTestListenFilter,
   McpTestSubscription,
@@ -12,12 +17,6 @@ export type {
   McpTestTaskWaitOptions,
   McpTestTarget,
   McpTestingModuleLike,
-} from './mcp-test-client';
-export { McpTestError, McpHttpError } from './mcp-test.errors';
-export { MCP_TEST_MODERN_REVISION } from './mcp-test.types';
-export type {
-  McpTestAnswer,
-  McpTestAnswers,
   McpTestCallOptions,
   McpTestClientOptions,
   McpTestMessage,

@@ -2,7 +2,9 @@
  * The shapes the test client reads and returns: what the lists hold, what a call reported on
  * the way, the questions the server asked and the answers a test gives.
  */
+import type { INestApplication } from '@nestjs/common';
 import type {
+  CallToolResult,
   ClientCapabilities,
   McpDtoClass,
   CreateMessageRequestParams,
@@ -195,3 +197,66 @@ export type McpTestToolArgs<S = unknown> = unknown extends S
 
 /** The data properties of a DTO instance (its methods left out). */
 type DtoProperties<T> = { [K in keyof T as T[K] extends (...args: never[]) => unknown ? never : K]: T[K] };
+
+/** What a test client can talk to: an application, a testing module, or a URL. @publicApi */
+export type McpTestTarget = INestApplication | McpTestingModuleLike | string | URL;
+
+/** A compiled `TestingModule` (`Test.createTestingModule(...).compile()`), structurally. @publicApi */
+export interface McpTestingModuleLike {
+  createNestApplication(...args: any[]): INestApplication;
+}
+
+/** A request in flight: the notifications it sends as they come, and its result. @publicApi */
+export interface McpTestCall<T> extends AsyncIterable<McpTestNotification> {
+  /** The result, with the notifications of the whole call. */
+  readonly result: Promise<McpTestResult<T>>;
+  /** Aborts the call (as its `signal` would). */
+  cancel(reason?: unknown): void;
+}
+
+/** What a `subscriptions/listen` stream asks for (2026-07-28). @publicApi */
+export interface McpTestListenFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** The URIs whose `notifications/resources/updated` the stream carries. */
+  resourceSubscriptions?: string[];
+  [key: string]: unknown;
+}
+
+/**
+ * A held notification stream: `subscriptions/listen` (modern era) or the legacy session's GET
+ * stream. Iterate it for its notifications; `close()` ends it (the client's `close()` too).
+ * @publicApi
+ */
+export interface McpTestSubscription extends AsyncIterable<McpTestNotification> {
+  /** The acknowledgement's params (modern era); `undefined` on the legacy stream. */
+  readonly acknowledged: Record<string, any> | undefined;
+  /** The next notification; rejects after `timeoutMs`, or when the stream ends first. */
+  next(timeoutMs?: number): Promise<McpTestNotification>;
+  /** The notifications received so far, in order. */
+  readonly received: readonly McpTestNotification[];
+  close(): void;
+}
+
+/** A task as the server reports it (`tasks/get`, or the result that created it). @publicApi */
+export interface McpTestTask {
+  taskId: string;
+  status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  statusMessage?: string;
+  /** The questions a modern task waits on, by key. */
+  inputRequests?: Record<string, { method: string; params: Record<string, any> }>;
+  /** The outcome of a completed modern task. */
+  result?: CallToolResult;
+  /** The error of a failed modern task. */
+  error?: { code: number; message: string; data?: unknown };
+  [key: string]: unknown;
+}
+
+/** The options of {@link McpTestClient.taskResult}. @publicApi */
+export interface McpTestTaskWaitOptions extends McpTestCallOptions {
+  /** How long to wait for the task's end. @default 10000 */
+  timeoutMs?: number;
+  /** Between two `tasks/get` of a modern task. @default the task's pollIntervalMs, at most 100 */
+  intervalMs?: number;
+}
