@@ -1,17 +1,14 @@
 /**
- * What a client may put in a resource URI, through the official clients of both eras: template
+ * What a client may put in a resource URI, through the testing kit in both eras: template
  * variables that decode to a path traversal or a control character name no resource (unless the
  * template allows them), and a URI longer than `maxUriLength` is refused before any lookup, for
  * reads, subscriptions and completions alike.
  */
-import { Injectable, Module } from '@nestjs/common';
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { type INestApplication, Injectable, Module } from '@nestjs/common';
 import { McpModule, McpResourceTemplate } from 'nest-mcp';
-import { type HttpApp, startHttpApp } from './fixtures/http-app';
-import { exchange, modernHeaders, modernRequest } from './fixtures/raw-rpc';
+import { createMcpTestClient, type McpTestClient } from '../lib/testing';
 import { PLATFORMS } from './fixtures/transports-fixture';
+import { mcpApp } from './support/mcp-app';
 
 /** The default `maxUriLength`. */
 const MAX_URI_LENGTH = 8192;
@@ -61,125 +58,65 @@ const TOO_LONG = expect.objectContaining({
 });
 
 describe.each(PLATFORMS)('resource URIs (%s)', (platform) => {
-  let server: HttpApp;
+  let app: INestApplication;
+  let legacy: McpTestClient;
+  let modern: McpTestClient;
 
   beforeAll(async () => {
-    server = await startHttpApp(UrisModule, { platform });
+    app = await mcpApp(UrisModule, { platform });
+    legacy = await createMcpTestClient(app, { revision: '2025-06-18' });
+    modern = await createMcpTestClient(app);
   });
 
   afterAll(async () => {
-    await server.close();
+    await legacy.close();
+    await app.close();
   });
 
-  describe('through the v1 client (legacy era)', () => {
-    let client: LegacyClient;
-
-    beforeAll(async () => {
-      client = new LegacyClient({ name: 'uris-v1', version: '1.0.0' });
-      await client.connect(new LegacyTransport(server.url));
-    });
-
-    afterAll(async () => {
-      await client.close();
-    });
-
-    it('reads through a template', async () => {
-      expect(textOf(await client.readResource({ uri: 'files://readme' }))).toBe('file readme');
-      expect(textOf(await client.readResource({ uri: 'tree://docs/a.md' }))).toBe('tree docs/a.md');
-    });
-
-    it.each([[TRAVERSAL], ['files://a%00'], ['files://a%5Cb'], ['tree://docs/../../etc/passwd']])(
-      'answers a read of %s with -32002, as for a resource that does not exist',
-      async (uri) => {
-        await expect(client.readResource({ uri })).rejects.toMatchObject({ code: -32002 });
-      },
-    );
-
-    it('gives a template that allows unsafe values what the URI decodes to', async () => {
-      expect(textOf(await client.readResource({ uri: 'raw://..%2F..%2Fetc%2Fpasswd' }))).toBe('raw ../../etc/passwd');
-    });
-
-    it(`reads a URI of ${MAX_URI_LENGTH} characters, refuses one longer with -32602 naming the option`, async () => {
-      const longest = fileUri(MAX_URI_LENGTH);
-      expect(textOf(await client.readResource({ uri: longest }))).toBe(`file ${longest.slice('files://'.length)}`);
-      await expect(client.readResource({ uri: fileUri(MAX_URI_LENGTH + 1) })).rejects.toEqual(TOO_LONG);
-    });
-
-    it('refuses a subscription and a completion ref of a URI past the bound', async () => {
-      const uri = fileUri(MAX_URI_LENGTH + 1);
-      await expect(client.subscribeResource({ uri })).rejects.toEqual(TOO_LONG);
-      await expect(client.unsubscribeResource({ uri })).rejects.toEqual(TOO_LONG);
-      await expect(
-        client.complete({ ref: { type: 'ref/resource', uri }, argument: { name: 'path', value: 'docs' } }),
-      ).rejects.toEqual(TOO_LONG);
-      const completed = await client.complete({
-        ref: { type: 'ref/resource', uri: 'tree://{+path}' },
-        argument: { name: 'path', value: 'docs/a' },
-      });
-      expect(completed.completion.values).toEqual(['docs/a.md']);
-    });
+  it.each(['legacy', 'modern'])('reads through a template (%s era)', async (era) => {
+    const client = era === 'legacy' ? legacy : modern;
+    expect(textOf(await client.readResource('files://readme'))).toBe('file readme');
+    expect(textOf(await client.readResource('tree://docs/a.md'))).toBe('tree docs/a.md');
   });
 
-  describe('through the v2 client (modern era)', () => {
-    let client: ModernClient;
+  it.each([[TRAVERSAL], ['files://a%00'], ['files://a%5Cb'], ['tree://docs/../../etc/passwd']])(
+    'answers a read of %s as for a resource that does not exist: -32002 (legacy), -32602 with the uri (modern)',
+    async (uri) => {
+      await expect(legacy.readResource(uri)).rejects.toMatchObject({ code: -32002 });
+      await expect(modern.readResource(uri)).rejects.toMatchObject({ code: -32602, data: { uri } });
+    },
+  );
 
-    beforeAll(async () => {
-      client = new ModernClient({ name: 'uris-v2', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
-      await client.connect(new ModernTransport(server.url));
-    });
+  it('gives a template that allows unsafe values what the URI decodes to', async () => {
+    expect(textOf(await legacy.readResource('raw://..%2F..%2Fetc%2Fpasswd'))).toBe('raw ../../etc/passwd');
+    expect(textOf(await modern.readResource('raw://a%5Cb'))).toBe('raw a\\b');
+  });
 
-    afterAll(async () => {
-      await client.close();
-    });
-
-    it('reads through a template', async () => {
-      const result = await client.readResource({ uri: 'files://readme' }, { cacheMode: 'bypass' });
-      expect(textOf(result)).toBe('file readme');
-    });
-
-    it.each([[TRAVERSAL], ['files://a%00'], ['files://a%5Cb'], ['tree://docs/../../etc/passwd']])(
-      'answers a read of %s with -32602 carrying the uri, as for a resource that does not exist',
-      async (uri) => {
-        await expect(client.readResource({ uri }, { cacheMode: 'bypass' })).rejects.toMatchObject({
-          code: -32602,
-          data: { uri },
-        });
-      },
-    );
-
-    it('gives a template that allows unsafe values what the URI decodes to', async () => {
-      const result = await client.readResource({ uri: 'raw://a%5Cb' }, { cacheMode: 'bypass' });
-      expect(textOf(result)).toBe('raw a\\b');
-    });
-
-    it(`reads a URI of ${MAX_URI_LENGTH} characters, refuses one longer with -32602 naming the option`, async () => {
+  it.each(['legacy', 'modern'])(
+    `reads a URI of ${MAX_URI_LENGTH} characters, refuses one longer with -32602 naming the option (%s era)`,
+    async (era) => {
+      const client = era === 'legacy' ? legacy : modern;
       const longest = fileUri(MAX_URI_LENGTH);
-      const result = await client.readResource({ uri: longest }, { cacheMode: 'bypass' });
-      expect(textOf(result)).toBe(`file ${longest.slice('files://'.length)}`);
-      await expect(client.readResource({ uri: fileUri(MAX_URI_LENGTH + 1) }, { cacheMode: 'bypass' })).rejects.toEqual(
-        TOO_LONG,
-      );
-    });
+      expect(textOf(await client.readResource(longest))).toBe(`file ${longest.slice('files://'.length)}`);
+      await expect(client.readResource(fileUri(MAX_URI_LENGTH + 1))).rejects.toEqual(TOO_LONG);
+      const ref = { type: 'ref/resource', uri: fileUri(MAX_URI_LENGTH + 1) } as const;
+      await expect(client.complete(ref, { name: 'path', value: 'docs' })).rejects.toEqual(TOO_LONG);
+    },
+  );
 
-    it('refuses a completion ref of a URI past the bound', async () => {
-      await expect(
-        client.complete({
-          ref: { type: 'ref/resource', uri: fileUri(MAX_URI_LENGTH + 1) },
-          argument: { name: 'path', value: 'docs' },
-        }),
-      ).rejects.toEqual(TOO_LONG);
-    });
+  it('refuses a subscription (legacy) and a completion ref of a URI past the bound', async () => {
+    const uri = fileUri(MAX_URI_LENGTH + 1);
+    await expect(legacy.subscribeResource(uri)).rejects.toEqual(TOO_LONG);
+    await expect(legacy.unsubscribeResource(uri)).rejects.toEqual(TOO_LONG);
+    const completed = await legacy.complete(
+      { type: 'ref/resource', uri: 'tree://{+path}' },
+      { name: 'path', value: 'docs/a' },
+    );
+    expect(completed.completion.values).toEqual(['docs/a.md']);
+  });
 
-    it('refuses a subscriptions/listen naming a URI past the bound', async () => {
-      const response = await exchange(server.url, {
-        body: modernRequest(
-          'subscriptions/listen',
-          { notifications: { resourceSubscriptions: ['files://readme', fileUri(MAX_URI_LENGTH + 1)] } },
-          7,
-        ),
-        headers: modernHeaders('subscriptions/listen'),
-      });
-      expect(response.json).toMatchObject({ id: 7, error: TOO_LONG });
-    });
+  it('refuses a subscriptions/listen naming a URI past the bound', async () => {
+    const resourceSubscriptions = ['files://readme', fileUri(MAX_URI_LENGTH + 1)];
+    await expect(modern.listen({ resourceSubscriptions })).rejects.toEqual(TOO_LONG);
   });
 });

@@ -2,10 +2,11 @@
  * The sample's MCP_AUTH / MCP_AUTH_SECRET switch: each provider guards the sample's endpoint
  * with the secret from the environment, and a bad setting stops the application at startup.
  */
+import type { INestApplication } from '@nestjs/common';
+import { createMcpTestClient } from '../lib/testing';
 import { AppModule } from '../sample/app.module';
 import { sampleAuth } from '../sample/common/sample-auth';
-import { startHttpApp, type HttpApp } from './fixtures/http-app';
-import { modernHeaders, modernRequest, post } from './fixtures/raw-rpc';
+import { mcpApp } from './support/mcp-app';
 
 const SECRET = 'sample-secret-value';
 
@@ -33,25 +34,22 @@ describe('sample: MCP_AUTH', () => {
   });
 
   describe.each(CASES)('MCP_AUTH=$mode', ({ mode, secret, good, challenge }) => {
-    let http: HttpApp;
+    let app: INestApplication;
     beforeAll(async () => {
       process.env.MCP_AUTH = mode;
       process.env.MCP_AUTH_SECRET = secret;
-      http = await startHttpApp(AppModule);
+      app = await mcpApp(AppModule);
     });
-    afterAll(() => http.close());
+    afterAll(() => app.close());
 
     it('refuses a request without the secret, with the provider challenge', async () => {
-      const answer = await post(http.url, modernRequest('tools/list'), modernHeaders('tools/list'));
-      expect(answer.status).toBe(401);
-      expect(answer.headers.get('www-authenticate')).toBe(challenge);
+      const client = await createMcpTestClient(app);
+      await expect(client.listTools()).rejects.toMatchObject({ name: 'McpHttpError', status: 401, challenge });
     });
 
     it('serves the caller holding the secret', async () => {
-      const answer = await post(http.url, modernRequest('tools/list'), { ...modernHeaders('tools/list'), ...good });
-      expect(answer.status).toBe(200);
-      const names = (answer.json as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
-      expect(names).toContain('create_note');
+      const tools = await (await createMcpTestClient(app, { headers: good })).listTools();
+      expect(tools.map((t) => t.name)).toContain('create_note');
     });
   });
 

@@ -1,15 +1,15 @@
 /**
- * Schema `pattern`s run in time linear in the argument, through the official clients of both
+ * Schema `pattern`s run in time linear in the argument, through the testing kit in both
  * eras: a pattern that makes JavaScript's RegExp backtrack for seconds (`^(a+)+$`) answers a
  * hostile argument at once with the schema's own validation error, ordinary patterns validate as
  * before, and a pattern the linear engine cannot run stops the application at startup unless the
  * application lists it in `nativeSchemaPatterns`.
  */
 import { Injectable } from '@nestjs/common';
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
-import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpConfigurationError, McpModule, McpTool } from 'nest-mcp';
-import { type Adapter, firstText, startApp, startupError, type RunningApp } from './fixtures/pipeline-app';
+import { createMcpTestClient, type McpTestClient } from '../lib/testing';
+import { type Adapter, firstText, startupError } from './fixtures/pipeline-app';
+import { mcpApp } from './support/mcp-app';
 
 const ADAPTERS: Adapter[] = ['express', 'fastify'];
 /** Thirty characters that make `^(a+)+$` backtrack through 2^29 ways before failing. */
@@ -43,85 +43,49 @@ class BackreferenceTools {
   }
 }
 
-/** What a tool call gives either client, in the fields both have. */
-type CallResult = { isError?: boolean; content: unknown };
-
 /** Calls `check` once to warm the validator, then times one call with `args`. */
-async function timedCall(
-  call: (args: Record<string, string>) => Promise<CallResult>,
-  args: Record<string, string>,
-): Promise<{ result: CallResult; ms: number }> {
-  await call({ word: 'aaa' });
+async function timedCall(client: McpTestClient, args: Record<string, string>) {
+  await client.callTool('check', { word: 'aaa' });
   const started = performance.now();
-  const result = await call(args);
+  const result = await client.callTool('check', args);
   return { result, ms: performance.now() - started };
 }
 
-describe.each(ADAPTERS)('schema patterns (%s)', (adapter) => {
-  let running: RunningApp;
-
-  beforeAll(async () => {
-    running = await startApp(
-      { imports: [McpModule.forRoot({ name: 'patterns', version: '1.0.0' })], providers: [PatternTools] },
-      { adapter },
-    );
-  });
-
-  afterAll(async () => {
-    await running.close();
-  });
-
-  describe('through the v1 client (legacy era)', () => {
-    let client: LegacyClient;
-    const call = (args: Record<string, string>) =>
-      client.callTool({ name: 'check', arguments: args }) as Promise<CallResult>;
+describe.each(ADAPTERS.flatMap((adapter) => ['2025-06-18', '2026-07-28'].map((revision) => [adapter, revision])))(
+  'schema patterns (%s, speaking %s)',
+  (adapter, revision) => {
+    let app: Awaited<ReturnType<typeof mcpApp>>;
+    let client: McpTestClient;
 
     beforeAll(async () => {
-      client = await running.connect();
-    });
-
-    it('answers ^(a+)+$ on a hostile argument in under 50 ms, with the validation error', async () => {
-      const { result, ms } = await timedCall(call, { word: HOSTILE });
-      expect(result.isError).toBe(true);
-      expect(firstText(result)).toBe('Invalid arguments for tool check: /word must match pattern "^(a+)+$"');
-      expect(ms).toBeLessThan(50);
-    });
-
-    it('validates ordinary patterns as before', async () => {
-      expect(firstText(await call({ word: 'aaaa', code: 'ABC-1234' }))).toBe('ok {"word":"aaaa","code":"ABC-1234"}');
-      const refused = await call({ code: 'abc-1234' });
-      expect(refused.isError).toBe(true);
-      expect(firstText(refused)).toBe('Invalid arguments for tool check: /code must match pattern "^[A-Z]{3}-\\d{4}$"');
-    });
-  });
-
-  describe('through the v2 client (modern era)', () => {
-    let client: ModernClient;
-    const call = (args: Record<string, string>) =>
-      client.callTool({ name: 'check', arguments: args }) as Promise<CallResult>;
-
-    beforeAll(async () => {
-      client = new ModernClient({ name: 'patterns-v2', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
-      await client.connect(new ModernTransport(running.url()));
+      const imports = [McpModule.forRoot({ name: 'patterns', version: '1.0.0' })];
+      app = await mcpApp({ imports, providers: [PatternTools] }, { platform: adapter as Adapter });
+      client = await createMcpTestClient(app, { revision });
     });
 
     afterAll(async () => {
       await client.close();
+      await app.close();
     });
 
     it('answers ^(a+)+$ on a hostile argument in under 50 ms, with the validation error', async () => {
-      const { result, ms } = await timedCall(call, { word: HOSTILE });
+      const { result, ms } = await timedCall(client, { word: HOSTILE });
       expect(result.isError).toBe(true);
       expect(firstText(result)).toBe('Invalid arguments for tool check: /word must match pattern "^(a+)+$"');
       expect(ms).toBeLessThan(50);
     });
 
     it('validates ordinary patterns as before', async () => {
+      const call = (args: Record<string, string>) => client.callTool('check', args);
+      expect(firstText(await call({ word: 'aaaa', code: 'ABC-1234' }))).toBe('ok {"word":"aaaa","code":"ABC-1234"}');
       expect(firstText(await call({ code: 'XYZ-0001' }))).toBe('ok {"code":"XYZ-0001"}');
       expect((await call({ code: 'XYZ-01' })).isError).toBe(true);
+      const refused = await call({ code: 'abc-1234' });
+      expect(refused.isError).toBe(true);
+      expect(firstText(refused)).toBe('Invalid arguments for tool check: /code must match pattern "^[A-Z]{3}-\\d{4}$"');
     });
-  });
-});
+  },
+);
 
 describe('a pattern the linear engine cannot run', () => {
   it('stops the application at startup, naming the tool, the pattern and the option', async () => {
@@ -136,17 +100,16 @@ describe('a pattern the linear engine cannot run', () => {
   });
 
   it('runs on JavaScript RegExp once listed in nativeSchemaPatterns', async () => {
-    const running = await startApp({
+    const app = await mcpApp({
       imports: [McpModule.forRoot({ name: 'patterns', version: '1.0.0', nativeSchemaPatterns: ['^(\\w)\\1$'] })],
       providers: [BackreferenceTools],
     });
     try {
-      const client = await running.connect();
-      expect(firstText(await client.callTool({ name: 'pair', arguments: { pair: 'zz' } }))).toBe('ok zz');
-      const refused = await client.callTool({ name: 'pair', arguments: { pair: 'zy' } });
-      expect(refused.isError).toBe(true);
+      const client = await createMcpTestClient(app, { revision: '2025-06-18' });
+      expect(firstText(await client.callTool('pair', { pair: 'zz' }))).toBe('ok zz');
+      expect((await client.callTool('pair', { pair: 'zy' })).isError).toBe(true);
     } finally {
-      await running.close();
+      await app.close();
     }
   });
 });
