@@ -1,53 +1,46 @@
-import { startHttpApp, type HttpApp } from '../fixtures/http-app';
-import { modernHeaders, modernRequest, post, toolText } from '../fixtures/raw-rpc';
-import { ADMIN_TOKEN, twoServersModule } from '../fixtures/servers-fixture';
+import type { INestApplication } from '@nestjs/common';
 import { McpRegistry, getMcpToken } from 'nest-mcp';
+import { createMcpTestClient, type McpTestClient } from '../../lib/testing';
+import { ADMIN_TOKEN, twoServersModule } from '../fixtures/servers-fixture';
+import { mcpApp } from '../support/mcp-app';
 
 describe.each(['express', 'fastify'] as const)('the default server of two (%s)', (platform) => {
-  let http: HttpApp;
+  let app: INestApplication;
+  let pub: McpTestClient;
+  let admin: McpTestClient;
   beforeAll(async () => {
-    http = await startHttpApp(twoServersModule(), { platform, path: 'public' });
+    app = await mcpApp(twoServersModule(), { platform });
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    pub = await createMcpTestClient(app, { server: 'public', headers });
+    admin = await createMcpTestClient(app, { server: 'admin', headers });
   });
-  afterAll(() => http.close());
+  afterAll(() => app.close());
 
-  const list = async (path: string, headers: Record<string, string> = {}) =>
-    post(`${http.baseUrl}/${path}`, modernRequest('tools/list'), { ...modernHeaders('tools/list'), ...headers });
+  const names = (tools: ReadonlyArray<{ name: string }>) => tools.map((tool) => tool.name).sort();
 
   it('each lists its own tools', async () => {
-    const pub = await list('public');
-    expect(pub.json.result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(['echo', 'time']);
-    const admin = await list('admin', { authorization: `Bearer ${ADMIN_TOKEN}` });
-    expect(admin.json.result.tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
-      'admin_reindex',
-      'admin_reset',
-      'admin_users',
-    ]);
-    expect((await list('admin')).status).toBe(401);
+    expect(names(await pub.listTools())).toEqual(['echo', 'time']);
+    expect(names(await admin.listTools())).toEqual(['admin_reindex', 'admin_reset', 'admin_users']);
+    const anonymous = await createMcpTestClient(app, { server: 'admin' });
+    await expect(anonymous.listTools()).rejects.toMatchObject({ name: 'McpHttpError', status: 401 });
   });
 
   it('runs only its own', async () => {
-    const call = (path: string, name: string) =>
-      post(`${http.baseUrl}/${path}`, modernRequest('tools/call', { name, arguments: {} }), {
-        ...modernHeaders('tools/call', name),
-        authorization: `Bearer ${ADMIN_TOKEN}`,
-      });
-    expect(toolText(await call('admin', 'admin_reset'))).toBe('admin:reset by ops');
-    const refused = await call('public', 'admin_reset');
-    expect(refused.json.error?.code ?? refused.json.result?.isError).toBeTruthy();
+    expect((await admin.callTool('admin_reset')).content).toEqual([{ type: 'text', text: 'admin:reset by ops' }]);
+    const refused = await pub.callTool('admin_reset').then(
+      (result) => result.isError,
+      (error: { code?: number }) => error.code,
+    );
+    expect(refused).toBeTruthy();
   });
 
   it('McpRegistry by class is the first server', async () => {
-    const byClass = http.app.get(McpRegistry);
-    const registry = (token: string | object) => http.app.get<McpRegistry>(token as string);
+    const byClass = app.get(McpRegistry);
+    const registry = (token: string | object) => app.get<McpRegistry>(token as string);
     expect(byClass).toBeInstanceOf(McpRegistry);
     // The same registry: what one adds, the other lists.
     expect(byClass.listTools()).toEqual(registry(getMcpToken(McpRegistry, 'public')).listTools());
     expect(byClass.listTools()).not.toEqual(registry(getMcpToken(McpRegistry, 'admin')).listTools());
-    expect(
-      byClass
-        .listTools()
-        .map((tool) => tool.name)
-        .sort(),
-    ).toEqual(['echo', 'time']);
+    expect(names(byClass.listTools())).toEqual(['echo', 'time']);
   });
 });

@@ -1,24 +1,17 @@
 /**
- * Servers own their handlers (issue 36), over real HTTP on Express and Fastify: a public server
+ * Servers own their handlers (issue 36), through the testing kit on Express and Fastify: a public server
  * (no `include`, no auth) beside an admin server (`include: [AdminModule]`, an API key) serves
  * only what no `include` and no `servers` claim. Admin's tools are unknown on public in both eras;
  * a handler that names both servers is on both; one that names a server is on it whatever its
  * `include`.
  */
-import { type DynamicModule, Injectable, Module } from '@nestjs/common';
+import { type DynamicModule, type INestApplication, Injectable, Module } from '@nestjs/common';
 import { McpModule, McpTool } from 'nest-mcp';
-import { type HttpApp, type HttpPlatform, startHttpApp } from '../fixtures/http-app';
-import {
-  legacyRequest,
-  modernHeaders,
-  modernRequest,
-  openLegacySession,
-  post,
-  type RawResponse,
-  toolText,
-} from '../fixtures/raw-rpc';
+import { createMcpTestClient, type McpTestClient } from '../../lib/testing';
+import type { HttpPlatform } from '../fixtures/http-app';
 import { RecordingLogger } from '../fixtures/recording-logger';
 import { AdminTools, PublicToolsModule } from '../fixtures/servers-fixture';
+import { mcpApp } from '../support/mcp-app';
 
 type Server = 'public' | 'admin';
 
@@ -77,24 +70,20 @@ function publicAndAdminModule(): DynamicModule {
   };
 }
 
-const names = (response: RawResponse): string[] =>
-  (response.json.result.tools as Array<{ name: string }>).map((tool) => tool.name).sort();
+const names = (tools: ReadonlyArray<{ name: string }>): string[] => tools.map((tool) => tool.name).sort();
 
 describe.each(PLATFORMS)('servers own their handlers (%s)', (platform) => {
-  let http: HttpApp;
+  let app: INestApplication;
   let logger: RecordingLogger;
+  /** A client of `server` speaking `revision`, with the server's credentials. */
+  const client = (server: Server, revision?: string): Promise<McpTestClient> =>
+    createMcpTestClient(app, { server, revision, headers: AUTH[server] });
 
   beforeAll(async () => {
     logger = new RecordingLogger();
-    http = await startHttpApp(publicAndAdminModule(), {
-      platform,
-      path: 'public',
-      configure: (app) => app.useLogger(logger),
-    });
+    app = await mcpApp(publicAndAdminModule(), { platform, configure: (made) => made.useLogger(logger) });
   });
-  afterAll(() => http?.close());
-
-  const url = (server: Server): string => `${http.baseUrl}/${server}`;
+  afterAll(() => app?.close());
 
   it("logs each server's tool names at debug level, named by server", () => {
     const lines = logger.lines
@@ -110,63 +99,31 @@ describe.each(PLATFORMS)('servers own their handlers (%s)', (platform) => {
     expect(listedBy('admin')).toEqual(TOOLS.admin);
   });
 
-  describe('the modern era (2026-07-28)', () => {
-    const modern = (server: Server, method: string, params: Record<string, unknown> = {}) =>
-      post(url(server), modernRequest(method, params), {
-        ...modernHeaders(method, method === 'tools/call' ? String(params.name) : undefined),
-        ...AUTH[server],
-      });
-
+  describe.each([
+    ['2026-07-28', 400],
+    ['2025-11-25', 200],
+  ])('speaking %s', (revision, unknownStatus) => {
     it.each<Server>(['public', 'admin'])('%s lists exactly the tools it owns', async (server) => {
-      const listed = await modern(server, 'tools/list');
-      expect(listed.status).toBe(200);
-      expect(names(listed)).toEqual(TOOLS[server]);
+      expect(names(await (await client(server, revision)).listTools())).toEqual(TOOLS[server]);
     });
 
     it.each(ADMIN_ONLY)('public answers %s as an unknown tool, and runs nothing', async (tool) => {
-      const called = await modern('public', 'tools/call', { name: tool, arguments: {} });
-      expect(called.status).toBe(400);
-      expect(called.json.result).toBeUndefined();
-      expect(called.json.error).toMatchObject({ code: INVALID_PARAMS, message: `Unknown tool: ${tool}` });
+      await expect((await client('public', revision)).callTool(tool)).rejects.toMatchObject({
+        name: 'McpTestError',
+        status: unknownStatus,
+        code: INVALID_PARAMS,
+        message: `Unknown tool: ${tool}`,
+      });
     });
 
     it('admin runs its own tool with its key; the tool named for both runs on both', async () => {
-      expect(toolText(await modern('admin', 'tools/call', { name: 'admin_reset', arguments: {} }))).toBe(
-        'admin:reset by ops',
-      );
+      const admin = await client('admin', revision);
+      expect((await admin.callTool('admin_reset')).content).toEqual([{ type: 'text', text: 'admin:reset by ops' }]);
       for (const server of ['public', 'admin'] as const) {
-        expect(toolText(await modern(server, 'tools/call', { name: 'status', arguments: {} }))).toBe('shared:status');
+        const shared = await (await client(server, revision)).callTool('status');
+        expect(shared.content).toEqual([{ type: 'text', text: 'shared:status' }]);
       }
-      expect((await modern('admin', 'tools/call', { name: 'ping', arguments: {} })).json.error?.code).toBe(
-        INVALID_PARAMS,
-      );
-    });
-  });
-
-  describe('the legacy era (2025-11-25 session)', () => {
-    it.each<Server>(['public', 'admin'])('%s lists exactly the tools it owns', async (server) => {
-      const { headers } = await openLegacySession(url(server), '2025-11-25', { headers: AUTH[server] });
-      const listed = await post(url(server), legacyRequest('tools/list', {}, 2), headers);
-      expect(listed.status).toBe(200);
-      expect(names(listed)).toEqual(TOOLS[server]);
-    });
-
-    it('public answers an admin tool as an unknown tool; the shared one runs', async () => {
-      const { headers } = await openLegacySession(url('public'), '2025-11-25');
-      const foreign = await post(
-        url('public'),
-        legacyRequest('tools/call', { name: 'admin_reset', arguments: {} }, 2),
-        headers,
-      );
-      expect(foreign.status).toBe(200);
-      expect(foreign.json.result).toBeUndefined();
-      expect(foreign.json.error).toMatchObject({ code: INVALID_PARAMS, message: 'Unknown tool: admin_reset' });
-      const shared = await post(
-        url('public'),
-        legacyRequest('tools/call', { name: 'status', arguments: {} }, 3),
-        headers,
-      );
-      expect(toolText(shared)).toBe('shared:status');
+      await expect(admin.callTool('ping')).rejects.toMatchObject({ code: INVALID_PARAMS });
     });
   });
 });
@@ -184,7 +141,7 @@ class PlacedTools {
 class PlacedToolsModule {}
 
 describe("a handler's servers place it whatever the include", () => {
-  let http: HttpApp;
+  let app: INestApplication;
 
   beforeAll(async () => {
     @Module({
@@ -202,18 +159,17 @@ describe("a handler's servers place it whatever the include", () => {
       ],
     })
     class PlacedAppModule {}
-    http = await startHttpApp(PlacedAppModule, { path: 'public' });
+    app = await mcpApp(PlacedAppModule);
   });
-  afterAll(() => http?.close());
+  afterAll(() => app?.close());
 
-  const list = (server: Server) =>
-    post(`${http.baseUrl}/${server}`, modernRequest('tools/list'), modernHeaders('tools/list'));
+  const list = async (server: Server) => names(await (await createMcpTestClient(app, { server })).listTools());
 
   it('the server it names takes it, although its include leaves the module out', async () => {
-    expect(names(await list('admin'))).toEqual([...ADMIN_ONLY, 'placed', 'status']);
+    expect(await list('admin')).toEqual([...ADMIN_ONLY, 'placed', 'status']);
   });
 
   it('the server whose include names the module does not', async () => {
-    expect(names(await list('public'))).toEqual(['echo', 'status', 'time']);
+    expect(await list('public')).toEqual(['echo', 'status', 'time']);
   });
 });
