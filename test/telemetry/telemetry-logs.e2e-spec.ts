@@ -7,10 +7,10 @@ import { Injectable, Module, type DynamicModule, type INestApplication } from '@
 import { trace } from '@opentelemetry/api';
 import { McpModule, McpTool, type McpModuleOptions } from 'nest-mcp';
 import { withTraceIds } from '../../lib/telemetry/mcp.logger';
-import { startHttpApp, type HttpApp } from '../fixtures/http-app';
-import { exchange, modernHeaders, modernRequest } from '../fixtures/raw-rpc';
+import { createMcpTestClient, type McpTestError } from '../../lib/testing';
 import { RecordingLogger } from '../fixtures/recording-logger';
 import { registerOtelGlobals, resetOtelGlobals, TestTelemetry } from '../fixtures/telemetry-sdk';
+import { mcpApp } from '../support/mcp-app';
 
 @Injectable()
 class FailingTool {
@@ -33,17 +33,17 @@ class LogsModule {
 
 const LINE_IDS = / trace_id=([0-9a-f]{32}) span_id=([0-9a-f]{16})$/;
 
-async function start(options: Partial<McpModuleOptions>, logger: RecordingLogger): Promise<HttpApp> {
-  return startHttpApp(LogsModule.forRoot(options), {
-    configure: (app: INestApplication) => app.useLogger(logger),
-  });
+function start(options: Partial<McpModuleOptions>, logger: RecordingLogger): Promise<INestApplication> {
+  return mcpApp(LogsModule.forRoot(options), { configure: (app) => app.useLogger(logger) });
 }
 
-function callExplode(server: HttpApp) {
-  return exchange(server.url, {
-    body: modernRequest('tools/call', { name: 'explode', arguments: {} }, 7),
-    headers: modernHeaders('tools/call', 'explode'),
-  });
+/** Calls `explode` (2026-07-28): its answer, a result or the JSON-RPC error, and its HTTP status. */
+async function callExplode(app: INestApplication): Promise<{ status: number }> {
+  const client = await createMcpTestClient(app);
+  return client.callTool('explode').then(
+    () => ({ status: 200 }),
+    (error: McpTestError) => error,
+  );
 }
 
 /** The engine's line for the failed call. */
@@ -58,7 +58,7 @@ afterAll(() => resetOtelGlobals());
 describe('log lines and traces', () => {
   const telemetry = new TestTelemetry();
   const logger = new RecordingLogger();
-  let server: HttpApp;
+  let server: INestApplication;
 
   beforeAll(async () => {
     server = await start({ telemetry: telemetry.options }, logger);
@@ -70,8 +70,7 @@ describe('log lines and traces', () => {
   });
 
   it("ends a failed call's log line with the ids of its span", async () => {
-    const answer = await callExplode(server);
-    expect(answer.status).toBe(200);
+    expect((await callExplode(server)).status).toBe(200);
     const [span] = await telemetry.waitFor('tools/call explode');
     const line = failureLine(logger);
     expect(line).toMatch(LINE_IDS);
