@@ -71,7 +71,9 @@ export type McpServiceClass = abstract new (...args: never[]) => unknown;
  * @publicApi
  */
 export function getMcpToken<T extends McpServiceClass>(service: T): T;
+/** The token of one public service of the named server: `nest-mcp:server:<name>:<Class>`. @publicApi */
 export function getMcpToken<T extends McpServiceClass>(service: T, server: string): string;
+/** The token of one public service: the class without a server name, the server's own with one. @publicApi */
 export function getMcpToken<T extends McpServiceClass>(service: T, server?: string): T | string;
 export function getMcpToken<T extends McpServiceClass>(service: T, server?: string): T | string {
   const known = SERVER_SERVICES.some(({ type }) => (type as unknown) === service);
