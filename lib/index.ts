@@ -129,11 +129,6 @@ export type {
   McpRegistryHealth,
   McpStoresHealth,
 } from './health/mcp.health';
-export { McpStdioServer } from './transports/stdio/mcp-stdio.server';
-export type { McpStdioListenOptions } from './transports/stdio/mcp-stdio.server';
-export { McpStderrLogger } from './transports/stdio/stderr.logger';
-export { runMcpStdio } from './transports/stdio/mcp-stdio.bootstrap';
-export type { McpStdioRunOptions } from './transports/stdio/mcp-stdio.bootstrap';
 export type { McpNotificationBus, McpEvent, McpEventHandler } from './interfaces/notification-bus.interface';
 
 export { McpError, McpToolError, McpUrlElicitationRequiredError } from './protocol/messages/mcp-error';

@@ -27,11 +27,10 @@ import {
   McpConfigurationError,
   McpModule,
   type McpPrincipal,
-  McpStderrLogger,
-  McpStdioServer,
   McpTool,
   McpVisibilityGuard,
 } from 'nest-mcp';
+import { McpStderrLogger, McpStdioServer } from 'nest-mcp/stdio';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import {
   legacyRequest,

@@ -54,6 +54,7 @@ export function sessionQuotaKey(record: Pick<McpSessionRecord, 'principalId' | '
  * @publicApi
  */
 export interface McpSessionStore {
+  /** Stores a new session. */
   create(record: McpSessionRecord): Promise<void>;
   /**
    * Creates `record` unless a cap forbids it, as one atomic step (two instances creating at once
@@ -74,9 +75,11 @@ export interface McpSessionStore {
   touch(id: string, at: number): Promise<void>;
   /** Removes a session and its subscriptions; returns whether it existed. */
   delete(id: string): Promise<boolean>;
+  /** How many sessions are stored. */
   count(): Promise<number>;
   /** Ids of the sessions whose last activity is before `cutoff`. */
   idleSince(cutoff: number): Promise<string[]>;
+  /** Subscribes a session to the updates of a resource. */
   subscribe(id: string, uri: string): Promise<void>;
   /**
    * `subscribe`, unless the session holds `max` subscriptions already, as one atomic step.
@@ -84,6 +87,7 @@ export interface McpSessionStore {
    * and not counted twice. An unknown session is ignored (resolves `true`).
    */
   subscribeWithin?(id: string, uri: string, max: number): Promise<boolean>;
+  /** Ends a session's subscription to a resource; an unknown one is ignored. */
   unsubscribe(id: string, uri: string): Promise<void>;
   /** Ids of the sessions subscribed to `uri`. */
   subscribers(uri: string): Promise<string[]>;

@@ -46,19 +46,14 @@ export const SERVER_SERVICES: readonly ServerService[] = [
 ];
 
 /**
- * The public services of a server, one per class: what {@link getMcpToken} and {@link InjectMcp}
- * take.
+ * A class, as {@link getMcpToken} and {@link InjectMcp} take it: one of the seven public services
+ * of a server (`McpRegistry`, `McpNotifier`, `McpSessionService`, `McpTaskService`,
+ * `McpStdioServer` of `nest-mcp/stdio`, `McpAuthService`, `McpHealthIndicator`), checked when
+ * called.
  *
  * @publicApi
  */
-export type McpServiceClass =
-  | typeof McpRegistry
-  | typeof McpNotifier
-  | typeof McpSessionService
-  | typeof McpTaskService
-  | typeof McpStdioServer
-  | typeof McpAuthService
-  | typeof McpHealthIndicator;
+export type McpServiceClass = abstract new (...args: never[]) => unknown;
 
 /**
  * The injection token of one public service of a server: the class itself for the default
@@ -76,10 +71,12 @@ export type McpServiceClass =
  * @publicApi
  */
 export function getMcpToken<T extends McpServiceClass>(service: T): T;
+/** The token of one public service of the named server: `nest-mcp:server:<name>:<Class>`. @publicApi */
 export function getMcpToken<T extends McpServiceClass>(service: T, server: string): string;
+/** The token of one public service: the class without a server name, the server's own with one. @publicApi */
 export function getMcpToken<T extends McpServiceClass>(service: T, server?: string): T | string;
 export function getMcpToken<T extends McpServiceClass>(service: T, server?: string): T | string {
-  const known = SERVER_SERVICES.some(({ type }) => type === service);
+  const known = SERVER_SERVICES.some(({ type }) => (type as unknown) === service);
   if (!known) {
     throw new McpConfigurationError(NOT_A_PUBLIC_SERVICE(nameOf(service)));
   }

@@ -37,7 +37,9 @@ const STORE_TOKENS: Readonly<Record<McpStoreKind, { readonly token: symbol; read
  * @publicApi
  */
 export function getMcpStoreToken(kind: McpStoreKind): symbol;
+/** The token of the named server's store of one kind. @publicApi */
 export function getMcpStoreToken(kind: McpStoreKind, server: string): string;
+/** The token of a store of one kind: the shared one without a server name, the server's own with one. @publicApi */
 export function getMcpStoreToken(kind: McpStoreKind, server?: string): symbol | string;
 export function getMcpStoreToken(kind: McpStoreKind, server?: string): symbol | string {
   const entry = Object.prototype.hasOwnProperty.call(STORE_TOKENS, kind) ? STORE_TOKENS[kind] : undefined;

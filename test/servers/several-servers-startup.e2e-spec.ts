@@ -8,14 +8,8 @@ import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { PassThrough } from 'node:stream';
-import {
-  getMcpToken,
-  McpConfigurationError,
-  McpModule,
-  McpStdioServer,
-  type McpStdioListenOptions,
-  McpTool,
-} from 'nest-mcp';
+import { getMcpToken, McpConfigurationError, McpModule, McpTool } from 'nest-mcp';
+import { McpStdioServer, type McpStdioListenOptions } from 'nest-mcp/stdio';
 import { startupError } from '../fixtures/pipeline-app';
 import { legacyRequest, modernRequest, type RpcMessage } from '../fixtures/raw-rpc';
 import { twoServersModule } from '../fixtures/servers-fixture';

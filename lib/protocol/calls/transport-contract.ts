@@ -21,6 +21,7 @@ import type { McpNativeExchange } from '../messages/native-exchange';
 /** The MCP transports. */
 export type { McpNativeExchange } from '../messages/native-exchange';
 
+/** The transport a call came on: `ctx.transport`. @publicApi */
 export type McpTransportKind = 'streamable-http' | 'simple-http' | 'sse' | 'stdio';
 
 /** Where the notifications related to one request go (its SSE stream, stdio...). */
