@@ -43,7 +43,11 @@ const consumerSpecs = ['test/consumers.e2e-spec.ts'];
 const base = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json', 'mjs', 'cjs'],
-  moduleNameMapper: { '^nest-mcp$': '<rootDir>/lib', '^nest-mcp/stdio$': '<rootDir>/lib/stdio' },
+  moduleNameMapper: {
+    '^nest-mcp$': '<rootDir>/lib',
+    '^nest-mcp/stdio$': '<rootDir>/lib/stdio',
+    '^nest-mcp/testing$': '<rootDir>/lib/testing',
+  },
   transform: {
     '^.+\\.(t|j|mj)s$': [
       '@swc/jest',

@@ -1,6 +1,7 @@
 // The public API on record: api/nest-mcp.api.md, API Extractor's report of what the package
 // exports (every name and signature reachable from lib/index.ts), and one report per secondary
-// entry point (api/nest-mcp-stdio.api.md for lib/stdio.ts, `nest-mcp/stdio`). A change to the exported
+// entry point (api/nest-mcp-stdio.api.md for lib/stdio.ts, `nest-mcp/stdio`;
+// api/nest-mcp-testing.api.md for lib/testing/index.ts, `nest-mcp/testing`). A change to the exported
 // surface changes the report, so it shows in review; CI fails while the committed report and the
 // code disagree (test/api-report.spec.ts runs this with --check).
 //
@@ -44,6 +45,7 @@ execFileSync(
 const ENTRIES = [
   { config: 'api-extractor.json', report: 'api/nest-mcp.api.md' },
   { config: 'api-extractor.stdio.json', report: 'api/nest-mcp-stdio.api.md' },
+  { config: 'api-extractor.testing.json', report: 'api/nest-mcp-testing.api.md' },
 ];
 
 let failed = false;

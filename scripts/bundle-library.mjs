@@ -16,6 +16,11 @@
 // provider token), so the bundle carries the stdio entry's exports under a registered symbol,
 // and stdio.js is rewritten to a few lines that read them from there, in tsc's export form.
 //
+// The testing entry, <dir>/testing/index.js (`nest-mcp/testing`), is a bundle of its own that
+// keeps the root entry external (its `../index` stays `require("../index.js")`): the kit uses the
+// very module the application imports, and an application that never imports the kit never
+// loads it.
+//
 //   node scripts/bundle-library.mjs [dir] [--out <file>]
 //
 // --out writes the bundle there instead and leaves the compiled files as they are (the
@@ -92,6 +97,33 @@ await build({
   plugins: [carrySecondaryEntries],
 });
 
+/** `nest-mcp/testing`: bundled on its own, the root entry left external. */
+const testingEntry = join(dir, 'testing', 'index.js');
+const testingBundled = join(dir, 'testing.bundle.js');
+const bundlesTesting = out === undefined && existsSync(testingEntry);
+/** Leaves the root entry (`../index` from lib/testing) to be required at run time. */
+const keepRootExternal = {
+  name: 'keep-root-external',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/index(\.js)?$/ }, (args) =>
+      resolve(args.resolveDir, '..', 'index.js') === entry ? { path: '../index.js', external: true } : undefined,
+    );
+  },
+};
+if (bundlesTesting) {
+  await build({
+    entryPoints: [testingEntry],
+    outfile: testingBundled,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+    plugins: [keepRootExternal],
+  });
+}
+
 /** Every compiled module under `from`, but the console's browser files (served as they are). */
 function compiledModules(from) {
   const found = [];
@@ -101,7 +133,7 @@ function compiledModules(from) {
       if (path !== join(dir, 'console', 'ui')) {
         found.push(...compiledModules(path));
       }
-    } else if (name.endsWith('.js') && path !== bundled) {
+    } else if (name.endsWith('.js') && path !== bundled && path !== testingBundled) {
       found.push(path);
     }
   }
@@ -115,6 +147,9 @@ if (out === undefined) {
   renameSync(bundled, entry);
   for (const file of SECONDARY) {
     writeFileSync(join(dir, file), secondaryEntry(file));
+  }
+  if (bundlesTesting) {
+    renameSync(testingBundled, testingEntry);
   }
 }
 const written = out ?? entry;

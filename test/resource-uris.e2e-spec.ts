@@ -6,7 +6,7 @@
  */
 import { type INestApplication, Injectable, Module } from '@nestjs/common';
 import { McpModule, McpResourceTemplate } from 'nest-mcp';
-import { createMcpTestClient, type McpTestClient } from '../lib/testing';
+import { createMcpTestClient, type McpTestClient } from 'nest-mcp/testing';
 import { PLATFORMS } from './fixtures/transports-fixture';
 import { mcpApp } from './support/mcp-app';
 

@@ -3,7 +3,7 @@
  * with the secret from the environment, and a bad setting stops the application at startup.
  */
 import type { INestApplication } from '@nestjs/common';
-import { createMcpTestClient } from '../lib/testing';
+import { createMcpTestClient } from 'nest-mcp/testing';
 import { AppModule } from '../sample/app.module';
 import { sampleAuth } from '../sample/common/sample-auth';
 import { mcpApp } from './support/mcp-app';

@@ -5,7 +5,7 @@
  * legacy era (a session) and the modern one.
  */
 import type { INestApplication } from '@nestjs/common';
-import { createMcpTestClient, type McpTestClient } from '../lib/testing';
+import { createMcpTestClient, type McpTestClient } from 'nest-mcp/testing';
 import { AppModule } from '../sample/app.module';
 import { NotesService } from '../sample/notes/notes.service';
 import { firstText } from './fixtures/pipeline-app';

@@ -7,7 +7,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import { McpConfigurationError, McpModule, McpTool } from 'nest-mcp';
-import { createMcpTestClient, type McpTestClient } from '../lib/testing';
+import { createMcpTestClient, type McpTestClient } from 'nest-mcp/testing';
 import { type Adapter, firstText, startupError } from './fixtures/pipeline-app';
 import { mcpApp } from './support/mcp-app';
 

@@ -19,6 +19,7 @@ export type {
   McpTestingModuleLike,
   McpTestCallOptions,
   McpTestClientOptions,
+  McpTestDtoProperties,
   McpTestMessage,
   McpTestNotification,
   McpTestPrompt,

@@ -235,7 +235,7 @@ export class McpTestClient {
     return listen(this.wire, filter, options);
   }
 
-  /** `resources/subscribe` (legacy era: its updates come on the GET stream of {@link listen}). */
+  /** `resources/subscribe` (legacy era: its updates come on the GET stream of {@link McpTestClient.listen}). */
   async subscribeResource(uri: string, options: McpTestCallOptions = {}): Promise<void> {
     await this.wire.request('resources/subscribe', { uri }, options);
   }

@@ -188,15 +188,17 @@ export interface McpTestCallOptions {
 export type McpTestToolArgs<S = unknown> = unknown extends S
   ? Record<string, unknown>
   : S extends McpDtoClass
-    ? DtoProperties<InstanceType<S>>
+    ? McpTestDtoProperties<InstanceType<S>>
     : S extends { readonly '~standard': { readonly types?: infer Types } }
       ? NonNullable<Types> extends { readonly input: infer Input }
         ? Input
         : Record<string, unknown>
       : Record<string, unknown>;
 
-/** The data properties of a DTO instance (its methods left out). */
-type DtoProperties<T> = { [K in keyof T as T[K] extends (...args: never[]) => unknown ? never : K]: T[K] };
+/** The data properties of a DTO instance (its methods left out). @publicApi */
+export type McpTestDtoProperties<T> = {
+  [K in keyof T as T[K] extends (...args: never[]) => unknown ? never : K]: T[K];
+};
 
 /** What a test client can talk to: an application, a testing module, or a URL. @publicApi */
 export type McpTestTarget = INestApplication | McpTestingModuleLike | string | URL;

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { McpRegistry, getMcpToken } from 'nest-mcp';
-import { createMcpTestClient, type McpTestClient } from '../../lib/testing';
+import { createMcpTestClient, type McpTestClient } from 'nest-mcp/testing';
 import { ADMIN_TOKEN, twoServersModule } from '../fixtures/servers-fixture';
 import { mcpApp } from '../support/mcp-app';
 

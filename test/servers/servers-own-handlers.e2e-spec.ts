@@ -7,7 +7,7 @@
  */
 import { type DynamicModule, type INestApplication, Injectable, Module } from '@nestjs/common';
 import { McpModule, McpTool } from 'nest-mcp';
-import { createMcpTestClient, type McpTestClient } from '../../lib/testing';
+import { createMcpTestClient, type McpTestClient } from 'nest-mcp/testing';
 import type { HttpPlatform } from '../fixtures/http-app';
 import { RecordingLogger } from '../fixtures/recording-logger';
 import { AdminTools, PublicToolsModule } from '../fixtures/servers-fixture';

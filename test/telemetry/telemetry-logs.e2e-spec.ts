@@ -7,7 +7,7 @@ import { Injectable, Module, type DynamicModule, type INestApplication } from '@
 import { trace } from '@opentelemetry/api';
 import { McpModule, McpTool, type McpModuleOptions } from 'nest-mcp';
 import { withTraceIds } from '../../lib/telemetry/mcp.logger';
-import { createMcpTestClient, type McpTestError } from '../../lib/testing';
+import { createMcpTestClient, type McpTestError } from 'nest-mcp/testing';
 import { RecordingLogger } from '../fixtures/recording-logger';
 import { registerOtelGlobals, resetOtelGlobals, TestTelemetry } from '../fixtures/telemetry-sdk';
 import { mcpApp } from '../support/mcp-app';

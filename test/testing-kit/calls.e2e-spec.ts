@@ -4,7 +4,7 @@
  * prompts, completion, and the log level.
  */
 import type { INestApplication } from '@nestjs/common';
-import { createMcpTestClient, type McpTestClient } from '../../lib/testing';
+import { createMcpTestClient, type McpTestClient } from 'nest-mcp/testing';
 import { KIT_SERVER, KIT_TOKENS } from './kit-fixture';
 import { kitApp, PLATFORMS, REVISIONS } from './kit-app';
 

@@ -4,7 +4,7 @@
  * and an HTTP refusal before any JSON-RPC (401 with its challenge) as an McpHttpError.
  */
 import type { INestApplication } from '@nestjs/common';
-import { createMcpTestClient, McpHttpError, McpTestError } from '../../lib/testing';
+import { createMcpTestClient, McpHttpError, McpTestError } from 'nest-mcp/testing';
 import { KIT_TOKENS } from './kit-fixture';
 import { kitApp, PLATFORMS, REVISIONS } from './kit-app';
 

@@ -5,7 +5,7 @@
  * `notifications/cancelled` in the legacy one).
  */
 import type { INestApplication } from '@nestjs/common';
-import { createMcpTestClient, type McpTestNotification } from '../../lib/testing';
+import { createMcpTestClient, type McpTestNotification } from 'nest-mcp/testing';
 import { waitUntil } from '../support/waiting';
 import { KIT_TOKENS, KitProbe } from './kit-fixture';
 import { kitApp, PLATFORMS, REVISIONS } from './kit-app';

@@ -6,7 +6,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { McpNotifier } from 'nest-mcp';
-import { createMcpTestClient, type McpTestNotification } from '../../lib/testing';
+import { createMcpTestClient, type McpTestNotification } from 'nest-mcp/testing';
 import { KIT_TOKENS } from './kit-fixture';
 import { kitApp, PLATFORMS, REVISIONS } from './kit-app';
 

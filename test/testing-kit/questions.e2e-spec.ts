@@ -5,7 +5,7 @@
  * recorded; and a question the test has no answer for.
  */
 import type { INestApplication } from '@nestjs/common';
-import { createMcpTestClient } from '../../lib/testing';
+import { createMcpTestClient } from 'nest-mcp/testing';
 import { KIT_TOKENS } from './kit-fixture';
 import { kitApp, PLATFORMS, REVISIONS } from './kit-app';
 

@@ -7,7 +7,7 @@
 import { type INestApplication, VersioningType } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { getMcpEndpointPath, McpSessionService } from 'nest-mcp';
-import { createMcpTestClient } from '../../lib/testing';
+import { createMcpTestClient } from 'nest-mcp/testing';
 import { startHttpApp } from '../fixtures/http-app';
 import { ADMIN_TOKEN, twoServersModule } from '../fixtures/servers-fixture';
 import { KIT_TOKENS, KitFixtureModule, KitGreeting } from './kit-fixture';

@@ -3,7 +3,7 @@
  * poll it, wait for its result, answer its question, cancel it.
  */
 import type { INestApplication } from '@nestjs/common';
-import { createMcpTestClient, type McpTestClient } from '../../lib/testing';
+import { createMcpTestClient, type McpTestClient } from 'nest-mcp/testing';
 import { waitUntil } from '../support/waiting';
 import { KIT_TOKENS, KitProbe } from './kit-fixture';
 import { kitApp, PLATFORMS, REVISIONS } from './kit-app';

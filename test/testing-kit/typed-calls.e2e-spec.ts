@@ -4,7 +4,7 @@
  * in typed-calls.types.ts, checked by the compiler in the `types` tier (typed-calls.types.spec.ts).
  */
 import type { INestApplication } from '@nestjs/common';
-import { createMcpTestClient, type McpTestClient } from '../../lib/testing';
+import { createMcpTestClient, type McpTestClient } from 'nest-mcp/testing';
 import { KIT_TOKENS, type RepeatDto, type SearchInput } from './kit-fixture';
 import { kitApp, REVISIONS } from './kit-app';
 

@@ -4,7 +4,7 @@
  * wrong one, marked with `@ts-expect-error` on the line above it, must fail on its own line.
  * Never run.
  */
-import type { McpTestClient } from '../../lib/testing';
+import type { McpTestClient } from 'nest-mcp/testing';
 import type { RepeatDto, SearchInput } from './kit-fixture';
 
 export async function rightCalls(client: McpTestClient): Promise<void> {
