@@ -3,9 +3,10 @@
  * like any other: here a stand-in admits every request as alice, so a module with bearer
  * authentication is called without a token.
  */
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, type INestApplication, Injectable } from '@nestjs/common';
 import { McpCtx, type McpCallContext, McpHttpGuard, McpModule, McpTool } from 'nest-mcp';
-import { firstText, rawPost, startApp, type Adapter, type RunningApp } from './fixtures/pipeline-app';
+import { createMcpTestClient } from 'nest-mcp/testing';
+import { compileApp, firstText, type Adapter } from './fixtures/pipeline-app';
 
 @Injectable()
 class WhoAmI {
@@ -24,12 +25,9 @@ class AliceGuard implements CanActivate {
 }
 
 describe.each<Adapter>(['express', 'fastify'])('overrideGuard(McpHttpGuard) (%s)', (adapter) => {
-  let server: RunningApp | undefined;
+  let app: INestApplication | undefined;
 
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  afterEach(() => app?.close());
 
   const metadata = {
     imports: [
@@ -43,17 +41,17 @@ describe.each<Adapter>(['express', 'fastify'])('overrideGuard(McpHttpGuard) (%s)
   };
 
   it('is what refuses a request without credentials', async () => {
-    server = await startApp(metadata, { adapter });
-    const reply = await rawPost(server.url(), { jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    expect(reply.status).toBe(401);
+    app = await compileApp(metadata, { adapter });
+    const refusal = { name: 'McpHttpError', status: 401 };
+    await expect((await createMcpTestClient(app)).listTools()).rejects.toMatchObject(refusal);
   });
 
   it('can be replaced by a test, which then decides who calls', async () => {
-    server = await startApp(metadata, {
+    app = await compileApp(metadata, {
       adapter,
       prepare: (builder) => builder.overrideGuard(McpHttpGuard).useValue(new AliceGuard()),
     });
-    const client = await server.connect();
-    expect(firstText(await client.callTool({ name: 'whoami', arguments: {} }))).toBe('alice');
+    const client = await createMcpTestClient(app, { revision: '2025-06-18' });
+    expect(firstText(await client.callTool('whoami'))).toBe('alice');
   });
 });

@@ -4,6 +4,8 @@
  * unusable schemas.
  */
 import type { Type } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { createMcpTestClient } from 'nest-mcp/testing';
 import { McpConfigurationError, McpModule } from '../lib';
 import {
   BadlyNamedTools,
@@ -17,7 +19,7 @@ import {
   UndecoratedDtoTools,
   WarehouseTools,
 } from './fixtures/pipeline-invalid';
-import { startApp, startupError } from './fixtures/pipeline-app';
+import { startupError } from './fixtures/pipeline-app';
 
 const mcp = () => McpModule.forRoot({ name: 'discovery', version: '1.0.0' });
 
@@ -30,13 +32,10 @@ async function failureWith(providers: Type[], controllers: Type[] = []): Promise
 
 describe('discovery errors stop the application at startup', () => {
   it('control: one declaration of check_stock starts and serves', async () => {
-    const running = await startApp({ imports: [mcp()], providers: [WarehouseTools] });
-    try {
-      const client = await running.connect();
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['check_stock']);
-    } finally {
-      await running.close();
-    }
+    const moduleRef = await Test.createTestingModule({ imports: [mcp()], providers: [WarehouseTools] }).compile();
+    const client = await createMcpTestClient(moduleRef, { revision: '2025-06-18' });
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual(['check_stock']);
+    await client.close();
   });
 
   it('the same tool name on two providers fails, naming the tool and both declarations', async () => {
