@@ -5,95 +5,92 @@
  * error) or McpToolError (a tool error), or returns undefined (not handled); its HTTP branch
  * still answers the application's own routes.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { rpcError } from './fixtures/sdk-errors';
+import { type INestApplication, Logger } from '@nestjs/common';
+import request from 'supertest';
 import { McpModule } from '../lib';
-import { Logger } from '@nestjs/common';
+import { createMcpTestClient, type McpTestClient } from 'nest-mcp/testing';
 import { FILTER_APP, FilterProbe, QUOTA_EXCEEDED } from './fixtures/pipeline-filters';
-import { firstText, modernRequest, openRawSession, startApp, type RunningApp } from './fixtures/pipeline-app';
+import { compileApp, firstText } from './fixtures/pipeline-app';
 
 describe('exception filters on MCP calls (a global catch-all filter)', () => {
-  let running: RunningApp;
-  let client: Client;
+  let app: INestApplication;
+  let client: McpTestClient;
+  let modern: McpTestClient;
   let probe: FilterProbe;
 
   beforeAll(async () => {
-    running = await startApp({
-      imports: [McpModule.forRoot({ name: 'filters', version: '1.0.0' })],
-      ...FILTER_APP,
-    });
-    client = await running.connect();
-    probe = running.app.get(FilterProbe);
+    app = await compileApp({ imports: [McpModule.forRoot({ name: 'filters', version: '1.0.0' })], ...FILTER_APP });
+    client = await createMcpTestClient(app, { revision: '2025-11-25' });
+    modern = await createMcpTestClient(app);
+    probe = app.get(FilterProbe);
   });
 
   afterAll(async () => {
-    await running?.close();
+    await client?.close();
+    await app?.close();
   });
 
   describe('the filter returns a value', () => {
     it('a tool call succeeds with it, rendered as a handler result', async () => {
       const before = probe.types.length;
-      const result = await client.callTool({ name: 'reserve', arguments: { sku: 'A-1' } });
+      const result = await client.callTool('reserve', { sku: 'A-1' });
       expect(result.isError).toBeFalsy();
       expect(result.content).toEqual([{ type: 'text', text: 'Out of stock: A-1, back next week' }]);
       expect(probe.types.slice(before)).toEqual(['mcp']);
     });
 
     it("it is checked against the tool's output schema like a handler result", async () => {
-      const result = await client.callTool({ name: 'typed_reserve', arguments: {} });
+      const result = await client.callTool('typed_reserve');
       expect(result.isError).toBe(true);
       expect(firstText(result)).toBe('Tool typed_reserve returned no structured content');
     });
 
     it('a resource read answers it as the contents', async () => {
-      const result = await client.readResource({ uri: 'stock://levels' });
+      const result = await client.readResource('stock://levels');
       expect(result.contents).toEqual([{ uri: 'stock://levels', text: 'Out of stock: ALL, back next week' }]);
     });
   });
 
   describe('the filter throws an HttpException', () => {
     it('a tool answers isError: true with its message', async () => {
-      const session = await openRawSession(running.url());
-      const reply = await session.request('tools/call', { name: 'reserve', arguments: { sku: 'X-9' } });
-      expect(reply.status).toBe(200);
-      expect(reply.body.result).toEqual({ content: [{ type: 'text', text: 'No product X-9' }], isError: true });
+      const result = await client.callTool('reserve', { sku: 'X-9' });
+      expect(result).toEqual({ content: [{ type: 'text', text: 'No product X-9' }], isError: true });
     });
 
     it('a resource template answers the JSON-RPC error of its status (404: resource not found)', async () => {
-      const error = await rpcError(client.readResource({ uri: 'stock://items/X-7' }));
-      expect(error.code).toBe(-32002);
-      expect(error.message).toContain('No product X-7');
+      await expect(client.readResource('stock://items/X-7')).rejects.toMatchObject({
+        code: -32002,
+        message: expect.stringContaining('No product X-7'),
+      });
     });
 
     it('the same in the modern era: -32602 with HTTP 400', async () => {
-      const reply = await modernRequest(running.url(), 'resources/read', { uri: 'stock://items/X-8' });
-      expect(reply.status).toBe(400);
-      expect(reply.body.error).toEqual({ code: -32602, message: 'No product X-8' });
+      await expect(modern.readResource('stock://items/X-8')).rejects.toMatchObject({
+        status: 400,
+        code: -32602,
+        message: 'No product X-8',
+        data: undefined,
+      });
     });
   });
 
   describe('the filter throws McpError or McpToolError', () => {
     it('McpError from a tool is answered as exactly that JSON-RPC error, in both eras', async () => {
-      const error = { code: QUOTA_EXCEEDED, message: 'Quota exceeded', data: { retryAfterSec: 60 } };
-      const session = await openRawSession(running.url());
-      const legacy = await session.request('tools/call', { name: 'search', arguments: {} });
-      expect(legacy.status).toBe(200);
-      expect(legacy.body.result).toBeUndefined();
-      expect(legacy.body.error).toEqual(error);
-
-      const modern = await modernRequest(running.url(), 'tools/call', { name: 'search', arguments: {} });
-      expect(modern.status).toBe(200);
-      expect(modern.body.error).toEqual(error);
+      const error = { status: 200, code: QUOTA_EXCEEDED, message: 'Quota exceeded', data: { retryAfterSec: 60 } };
+      for (const each of [client, modern]) {
+        await expect(each.callTool('search')).rejects.toMatchObject({ name: 'McpTestError', ...error });
+      }
     });
 
     it('McpError from a prompt likewise', async () => {
-      const error = await rpcError(client.getPrompt({ name: 'restock_plan', arguments: {} }));
-      expect(error.code).toBe(QUOTA_EXCEEDED);
-      expect(error.data).toEqual({ retryAfterSec: 5 });
+      await expect(client.getPrompt('restock_plan')).rejects.toMatchObject({
+        code: QUOTA_EXCEEDED,
+        data: { retryAfterSec: 5 },
+      });
     });
 
     it('McpToolError is a tool error with its message, and nothing of the original error', async () => {
-      const result = await client.callTool({ name: 'reorder', arguments: {} });
+      const result = await client.callTool('reorder');
       expect(result.isError).toBe(true);
       expect(result.content).toEqual([{ type: 'text', text: 'The supplier is down; try another one' }]);
       expect(JSON.stringify(result)).not.toContain('ECONNRESET');
@@ -104,7 +101,7 @@ describe('exception filters on MCP calls (a global catch-all filter)', () => {
     it('the error is handled as without a filter: logged once, a generic error that leaks nothing', async () => {
       const logged = jest.spyOn(Logger.prototype, 'error');
       try {
-        const result = await client.callTool({ name: 'broken', arguments: {} });
+        const result = await client.callTool('broken');
         expect(result.isError).toBe(true);
         expect(result.content).toEqual([{ type: 'text', text: 'Internal tool error' }]);
         expect(JSON.stringify(result)).not.toContain('inventory.service');
@@ -123,9 +120,9 @@ describe('exception filters on MCP calls (a global catch-all filter)', () => {
 
   it("the filter's HTTP branch still answers the application's own routes", async () => {
     const before = probe.types.length;
-    const response = await fetch(running.url('/orders/7'));
+    const response = await request(app.getHttpServer()).get('/orders/7');
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ statusCode: 404, message: 'from the HTTP branch' });
+    expect(response.body).toEqual({ statusCode: 404, message: 'from the HTTP branch' });
     expect(probe.types.slice(before)).toEqual(['http']);
   });
 });
