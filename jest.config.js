@@ -41,7 +41,7 @@ const consumerSpecs = ['test/consumers.e2e-spec.ts'];
 const base = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json', 'mjs', 'cjs'],
-  moduleNameMapper: { '^nest-mcp$': '<rootDir>/lib' },
+  moduleNameMapper: { '^nest-mcp$': '<rootDir>/lib', '^nest-mcp/stdio$': '<rootDir>/lib/stdio' },
   transform: {
     '^.+\\.(t|j|mj)s$': [
       '@swc/jest',

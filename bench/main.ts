@@ -28,7 +28,7 @@ import { parseArgs } from 'node:util';
 import { ChildServer, stopAll } from './children';
 import { load, median, probe, summarize, type Measurement, type Probe, type RequestSpec, type Slice } from './load';
 import {
-  type Era,
+  type BenchEra,
   fmt,
   LEGACY,
   type Method,
@@ -81,7 +81,7 @@ const PLATFORMS = args.platform.split(',').map((name): BenchPlatform => {
 interface Scenario {
   id: string;
   method: Method;
-  era: Era;
+  era: BenchEra;
   connections: number;
   /** Minimum server/floor throughput ratio, for the scenarios with a target. */
   target?: number;
@@ -156,7 +156,7 @@ interface Row {
   scenario: string;
   platform: BenchPlatform;
   method: Method;
-  era: Era;
+  era: BenchEra;
   concurrency: number;
   server: Measurement;
   floor?: Measurement;
@@ -447,7 +447,7 @@ async function runBase(
     ];
 
     // The floor serves the same tool list, in each era's rendering.
-    const lists: Record<Era, unknown[]> = { legacy: [], modern: [] };
+    const lists: Record<BenchEra, unknown[]> = { legacy: [], modern: [] };
     for (const era of ['legacy', 'modern'] as const) {
       const response = await probe(server.url, requestOf('tools/list', era, sessionId));
       const problem = problemWith('tools/list', response);

@@ -10,7 +10,7 @@
 import { McpEngine, type EngineOutcome, type ResolvedRequest } from '../lib/protocol/engine';
 import { handleToolsCall, handleToolsList } from '../lib/protocol/handlers/tools.handler';
 import type { HandlerContext } from '../lib/protocol/handlers/handler-context';
-import { success, type JsonObject } from '../lib/protocol/messages/json-rpc';
+import { success, type JSONObject } from '../lib/protocol/messages/json-rpc';
 import { McpError } from '../lib/protocol/messages/mcp-error';
 
 export const PATCHES = ['lean-run'] as const;
@@ -20,7 +20,7 @@ interface EngineInternals {
   run(request: ResolvedRequest): Promise<EngineOutcome>;
   readonly handlers: HandlerContext;
   readonly finisher: {
-    finish(request: ResolvedRequest, result: JsonObject): JsonObject;
+    finish(request: ResolvedRequest, result: JSONObject): JSONObject;
     error(id: ResolvedRequest['id'], error: McpError): EngineOutcome;
   };
 }

@@ -22,7 +22,7 @@ import { startRedisServer, type RedisServerHandle } from '../test/support/redis-
 import { ChildServer } from './children';
 import { platformProblem } from './memory';
 import { probe, type RequestSpec } from './load';
-import { type Era, openSession, problemWith, requestOf, TOOL_COUNT } from './requests';
+import { type BenchEra, openSession, problemWith, requestOf, TOOL_COUNT } from './requests';
 import { printTargets, summarizeTargets, target, type TargetResult } from './targets';
 
 /** Options of {@link runRedisCommands}. */
@@ -36,7 +36,7 @@ export interface RedisCommandsOptions {
 export const REDIS_COMMANDS_DEFAULTS: RedisCommandsOptions = { requests: 2000, platform: 'express' };
 
 /** The issue's targets: a legacy call reads its session (one HGETALL), a modern one nothing. */
-const LIMITS: Record<Era, number> = { legacy: 1, modern: 0 };
+const LIMITS: Record<BenchEra, number> = { legacy: 1, modern: 0 };
 
 /** Concurrent connections sending the counted requests. */
 const CONNECTIONS = 4;
@@ -157,7 +157,7 @@ interface EraCount {
 }
 
 async function countEra(
-  era: Era,
+  era: BenchEra,
   url: string,
   sessionId: string,
   requests: number,

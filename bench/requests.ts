@@ -9,7 +9,7 @@ export const LEGACY = '2025-11-25';
 export const ECHO_TEXT = 'hello from the nest-mcp bench';
 export const TOOL_COUNT = 100;
 
-export type Era = 'modern' | 'legacy';
+export type BenchEra = 'modern' | 'legacy';
 export type Method = 'tools/call' | 'tools/list';
 
 export const BASE_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -22,7 +22,7 @@ function modernMeta(): Record<string, unknown> {
 }
 
 /** The request of a scenario; `id` is fixed (see README: the server does not require unique ids). */
-export function requestOf(method: Method, era: Era, sessionId: string): RequestSpec {
+export function requestOf(method: Method, era: BenchEra, sessionId: string): RequestSpec {
   const params: Record<string, unknown> =
     method === 'tools/call' ? { name: 'echo', arguments: { text: ECHO_TEXT } } : {};
   const headers: Record<string, string> = { ...BASE_HEADERS };

@@ -35,7 +35,7 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { AppModule } from '../sample/app.module';
 import { floorAnswer, type FloorLists, type FloorRequest } from './floor-answer';
-import { requestOf, type Era } from './requests';
+import { requestOf, type BenchEra } from './requests';
 
 const { values: args } = parseArgs({
   options: {
@@ -84,7 +84,7 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<void> {
-  const era = args.era as Era;
+  const era = args.era as BenchEra;
   const evictBytes = Number(args.evict) * 1024 * 1024;
   const rounds = Number(args.rounds);
   const calls = Number(args.calls);
@@ -224,7 +224,7 @@ async function main(): Promise<void> {
  * platform's parser would have made them anyway.
  */
 async function measureAllocation(
-  era: Era,
+  era: BenchEra,
   calls: number,
   rounds: number,
   callRoute: (url: string) => Promise<Answer>,

@@ -16,12 +16,21 @@ import { Redis } from 'ioredis';
 import { startRedisServer, type RedisServerHandle } from '../test/support/redis-server';
 import { ChildServer } from './children';
 import { load, median, probe, summarize, type Measurement, type Slice } from './load';
-import { type Era, fmt, openSession, problemWith, renderTable, requestOf, runProblems, TOOL_COUNT } from './requests';
+import {
+  type BenchEra,
+  fmt,
+  openSession,
+  problemWith,
+  renderTable,
+  requestOf,
+  runProblems,
+  TOOL_COUNT,
+} from './requests';
 
 /** A scale-out scenario: tools/call echo at `connections` concurrent connections. */
 export interface ScaleScenario {
   id: string;
-  era: Era;
+  era: BenchEra;
   connections: number;
 }
 
@@ -47,7 +56,7 @@ export interface CpuSplit {
 export interface ScaleRow {
   scenario: string;
   method: 'tools/call';
-  era: Era;
+  era: BenchEra;
   concurrency: number;
   /** One instance (A) behind the proxy. */
   one: Measurement;

@@ -13,7 +13,7 @@ import { LegacySession } from './legacy-session.js';
 export { McpHttpError, McpRpcError };
 
 export const PROTOCOL_VERSION = '2026-07-28';
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export const MCP_TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
   clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
@@ -265,7 +265,7 @@ export class McpConsoleClient {
     /** @type {Json} */
     const capabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
     if (options.tasks === true) {
-      capabilities.extensions = { [TASKS_EXTENSION]: {} };
+      capabilities.extensions = { [MCP_TASKS_EXTENSION]: {} };
     }
     const given = /** @type {Json | undefined} */ (params._meta);
     const meta = {

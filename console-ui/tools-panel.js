@@ -5,7 +5,7 @@
  * log lines, a Cancel button and the rendered result.
  */
 import { h, clear, uid } from './dom.js';
-import { McpHttpError, McpRpcError, TASKS_EXTENSION, paramHeaders } from './mcp-client.js';
+import { McpHttpError, McpRpcError, MCP_TASKS_EXTENSION, paramHeaders } from './mcp-client.js';
 import { isAbortError } from './rpc-exchange.js';
 import { createSchemaForm, SchemaFormError } from './schema-form.js';
 import { renderJson, renderToolResult } from './content-view.js';
@@ -147,7 +147,7 @@ function toolView(ctx, tool) {
   const taskSupport = tool.execution?.taskSupport;
   const extensions = /** @type {Json | undefined} */ (ctx.server()?.capabilities.extensions);
   const offersTasks =
-    taskSupport === 'required' || (taskSupport !== 'forbidden' && extensions?.[TASKS_EXTENSION] !== undefined);
+    taskSupport === 'required' || (taskSupport !== 'forbidden' && extensions?.[MCP_TASKS_EXTENSION] !== undefined);
   const asTask = h('input', {
     type: 'checkbox',
     id: `${prefix}-task`,

@@ -2,10 +2,8 @@
  * nest-mcp: the public API. Anything not exported here is internal.
  */
 export { McpModule } from './mcp.module';
-export { MCP_MODULE_OPTIONS } from './mcp.module-definition';
-import type { ASYNC_OPTIONS_TYPE } from './mcp.module-definition';
-/** The argument of `McpModule.forRootAsync()`. @publicApi */
-export type McpModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE;
+export { MCP_MODULE_OPTIONS, McpConfigurableModuleClass } from './mcp.module-definition';
+export type { McpModuleAsyncOptions } from './mcp.module-definition';
 export type {
   McpModuleOptions,
   McpModuleExtras,
@@ -30,28 +28,10 @@ export type {
   McpMeterProviderLike,
   McpTextMapPropagatorLike,
 } from './interfaces/mcp-telemetry-options.interface';
-export {
-  getMcpSessionStoreToken,
-  getMcpReplayStoreToken,
-  getMcpTaskStoreToken,
-  getMcpNotificationBusToken,
-} from './stores/store-tokens';
-export {
-  getMcpRegistryToken,
-  getMcpNotifierToken,
-  getMcpSessionServiceToken,
-  getMcpTaskServiceToken,
-  getMcpStdioServerToken,
-  getMcpAuthServiceToken,
-  getMcpHealthIndicatorToken,
-  InjectMcpRegistry,
-  InjectMcpNotifier,
-  InjectMcpSessionService,
-  InjectMcpTaskService,
-  InjectMcpStdioServer,
-  InjectMcpAuthService,
-  InjectMcpHealthIndicator,
-} from './servers/server-tokens';
+export { getMcpStoreToken, InjectMcpStore } from './stores/store-tokens';
+export type { McpStoreKind } from './stores/store-tokens';
+export { getMcpToken, InjectMcp } from './servers/server-tokens';
+export type { McpServiceClass } from './servers/server-tokens';
 export { McpStoreUnavailableError } from './errors/mcp-store-unavailable.error';
 export type {
   McpServersOption,
@@ -69,9 +49,9 @@ export type {
 } from './interfaces/mcp-definitions.interface';
 export type {
   McpSchema,
-  JsonSchemaObject,
-  DtoClass,
-  StandardSchemaLike,
+  McpJsonSchemaObject,
+  McpDtoClass,
+  McpStandardSchemaLike,
   McpSchemaOutput,
   McpValidatorOptions,
 } from './interfaces/mcp-schema.interface';
@@ -81,7 +61,7 @@ export { McpTypedTool } from './decorators/mcp-typed-tool.decorator';
 export type { McpTypedToolOptions, McpTypedToolHandler } from './decorators/mcp-typed-tool.decorator';
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
 export { McpPrompt } from './decorators/mcp-prompt.decorator';
-export { ToolArgs, McpRequest } from './decorators/mcp-params.decorator';
+export { McpArgs, McpRequest } from './decorators/mcp-params.decorator';
 export { McpCtx } from './decorators/mcp-ctx.decorator';
 export { McpExecutionContext } from './context/mcp-execution-context';
 export { isMcpEndpoint } from './transports/http/endpoint.controller';
@@ -89,10 +69,16 @@ export { McpHttpGuard } from './transports/http/mcp-http.guard';
 export { McpScopes, McpVisibilityGuard } from './decorators/mcp-scopes.decorator';
 
 export { McpAuthService } from './auth/mcp-auth.service';
-export { McpBearerGuard, McpApiKeyGuard, McpBasicGuard, McpAuthGuard } from './auth/mcp-auth.guards';
+export {
+  McpBearerGuard,
+  McpApiKeyGuard,
+  McpBasicGuard,
+  McpAuthGuard,
+  McpCredentialGuard,
+} from './auth/mcp-auth.guards';
 export { hashMcpPassword, verifyMcpPassword } from './auth/password-hash';
 export type { McpPasswordHashOptions } from './auth/password-hash';
-export { secretDigest as mcpSecretDigest } from './auth/credential-table';
+export { mcpSecretDigest } from './auth/credential-table';
 export type {
   McpAuthOptions,
   McpAuthProvider,
@@ -110,13 +96,28 @@ export type {
 } from './interfaces/mcp-auth-options.interface';
 
 export { McpRegistry } from './registry/mcp-registry.service';
-export type { RegistryChangeKind } from './registry/mcp-registry.service';
+export type { McpRegistryChangeKind, McpRegistryListener } from './registry/mcp-registry.service';
+export type {
+  McpToolEntry,
+  McpResourceEntry,
+  McpTemplateEntry,
+  McpPromptEntry,
+  McpCompiledSchema,
+  McpValidationOutcome,
+} from './protocol/calls/catalog';
 export { McpSessionService } from './sessions/mcp-session.service';
-export type { SessionStore, SessionRecord } from './interfaces/session-store.interface';
+export type { McpSessionEndReason, McpSessionEndListener } from './sessions/mcp-session.service';
+export type { McpSessionState } from './protocol/messages/session-handle';
+export type {
+  McpSessionStore,
+  McpSessionRecord,
+  McpSessionCaps,
+  McpSessionAdmission,
+} from './interfaces/session-store.interface';
 export { McpTaskService } from './tasks/mcp-task.service';
-export type { McpTaskRecord, McpTaskStatus, McpTaskError, TaskStore } from './interfaces/task-store.interface';
-export { TASKS_EXTENSION } from './protocol/tasks/task-mode';
-export type { ReplayStore, ReplayEvent, ReplayWindow } from './interfaces/replay-store.interface';
+export type { McpTaskRecord, McpTaskStatus, McpTaskError, McpTaskStore } from './interfaces/task-store.interface';
+export { MCP_TASKS_EXTENSION } from './protocol/tasks/task-mode';
+export type { McpReplayStore, McpReplayEvent, McpReplayWindow } from './interfaces/replay-store.interface';
 export { McpNotifier } from './notifications/mcp-notifier.service';
 export { McpHealthIndicator } from './health/mcp.health';
 export type {
@@ -127,46 +128,54 @@ export type {
   McpRegistryHealth,
   McpStoresHealth,
 } from './health/mcp.health';
-export { McpStdioServer } from './transports/stdio/mcp-stdio.server';
-export type { McpStdioListenOptions } from './transports/stdio/mcp-stdio.server';
-export { McpStderrLogger } from './transports/stdio/stderr.logger';
-export { runMcpStdio } from './transports/stdio/mcp-stdio.bootstrap';
-export type { McpStdioRunOptions } from './transports/stdio/mcp-stdio.bootstrap';
-export type { NotificationBus, McpEvent } from './interfaces/notification-bus.interface';
+export type { McpNotificationBus, McpEvent, McpEventHandler } from './interfaces/notification-bus.interface';
 
 export { McpError, McpToolError, McpUrlElicitationRequiredError } from './protocol/messages/mcp-error';
+export type { McpUrlElicitation } from './protocol/messages/mcp-error';
 export type {
-  AskOptions,
-  ElicitParams,
-  ElicitFormParams,
-  ElicitUrlParams,
+  McpAskOptions,
+  ElicitRequestParams,
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
   ElicitResult,
-  CreateMessageParams,
+  CreateMessageRequestParams,
   CreateMessageResult,
   SamplingMessage,
   ListRootsResult,
   Root,
 } from './protocol/messages/client-requests';
-export { ErrorCode } from './protocol/messages/json-rpc';
-export type { JsonRpcId } from './protocol/messages/json-rpc';
-export { REVISIONS, LATEST_REVISION } from './protocol/messages/revisions';
-export type { Revision, Era } from './protocol/messages/revisions';
-export type { LogLevel } from './protocol/messages/log-levels';
-export type { McpCallContext, McpPrincipal, TransportKind } from './protocol/calls/call-context';
-export type { CompletionHandler, TaskSupport } from './protocol/calls/catalog';
+export { McpErrorCode } from './protocol/messages/json-rpc';
+export type {
+  RequestId,
+  JSONObject,
+  JSONRPCMessage,
+  JSONRPCRequest,
+  JSONRPCNotification,
+  JSONRPCResponse,
+  JSONRPCResultResponse,
+  JSONRPCErrorResponse,
+} from './protocol/messages/json-rpc';
+export type { McpNativeExchange } from './protocol/messages/native-exchange';
+export type { McpHeaderBag } from './protocol/messages/request-headers';
+export { MCP_REVISIONS, MCP_LATEST_REVISION } from './protocol/messages/revisions';
+export type { McpRevision, McpEra } from './protocol/messages/revisions';
+export type { LoggingLevel } from './protocol/messages/log-levels';
+export type { McpCallContext, McpPrincipal, McpTransportKind } from './protocol/calls/call-context';
+export type { McpCompletionHandler, McpTaskSupport } from './protocol/calls/catalog';
 export type {
   CallToolResult,
   ContentBlock,
   GetPromptResult,
+  PromptArgument,
   PromptMessage,
   ReadResourceResult,
   ResourceContents,
   ToolAnnotations,
-  ResourceAnnotations,
-  McpIcon,
+  Annotations,
+  Icon,
   Implementation,
   ClientCapabilities,
-  CompletionResult,
-  CacheScope,
+  McpCompletion,
+  McpCacheScope,
 } from './protocol/messages/mcp-types';
 export { McpConfigurationError } from './errors/mcp-configuration.error';

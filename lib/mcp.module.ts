@@ -1,6 +1,6 @@
 import { Inject, Module, type NestModule } from '@nestjs/common';
 import { DiscoveryModule, ModulesContainer } from '@nestjs/core';
-import { ConfigurableModuleClass } from './mcp.module-definition';
+import { McpConfigurableModuleClass } from './mcp.module-definition';
 import { MCP_RESOLVED_OPTIONS } from './shared/mcp.constants';
 import { MCP_PROVIDERS } from './mcp.providers';
 import { assertDistinctServers, serverIdentities } from './identity/mcp-servers';
@@ -24,7 +24,8 @@ import { HttpPlatform } from './transports/http/http-platform.service';
   imports: [DiscoveryModule],
   providers: MCP_PROVIDERS,
 })
-export class McpModule extends ConfigurableModuleClass implements NestModule {
+export class McpModule extends McpConfigurableModuleClass implements NestModule {
+  /** @internal */
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) _options: unknown,
     modules: ModulesContainer,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpTool, ToolArgs } from 'nest-mcp';
+import { McpTool, McpArgs } from 'nest-mcp';
 
 @Injectable()
 export class EchoTools {
@@ -14,7 +14,7 @@ export class EchoTools {
     },
     annotations: { readOnlyHint: true, idempotentHint: true },
   })
-  echo(@ToolArgs('text') text: string): string {
+  echo(@McpArgs('text') text: string): string {
     return text;
   }
 }

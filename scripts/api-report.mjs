@@ -1,5 +1,6 @@
 // The public API on record: api/nest-mcp.api.md, API Extractor's report of what the package
-// exports (every name and signature reachable from lib/index.ts). A change to the exported
+// exports (every name and signature reachable from lib/index.ts), and one report per secondary
+// entry point (api/nest-mcp-stdio.api.md for lib/stdio.ts, `nest-mcp/stdio`). A change to the exported
 // surface changes the report, so it shows in review; CI fails while the committed report and the
 // code disagree (test/api-report.spec.ts runs this with --check).
 //
@@ -39,29 +40,43 @@ execFileSync(
   { cwd: root, stdio: 'inherit' },
 );
 
-const config = ExtractorConfig.loadFileAndPrepare(join(root, 'api-extractor.json'));
-const result = Extractor.invoke(config, {
-  localBuild: !check,
-  // Its warnings (a public signature that names a type the entry does not export...) are written
-  // into the report itself, where review sees them; the console gets only what went wrong.
-  messageCallback: (message) => {
-    if (!QUIET.has(String(message.logLevel))) {
-      return;
-    }
-    message.handled = true;
-  },
-});
-rmSync(build, { recursive: true, force: true });
+/** Each entry point: its API Extractor configuration and its report. */
+const ENTRIES = [
+  { config: 'api-extractor.json', report: 'api/nest-mcp.api.md' },
+  { config: 'api-extractor.stdio.json', report: 'api/nest-mcp-stdio.api.md' },
+];
 
-if (check && result.apiReportChanged) {
-  process.stderr.write(
-    'The public API differs from api/nest-mcp.api.md. If the change is meant, run `npm run api:report` ' +
-      'and commit the report (list breaking changes in CHANGELOG.md).\n',
-  );
+let failed = false;
+for (const entry of ENTRIES) {
+  const config = ExtractorConfig.loadFileAndPrepare(join(root, entry.config));
+  const result = Extractor.invoke(config, {
+    localBuild: !check,
+    // Its warnings (a public signature that names a type the entry does not export...) are
+    // written into the report itself, where review sees them; the console gets only what went
+    // wrong.
+    messageCallback: (message) => {
+      if (!QUIET.has(String(message.logLevel))) {
+        return;
+      }
+      message.handled = true;
+    },
+  });
+  if (check && result.apiReportChanged) {
+    process.stderr.write(
+      `The public API differs from ${entry.report}. If the change is meant, run \`npm run api:report\` ` +
+        'and commit the report (list breaking changes in CHANGELOG.md).\n',
+    );
+    failed = true;
+  } else if (!result.succeeded) {
+    process.stderr.write(
+      `API Extractor failed on ${entry.report}: ${result.errorCount} error(s), ${result.warningCount} warning(s)\n`,
+    );
+    failed = true;
+  } else {
+    process.stdout.write(check ? `The public API matches ${entry.report}.\n` : `Wrote ${entry.report}.\n`);
+  }
+}
+rmSync(build, { recursive: true, force: true });
+if (failed) {
   process.exit(1);
 }
-if (!result.succeeded) {
-  process.stderr.write(`API Extractor failed: ${result.errorCount} error(s), ${result.warningCount} warning(s)\n`);
-  process.exit(1);
-}
-process.stdout.write(check ? 'The public API matches api/nest-mcp.api.md.\n' : 'Wrote api/nest-mcp.api.md.\n');

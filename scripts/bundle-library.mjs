@@ -11,12 +11,17 @@
 // form tsc gives them, which Node's cjs-module-lexer reads for `import { McpModule } from
 // 'nest-mcp'` in an ES module app.
 //
+// The secondary entry point, <dir>/stdio.js (`nest-mcp/stdio`), is bundled into the same file:
+// its classes must be the very ones the root entry's module registers (McpStdioServer is a
+// provider token), so the bundle carries the stdio entry's exports under a registered symbol,
+// and stdio.js is rewritten to a few lines that read them from there, in tsc's export form.
+//
 //   node scripts/bundle-library.mjs [dir] [--out <file>]
 //
 // --out writes the bundle there instead and leaves the compiled files as they are (the
 // cold-start bench: tsc builds it incrementally, and its app imports one of them).
 import { build } from 'esbuild';
-import { readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import process from 'node:process';
 
@@ -26,6 +31,54 @@ const out = outAt === -1 ? undefined : resolve(args[outAt + 1]);
 const dir = resolve(args.find((arg, index) => !arg.startsWith('--') && index !== outAt + 1) ?? 'dist');
 const entry = join(dir, 'index.js');
 const bundled = out ?? join(dir, 'index.bundle.js');
+/** The secondary entry points, by file under `dir`: each bundled into the root entry's file. */
+const SECONDARY = ['stdio.js'].filter((file) => existsSync(join(dir, file)));
+/** Where the bundle keeps a secondary entry's exports (registered, so every copy agrees). */
+const entryKey = (file) => `nest-mcp:entry:${file.replace(/\.js$/, '')}`;
+
+/** The names a tsc-compiled CommonJS entry exports, in the order tsc wrote them. */
+function exportedNames(file) {
+  const names = [];
+  for (const match of readFileSync(file, 'utf8').matchAll(/Object\.defineProperty\(exports, "(\w+)"/g)) {
+    if (match[1] !== '__esModule' && !names.includes(match[1])) {
+      names.push(match[1]);
+    }
+  }
+  return names;
+}
+const secondaryNames = new Map(SECONDARY.map((file) => [file, exportedNames(join(dir, file))]));
+
+/** Appends to the root entry: the secondary entries' exports, under their registered symbols. */
+const carrySecondaryEntries = {
+  name: 'carry-secondary-entries',
+  setup(builder) {
+    builder.onLoad({ filter: /\.js$/ }, (args) => {
+      if (resolve(args.path) !== entry) {
+        return undefined;
+      }
+      const carried = SECONDARY.map(
+        (file) =>
+          `Object.defineProperty(exports, Symbol.for(${JSON.stringify(entryKey(file))}), { value: require("./${file}") });`,
+      );
+      return { contents: [readFileSync(entry, 'utf8'), ...carried].join('\n'), loader: 'js', resolveDir: dir };
+    });
+  },
+};
+
+/** A secondary entry, rewritten: its exports read from the bundle, in tsc's form. */
+function secondaryEntry(file) {
+  const lines = [
+    '"use strict";',
+    'Object.defineProperty(exports, "__esModule", { value: true });',
+    `const entry_1 = require("./index.js")[Symbol.for(${JSON.stringify(entryKey(file))})];`,
+  ];
+  for (const name of secondaryNames.get(file)) {
+    lines.push(
+      `Object.defineProperty(exports, "${name}", { enumerable: true, get: function () { return entry_1.${name}; } });`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
 
 await build({
   entryPoints: [entry],
@@ -36,6 +89,7 @@ await build({
   target: 'node20',
   packages: 'external',
   logLevel: 'warning',
+  plugins: [carrySecondaryEntries],
 });
 
 /** Every compiled module under `from`, but the console's browser files (served as they are). */
@@ -59,6 +113,9 @@ if (out === undefined) {
     rmSync(file);
   }
   renameSync(bundled, entry);
+  for (const file of SECONDARY) {
+    writeFileSync(join(dir, file), secondaryEntry(file));
+  }
 }
 const written = out ?? entry;
 process.stdout.write(`bundled the library into ${written} (${statSync(written).size} bytes)\n`);

@@ -21,7 +21,7 @@ import {
 } from '@nestjs/common';
 import { AuthGuard, PassportStrategy } from '@nestjs/passport';
 import { SignJWT } from 'jose';
-import { McpConfigurationError, McpCtx, McpRequest, McpTool } from 'nest-mcp';
+import { McpConfigurationError, McpCtx, type McpCallContext, McpRequest, McpTool } from 'nest-mcp';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { of } from 'rxjs';
 import { AuthFixtureModule, callWhoami, startAuthApp, whoamiOf } from './fixtures/auth-fixture';
@@ -113,7 +113,7 @@ class UserTool {
     description: 'The principal and req.user',
     input: { type: 'object', properties: {} },
   })
-  whoamiUser(@McpCtx() ctx: McpCtx, @McpRequest() req: { user?: unknown }): string {
+  whoamiUser(@McpCtx() ctx: McpCallContext, @McpRequest() req: { user?: unknown }): string {
     const { id, scopes, claims } = ctx.principal;
     return JSON.stringify({ principal: { id, scopes, claims }, user: req.user });
   }

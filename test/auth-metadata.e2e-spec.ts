@@ -29,6 +29,7 @@ import {
   McpBearerGuard,
   McpConfigurationError,
   McpCtx,
+  type McpCallContext,
   McpModule,
   type McpPrincipal,
   McpTool,
@@ -99,7 +100,7 @@ class LegacyBasicController {
 class GuardedTools {
   @McpTool({ description: 'Answers the id of the caller', input: { type: 'object', properties: {} } })
   @UseGuards(McpApiKeyGuard)
-  whoami(@McpCtx() ctx: McpCtx): string {
+  whoami(@McpCtx() ctx: McpCallContext): string {
     return `caller: ${ctx.principal.id}`;
   }
 }

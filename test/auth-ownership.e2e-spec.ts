@@ -7,7 +7,7 @@
  * one): anyone else gets -32602, exactly as for an unknown task id.
  */
 import { type DynamicModule, Injectable, Module } from '@nestjs/common';
-import { McpCtx, McpModule, McpTool, TASKS_EXTENSION, ToolArgs } from 'nest-mcp';
+import { McpCtx, type McpCallContext, McpModule, McpTool, MCP_TASKS_EXTENSION, McpArgs } from 'nest-mcp';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import {
   exchange,
@@ -47,7 +47,7 @@ class OwnershipTools {
   constructor(private readonly counter: RunCounter) {}
 
   @McpTool({ description: 'Says who is calling' })
-  whoami(@McpCtx() ctx: McpCtx): string {
+  whoami(@McpCtx() ctx: McpCallContext): string {
     return `you are ${ctx.principal.id}`;
   }
 
@@ -55,7 +55,7 @@ class OwnershipTools {
     description: 'Elicits a name',
     input: { type: 'object', properties: { label: { type: 'string' } }, required: ['label'] },
   })
-  async ask_name(@ToolArgs('label') label: string, @McpCtx() ctx: McpCtx): Promise<string> {
+  async ask_name(@McpArgs('label') label: string, @McpCtx() ctx: McpCallContext): Promise<string> {
     this.counter.runs += 1;
     const answer = await ctx.elicit(NAME_QUESTION);
     return `${label}: ${ctx.principal.id} is ${String(answer.content?.name)}`;
@@ -288,7 +288,7 @@ class TaskOwnershipTools {
     },
     taskSupport: 'optional',
   })
-  async slow_job(@ToolArgs() args: { label: string; ms: number }, @McpCtx() ctx: McpCtx): Promise<string> {
+  async slow_job(@McpArgs() args: { label: string; ms: number }, @McpCtx() ctx: McpCallContext): Promise<string> {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(resolve, args.ms);
       ctx.signal.addEventListener(
@@ -326,7 +326,7 @@ class TaskOwnershipModule {
 /** A task id no one was ever given, shaped like a real one. */
 const MADE_UP_TASK = 'task_00000000000000000000000000000000';
 /** The client capabilities of a modern request that takes tasks. */
-const TAKES_TASKS = { [META.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } };
+const TAKES_TASKS = { [META.clientCapabilities]: { extensions: { [MCP_TASKS_EXTENSION]: {} } } };
 
 /** A JSON-RPC error with the task id in its message replaced, to compare a foreign id with an unknown one. */
 function errorShape(response: RawResponse, taskId: string): { status: number; error: unknown } {

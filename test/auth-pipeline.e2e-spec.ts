@@ -25,7 +25,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import type { DynamicModule, LoggerService } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { McpStdioServer } from 'nest-mcp';
+import { McpStdioServer } from 'nest-mcp/stdio';
 import {
   AUTH_PIPELINE_SERVER,
   GlobalThrottleModule,

@@ -23,15 +23,14 @@ import {
 import { Test, type TestingModule } from '@nestjs/testing';
 import { type CanActivate, Injectable, Module, Scope, UseGuards } from '@nestjs/common';
 import {
-  ErrorCode,
+  McpErrorCode,
   McpConfigurationError,
   McpModule,
   type McpPrincipal,
-  McpStderrLogger,
-  McpStdioServer,
   McpTool,
   McpVisibilityGuard,
 } from 'nest-mcp';
+import { McpStderrLogger, McpStdioServer } from 'nest-mcp/stdio';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import {
   legacyRequest,
@@ -188,7 +187,7 @@ function scopeError(scopedCase: ScopedCase, id: number | string = 1): RpcMessage
     jsonrpc: '2.0',
     id,
     error: {
-      code: ErrorCode.InsufficientScope,
+      code: McpErrorCode.InsufficientScope,
       message: scopedCase.message,
       data: { requiredScopes: [...scopedCase.required] },
     },

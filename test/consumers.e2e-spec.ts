@@ -14,7 +14,7 @@
  *
  * Each app runs two servers: the default one at /mcp (the `add` tool) and `admin` at /admin
  * behind an API key, with two decorated tools and one its app registers at runtime through
- * `@InjectMcpRegistry('admin')`; each server discovers only the module it includes, so the
+ * `@InjectMcp(McpRegistry, 'admin')`; each server discovers only the module it includes, so the
  * consumer's compiler checks the published typings of the named tokens in CJS and ESM.
  *
  * The published declarations must compile with `skipLibCheck: false` (the apps' tsconfig) wherever

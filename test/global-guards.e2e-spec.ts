@@ -27,7 +27,14 @@ import { APP_GUARD, APP_INTERCEPTOR, Reflector } from '@nestjs/core';
 import type { Observable } from 'rxjs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { isMcpEndpoint, McpCtx, McpModule, type McpModuleExtras, type McpModuleOptions, McpTool } from 'nest-mcp';
+import {
+  isMcpEndpoint,
+  type McpCallContext,
+  McpModule,
+  type McpModuleExtras,
+  type McpModuleOptions,
+  McpTool,
+} from 'nest-mcp';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import { exchange, modernHeaders, modernRequest, toolText } from './fixtures/raw-rpc';
 
@@ -97,7 +104,7 @@ class EndpointKeyGuard implements CanActivate {
 @Injectable()
 class BobOnlyGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const ctx = context.getArgByIndex<McpCtx>(3);
+    const ctx = context.getArgByIndex<McpCallContext>(3);
     seen.push(`bob-only:${ctx.principal.id}`);
     return ctx.principal.id === 'bob';
   }

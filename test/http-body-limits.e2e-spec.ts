@@ -16,7 +16,7 @@ import {
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { gzipSync } from 'node:zlib';
-import { McpModule, McpTool, ToolArgs } from 'nest-mcp';
+import { McpModule, McpTool, McpArgs } from 'nest-mcp';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import {
   ACCEPT_BOTH,
@@ -44,7 +44,7 @@ class SizeTools {
     description: 'Counts the characters of its text',
     input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
   })
-  size(@ToolArgs('text') text: string): string {
+  size(@McpArgs('text') text: string): string {
     return `received ${text.length} characters`;
   }
 }

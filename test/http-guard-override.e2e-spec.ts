@@ -4,13 +4,13 @@
  * authentication is called without a token.
  */
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { McpCtx, McpHttpGuard, McpModule, McpTool } from 'nest-mcp';
+import { McpCtx, type McpCallContext, McpHttpGuard, McpModule, McpTool } from 'nest-mcp';
 import { firstText, rawPost, startApp, type Adapter, type RunningApp } from './fixtures/pipeline-app';
 
 @Injectable()
 class WhoAmI {
   @McpTool({ description: 'The caller' })
-  whoami(@McpCtx() ctx: McpCtx): string {
+  whoami(@McpCtx() ctx: McpCallContext): string {
     return ctx.principal.id;
   }
 }

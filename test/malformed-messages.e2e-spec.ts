@@ -4,7 +4,8 @@
  * notification), and a notification named `initialize` opens no session.
  */
 import type { TestingModule } from '@nestjs/testing';
-import { McpSessionService, McpStdioServer } from 'nest-mcp';
+import { McpSessionService } from 'nest-mcp';
+import { McpStdioServer } from 'nest-mcp/stdio';
 import type { HttpPlatform } from './fixtures/http-app';
 import { exchange, legacyRequest } from './fixtures/raw-rpc';
 import { closeAllSessions, openSsePair, type SessionsApp, startSessionsApp } from './fixtures/sessions-fixture';

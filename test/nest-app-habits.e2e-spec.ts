@@ -23,7 +23,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { SignJWT } from 'jose';
-import { ErrorCode } from 'nest-mcp';
+import { McpErrorCode } from 'nest-mcp';
 import { EnhancerRuns, HabitsAppModule, JWT_SECRET, PUBLIC_PATHS } from './fixtures/habits-app';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import {
@@ -85,8 +85,8 @@ async function modernClient(url: URL, opened: Array<{ close(): Promise<void> }>)
 /** How a call ended: its JSON-RPC error code, its result (text, isError), or what else came back. */
 type Outcome = { error: number } | { text: string; isError: boolean } | { other: string };
 
-const DENIED: Outcome = { error: ErrorCode.AccessDenied };
-const CRASHED: Outcome = { error: ErrorCode.InternalError };
+const DENIED: Outcome = { error: McpErrorCode.AccessDenied };
+const CRASHED: Outcome = { error: McpErrorCode.InternalError };
 
 /** The outcome of a raw POST (JSON or SSE): the filter's `{"statusCode":500}` shows as `other`. */
 function outcomeOf(response: RawResponse): Outcome {
@@ -154,7 +154,7 @@ describe.each(PLATFORMS)('a usual Nest application with two MCP servers (%s)', (
     const unknown = client.callTool({ name: 'admin_whoami', arguments: {} });
     await expect(unknown).rejects.toBeInstanceOf(ProtocolError);
     await expect(unknown).rejects.toMatchObject({
-      code: ErrorCode.InvalidParams,
+      code: McpErrorCode.InvalidParams,
       message: 'Unknown tool: admin_whoami',
     });
   });
@@ -167,7 +167,7 @@ describe.each(PLATFORMS)('a usual Nest application with two MCP servers (%s)', (
       { type: 'text', text: 'echo: hi' },
     ]);
     await expect(client.callTool({ name: 'admin_whoami', arguments: {} })).rejects.toMatchObject({
-      code: ErrorCode.InvalidParams,
+      code: McpErrorCode.InvalidParams,
       message: expect.stringContaining('Unknown tool: admin_whoami'),
     });
   });
@@ -186,7 +186,7 @@ describe.each(PLATFORMS)('a usual Nest application with two MCP servers (%s)', (
       // The id is the request's, or null when the refusal comes before the body is read.
       body: expect.objectContaining({
         jsonrpc: '2.0',
-        error: expect.objectContaining({ code: ErrorCode.AccessDenied, message: expect.any(String) }),
+        error: expect.objectContaining({ code: McpErrorCode.AccessDenied, message: expect.any(String) }),
       }),
     });
   });

@@ -18,7 +18,7 @@ import {
   type RunningApp,
 } from './fixtures/pipeline-app';
 
-/** `ErrorCode.AccessDenied`: a guard refused the call (a 401 or 403 HttpException). */
+/** `McpErrorCode.AccessDenied`: a guard refused the call (a 401 or 403 HttpException). */
 const ACCESS_DENIED = -32004;
 
 describe.each<Adapter>(['express'])('Nest enhancers on MCP handlers (%s)', (adapter) => {
@@ -181,7 +181,7 @@ describe.each<Adapter>(['express'])('Nest enhancers on MCP handlers (%s)', (adap
     });
   });
 
-  describe('pipes on @ToolArgs()', () => {
+  describe('pipes on @McpArgs()', () => {
     it('ParseIntPipe transforms a valid value', async () => {
       const result = await client.callTool({ name: 'double', arguments: { count: '21' } });
       expect(result.isError).toBeFalsy();

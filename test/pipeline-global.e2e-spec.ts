@@ -152,7 +152,7 @@ describe('global enhancers on MCP calls', () => {
       expect(probe.runs.create_item_plain ?? 0).toBe(before);
     });
 
-    it('a ValidationPipe given on @ToolArgs() with validateCustomDecorators validates', async () => {
+    it('a ValidationPipe given on @McpArgs() with validateCustomDecorators validates', async () => {
       const ok = await client.callTool({ name: 'create_item_local_pipe', arguments: { name: 'pin', quantity: 7 } });
       expect(firstText(ok)).toBe('true:pinx7 [global]');
       const before = probe.runs.create_item_local_pipe ?? 0;

@@ -117,7 +117,7 @@ describe('MCP handlers across provider kinds and scopes', () => {
   });
 
   describe('custom parameter decorators (createParamDecorator)', () => {
-    it('read the HTTP request through switchToHttp() and mix with @ToolArgs()', async () => {
+    it('read the HTTP request through switchToHttp() and mix with @McpArgs()', async () => {
       const result = await acme.callTool({ name: 'whoami', arguments: { greeting: 'hi' } });
       expect(result.isError).toBeFalsy();
       expect(firstText(result)).toBe(`hi ${USER_AGENT} of acme (mcp)`);

@@ -17,7 +17,7 @@ import {
   McpError,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Revision } from 'nest-mcp';
+import type { McpRevision } from 'nest-mcp';
 import {
   acceptElicitation,
   echoSample,
@@ -103,7 +103,7 @@ class AnsweringClient {
 
 const ALL_CAPABILITIES: ClientCapabilities = { elicitation: {}, sampling: {}, roots: { listChanged: true } };
 
-const CASES: Array<{ revision: Revision; revisions: Revision[] | undefined }> = [
+const CASES: Array<{ revision: McpRevision; revisions: McpRevision[] | undefined }> = [
   { revision: '2025-11-25', revisions: undefined },
   { revision: '2025-06-18', revisions: ['2025-06-18', '2025-03-26', '2024-11-05'] },
 ];

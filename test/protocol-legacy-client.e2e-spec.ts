@@ -13,7 +13,7 @@ import {
   ResourceUpdatedNotificationSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { McpNotifier, McpRegistry, type Revision } from 'nest-mcp';
+import { McpNotifier, McpRegistry, type McpRevision } from 'nest-mcp';
 import { type HttpApp, startHttpApp } from './fixtures/http-app';
 import {
   FIXTURE_SERVER,
@@ -27,7 +27,7 @@ type LogParams = { level: string; logger?: string; data: unknown };
 
 interface RevisionCase {
   label: string;
-  revisions: Revision[] | undefined;
+  revisions: McpRevision[] | undefined;
   negotiated: string;
   serverInfo: Record<string, string>;
   /** Whether the revision has `title` and `outputSchema`/`structuredContent` (2025-06-18+). */

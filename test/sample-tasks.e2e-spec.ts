@@ -12,7 +12,7 @@ import {
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TASKS_EXTENSION, type McpCtx } from 'nest-mcp';
+import { MCP_TASKS_EXTENSION, type McpCallContext } from 'nest-mcp';
 import { AppModule } from '../sample/app.module';
 import { ReportTools, SECTION_MS } from '../sample/jobs/report.tools';
 import { startHttpApp, type HttpApp } from './fixtures/http-app';
@@ -26,7 +26,7 @@ import {
   type RpcMessage,
 } from './fixtures/raw-rpc';
 
-const TAKES_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
+const TAKES_TASKS = { extensions: { [MCP_TASKS_EXTENSION]: {} } };
 const TASK_ID = /^task_[0-9a-f]{32}$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -258,7 +258,12 @@ describe('sample: build_report, a tool that may run as a task', () => {
     it('stops at the next section once its signal aborts', async () => {
       const controller = new AbortController();
       const progress = jest.fn(() => controller.abort(new Error('Cancelled by the client')));
-      const ctx = { signal: controller.signal, progress, log: jest.fn(), taskId: undefined } as unknown as McpCtx;
+      const ctx = {
+        signal: controller.signal,
+        progress,
+        log: jest.fn(),
+        taskId: undefined,
+      } as unknown as McpCallContext;
       await expect(new ReportTools().build_report({ sections: 20 }, ctx)).rejects.toMatchObject({
         name: 'AbortError',
         cause: expect.objectContaining({ message: 'Cancelled by the client' }),

@@ -7,8 +7,8 @@
  */
 import { McpNotifier } from 'nest-mcp';
 import { MCP_REPLAY_STORE, MCP_SESSION_STORE } from '../lib/shared/mcp.constants';
-import type { ReplayStore } from '../lib/interfaces/replay-store.interface';
-import type { SessionStore } from '../lib/interfaces/session-store.interface';
+import type { McpReplayStore } from '../lib/interfaces/replay-store.interface';
+import type { McpSessionStore } from '../lib/interfaces/session-store.interface';
 import { McpEngine } from '../lib/protocol/engine';
 import type { HttpPlatform } from './fixtures/http-app';
 import { settledHeap } from './support/settled-memory';
@@ -645,12 +645,12 @@ describe.each(PLATFORMS)('Ownership by principal (%s)', (platform) => {
 
 describe.each(PLATFORMS)('A client that disconnects mid-call on Streamable HTTP (%s)', (platform) => {
   let server: SessionsApp;
-  let replay: ReplayStore;
+  let replay: McpReplayStore;
   let counter = 0;
 
   beforeAll(async () => {
     server = await startSessionsApp({}, { platform });
-    replay = server.app.get<ReplayStore>(MCP_REPLAY_STORE);
+    replay = server.app.get<McpReplayStore>(MCP_REPLAY_STORE);
   });
 
   beforeEach(() => {
@@ -726,14 +726,14 @@ describe.each(PLATFORMS)('A client that disconnects mid-call on Streamable HTTP 
 
 describe.each(PLATFORMS)('Keep-alive comments on held streams (keepAliveMs 1000) (%s)', (platform) => {
   let server: SessionsApp;
-  let store: SessionStore;
+  let store: McpSessionStore;
 
   beforeAll(async () => {
     server = await startSessionsApp(
       { http: { keepAliveMs: 1000 }, ssePath: 'sse', sseMessagesPath: 'messages' },
       { platform },
     );
-    store = server.app.get<SessionStore>(MCP_SESSION_STORE);
+    store = server.app.get<McpSessionStore>(MCP_SESSION_STORE);
   });
 
   afterAll(async () => {

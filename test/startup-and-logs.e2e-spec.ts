@@ -15,7 +15,7 @@ import {
   VersioningType,
 } from '@nestjs/common';
 import type { Observable } from 'rxjs';
-import { McpModule, McpPrompt, McpResource, McpResourceTemplate, McpScopes, McpTool, ToolArgs } from 'nest-mcp';
+import { McpModule, McpPrompt, McpResource, McpResourceTemplate, McpScopes, McpTool, McpArgs } from 'nest-mcp';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import { exchange, legacyRequest, modernHeaders, modernRequest, toolText } from './fixtures/raw-rpc';
 import { RecordingLogger } from './fixtures/recording-logger';
@@ -47,7 +47,7 @@ class LoggedTools {
     description: 'Fails with an error that quotes its argument',
     input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
   })
-  quoting_boom(@ToolArgs('text') text: string): string {
+  quoting_boom(@McpArgs('text') text: string): string {
     throw new Error(`no entry ${text}`);
   }
 

@@ -9,7 +9,8 @@
 import { Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { TestingModule } from '@nestjs/testing';
 import { PassThrough, Writable } from 'node:stream';
-import { McpNotifier, McpRegistry, McpSessionService, McpStdioServer, runMcpStdio } from 'nest-mcp';
+import { McpNotifier, McpRegistry, McpSessionService } from 'nest-mcp';
+import { McpStdioServer, runMcpStdio } from 'nest-mcp/stdio';
 import { McpEngine } from '../lib/protocol/engine';
 import { createStdioFixture, StdioFixtureModule, StdioPeer, StdioProbe } from './fixtures/stdio-fixture.module';
 import { legacyRequest, MODERN_REVISION, modernRequest, type RpcMessage } from './fixtures/raw-rpc';

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpNotifier, McpSessionService } from 'nest-mcp';
 import { MCP_REPLAY_STORE } from '../lib/shared/mcp.constants';
-import type { ReplayStore } from '../lib/interfaces/replay-store.interface';
+import type { McpReplayStore } from '../lib/interfaces/replay-store.interface';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import { ResumeFixtureModule, ResumeGate } from './fixtures/resume-fixture.module';
 import {
@@ -48,7 +48,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
   let gate: ResumeGate;
   let notifier: McpNotifier;
   let sessions: McpSessionService;
-  let store: ReplayStore;
+  let store: McpReplayStore;
   let cleanup: AbortController;
   let label = 0;
 
@@ -60,7 +60,7 @@ describe.each(PLATFORMS)('Resumable legacy streams (%s)', (platform) => {
     gate = server.app.get(ResumeGate);
     notifier = server.app.get(McpNotifier);
     sessions = server.app.get(McpSessionService);
-    store = server.app.get<ReplayStore>(MCP_REPLAY_STORE);
+    store = server.app.get<McpReplayStore>(MCP_REPLAY_STORE);
   });
 
   beforeEach(() => {

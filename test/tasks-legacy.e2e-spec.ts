@@ -26,7 +26,7 @@ import {
   type Task,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { McpCtx, McpTaskService, McpTool, ToolArgs } from 'nest-mcp';
+import { McpCtx, type McpCallContext, McpTaskService, McpTool, McpArgs } from 'nest-mcp';
 import { startHttpApp } from './fixtures/http-app';
 import {
   JOB_ERROR_CODE,
@@ -834,7 +834,7 @@ class GoOnTools {
     input: { type: 'object', properties: { label: { type: 'string' } }, required: ['label'] },
     taskSupport: 'optional',
   })
-  async ask_or_go_on(@ToolArgs() args: { label: string }, @McpCtx() ctx: McpCtx) {
+  async ask_or_go_on(@McpArgs() args: { label: string }, @McpCtx() ctx: McpCallContext) {
     try {
       const answer = await ctx.elicit(
         {

@@ -26,7 +26,7 @@ import {
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport as V2StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { TASKS_EXTENSION } from 'nest-mcp';
+import { MCP_TASKS_EXTENSION } from 'nest-mcp';
 import { Collector, META, modernRequest, type RpcMessage } from './fixtures/raw-rpc';
 
 const ROOT = join(__dirname, '..');
@@ -288,7 +288,7 @@ describe('tasks over stdio', () => {
     /** The answer to the `server/discover` sent first, once the fixture booted. */
     let discovered: RpcMessage;
 
-    const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: {} };
+    const WITH_TASKS = { extensions: { [MCP_TASKS_EXTENSION]: {} }, elicitation: {} };
 
     /** Sends a modern request (declaring `capabilities`) and resolves with its answer. */
     async function call(
@@ -352,7 +352,7 @@ describe('tasks over stdio', () => {
 
     modernIt('server/discover announces the tasks extension', async () => {
       expect(discovered.error).toBeUndefined();
-      expect(discovered.result?.capabilities?.extensions).toEqual({ [TASKS_EXTENSION]: {} });
+      expect(discovered.result?.capabilities?.extensions).toEqual({ [MCP_TASKS_EXTENSION]: {} });
     });
 
     modernIt(
@@ -471,7 +471,7 @@ describe('tasks over stdio', () => {
       async () => {
         const refused = await call('tools/call', { name: 'only_task', arguments: { ms: 0 } }, {});
         expect(refused.error).toMatchObject({ code: -32021 });
-        expect(refused.error?.data?.requiredCapabilities?.extensions).toHaveProperty([TASKS_EXTENSION]);
+        expect(refused.error?.data?.requiredCapabilities?.extensions).toHaveProperty([MCP_TASKS_EXTENSION]);
 
         const inline = await call('tools/call', { name: 'sleepy', arguments: { ms: 300, label: 'modern-inline' } }, {});
         expect(inline.result).toMatchObject({

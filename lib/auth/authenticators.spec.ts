@@ -20,7 +20,7 @@ import {
   type TokenChecker,
   verifiedTokens,
 } from './bearer.authenticator';
-import { secretDigest } from './credential-table';
+import { mcpSecretDigest } from './credential-table';
 import type {
   McpAuthOptions,
   McpAuthProvider,
@@ -217,7 +217,7 @@ describe('BearerAuthenticator', () => {
       ['a space inside', 'Bearer abc def'],
       ['a comma', 'Bearer abc,def'],
       ['a quote', 'Bearer "abc"'],
-      ['a colon (a digest written as a token)', `Bearer ${secretDigest('abc')}`],
+      ['a colon (a digest written as a token)', `Bearer ${mcpSecretDigest('abc')}`],
       ['a non-ASCII letter', 'Bearer tökén'],
       ['padding in the middle', 'Bearer ab=cd'],
       ['padding only', 'Bearer =='],
@@ -236,7 +236,7 @@ describe('BearerAuthenticator', () => {
   describe('staticTokens', () => {
     const check = staticTokens({
       plain: { id: 'ci', scopes: ['notes:read'] },
-      [secretDigest('hidden')]: { id: 'deploy', claims: { team: 'ops' } },
+      [mcpSecretDigest('hidden')]: { id: 'deploy', claims: { team: 'ops' } },
     });
 
     it('accepts a plain token and a token configured by digest', async () => {
@@ -249,7 +249,7 @@ describe('BearerAuthenticator', () => {
 
     it('refuses an unknown token and the digest itself', async () => {
       await expect(check('unknown')).resolves.toEqual({ ok: false, reason: 'invalid' });
-      await expect(check(secretDigest('hidden'))).resolves.toEqual({ ok: false, reason: 'invalid' });
+      await expect(check(mcpSecretDigest('hidden'))).resolves.toEqual({ ok: false, reason: 'invalid' });
     });
 
     it('gives frozen principals', async () => {
@@ -429,7 +429,7 @@ describe("jwtTokens: the token's fault, or the key set's", () => {
 describe('ApiKeyAuthenticator', () => {
   const keys = {
     'key-one': { id: 'ci', scopes: ['notes:read'] },
-    [secretDigest('key-two')]: { id: 'deploy' },
+    [mcpSecretDigest('key-two')]: { id: 'deploy' },
   };
   const byDefault = new ApiKeyAuthenticator({ keys });
 
@@ -455,7 +455,7 @@ describe('ApiKeyAuthenticator', () => {
       ok: true,
       principal: { id: 'deploy', scopes: [] },
     });
-    await expect(byDefault.authenticate(request({ 'x-api-key': secretDigest('key-two') }))).resolves.toMatchObject({
+    await expect(byDefault.authenticate(request({ 'x-api-key': mcpSecretDigest('key-two') }))).resolves.toMatchObject({
       ok: false,
       error: 'invalid_token',
     });

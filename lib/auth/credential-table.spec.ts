@@ -1,21 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { McpPrincipal } from '../protocol/calls/call-context';
-import { CredentialTable, secretDigest } from './credential-table';
+import { CredentialTable, mcpSecretDigest } from './credential-table';
 
 const CI: McpPrincipal = { id: 'ci', scopes: ['notes:read'] };
 const DEPLOY: McpPrincipal = { id: 'deploy', scopes: [] };
 const OPS: McpPrincipal = { id: 'ops', scopes: ['admin'], claims: { team: 'ops' } };
 
-describe('secretDigest', () => {
+describe('mcpSecretDigest', () => {
   it('is "sha256:" and the lower-case hex SHA-256 of the UTF-8 secret', () => {
     // The FIPS 180-2 test vector for "abc".
-    expect(secretDigest('abc')).toBe('sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
-    expect(secretDigest('')).toBe('sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
-    expect(secretDigest('clé 🔑')).toBe(`sha256:${createHash('sha256').update('clé 🔑', 'utf8').digest('hex')}`);
+    expect(mcpSecretDigest('abc')).toBe('sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(mcpSecretDigest('')).toBe('sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(mcpSecretDigest('clé 🔑')).toBe(`sha256:${createHash('sha256').update('clé 🔑', 'utf8').digest('hex')}`);
   });
 
   it('is a well-formed digest entry', () => {
-    const digest = secretDigest('any secret');
+    const digest = mcpSecretDigest('any secret');
     expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(CredentialTable.isDigest(digest)).toBe(true);
     expect(CredentialTable.isValidDigest(digest)).toBe(true);
@@ -46,8 +46,8 @@ describe('CredentialTable', () => {
     beforeEach(() => {
       table = new CredentialTable();
       table.add('plain-key', CI);
-      table.add(secretDigest('hidden-key'), DEPLOY);
-      table.add(secretDigest('upper-key').toUpperCase(), OPS);
+      table.add(mcpSecretDigest('hidden-key'), DEPLOY);
+      table.add(mcpSecretDigest('upper-key').toUpperCase(), OPS);
     });
 
     it('finds a plain entry by its secret', () => {
@@ -74,18 +74,18 @@ describe('CredentialTable', () => {
 
     it('does not take the digest string itself as a secret', () => {
       // Whoever reads the configuration holds no usable credential.
-      expect(table.find(secretDigest('hidden-key'))).toBeUndefined();
-      expect(table.find(secretDigest('upper-key').toUpperCase())).toBeUndefined();
+      expect(table.find(mcpSecretDigest('hidden-key'))).toBeUndefined();
+      expect(table.find(mcpSecretDigest('upper-key').toUpperCase())).toBeUndefined();
     });
 
     it("does not take a plain entry's digest as its secret", () => {
-      expect(table.find(secretDigest('plain-key'))).toBeUndefined();
+      expect(table.find(mcpSecretDigest('plain-key'))).toBeUndefined();
     });
 
     it('answers the first entry when two stand for one secret', () => {
       const duplicated = new CredentialTable();
       duplicated.add('shared', CI);
-      duplicated.add(secretDigest('shared'), DEPLOY);
+      duplicated.add(mcpSecretDigest('shared'), DEPLOY);
       expect(duplicated.find('shared')).toBe(CI);
     });
 

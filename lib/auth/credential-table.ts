@@ -15,7 +15,7 @@ function digest(secret: string): Buffer {
 }
 
 /** The hex SHA-256 digest of a secret, as `keys` of `McpApiKeyOptions` accept it (`sha256:<hex>`). */
-export function secretDigest(secret: string): string {
+export function mcpSecretDigest(secret: string): string {
   return `${DIGEST_PREFIX}${digest(secret).toString('hex')}`;
 }
 

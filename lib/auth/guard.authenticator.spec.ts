@@ -1,5 +1,5 @@
 import { ForbiddenException, HttpException, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { ErrorCode } from '../protocol/messages/json-rpc';
+import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { GuardAuthenticator, refusalMessage } from './guard.authenticator';
 import { McpHttpExecutionContext } from './http-execution-context';
 import type { McpPrincipalInit } from '../interfaces/mcp-auth-options.interface';
@@ -74,7 +74,7 @@ describe('GuardAuthenticator', () => {
     expect(outcome).toMatchObject({
       ok: false,
       status: 500,
-      code: ErrorCode.InternalError,
+      code: McpErrorCode.InternalError,
       description: 'Internal error',
     });
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('auth.guard.principal'));
@@ -95,7 +95,7 @@ describe('GuardAuthenticator', () => {
     expect(outcome).toEqual({
       ok: false,
       status: 403,
-      code: ErrorCode.AccessDenied,
+      code: McpErrorCode.AccessDenied,
       challenge: undefined,
       error: 'access_denied',
       description: 'Forbidden: no admins here',
@@ -104,7 +104,7 @@ describe('GuardAuthenticator', () => {
 
   it('answers an HttpException that is no refusal (a redirect) as an error of the guard, logged', async () => {
     const outcome = await run(authenticatorOf(guardOf(undefined, new HttpException('moved', 302))));
-    expect(outcome).toMatchObject({ ok: false, status: 500, code: ErrorCode.InternalError });
+    expect(outcome).toMatchObject({ ok: false, status: 500, code: McpErrorCode.InternalError });
     expect(error).toHaveBeenCalledTimes(1);
   });
 
@@ -113,7 +113,7 @@ describe('GuardAuthenticator', () => {
     expect(outcome).toMatchObject({
       ok: false,
       status: 503,
-      code: ErrorCode.InternalError,
+      code: McpErrorCode.InternalError,
       description: 'Internal error',
     });
     expect(error).not.toHaveBeenCalled();

@@ -2,12 +2,12 @@
  * The application's own Nest guard as the authenticator of the MCP endpoints (`auth.guard`): a
  * Passport `AuthGuard('jwt')`, say. It runs with an `ExecutionContext` of type `'http'`; the user
  * it leaves on the request becomes the principal, and its refusals are answered as JSON-RPC
- * errors (`ErrorCode.AccessDenied`, the status in `data.status`), with the bearer challenge on a 401.
+ * errors (`McpErrorCode.AccessDenied`, the status in `data.status`), with the bearer challenge on a 401.
  */
 import { type CanActivate, type ExecutionContext, HttpException, type Logger } from '@nestjs/common';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { McpPrincipal } from '../protocol/calls/call-context';
-import { ErrorCode } from '../protocol/messages/json-rpc';
+import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { logMessage, logStack } from '../protocol/bounds/log-text';
 import { anonymousAt } from '../protocol/bounds/principal';
 import { RefusalLog } from '../protocol/bounds/refusal-log';
@@ -35,7 +35,7 @@ const TITLES: Readonly<Record<number, string>> = { 401: 'Unauthorized', 403: 'Fo
 const INTERNAL: AuthRefusal = Object.freeze({
   ok: false,
   status: 500,
-  code: ErrorCode.InternalError,
+  code: McpErrorCode.InternalError,
   error: 'server_error',
   description: 'Internal error',
 });
@@ -55,8 +55,8 @@ class McpAuthentication {
  */
 export function guardRefusalError(status: number, message: string): { code: number; message: string } {
   return status >= 500
-    ? { code: ErrorCode.InternalError, message: 'Internal error' }
-    : { code: ErrorCode.AccessDenied, message: refusalMessage(status, message) };
+    ? { code: McpErrorCode.InternalError, message: 'Internal error' }
+    : { code: McpErrorCode.AccessDenied, message: refusalMessage(status, message) };
 }
 
 /** A refusal's message: `Unauthorized` / `Forbidden`, then the exception's own message when it adds one. */

@@ -22,7 +22,8 @@ function setHeader(response: unknown, name: string, value: string): void {
  * principal on the request (`request.mcpPrincipal`), or refuse with the provider's status,
  * `WWW-Authenticate` challenge and an OAuth error body.
  */
-abstract class CredentialGuard implements CanActivate {
+export abstract class McpCredentialGuard implements CanActivate {
+  /** @internal */
   protected constructor(
     private readonly auth: McpAuthService,
     kind: Exclude<AuthKind, 'none' | 'custom'> | undefined,
@@ -73,7 +74,7 @@ abstract class CredentialGuard implements CanActivate {
  * @publicApi
  */
 @Injectable()
-export class McpBearerGuard extends CredentialGuard {
+export class McpBearerGuard extends McpCredentialGuard {
   constructor(auth: McpAuthService) {
     super(auth, 'bearer', 'McpBearerGuard');
   }
@@ -85,7 +86,7 @@ export class McpBearerGuard extends CredentialGuard {
  * @publicApi
  */
 @Injectable()
-export class McpApiKeyGuard extends CredentialGuard {
+export class McpApiKeyGuard extends McpCredentialGuard {
   constructor(auth: McpAuthService) {
     super(auth, 'apiKey', 'McpApiKeyGuard');
   }
@@ -98,7 +99,7 @@ export class McpApiKeyGuard extends CredentialGuard {
  * @publicApi
  */
 @Injectable()
-export class McpBasicGuard extends CredentialGuard {
+export class McpBasicGuard extends McpCredentialGuard {
   constructor(auth: McpAuthService) {
     super(auth, 'basic', 'McpBasicGuard');
   }
@@ -111,7 +112,7 @@ export class McpBasicGuard extends CredentialGuard {
  * @publicApi
  */
 @Injectable()
-export class McpAuthGuard extends CredentialGuard {
+export class McpAuthGuard extends McpCredentialGuard {
   constructor(auth: McpAuthService) {
     super(auth, undefined, 'McpAuthGuard');
   }

@@ -66,12 +66,17 @@ export class McpAuthService implements OnModuleInit {
   private appGuard: GuardAuthenticator | undefined;
   private ready: Promise<void> | undefined;
 
+  /** @internal */
   constructor(
     @Inject(MCP_AUTH_SETTINGS) private readonly config: ResolvedAuthOptions,
     private readonly moduleRef: ModuleRef,
   ) {}
 
-  /** The provider that guards the MCP endpoints (`none` without `auth`). */
+  /**
+   * The provider that guards the MCP endpoints (`none` without `auth`).
+   *
+   * @internal
+   */
   get kind(): AuthKind {
     return this.config.kind;
   }
@@ -94,6 +99,8 @@ export class McpAuthService implements OnModuleInit {
   /**
    * Authenticates a request: its principal, or the refusal to answer. Without authentication,
    * every request is the anonymous principal's.
+   *
+   * @internal
    */
   authenticate(request: McpAuthRequest): AuthOutcome | Promise<AuthOutcome> {
     if (this.config.kind === 'none') {
@@ -111,6 +118,8 @@ export class McpAuthService implements OnModuleInit {
    * principal on it (`request.mcpPrincipal`), where the transports and handlers find it.
    * `context` is that of the route the request is for: an application guard (`auth.guard`) runs
    * with it.
+   *
+   * @internal
    */
   async authenticateRequest(request: PlatformRequest, context?: ExecutionContext): Promise<AuthOutcome> {
     const outcome =

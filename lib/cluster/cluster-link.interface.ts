@@ -4,20 +4,20 @@
  * channel with the others.
  */
 import type {
-  JsonObject,
-  JsonRpcId,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
+  JSONObject,
+  RequestId,
+  JSONRPCMessage,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResponse,
 } from '../protocol/messages/json-rpc';
 
 /** What one instance tells another. */
 export type ClusterMessage =
   /** A message for a legacy session's standalone stream (GET or SSE pair), held by the receiver. */
-  | { readonly type: 'session_message'; readonly sessionId: string; readonly message: JsonRpcMessage }
+  | { readonly type: 'session_message'; readonly sessionId: string; readonly message: JSONRPCMessage }
   /** A client's answer to a request the receiver sent (its id names the receiver). */
-  | { readonly type: 'client_response'; readonly sessionId: string; readonly response: JsonRpcResponse }
+  | { readonly type: 'client_response'; readonly sessionId: string; readonly response: JSONRPCResponse }
   /** A legacy session ended (deleted, expired, its pair closed, evicted) on the sender. */
   | {
       readonly type: 'session_ended';
@@ -25,16 +25,16 @@ export type ClusterMessage =
       readonly reason: 'deleted' | 'expired' | 'closed' | 'evicted';
     }
   /** `notifications/cancelled` for a request the sender does not run. */
-  | { readonly type: 'cancel_request'; readonly scope: string; readonly requestId: JsonRpcId; readonly reason: string }
+  | { readonly type: 'cancel_request'; readonly scope: string; readonly requestId: RequestId; readonly reason: string }
   /** `tasks/update` answers for a task whose work the sender does not run (checked already). */
-  | { readonly type: 'task_input'; readonly taskId: string; readonly responses: JsonObject }
+  | { readonly type: 'task_input'; readonly taskId: string; readonly responses: JSONObject }
   /**
    * Legacy: a `tasks/result` request waits on `instanceId` for a task whose work runs elsewhere
    * (`open`), or no longer does; the work's questions and notifications are sent there meanwhile.
    */
   | { readonly type: 'task_stream'; readonly taskId: string; readonly instanceId: string; readonly open: boolean }
   /** Legacy: a question or notification of a task's work, for the `tasks/result` waiting on the receiver. */
-  | { readonly type: 'task_message'; readonly taskId: string; readonly message: JsonRpcRequest | JsonRpcNotification }
+  | { readonly type: 'task_message'; readonly taskId: string; readonly message: JSONRPCRequest | JSONRPCNotification }
   /**
    * A client resumes (`Last-Event-ID`) on `instanceId` a request's stream that runs on the
    * receiver: the receiver sends the stream's events after `afterSeq`, then the live ones.
@@ -54,7 +54,7 @@ export type ClusterMessage =
       readonly type: 'stream_event';
       readonly followId: string;
       readonly id: string;
-      readonly message?: JsonRpcMessage;
+      readonly message?: JSONRPCMessage;
       readonly retryMs?: number;
     }
   /** A followed stream ended (answered), or is not running on the sender. */

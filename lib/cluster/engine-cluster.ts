@@ -5,7 +5,7 @@
  */
 import type { McpEngine } from '../protocol/engine';
 import type { EngineCluster, RequestChannel } from '../protocol/calls/transport-contract';
-import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/messages/json-rpc';
+import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/messages/json-rpc';
 import type { ClusterLink, ClusterMessage } from './cluster-link.interface';
 
 /** Ids of requests to clients: `<instance id>.<n>`; the instance id is 16 hex digits. */
@@ -64,7 +64,7 @@ class TaskStreams {
     if (call === undefined) {
       return;
     }
-    const send = (sent: JsonRpcRequest | JsonRpcNotification): void => {
+    const send = (sent: JSONRPCRequest | JSONRPCNotification): void => {
       this.link
         .send(message.instanceId, { type: 'task_message', taskId: message.taskId, message: sent })
         .catch((error: unknown) => this.onError('send a task message', error));
@@ -79,7 +79,7 @@ class TaskStreams {
     this.remote.set(key, { taskId: message.taskId, detach });
   }
 
-  private deliver(taskId: string, message: JsonRpcRequest | JsonRpcNotification): void {
+  private deliver(taskId: string, message: JSONRPCRequest | JSONRPCNotification): void {
     for (const stream of this.waiting.get(taskId) ?? []) {
       if ('id' in message) {
         if (stream.request?.(message) === true) {

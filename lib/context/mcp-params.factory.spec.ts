@@ -15,9 +15,9 @@ describe('McpParamsFactory', () => {
   });
 
   it.each([
-    ['@ToolArgs()', McpParamType.ARGS, undefined, { q: 'mcp', n: 2 }],
-    ["@ToolArgs('q')", McpParamType.ARGS, 'q', 'mcp'],
-    ["@ToolArgs('missing')", McpParamType.ARGS, 'missing', undefined],
+    ['@McpArgs()', McpParamType.ARGS, undefined, { q: 'mcp', n: 2 }],
+    ["@McpArgs('q')", McpParamType.ARGS, 'q', 'mcp'],
+    ["@McpArgs('missing')", McpParamType.ARGS, 'missing', undefined],
     ['@McpCtx()', McpParamType.CONTEXT, undefined, call],
     ['@McpRequest()', McpParamType.REQUEST, undefined, request],
     ["Nest's @Body() data", 0, undefined, undefined],

@@ -1,6 +1,6 @@
 import { McpParamType } from '../shared/mcp.constants';
 import type { McpCallContext } from '../protocol/calls/call-context';
-import type { NativeExchange } from '../protocol/messages/native-exchange';
+import type { McpNativeExchange } from '../protocol/messages/native-exchange';
 
 /**
  * The arguments every MCP handler runs with, in the order its `ExecutionContext` exposes them:
@@ -13,13 +13,13 @@ export type McpHandlerArgs = [request: unknown, response: unknown, args: unknown
 export function mcpHandlerArgs(
   args: unknown,
   call: McpCallContext,
-  native: NativeExchange | undefined,
+  native: McpNativeExchange | undefined,
 ): McpHandlerArgs {
   return [native?.request, native?.response, args, call];
 }
 
 /**
- * The one mapping from the parameter types of `@ToolArgs()`, `@McpCtx()` and `@McpRequest()` to
+ * The one mapping from the parameter types of `@McpArgs()`, `@McpCtx()` and `@McpRequest()` to
  * values, used by Nest's pipeline (as its params factory) and by the direct call alike.
  */
 export class McpParamsFactory {
@@ -38,7 +38,7 @@ export class McpParamsFactory {
   }
 }
 
-/** One property of the call's arguments (`@ToolArgs('name')`). */
+/** One property of the call's arguments (`@McpArgs('name')`). */
 function propertyOf(args: unknown, name: string): unknown {
   return typeof args === 'object' && args !== null ? (args as Record<string, unknown>)[name] : args;
 }

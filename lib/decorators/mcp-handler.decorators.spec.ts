@@ -12,7 +12,7 @@ import {
   McpParamType,
 } from '../shared/mcp.constants';
 import { McpCtx } from './mcp-ctx.decorator';
-import { McpRequest, ToolArgs } from './mcp-params.decorator';
+import { McpRequest, McpArgs } from './mcp-params.decorator';
 import { McpPrompt, McpPromptMetadata } from './mcp-prompt.decorator';
 import {
   McpResource,
@@ -46,7 +46,7 @@ describe('handler decorators', () => {
     }
 
     @McpResourceTemplate({ uriTemplate: 'notes://{id}' })
-    note(@ToolArgs('id') id: string) {
+    note(@McpArgs('id') id: string) {
       return id;
     }
 
@@ -106,11 +106,11 @@ describe('handler decorators', () => {
 
 describe('parameter decorators', () => {
   class Params {
-    all(@ToolArgs() args: unknown, @McpCtx() ctx: unknown, @McpRequest() request: unknown) {
+    all(@McpArgs() args: unknown, @McpCtx() ctx: unknown, @McpRequest() request: unknown) {
       return [args, ctx, request];
     }
 
-    piped(@ToolArgs(ValidationPipe) args: unknown, @ToolArgs('q', ValidationPipe) q: unknown) {
+    piped(@McpArgs(ValidationPipe) args: unknown, @McpArgs('q', ValidationPipe) q: unknown) {
       return [args, q];
     }
   }
@@ -123,7 +123,7 @@ describe('parameter decorators', () => {
     });
   });
 
-  it('@ToolArgs() takes a property name and pipes', () => {
+  it('@McpArgs() takes a property name and pipes', () => {
     expect(Reflect.getMetadata(ROUTE_ARGS_METADATA, Params, 'piped')).toEqual({
       [`${McpParamType.ARGS}:0`]: { index: 0, data: undefined, pipes: [ValidationPipe] },
       [`${McpParamType.ARGS}:1`]: { index: 1, data: 'q', pipes: [ValidationPipe] },

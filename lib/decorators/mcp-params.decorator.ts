@@ -34,7 +34,10 @@ function isPipe(value: unknown): value is PipeLike {
  *
  * @publicApi
  */
-export function ToolArgs(property?: string | PipeLike, ...pipes: PipeLike[]): ParameterDecorator {
+export function McpArgs(
+  property?: string | Type<PipeTransform> | PipeTransform,
+  ...pipes: Array<Type<PipeTransform> | PipeTransform>
+): ParameterDecorator {
   return (target, key, index) => {
     const data = typeof property === 'string' ? property : undefined;
     const allPipes = isPipe(property) ? [property, ...pipes] : pipes;

@@ -34,7 +34,7 @@ export const McpResource = (options: McpResourceOptions): MethodDecorator =>
  * @example
  * ```ts
  * @McpResourceTemplate({ uriTemplate: 'notes://{id}', complete: { id: (v) => ids(v) } })
- * note(@ToolArgs('id') id: string) { ... }
+ * note(@McpArgs('id') id: string) { ... }
  * ```
  * @publicApi
  */

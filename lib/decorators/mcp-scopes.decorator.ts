@@ -14,13 +14,13 @@ export const McpVisibilityGuardMetadata = Reflector.createDecorator<boolean>({ k
  *
  * A call without them is refused before the handler runs: over HTTP with 403 and
  * `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` (bearer tokens can be
- * stepped up), elsewhere with the JSON-RPC error -32003 (`ErrorCode.InsufficientScope`).
+ * stepped up), elsewhere with the JSON-RPC error -32003 (`McpErrorCode.InsufficientScope`).
  *
  * @example
  * ```ts
  * @McpTool({ description: 'Delete a note' })
  * @McpScopes('notes:write')
- * remove(@ToolArgs('id') id: string) { ... }
+ * remove(@McpArgs('id') id: string) { ... }
  * ```
  * @publicApi
  */

@@ -11,14 +11,14 @@ export const McpToolMetadata = Reflector.createDecorator<McpToolOptions>({ key: 
  * Makes a provider or controller method an MCP tool. The method runs through the Nest pipeline
  * (guards, interceptors, pipes, filters) with the execution context type `'mcp'`.
  *
- * Without parameter decorators the method receives `(args, ctx)`; use `@ToolArgs()` and
+ * Without parameter decorators the method receives `(args, ctx)`; use `@McpArgs()` and
  * `@McpCtx()` to place them yourself. For a handler whose argument types TypeScript checks
  * against a zod (Standard Schema) or DTO `input`, use `@McpTypedTool()`.
  *
  * @example
  * ```ts
  * @McpTool({ description: 'Reserve stock', input: ReserveDto })
- * reserve(@ToolArgs() args: ReserveDto, @McpCtx() ctx: McpCtx) { ... }
+ * reserve(@McpArgs() args: ReserveDto, @McpCtx() ctx: McpCallContext) { ... }
  * ```
  * @publicApi
  */

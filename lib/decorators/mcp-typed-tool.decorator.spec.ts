@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MCP_TOOL_METADATA, McpParamType } from '../shared/mcp.constants';
 import { McpCtx } from './mcp-ctx.decorator';
-import { McpRequest, ToolArgs } from './mcp-params.decorator';
+import type { McpCallContext } from '../protocol/calls/call-context';
+import { McpRequest, McpArgs } from './mcp-params.decorator';
 import { McpTypedTool } from './mcp-typed-tool.decorator';
 
 const ROOT = join(__dirname, '..', '..');
@@ -97,7 +98,7 @@ describe('@McpTypedTool() at run time', () => {
   it('keeps (args, ctx) first when other parameter decorators are used', () => {
     class Tools {
       @McpTypedTool({ input: Input })
-      find(args: { q: string }, ctx: McpCtx, @McpRequest() request: unknown) {
+      find(args: { q: string }, ctx: McpCallContext, @McpRequest() request: unknown) {
         return [args, ctx, request];
       }
     }
@@ -107,10 +108,10 @@ describe('@McpTypedTool() at run time', () => {
     expect(params[`${McpParamType.REQUEST}:2`]).toMatchObject({ index: 2 });
   });
 
-  it('accepts @ToolArgs() and @McpCtx() where it puts them anyway', () => {
+  it('accepts @McpArgs() and @McpCtx() where it puts them anyway', () => {
     class Tools {
       @McpTypedTool({ input: Input })
-      find(@ToolArgs() args: { q: string }, @McpCtx() ctx: McpCtx) {
+      find(@McpArgs() args: { q: string }, @McpCtx() ctx: McpCallContext) {
         return [args, ctx];
       }
     }
@@ -138,7 +139,7 @@ describe('@McpTypedTool() at run time', () => {
       () => {
         class PropertyFirst {
           @McpTypedTool({ input: Input })
-          find(@ToolArgs('q') q: unknown) {
+          find(@McpArgs('q') q: unknown) {
             return q;
           }
         }

@@ -2,20 +2,20 @@ import { ROUTE_ARGS_METADATA, routeArgType } from '../shared/nest-internals';
 import { McpParamType } from '../shared/mcp.constants';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpToolOptions } from '../interfaces/mcp-definitions.interface';
-import type { DtoClass, McpSchemaOutput, StandardSchemaLike } from '../interfaces/mcp-schema.interface';
+import type { McpDtoClass, McpSchemaOutput, McpStandardSchemaLike } from '../interfaces/mcp-schema.interface';
 import { TYPED_TOOL_PARAMETERS } from '../shared/mcp.messages';
-import type { McpCtx } from './mcp-ctx.decorator';
+import type { McpCallContext } from '../protocol/calls/call-context';
 import { assignMcpParam } from './mcp-params.decorator';
 import { McpTool } from './mcp-tool.decorator';
 
 /** The options of `@McpTypedTool()`: those of `@McpTool()`, with `input` required. @publicApi */
-export type McpTypedToolOptions<S extends StandardSchemaLike | DtoClass> = Omit<McpToolOptions, 'input'> & {
+export type McpTypedToolOptions<S extends McpStandardSchemaLike | McpDtoClass> = Omit<McpToolOptions, 'input'> & {
   /** The schema of the arguments: a Standard Schema (zod 4...) or a class-validator DTO class. */
   input: S;
 };
 
 /** The handlers `@McpTypedTool()` accepts for the schema `S`. @publicApi */
-export type McpTypedToolHandler<S> = (args: McpSchemaOutput<S>, ctx: McpCtx, ...rest: never[]) => unknown;
+export type McpTypedToolHandler<S> = (args: McpSchemaOutput<S>, ctx: McpCallContext, ...rest: never[]) => unknown;
 
 /**
  * `@McpTool()` whose handler TypeScript checks against the input schema: the method receives
@@ -24,7 +24,7 @@ export type McpTypedToolHandler<S> = (args: McpSchemaOutput<S>, ctx: McpCtx, ...
  * an argument of another type, or a property the schema does not have, does not compile.
  *
  * Parameter decorators cannot check types, so the method takes its arguments in that order:
- * `@ToolArgs()` (whole) on the first and `@McpCtx()` on the second may be written or left out,
+ * `@McpArgs()` (whole) on the first and `@McpCtx()` on the second may be written or left out,
  * other parameter decorators (`@McpRequest()`...) come after them.
  *
  * @example
@@ -32,12 +32,12 @@ export type McpTypedToolHandler<S> = (args: McpSchemaOutput<S>, ctx: McpCtx, ...
  * const Search = z.object({ query: z.string(), limit: z.number().default(10) });
  *
  * @McpTypedTool({ description: 'Searches', input: Search })
- * search(args: { query: string; limit: number }, ctx: McpCtx) { ... }   // compiles
+ * search(args: { query: string; limit: number }, ctx: McpCallContext) { ... }   // compiles
  * // search(args: { query: number }) would not: the schema gives a string
  * ```
  * @publicApi
  */
-export function McpTypedTool<S extends StandardSchemaLike | DtoClass>(options: McpTypedToolOptions<S>) {
+export function McpTypedTool<S extends McpStandardSchemaLike | McpDtoClass>(options: McpTypedToolOptions<S>) {
   const decorate = McpTool(options);
   return <H extends McpTypedToolHandler<S>>(
     target: object,

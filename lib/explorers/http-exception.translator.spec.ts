@@ -7,15 +7,15 @@ import {
   NotFoundException,
   UnauthorizedException,
 } from '@nestjs/common';
-import { ErrorCode } from '../protocol/messages/json-rpc';
+import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { isMcpError, isMcpToolError, McpError, McpInternalError, McpToolError } from '../protocol/messages/mcp-error';
-import type { Era } from '../protocol/messages/revisions';
+import type { McpEra } from '../protocol/messages/revisions';
 import { FilterAnswer } from './filter-response.capture';
 import { translateHttpException } from './http-exception.translator';
 import type { McpHandlerKind } from './mcp-metadata.accessor';
 
 const KINDS: McpHandlerKind[] = ['tool', 'resource', 'resource template', 'prompt'];
-const ERAS: Era[] = ['legacy', 'modern'];
+const ERAS: McpEra[] = ['legacy', 'modern'];
 
 /** What a translated error is answered as: a JSON-RPC error, a tool error, or the error itself. */
 function answer(error: unknown): unknown {
@@ -28,7 +28,7 @@ function answer(error: unknown): unknown {
   return error;
 }
 
-function translate(error: unknown, kind: McpHandlerKind = 'tool', era: Era = 'legacy'): unknown {
+function translate(error: unknown, kind: McpHandlerKind = 'tool', era: McpEra = 'legacy'): unknown {
   return answer(translateHttpException(error, kind, era));
 }
 
@@ -39,17 +39,17 @@ describe('translateHttpException', () => {
     it.each(cases)('$kind, $era era', ({ kind, era }) => {
       // What Nest throws for a guard that returns false.
       expect(translate(new ForbiddenException('Forbidden resource'), kind, era)).toEqual({
-        code: ErrorCode.AccessDenied,
+        code: McpErrorCode.AccessDenied,
         message: 'Forbidden resource',
         data: { status: 403 },
       });
       expect(translate(new UnauthorizedException('Sign in first'), kind, era)).toEqual({
-        code: ErrorCode.AccessDenied,
+        code: McpErrorCode.AccessDenied,
         message: 'Sign in first',
         data: { status: 401 },
       });
       expect(translate(new HttpException({ message: ['no token', 'no cookie'] }, 401), kind, era)).toEqual({
-        code: ErrorCode.AccessDenied,
+        code: McpErrorCode.AccessDenied,
         message: 'no token; no cookie',
         data: { status: 401 },
       });
@@ -98,19 +98,19 @@ describe('translateHttpException', () => {
     it.each(KINDS)("%s: 401 and 403 are the access-denied error, else the exception's message", (kind) => {
       const docsBody = { statusCode: 403, timestamp: '2026-01-01T00:00:00.000Z', path: '/mcp' };
       expect(translate(new FilterAnswer(403, docsBody, new ForbiddenException('Forbidden resource')), kind)).toEqual({
-        code: ErrorCode.AccessDenied,
+        code: McpErrorCode.AccessDenied,
         message: 'Forbidden resource',
         data: { status: 403 },
       });
       expect(translate(new FilterAnswer(401, { message: 'Token expired' }, plain), kind)).toEqual({
-        code: ErrorCode.AccessDenied,
+        code: McpErrorCode.AccessDenied,
         message: 'Token expired',
         data: { status: 401 },
       });
     });
 
     it('404 is the not-found code of the kind and era', () => {
-      const written = (kind: McpHandlerKind, era: Era) =>
+      const written = (kind: McpHandlerKind, era: McpEra) =>
         translate(new FilterAnswer(404, { statusCode: 404 }, new NotFoundException('No item 7')), kind, era);
       expect(written('resource', 'legacy')).toEqual({ code: -32002, message: 'No item 7' });
       expect(written('resource template', 'modern')).toEqual({ code: -32602, message: 'No item 7' });

@@ -4,8 +4,8 @@
  * MCP errors. Their messages are meant for clients, so they are kept; any other error stays as it
  * is and the engine answers it with a generic message.
  */
-import type { Era } from '../protocol/messages/revisions';
-import { ErrorCode } from '../protocol/messages/json-rpc';
+import type { McpEra } from '../protocol/messages/revisions';
+import { McpErrorCode } from '../protocol/messages/json-rpc';
 import {
   isMcpError,
   isMcpToolError,
@@ -61,7 +61,7 @@ function isAccessDenial(status: number): boolean {
 
 /** The access-denied error: -32004 with the HTTP status it stands for. */
 function accessDenied(status: number, message: string): McpError {
-  return new McpError(ErrorCode.AccessDenied, message, { status });
+  return new McpError(McpErrorCode.AccessDenied, message, { status });
 }
 
 /**
@@ -69,14 +69,14 @@ function accessDenied(status: number, message: string): McpError {
  * (resources, templates, prompts): bad input is Invalid params, a missing resource is the
  * era's resource-not-found code, anything else is an internal error.
  */
-export function codeForHttpStatus(status: number, kind: HandlerKind, era: Era): number {
+export function codeForHttpStatus(status: number, kind: HandlerKind, era: McpEra): number {
   if (status === 400 || status === 422) {
-    return ErrorCode.InvalidParams;
+    return McpErrorCode.InvalidParams;
   }
   if (status === 404) {
-    return kind === 'prompt' || era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound;
+    return kind === 'prompt' || era === 'modern' ? McpErrorCode.InvalidParams : McpErrorCode.ResourceNotFound;
   }
-  return ErrorCode.InternalError;
+  return McpErrorCode.InternalError;
 }
 
 /**
@@ -84,7 +84,7 @@ export function codeForHttpStatus(status: number, kind: HandlerKind, era: Era): 
  *
  * - An HttpException of status 401 or 403 (a guard that returns `false` makes Nest throw
  *   `ForbiddenException('Forbidden resource')`) is the JSON-RPC error -32004
- *   (`ErrorCode.AccessDenied`) with its message and `data: { status }`, for every kind: a refusal,
+ *   (`McpErrorCode.AccessDenied`) with its message and `data: { status }`, for every kind: a refusal,
  *   never a tool result.
  * - Any other HttpException of a tool is a tool execution error (`isError: true`) the model can
  *   read; elsewhere it is the JSON-RPC error of `codeForHttpStatus`. Above 499 its message is
@@ -104,7 +104,7 @@ export function codeForHttpStatus(status: number, kind: HandlerKind, era: Era): 
  *
  * Any other error is passed on, for the engine to log and answer with a generic message.
  */
-export function translateHttpException(error: unknown, kind: HandlerKind, era: Era): unknown {
+export function translateHttpException(error: unknown, kind: HandlerKind, era: McpEra): unknown {
   if (error instanceof FilterAnswer) {
     return translateFilterAnswer(error, kind, era);
   }
@@ -124,7 +124,7 @@ export function translateHttpException(error: unknown, kind: HandlerKind, era: E
 }
 
 /** What a filter wrote, by the table of `translateHttpException`. */
-function translateFilterAnswer(answer: FilterAnswer, kind: HandlerKind, era: Era): unknown {
+function translateFilterAnswer(answer: FilterAnswer, kind: HandlerKind, era: McpEra): unknown {
   const { status, exception } = answer;
   if (status >= 500) {
     // Logged by the engine with its call; a tool answers the JSON-RPC error the filter meant.
@@ -139,7 +139,7 @@ function translateFilterAnswer(answer: FilterAnswer, kind: HandlerKind, era: Era
   if (status === 400 || status === 422 || status === 404) {
     return new McpError(codeForHttpStatus(status, kind, era), message);
   }
-  return new McpError(ErrorCode.InternalError, message);
+  return new McpError(McpErrorCode.InternalError, message);
 }
 
 /** The message of a written body: an object's (or its JSON text's) `message`, else a plain text. */

@@ -4,7 +4,7 @@ import { isObservable, lastValueFrom } from 'rxjs';
 import { mcpHandlerArgs, McpParamsFactory } from '../context/mcp-params.factory';
 import { MCP_CONTEXT_TYPE } from '../shared/mcp.constants';
 import type { McpCallContext } from '../protocol/calls/call-context';
-import type { NativeExchange } from '../protocol/messages/native-exchange';
+import type { McpNativeExchange } from '../protocol/messages/native-exchange';
 import { canUseDirectCall } from './direct-call';
 import type { McpEnhancerResolver } from './enhancer-resolver';
 import { translateHttpException } from './http-exception.translator';
@@ -19,7 +19,7 @@ import { isThenable } from '../protocol/messages/thenables';
  * Calls a decorated method: its value, or a promise of it when the method (or the pipeline) is
  * asynchronous. It may throw synchronously, as a handler of the registry may.
  */
-export type McpInvoker = (args: unknown, call: McpCallContext, native: NativeExchange | undefined) => unknown;
+export type McpInvoker = (args: unknown, call: McpCallContext, native: McpNativeExchange | undefined) => unknown;
 
 /** One decorated method, as the explorer found it. */
 export interface McpHandlerTarget {
@@ -35,7 +35,7 @@ export interface McpHandlerTarget {
 type Method = (...args: unknown[]) => unknown;
 
 /** How one call runs, before its result is settled and its HTTP exceptions are translated. */
-type Run = (args: unknown, call: McpCallContext, native: NativeExchange | undefined) => unknown;
+type Run = (args: unknown, call: McpCallContext, native: McpNativeExchange | undefined) => unknown;
 
 const PIPELINE = { guards: true, interceptors: true, filters: true };
 

@@ -12,7 +12,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { McpCtx } from '../decorators/mcp-ctx.decorator';
-import { McpRequest, ToolArgs } from '../decorators/mcp-params.decorator';
+import { McpRequest, McpArgs } from '../decorators/mcp-params.decorator';
 import { McpPrompt } from '../decorators/mcp-prompt.decorator';
 import { McpResource, McpResourceTemplate } from '../decorators/mcp-resource.decorator';
 import { McpScopes, McpVisibilityGuard } from '../decorators/mcp-scopes.decorator';
@@ -56,7 +56,7 @@ class Notes {
   @McpTool()
   @McpScopes('notes:write')
   @UseGuards(VisibilityGuard)
-  remove(@ToolArgs('id') id: string, @McpCtx() ctx: unknown, @McpRequest() request: unknown) {
+  remove(@McpArgs('id') id: string, @McpCtx() ctx: unknown, @McpRequest() request: unknown) {
     return [id, ctx, request];
   }
 
@@ -66,7 +66,7 @@ class Notes {
   }
 
   @McpResourceTemplate({ uriTemplate: 'notes://{id}' })
-  note(@ToolArgs('id', ValidationPipe) id: string) {
+  note(@McpArgs('id', ValidationPipe) id: string) {
     return id;
   }
 

@@ -37,7 +37,7 @@ export interface McpParamMetadata {
   readonly data: unknown;
   /** Whether a custom parameter decorator (`createParamDecorator`) fills it. */
   readonly custom: boolean;
-  /** Whether pipes are bound to this parameter (`@ToolArgs(SomePipe)`). */
+  /** Whether pipes are bound to this parameter (`@McpArgs(SomePipe)`). */
   readonly piped: boolean;
 }
 

@@ -1,6 +1,6 @@
 import type { McpAccessDefinition, McpCompletionSource } from '../interfaces/mcp-definitions.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import type { CompletionHandler } from '../protocol/calls/catalog';
+import type { McpCompletionHandler } from '../protocol/calls/catalog';
 import type { McpRegistry } from '../registry/mcp-registry.service';
 import type { McpInvoker } from './mcp-handler.factory';
 import type { McpHandlerMetadata } from './mcp-metadata.accessor';
@@ -44,7 +44,7 @@ export function registerHandler(registry: McpRegistry, registration: McpRegistra
     }
     case 'resource template': {
       const template = handler.options;
-      const complete: Record<string, CompletionHandler> = {};
+      const complete: Record<string, McpCompletionHandler> = {};
       for (const [variable, source] of Object.entries(template.complete ?? {})) {
         complete[variable] = completion(registration, source);
       }
@@ -81,7 +81,7 @@ export function registerHandler(registry: McpRegistry, registration: McpRegistra
 }
 
 /** A completion given as a function, or as the name of a method of the same instance. */
-function completion({ instance, where }: McpRegistration, source: McpCompletionSource): CompletionHandler {
+function completion({ instance, where }: McpRegistration, source: McpCompletionSource): McpCompletionHandler {
   if (typeof source === 'function') {
     return source;
   }
@@ -89,5 +89,5 @@ function completion({ instance, where }: McpRegistration, source: McpCompletionS
   if (typeof method !== 'function') {
     throw new McpConfigurationError(`${where} names the completion method "${source}", which its class does not have`);
   }
-  return (value, context) => (method as CompletionHandler).call(instance, value, context);
+  return (value, context) => (method as McpCompletionHandler).call(instance, value, context);
 }

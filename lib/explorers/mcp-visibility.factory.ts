@@ -5,7 +5,7 @@ import { mcpHandlerArgs } from '../context/mcp-params.factory';
 import type { McpAccessDefinition } from '../interfaces/mcp-definitions.interface';
 import { MCP_CONTEXT_TYPE } from '../shared/mcp.constants';
 import type { McpCallContext } from '../protocol/calls/call-context';
-import type { NativeExchange } from '../protocol/messages/native-exchange';
+import type { McpNativeExchange } from '../protocol/messages/native-exchange';
 import type { McpEnhancerResolver } from './enhancer-resolver';
 import type { McpMetadataAccessor } from './mcp-metadata.accessor';
 import { createExecutionContext, globalEnhancersOf, type HostWrapper } from '../shared/nest-internals';
@@ -51,7 +51,7 @@ export class McpVisibilityFactory {
     const guards = (await Promise.all(
       marked.map((guard) => (typeof guard === 'function' ? resolve(guard as Type) : guard)),
     )) as CanActivate[];
-    const visible = (call: McpCallContext, native: NativeExchange | undefined) =>
+    const visible = (call: McpCallContext, native: McpNativeExchange | undefined) =>
       allow(
         guards,
         createExecutionContext(mcpHandlerArgs(undefined, call, native), hostClass, method, MCP_CONTEXT_TYPE),

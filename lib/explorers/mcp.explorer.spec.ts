@@ -15,14 +15,14 @@ import { Test } from '@nestjs/testing';
 import { of } from 'rxjs';
 import { McpExecutionContext } from '../context/mcp-execution-context';
 import { McpCtx } from '../decorators/mcp-ctx.decorator';
-import { McpRequest, ToolArgs } from '../decorators/mcp-params.decorator';
+import { McpRequest, McpArgs } from '../decorators/mcp-params.decorator';
 import { McpPrompt } from '../decorators/mcp-prompt.decorator';
 import { McpResource, McpResourceTemplate } from '../decorators/mcp-resource.decorator';
 import { McpScopes, McpVisibilityGuard } from '../decorators/mcp-scopes.decorator';
 import { McpTool } from '../decorators/mcp-tool.decorator';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpCallContext } from '../protocol/calls/call-context';
-import { ErrorCode } from '../protocol/messages/json-rpc';
+import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { isMcpError, isMcpToolError, type McpError } from '../protocol/messages/mcp-error';
 import { McpRegistry, type SchemaCompiler } from '../registry/mcp-registry.service';
 import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
@@ -68,7 +68,7 @@ class Notes {
   }
 
   @McpTool({ name: 'who' })
-  who(@ToolArgs('name') name: string, @McpRequest() request: { url: string }) {
+  who(@McpArgs('name') name: string, @McpRequest() request: { url: string }) {
     return `${name} via ${request.url}`;
   }
 
@@ -78,12 +78,12 @@ class Notes {
   }
 
   @McpResourceTemplate({ uriTemplate: 'notes://{id}', complete: { id: 'ids' } })
-  note(@ToolArgs('id') id: string) {
+  note(@McpArgs('id') id: string) {
     return `note ${id}`;
   }
 
   @McpPrompt({ arguments: [{ name: 'who', complete: 'ids' }] })
-  greet(@ToolArgs() args: { who: string }, @McpCtx() ctx: McpCallContext) {
+  greet(@McpArgs() args: { who: string }, @McpCtx() ctx: McpCallContext) {
     return `hello ${args.who} (${ctx.era})`;
   }
 
@@ -218,7 +218,7 @@ describe('McpExplorer', () => {
       );
       expect(isMcpError(error)).toBe(true);
       expect((error as McpError).toJsonRpc()).toEqual({
-        code: ErrorCode.AccessDenied,
+        code: McpErrorCode.AccessDenied,
         message: 'Forbidden resource',
         data: { status: 403 },
       });

@@ -3,7 +3,7 @@ import { MCP_OWN_REGISTRY, MCP_REDIS_HUB, MCP_SESSION_STORE } from '../shared/mc
 import { HEALTH_DISCOVERY_PENDING, HEALTH_STORE_TIMEOUT } from '../shared/mcp.messages';
 import { McpExplorer } from '../explorers/mcp.explorer';
 import { McpRegistry } from '../registry/mcp-registry.service';
-import type { SessionStore } from '../interfaces/session-store.interface';
+import type { McpSessionStore } from '../interfaces/session-store.interface';
 import type { RedisHub } from '../stores/redis/redis-hub';
 import { MemorySessionStore } from '../stores/memory/memory-session.store';
 import { messageOf } from '../protocol/messages/mcp-error';
@@ -100,10 +100,11 @@ export class McpHealthIndicator {
    */
   @Inject(MCP_REDIS_HUB) private readonly hub!: RedisHub | undefined;
 
+  /** @internal */
   constructor(
     @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,
     private readonly explorer: McpExplorer,
-    @Inject(MCP_SESSION_STORE) private readonly sessions: SessionStore,
+    @Inject(MCP_SESSION_STORE) private readonly sessions: McpSessionStore,
   ) {}
 
   /**

@@ -6,9 +6,9 @@
  * and response over HTTP, `undefined` on stdio. Most handlers leave that parameter out.
  */
 import type { McpCallContext } from '../protocol/calls/call-context';
-import type { NativeExchange } from '../protocol/messages/native-exchange';
-import type { CompletionHandler, TaskSupport } from '../protocol/calls/catalog';
-import type { McpIcon, PromptArgument, ResourceAnnotations, ToolAnnotations } from '../protocol/messages/mcp-types';
+import type { McpNativeExchange } from '../protocol/messages/native-exchange';
+import type { McpCompletionHandler, McpTaskSupport } from '../protocol/calls/catalog';
+import type { Icon, PromptArgument, Annotations, ToolAnnotations } from '../protocol/messages/mcp-types';
 import type { McpSchema, McpValidatorOptions } from './mcp-schema.interface';
 
 /**
@@ -18,7 +18,7 @@ import type { McpSchema, McpValidatorOptions } from './mcp-schema.interface';
  *
  * @publicApi
  */
-export type McpCompletionSource = CompletionHandler | string;
+export type McpCompletionSource = McpCompletionHandler | string;
 
 /**
  * The servers a decorated handler belongs to, for applications with several servers, beside or
@@ -55,14 +55,14 @@ export interface McpToolOptions extends McpServersOption {
    */
   validatorOptions?: McpValidatorOptions;
   annotations?: ToolAnnotations;
-  icons?: McpIcon[];
+  icons?: Icon[];
   /** Free-form metadata advertised with the tool. */
   _meta?: Record<string, unknown>;
   /**
    * Whether the tool may run as a task.
    * @default 'forbidden'
    */
-  taskSupport?: TaskSupport;
+  taskSupport?: McpTaskSupport;
 }
 
 /** @publicApi */
@@ -76,8 +76,8 @@ export interface McpResourceOptions extends McpServersOption {
   mimeType?: string;
   /** The size in bytes, when known. */
   size?: number;
-  annotations?: ResourceAnnotations;
-  icons?: McpIcon[];
+  annotations?: Annotations;
+  icons?: Icon[];
   _meta?: Record<string, unknown>;
   /** How long clients may cache a read (modern era), overriding the module default. */
   cacheTtlMs?: number;
@@ -92,8 +92,8 @@ export interface McpResourceTemplateOptions extends McpServersOption {
   title?: string;
   description?: string;
   mimeType?: string;
-  annotations?: ResourceAnnotations;
-  icons?: McpIcon[];
+  annotations?: Annotations;
+  icons?: Icon[];
   _meta?: Record<string, unknown>;
   cacheTtlMs?: number;
   /** Completion of template variables, by variable name. */
@@ -128,7 +128,7 @@ export interface McpPromptOptions extends McpServersOption {
   title?: string;
   description?: string;
   arguments?: McpPromptArgument[];
-  icons?: McpIcon[];
+  icons?: Icon[];
   _meta?: Record<string, unknown>;
 }
 
@@ -142,38 +142,38 @@ export interface McpAccessDefinition {
   /** Scopes the caller must all hold to call it and to see it listed. */
   scopes?: string[];
   /** Whether the caller sees it in lists (after the scopes); it is called with the list request's context. */
-  visible?: (context: McpCallContext, native: NativeExchange | undefined) => boolean | Promise<boolean>;
+  visible?: (context: McpCallContext, native: McpNativeExchange | undefined) => boolean | Promise<boolean>;
 }
 
 /** A tool registered at runtime. @publicApi */
 export interface McpToolDefinition extends McpToolOptions, McpAccessDefinition {
   name: string;
-  handler: (args: any, context: McpCallContext, native: NativeExchange | undefined) => unknown;
+  handler: (args: any, context: McpCallContext, native: McpNativeExchange | undefined) => unknown;
 }
 
 /** A resource registered at runtime. @publicApi */
 export interface McpResourceDefinition extends McpResourceOptions, McpAccessDefinition {
   name: string;
-  handler: (context: McpCallContext, native: NativeExchange | undefined) => unknown;
+  handler: (context: McpCallContext, native: McpNativeExchange | undefined) => unknown;
 }
 
 /** A resource template registered at runtime. @publicApi */
 export interface McpResourceTemplateDefinition
   extends Omit<McpResourceTemplateOptions, 'complete'>, McpAccessDefinition {
   name: string;
-  complete?: Record<string, CompletionHandler>;
+  complete?: Record<string, McpCompletionHandler>;
   /** Reads one resource; `variables` are the values the URI gave the template's variables. */
   handler: (
     uri: string,
     variables: Record<string, string>,
     context: McpCallContext,
-    native: NativeExchange | undefined,
+    native: McpNativeExchange | undefined,
   ) => unknown;
 }
 
 /** A prompt registered at runtime. @publicApi */
 export interface McpPromptDefinition extends Omit<McpPromptOptions, 'arguments'>, McpAccessDefinition {
   name: string;
-  arguments?: Array<PromptArgument & { complete?: CompletionHandler }>;
-  handler: (args: Record<string, string>, context: McpCallContext, native: NativeExchange | undefined) => unknown;
+  arguments?: Array<PromptArgument & { complete?: McpCompletionHandler }>;
+  handler: (args: Record<string, string>, context: McpCallContext, native: McpNativeExchange | undefined) => unknown;
 }

@@ -29,7 +29,7 @@ export interface McpConsoleOptions {
 export interface McpModuleExtras {
   /**
    * The name of the server among the application's servers: its tokens
-   * (`getMcpRegistryToken(name)`, `@InjectMcpRegistry(name)`...), the `servers` of a handler's
+   * (`getMcpToken(McpRegistry, name)`, `@InjectMcp(McpRegistry, name)`...), the `servers` of a handler's
    * decorator, and its Redis key prefix (`mcp:<name>:`) go by it. In `forRoot` it is the
    * `name` clients see in `serverInfo`; give it beside the factory in `forRootAsync`.
    * @default 'default' (forRootAsync without one)

@@ -1,6 +1,6 @@
-import type { Revision } from '../protocol/messages/revisions';
-import type { LogLevel } from '../protocol/messages/log-levels';
-import type { CacheScope, McpIcon } from '../protocol/messages/mcp-types';
+import type { McpRevision } from '../protocol/messages/revisions';
+import type { LoggingLevel } from '../protocol/messages/log-levels';
+import type { McpCacheScope, Icon } from '../protocol/messages/mcp-types';
 import type { McpAuthOptions } from './mcp-auth-options.interface';
 import type { McpValidatorOptions } from './mcp-schema.interface';
 import type { McpHttpOptions } from './mcp-http-options.interface';
@@ -42,7 +42,7 @@ export interface McpCacheHintOptions {
    * Who may share those results: `private` (the same authorization context only) or `public`.
    * @default 'private'
    */
-  scope?: CacheScope;
+  scope?: McpCacheScope;
   /**
    * How long clients may reuse `server/discover`, in ms.
    * @default 60000
@@ -52,7 +52,7 @@ export interface McpCacheHintOptions {
    * The cache scope of `server/discover`.
    * @default 'public'
    */
-  discoverScope?: CacheScope;
+  discoverScope?: McpCacheScope;
 }
 
 /**
@@ -72,7 +72,7 @@ export interface McpModuleOptions {
   /** The server's website (2025-11-25 and later). */
   websiteUrl?: string;
   /** Icons of the server (2025-11-25 and later). */
-  icons?: McpIcon[];
+  icons?: Icon[];
   /** Guidance for the model on how to use the server. */
   instructions?: string;
   /**
@@ -80,7 +80,7 @@ export interface McpModuleOptions {
    * modern request fail with -32022, so clients fall back to the handshake.
    * @default all five: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28
    */
-  revisions?: Revision[];
+  revisions?: McpRevision[];
   /**
    * Page size of `tools/list`, `resources/list`, `resources/templates/list` and
    * `prompts/list`. 0 returns every entry in one page (some clients never ask for a second).
@@ -118,7 +118,7 @@ export interface McpModuleOptions {
    * The log level of a legacy session before the client sends `logging/setLevel`.
    * @default 'info'
    */
-  defaultLogLevel?: LogLevel;
+  defaultLogLevel?: LoggingLevel;
   /**
    * Legacy era: how long `ctx.elicit()`, `ctx.sample()` and `ctx.listRoots()` wait for the
    * client's answer, in ms; 0 waits as long as the call runs (see `callTimeoutMs`).
@@ -188,7 +188,7 @@ export interface McpModuleOptions {
    * built-in store; the others stay in memory. They serve one instance (instances of a server
    * talk to each other through `redis` only), and cannot be combined with `redis`.
    * @example { stores: { sessions: new MySessionStore(db) } }
-   * @see getMcpSessionStoreToken
+   * @see getMcpStoreToken
    */
   stores?: McpStoreOptions;
   /**

@@ -3,16 +3,16 @@
  */
 
 /** A JSON Schema object (2020-12 by default). */
-export type JsonSchemaObject = Record<string, unknown>;
+export type McpJsonSchemaObject = Record<string, unknown>;
 
 /** A class whose properties carry class-validator decorators. */
-export type DtoClass = new (...args: any[]) => object;
+export type McpDtoClass = new (...args: any[]) => object;
 
 /**
  * A Standard Schema (https://standardschema.dev): zod 4, valibot, arktype... To be advertised it
  * must also implement Standard JSON Schema (`~standard.jsonSchema`), as zod 4 does.
  */
-export interface StandardSchemaLike {
+export interface McpStandardSchemaLike {
   readonly '~standard': {
     readonly version: 1;
     readonly vendor: string;
@@ -30,7 +30,7 @@ export interface StandardSchemaLike {
  *
  * @publicApi
  */
-export type McpSchema = JsonSchemaObject | DtoClass | StandardSchemaLike;
+export type McpSchema = McpJsonSchemaObject | McpDtoClass | McpStandardSchemaLike;
 
 /**
  * What a handler receives for a schema: the output type of a Standard Schema (its
@@ -39,7 +39,7 @@ export type McpSchema = JsonSchemaObject | DtoClass | StandardSchemaLike;
  *
  * @publicApi
  */
-export type McpSchemaOutput<S> = S extends DtoClass
+export type McpSchemaOutput<S> = S extends McpDtoClass
   ? InstanceType<S>
   : S extends { readonly '~standard': { readonly types?: infer Types } }
     ? NonNullable<Types> extends { readonly output: infer Output }

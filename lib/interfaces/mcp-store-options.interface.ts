@@ -1,7 +1,7 @@
-import type { SessionStore } from './session-store.interface';
-import type { ReplayStore } from './replay-store.interface';
-import type { TaskStore } from './task-store.interface';
-import type { NotificationBus } from './notification-bus.interface';
+import type { McpSessionStore } from './session-store.interface';
+import type { McpReplayStore } from './replay-store.interface';
+import type { McpTaskStore } from './task-store.interface';
+import type { McpNotificationBus } from './notification-bus.interface';
 
 /**
  * Stores of the application's own (`stores` of the module options). Each one given replaces the
@@ -16,23 +16,23 @@ import type { NotificationBus } from './notification-bus.interface';
 export interface McpStoreOptions {
   /**
    * Where legacy sessions and their resource subscriptions live.
-   * @see getMcpSessionStoreToken
+   * @see getMcpStoreToken
    */
-  sessions?: SessionStore;
+  sessions?: McpSessionStore;
   /**
    * The SSE replay buffers of legacy sessions. It keeps as many events per session as it
    * chooses (`http.replayBufferSize` sizes the built-in one).
-   * @see getMcpReplayStoreToken
+   * @see getMcpStoreToken
    */
-  replay?: ReplayStore;
+  replay?: McpReplayStore;
   /**
    * Where tasks live.
-   * @see getMcpTaskStoreToken
+   * @see getMcpStoreToken
    */
-  tasks?: TaskStore;
+  tasks?: McpTaskStore;
   /**
    * What carries list changes, resource updates and task status to the client streams.
-   * @see getMcpNotificationBusToken
+   * @see getMcpStoreToken
    */
-  bus?: NotificationBus;
+  bus?: McpNotificationBus;
 }

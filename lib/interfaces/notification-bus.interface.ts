@@ -18,7 +18,8 @@ export type McpEventHandler = (event: McpEvent) => void;
  *
  * @publicApi
  */
-export interface NotificationBus {
+export interface McpNotificationBus {
+  /** Delivers an event to every subscriber (of every instance, for a shared bus). */
   publish(event: McpEvent): Promise<void>;
   /** @returns a function that ends the subscription. */
   subscribe(handler: McpEventHandler): () => void;

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import type { JsonRpcMessage } from '../protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../protocol/messages/json-rpc';
 
 /**
  * One event of a legacy session's SSE stream, as the replay buffer keeps it. On the wire its id
@@ -7,13 +7,13 @@ import type { JsonRpcMessage } from '../protocol/messages/json-rpc';
  *
  * @publicApi
  */
-export interface ReplayEvent {
+export interface McpReplayEvent {
   /** The stream the event was sent on; unique within the session. */
   readonly streamId: string;
   /** The event's position in its stream, from 0. */
   readonly seq: number;
   /** The message; absent for a priming event (an id with empty data). */
-  readonly message?: JsonRpcMessage;
+  readonly message?: JSONRPCMessage;
 }
 
 /**
@@ -21,9 +21,9 @@ export interface ReplayEvent {
  *
  * @publicApi
  */
-export interface ReplayWindow {
+export interface McpReplayWindow {
   /** The stream's buffered events after the position, oldest first. */
-  readonly events: ReplayEvent[];
+  readonly events: McpReplayEvent[];
   /**
    * Whether the event at the position itself is still buffered. When it is not (it fell out of
    * the buffer, or never was in it), events between it and `events[0]` may be lost.
@@ -39,7 +39,7 @@ export interface ReplayWindow {
  *
  * @publicApi
  */
-export interface ReplayStore {
+export interface McpReplayStore {
   /**
    * Appends an event to the session's buffer, dropping the session's oldest events beyond its
    * bounds. The built-in stores bound a buffer by events (`http.replayBufferSize`) and by bytes
@@ -51,7 +51,7 @@ export interface ReplayStore {
    * stores events as text takes it rather than serializing the message again. Stores written
    * before it was passed may ignore it.
    */
-  append(sessionId: string, event: ReplayEvent, data?: string): Promise<void>;
+  append(sessionId: string, event: McpReplayEvent, data?: string): Promise<void>;
   /**
    * Appends `message` to stream `streamId` of the session after the stream's last buffered
    * event (at its seq + 1; at 0 when the buffer holds none of the stream), as one step; resolves
@@ -62,22 +62,22 @@ export interface ReplayStore {
    *
    * @param data the message as JSON, as `append` takes it.
    */
-  appendNext?(sessionId: string, streamId: string, message: JsonRpcMessage, data: string): Promise<number>;
+  appendNext?(sessionId: string, streamId: string, message: JSONRPCMessage, data: string): Promise<number>;
   /** The session's buffered events of `streamId` after position `seq`. */
-  after(sessionId: string, streamId: string, seq: number): Promise<ReplayWindow>;
+  after(sessionId: string, streamId: string, seq: number): Promise<McpReplayWindow>;
   /** Drops the session's buffer (the session ended). */
   clear(sessionId: string): Promise<void>;
 }
 
 /**
- * Appends `message` to stream `streamId` after its last buffered event (`ReplayStore.appendNext`,
+ * Appends `message` to stream `streamId` after its last buffered event (`McpReplayStore.appendNext`,
  * or `after` then `append` for a store without it); resolves the seq it got.
  */
 export async function appendToStream(
-  store: ReplayStore,
+  store: McpReplayStore,
   sessionId: string,
   streamId: string,
-  message: JsonRpcMessage,
+  message: JSONRPCMessage,
 ): Promise<number> {
   const data = JSON.stringify(message);
   if (store.appendNext !== undefined) {
@@ -89,7 +89,7 @@ export async function appendToStream(
 }
 
 /** The seq after the last of stream `streamId` among `buffered` (0 when none is). */
-export function nextSeq(buffered: Iterable<ReplayEvent>, streamId: string): number {
+export function nextSeq(buffered: Iterable<McpReplayEvent>, streamId: string): number {
   let next = 0;
   for (const event of buffered) {
     if (event.streamId === streamId && event.seq >= next) {
@@ -103,8 +103,8 @@ export function nextSeq(buffered: Iterable<ReplayEvent>, streamId: string): numb
  * The window of one stream after position `seq` in a session's buffered events (oldest first):
  * the rule every replay store answers `after` with.
  */
-export function replayWindow(buffered: Iterable<ReplayEvent>, streamId: string, seq: number): ReplayWindow {
-  const events: ReplayEvent[] = [];
+export function replayWindow(buffered: Iterable<McpReplayEvent>, streamId: string, seq: number): McpReplayWindow {
+  const events: McpReplayEvent[] = [];
   let found = false;
   for (const event of buffered) {
     if (event.streamId !== streamId) {
@@ -147,7 +147,7 @@ export function checkReplayBounds(capacity: number, bytes: ReplayByteBounds): vo
 }
 
 /** The size of an event against the byte bounds: the UTF-8 length of its message's JSON. */
-export function replayEventBytes(event: ReplayEvent, data: string | undefined): number {
+export function replayEventBytes(event: McpReplayEvent, data: string | undefined): number {
   if (data !== undefined) {
     return Buffer.byteLength(data);
   }

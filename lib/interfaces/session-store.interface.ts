@@ -1,8 +1,7 @@
-import type { SessionState } from '../protocol/messages/session-handle';
-import type { Awaitable } from '../protocol/messages/thenables';
+import type { McpSessionState } from '../protocol/messages/session-handle';
 
 /** One legacy session as stored. */
-export interface SessionRecord {
+export interface McpSessionRecord {
   readonly id: string;
   /** The principal that opened the session; only it may use the session. */
   readonly principalId: string;
@@ -13,11 +12,11 @@ export interface SessionRecord {
   readonly quotaKey?: string;
   readonly createdAt: number;
   lastActivity: number;
-  state: SessionState;
+  state: McpSessionState;
 }
 
-/** The caps `SessionStore.createWithin` checks, from the `sessions` options. */
-export interface SessionCaps {
+/** The caps `McpSessionStore.createWithin` checks, from the `sessions` options. */
+export interface McpSessionCaps {
   /** `sessions.maxSessions`: the sessions of the whole server. */
   readonly maxSessions: number;
   /** `sessions.maxPerPrincipal`: the sessions counted under one quota key. */
@@ -26,8 +25,8 @@ export interface SessionCaps {
   readonly candidates: number;
 }
 
-/** What `SessionStore.createWithin` did. */
-export type SessionAdmission =
+/** What `McpSessionStore.createWithin` did. */
+export type McpSessionAdmission =
   | { readonly outcome: 'created' }
   /** The server holds `maxSessions` sessions: nothing was created. */
   | { readonly outcome: 'server-full' }
@@ -38,7 +37,7 @@ export type SessionAdmission =
   | { readonly outcome: 'principal-full'; readonly idlest: readonly string[] };
 
 /** The quota key a session is counted under. */
-export function sessionQuotaKey(record: Pick<SessionRecord, 'principalId' | 'quotaKey'>): string {
+export function sessionQuotaKey(record: Pick<McpSessionRecord, 'principalId' | 'quotaKey'>): string {
   return record.quotaKey ?? record.principalId;
 }
 
@@ -54,30 +53,33 @@ export function sessionQuotaKey(record: Pick<SessionRecord, 'principalId' | 'quo
  *
  * @publicApi
  */
-export interface SessionStore {
-  create(record: SessionRecord): Promise<void>;
+export interface McpSessionStore {
+  /** Stores a new session. */
+  create(record: McpSessionRecord): Promise<void>;
   /**
    * Creates `record` unless a cap forbids it, as one atomic step (two instances creating at once
    * cannot both pass a cap): first the record's quota key (`quotaKey ?? principalId`) must hold
    * fewer than `caps.maxPerPrincipal` sessions, then the server fewer than `caps.maxSessions`.
    */
-  createWithin?(record: SessionRecord, caps: SessionCaps): Promise<SessionAdmission>;
+  createWithin?(record: McpSessionRecord, caps: McpSessionCaps): Promise<McpSessionAdmission>;
   /**
    * The session `id`, or `undefined`. A store that holds its sessions in this process may answer
    * with the record itself rather than a promise of it (the in-memory store does): every legacy
    * request reads its session, and a value lets a request to a tool that answers at once be
    * answered without waiting for a turn of the microtask queue.
    */
-  get(id: string): Awaitable<SessionRecord | undefined>;
+  get(id: string): McpSessionRecord | undefined | Promise<McpSessionRecord | undefined>;
   /** Merges `patch` into the state; returns the updated record, or `undefined` if it is gone. */
-  update(id: string, patch: Partial<SessionState>): Promise<SessionRecord | undefined>;
+  update(id: string, patch: Partial<McpSessionState>): Promise<McpSessionRecord | undefined>;
   /** Records activity at `at` (ms since the epoch). */
   touch(id: string, at: number): Promise<void>;
   /** Removes a session and its subscriptions; returns whether it existed. */
   delete(id: string): Promise<boolean>;
+  /** How many sessions are stored. */
   count(): Promise<number>;
   /** Ids of the sessions whose last activity is before `cutoff`. */
   idleSince(cutoff: number): Promise<string[]>;
+  /** Subscribes a session to the updates of a resource. */
   subscribe(id: string, uri: string): Promise<void>;
   /**
    * `subscribe`, unless the session holds `max` subscriptions already, as one atomic step.
@@ -85,6 +87,7 @@ export interface SessionStore {
    * and not counted twice. An unknown session is ignored (resolves `true`).
    */
   subscribeWithin?(id: string, uri: string, max: number): Promise<boolean>;
+  /** Ends a session's subscription to a resource; an unknown one is ignored. */
   unsubscribe(id: string, uri: string): Promise<void>;
   /** Ids of the sessions subscribed to `uri`. */
   subscribers(uri: string): Promise<string[]>;

@@ -25,7 +25,8 @@ export {
  *
  * @publicApi
  */
-export interface TaskStore {
+export interface McpTaskStore {
+  /** Stores a new task. */
   create(record: McpTaskRecord): Promise<void>;
   /**
    * Creates `record` unless its quota key (`quotaKey ?? owner`) has `maxLive` tasks that are not
@@ -38,6 +39,7 @@ export interface TaskStore {
    * ended first goes first); resolves how many were deleted.
    */
   trimEnded?(quotaKey: string, maxKept: number): Promise<number>;
+  /** A task by id, or `undefined`. */
   get(id: string): Promise<McpTaskRecord | undefined>;
   /**
    * Applies `change` to the stored task atomically and stores what it returns. `change` returns
@@ -47,6 +49,7 @@ export interface TaskStore {
    * must depend on nothing but the task it is given.
    */
   update(id: string, change: (current: McpTaskRecord) => McpTaskRecord | undefined): Promise<McpTaskRecord | undefined>;
+  /** Removes a task; an unknown id is ignored. */
   delete(id: string): Promise<void>;
   /** The tasks of one owner, sorted by id. */
   list(owner: string): Promise<McpTaskRecord[]>;

@@ -5,7 +5,7 @@ import { McpSessionService } from '../sessions/mcp-session.service';
 import { SessionChannels } from '../sessions/session-channels';
 import { notification } from '../protocol/messages/json-rpc';
 import { McpEngine } from '../protocol/engine';
-import type { McpEvent, NotificationBus } from '../interfaces/notification-bus.interface';
+import type { McpEvent, McpNotificationBus } from '../interfaces/notification-bus.interface';
 import { taskNotificationOf } from '../protocol/tasks/task-render';
 import type { McpTaskRecord } from '../interfaces/task-store.interface';
 import { McpLogger } from '../telemetry/mcp.logger';
@@ -29,8 +29,9 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new McpLogger('McpNotifier');
   private readonly teardown: Array<() => void> = [];
 
+  /** @internal */
   constructor(
-    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: NotificationBus,
+    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
     @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,
     @Inject(MCP_OWN_SESSIONS) private readonly sessions: McpSessionService,
     private readonly channels: SessionChannels,

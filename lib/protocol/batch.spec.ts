@@ -1,14 +1,14 @@
 import { batchRefusedByHeader, planBatch, runBatch } from './batch';
 import type { EngineOutcome, McpEngine, RequestFacts } from './engine';
-import { ErrorCode, success, type JsonRpcNotification, type JsonRpcRequest } from './messages/json-rpc';
-import type { Revision } from './messages/revisions';
+import { McpErrorCode, success, type JSONRPCNotification, type JSONRPCRequest } from './messages/json-rpc';
+import type { McpRevision } from './messages/revisions';
 
-const ping = (id: number | string): JsonRpcRequest => ({ jsonrpc: '2.0', id, method: 'ping' });
-const note: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const ping = (id: number | string): JSONRPCRequest => ({ jsonrpc: '2.0', id, method: 'ping' });
+const note: JSONRPCNotification = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const answer = (id: number) => ({ jsonrpc: '2.0', id, result: {} });
 
 describe('planBatch', () => {
-  it.each<[Revision | undefined, boolean]>([
+  it.each<[McpRevision | undefined, boolean]>([
     ['2024-11-05', true],
     ['2025-03-26', true],
     ['2025-06-18', false],
@@ -25,7 +25,7 @@ describe('planBatch', () => {
         error: {
           jsonrpc: '2.0',
           id: null,
-          error: { code: ErrorCode.InvalidRequest, message: 'Batch requests are not supported' },
+          error: { code: McpErrorCode.InvalidRequest, message: 'Batch requests are not supported' },
         },
       });
     }
@@ -42,7 +42,7 @@ describe('planBatch', () => {
         ? {
             jsonrpc: '2.0',
             id: null,
-            error: { code: ErrorCode.InvalidRequest, message: 'Batch requests are not supported' },
+            error: { code: McpErrorCode.InvalidRequest, message: 'Batch requests are not supported' },
           }
         : undefined,
     );
@@ -51,14 +51,14 @@ describe('planBatch', () => {
   it('refuses an empty batch', () => {
     expect(planBatch([], '2025-03-26')).toMatchObject({
       type: 'reject',
-      error: { error: { code: ErrorCode.InvalidRequest, message: 'Invalid Request: empty batch' } },
+      error: { error: { code: McpErrorCode.InvalidRequest, message: 'Invalid Request: empty batch' } },
     });
   });
 
   it('refuses a batch mixing requests and responses', () => {
     expect(planBatch([ping(1), answer(7)], '2025-03-26')).toMatchObject({
       type: 'reject',
-      error: { error: { code: ErrorCode.InvalidRequest } },
+      error: { error: { code: McpErrorCode.InvalidRequest } },
     });
   });
 
@@ -80,7 +80,7 @@ describe('runBatch', () => {
   function echoEngine(): { engine: McpEngine; handled: string[] } {
     const handled: string[] = [];
     const engine = {
-      handle: async (_facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Promise<EngineOutcome> => {
+      handle: async (_facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): Promise<EngineOutcome> => {
         handled.push(message.method);
         return 'id' in message
           ? { type: 'response', response: success(message.id, { echoed: message.id }) }
@@ -100,7 +100,7 @@ describe('runBatch', () => {
     const answers = await runBatch(engine, facts, plan.items);
     expect(answers).toEqual([
       success('a', { echoed: 'a' }),
-      { jsonrpc: '2.0', id: 9, error: expect.objectContaining({ code: ErrorCode.InvalidRequest }) },
+      { jsonrpc: '2.0', id: 9, error: expect.objectContaining({ code: McpErrorCode.InvalidRequest }) },
       success(2, { echoed: 2 }),
     ]);
     expect(handled).toEqual(['ping', 'notifications/initialized', 'ping']);

@@ -7,27 +7,27 @@
 import { eraOf, hasFeature } from './messages/revisions';
 import {
   classifyMessage,
-  ErrorCode,
+  McpErrorCode,
   failure,
   type ClassifiedMessage,
-  type JsonRpcFailure,
-  type JsonRpcResponse,
+  type JSONRPCErrorResponse,
+  type JSONRPCResponse,
 } from './messages/json-rpc';
 import type { McpEngine, RequestFacts } from './engine';
 
 export type BatchPlan =
-  | { readonly type: 'reject'; readonly error: JsonRpcFailure }
+  | { readonly type: 'reject'; readonly error: JSONRPCErrorResponse }
   /** Only responses: answers to this server's requests, to deliver; nothing to send back. */
-  | { readonly type: 'responses'; readonly responses: readonly JsonRpcResponse[] }
+  | { readonly type: 'responses'; readonly responses: readonly JSONRPCResponse[] }
   | { readonly type: 'run'; readonly items: readonly ClassifiedMessage[] };
 
-const NOT_SUPPORTED = failure(null, ErrorCode.InvalidRequest, 'Batch requests are not supported');
+const NOT_SUPPORTED = failure(null, McpErrorCode.InvalidRequest, 'Batch requests are not supported');
 
 /**
  * The refusal of a batch whose `MCP-Protocol-Version` header names a modern revision: that era
  * has no batches, so it is refused before any session is looked up.
  */
-export function batchRefusedByHeader(headerVersion: string | undefined): JsonRpcFailure | undefined {
+export function batchRefusedByHeader(headerVersion: string | undefined): JSONRPCErrorResponse | undefined {
   return eraOf(headerVersion) === 'modern' ? NOT_SUPPORTED : undefined;
 }
 
@@ -37,7 +37,7 @@ export function planBatch(elements: readonly unknown[], revision: string | undef
     return { type: 'reject', error: NOT_SUPPORTED };
   }
   if (elements.length === 0) {
-    return { type: 'reject', error: failure(null, ErrorCode.InvalidRequest, 'Invalid Request: empty batch') };
+    return { type: 'reject', error: failure(null, McpErrorCode.InvalidRequest, 'Invalid Request: empty batch') };
   }
   const items = elements.map((element): ClassifiedMessage => {
     const item = classifyMessage(element);
@@ -58,7 +58,7 @@ export function planBatch(elements: readonly unknown[], revision: string | undef
   if (responses.length > 0) {
     return {
       type: 'reject',
-      error: failure(null, ErrorCode.InvalidRequest, 'Invalid Request: a batch mixes requests and responses'),
+      error: failure(null, McpErrorCode.InvalidRequest, 'Invalid Request: a batch mixes requests and responses'),
     };
   }
   return { type: 'run', items };
@@ -72,11 +72,11 @@ export async function runBatch(
   engine: McpEngine,
   facts: RequestFacts,
   items: readonly ClassifiedMessage[],
-): Promise<JsonRpcResponse[]> {
+): Promise<JSONRPCResponse[]> {
   const answers = await Promise.all(
-    items.map(async (item): Promise<JsonRpcResponse | undefined> => {
+    items.map(async (item): Promise<JSONRPCResponse | undefined> => {
       if (item.kind === 'invalid') {
-        return item.isNotification ? undefined : failure(item.id, ErrorCode.InvalidRequest, item.reason);
+        return item.isNotification ? undefined : failure(item.id, McpErrorCode.InvalidRequest, item.reason);
       }
       if (item.kind === 'response') {
         return undefined;
@@ -85,5 +85,5 @@ export async function runBatch(
       return outcome.type === 'response' ? outcome.response : undefined;
     }),
   );
-  return answers.filter((answer): answer is JsonRpcResponse => answer !== undefined);
+  return answers.filter((answer): answer is JSONRPCResponse => answer !== undefined);
 }

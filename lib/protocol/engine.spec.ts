@@ -2,37 +2,37 @@ import { ServerShutdownError, type CancellationSource } from './calls/call-scope
 import type { McpCallContext } from './calls/call-context';
 import type {
   Catalog,
-  CompiledSchema,
-  CompletionHandler,
-  PromptEntry,
-  ResourceEntry,
-  TemplateEntry,
-  ToolEntry,
+  McpCompiledSchema,
+  McpCompletionHandler,
+  McpPromptEntry,
+  McpResourceEntry,
+  McpTemplateEntry,
+  McpToolEntry,
 } from './calls/catalog';
 import { McpEngine, type EngineLogger, type EngineOptions, type EngineOutcome, type RequestFacts } from './engine';
 import {
-  ErrorCode,
-  type JsonObject,
-  type JsonRpcFailure,
-  type JsonRpcId,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-  type JsonRpcSuccess,
+  McpErrorCode,
+  type JSONObject,
+  type JSONRPCErrorResponse,
+  type RequestId,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type JSONRPCResultResponse,
 } from './messages/json-rpc';
-import type { LogLevel } from './messages/log-levels';
+import type { LoggingLevel } from './messages/log-levels';
 import { McpError, McpToolError } from './messages/mcp-error';
 import { isThenable } from './messages/thenables';
-import type { HeaderBag } from './messages/request-headers';
-import type { Revision } from './messages/revisions';
-import type { SessionHandle, SessionState } from './messages/session-handle';
+import type { McpHeaderBag } from './messages/request-headers';
+import type { McpRevision } from './messages/revisions';
+import type { SessionHandle, McpSessionState } from './messages/session-handle';
 
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 const MODERN = '2026-07-28';
-const ALL_REVISIONS: Revision[] = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+const ALL_REVISIONS: McpRevision[] = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: a real, tiny catalog, session, logger and channel.
@@ -45,10 +45,10 @@ function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => voi
   return { promise, resolve };
 }
 
-const anyObject: CompiledSchema = { jsonSchema: { type: 'object' }, validate: (value) => ({ ok: true, value }) };
+const anyObject: McpCompiledSchema = { jsonSchema: { type: 'object' }, validate: (value) => ({ ok: true, value }) };
 
 /** Arguments `{ a: number, b: number }`; strings of digits are converted, like a transforming validator would. */
-const sumSchema: CompiledSchema = {
+const sumSchema: McpCompiledSchema = {
   jsonSchema: {
     type: 'object',
     properties: { a: { type: 'number' }, b: { type: 'number' } },
@@ -64,7 +64,7 @@ const sumSchema: CompiledSchema = {
   },
 };
 
-const hitsOutput: CompiledSchema = {
+const hitsOutput: McpCompiledSchema = {
   jsonSchema: { type: 'object', properties: { hits: { type: 'integer' } }, required: ['hits'] },
   validate: (value) =>
     typeof (value as { hits?: unknown })?.hits === 'number'
@@ -75,8 +75,8 @@ const hitsOutput: CompiledSchema = {
 function tool(
   name: string,
   invoke: (args: any, call: McpCallContext) => unknown,
-  extra: Partial<ToolEntry> = {},
-): ToolEntry {
+  extra: Partial<McpToolEntry> = {},
+): McpToolEntry {
   return {
     name,
     input: anyObject,
@@ -89,57 +89,57 @@ function tool(
 
 class FixtureCatalog implements Catalog {
   version = 1;
-  readonly tools = new Map<string, ToolEntry>();
-  readonly resources = new Map<string, ResourceEntry>();
-  readonly templates = new Map<string, TemplateEntry>();
-  readonly prompts = new Map<string, PromptEntry>();
+  readonly tools = new Map<string, McpToolEntry>();
+  readonly resources = new Map<string, McpResourceEntry>();
+  readonly templates = new Map<string, McpTemplateEntry>();
+  readonly prompts = new Map<string, McpPromptEntry>();
 
-  addTool(entry: ToolEntry): this {
+  addTool(entry: McpToolEntry): this {
     this.tools.set(entry.name, entry);
     this.version += 1;
     return this;
   }
 
-  addResource(entry: ResourceEntry): this {
+  addResource(entry: McpResourceEntry): this {
     this.resources.set(entry.uri, entry);
     this.version += 1;
     return this;
   }
 
-  addTemplate(entry: TemplateEntry): this {
+  addTemplate(entry: McpTemplateEntry): this {
     this.templates.set(entry.uriTemplate, entry);
     this.version += 1;
     return this;
   }
 
-  addPrompt(entry: PromptEntry): this {
+  addPrompt(entry: McpPromptEntry): this {
     this.prompts.set(entry.name, entry);
     this.version += 1;
     return this;
   }
 
-  listTools(): readonly ToolEntry[] {
+  listTools(): readonly McpToolEntry[] {
     return sorted(this.tools, (entry) => entry.name);
   }
-  getTool(name: string): ToolEntry | undefined {
+  getTool(name: string): McpToolEntry | undefined {
     return this.tools.get(name);
   }
-  listResources(): readonly ResourceEntry[] {
+  listResources(): readonly McpResourceEntry[] {
     return sorted(this.resources, (entry) => entry.uri);
   }
-  getResource(uri: string): ResourceEntry | undefined {
+  getResource(uri: string): McpResourceEntry | undefined {
     return this.resources.get(uri);
   }
-  listTemplates(): readonly TemplateEntry[] {
+  listTemplates(): readonly McpTemplateEntry[] {
     return sorted(this.templates, (entry) => entry.uriTemplate);
   }
-  getTemplate(uriTemplate: string): TemplateEntry | undefined {
+  getTemplate(uriTemplate: string): McpTemplateEntry | undefined {
     return this.templates.get(uriTemplate);
   }
-  listPrompts(): readonly PromptEntry[] {
+  listPrompts(): readonly McpPromptEntry[] {
     return sorted(this.prompts, (entry) => entry.name);
   }
-  getPrompt(name: string): PromptEntry | undefined {
+  getPrompt(name: string): McpPromptEntry | undefined {
     return this.prompts.get(name);
   }
   hasCompletions(): boolean {
@@ -155,14 +155,14 @@ function sorted<T>(map: Map<string, T>, key: (item: T) => string): T[] {
 
 class FixtureSession implements SessionHandle {
   readonly id = 'session-1';
-  state: SessionState = { clientCapabilities: {}, logLevel: 'info', initialized: false };
+  state: McpSessionState = { clientCapabilities: {}, logLevel: 'info', initialized: false };
   readonly subscriptions = new Set<string>();
 
-  constructor(patch: Partial<SessionState> = {}) {
+  constructor(patch: Partial<McpSessionState> = {}) {
     this.state = { ...this.state, ...patch };
   }
 
-  async update(patch: Partial<SessionState>): Promise<void> {
+  async update(patch: Partial<McpSessionState>): Promise<void> {
     this.state = { ...this.state, ...patch };
   }
   async subscribe(uri: string): Promise<void> {
@@ -186,7 +186,7 @@ class RecordingLogger implements EngineLogger {
 }
 
 interface TestFacts extends RequestFacts {
-  readonly notes: JsonRpcNotification[];
+  readonly notes: JSONRPCNotification[];
   readonly abort: AbortController;
 }
 
@@ -207,7 +207,7 @@ function cancellationOf(abort: AbortController): CancellationSource {
 }
 
 function makeFacts(overrides: Partial<RequestFacts> = {}): TestFacts {
-  const notes: JsonRpcNotification[] = [];
+  const notes: JSONRPCNotification[] = [];
   const abort = new AbortController();
   return {
     era: 'legacy',
@@ -221,11 +221,11 @@ function makeFacts(overrides: Partial<RequestFacts> = {}): TestFacts {
 }
 
 /** Facts of a modern HTTP request whose headers agree with the body; `null` for a transport without headers. */
-function modernFacts(message: JsonRpcRequest, headers: HeaderBag | null = modernHeaders(message)): TestFacts {
+function modernFacts(message: JSONRPCRequest, headers: McpHeaderBag | null = modernHeaders(message)): TestFacts {
   return makeFacts({ era: 'modern', headers: headers ?? undefined });
 }
 
-function modernHeaders(message: JsonRpcRequest): Record<string, string> {
+function modernHeaders(message: JSONRPCRequest): Record<string, string> {
   const headers: Record<string, string> = { 'mcp-protocol-version': MODERN, 'mcp-method': message.method };
   const params = message.params ?? {};
   const name = message.method === 'resources/read' ? params.uri : params.name;
@@ -237,10 +237,10 @@ function modernHeaders(message: JsonRpcRequest): Record<string, string> {
 
 function modernRequest(
   method: string,
-  params: JsonObject = {},
-  id: JsonRpcId = 1,
-  meta: JsonObject = {},
-): JsonRpcRequest {
+  params: JSONObject = {},
+  id: RequestId = 1,
+  meta: JSONObject = {},
+): JSONRPCRequest {
   return {
     jsonrpc: '2.0',
     id,
@@ -249,18 +249,18 @@ function modernRequest(
   };
 }
 
-function legacyRequest(method: string, params: JsonObject = {}, id: JsonRpcId = 1): JsonRpcRequest {
+function legacyRequest(method: string, params: JSONObject = {}, id: RequestId = 1): JSONRPCRequest {
   return { jsonrpc: '2.0', id, method, params };
 }
 
-function response(outcome: EngineOutcome): JsonRpcResponse {
+function response(outcome: EngineOutcome): JSONRPCResponse {
   if (outcome.type !== 'response') {
     throw new Error(`expected a response, got ${outcome.type}`);
   }
   return outcome.response;
 }
 
-function resultOf(outcome: EngineOutcome): JsonObject {
+function resultOf(outcome: EngineOutcome): JSONObject {
   const answer = response(outcome);
   if (!('result' in answer)) {
     throw new Error(`expected a result, got error ${JSON.stringify(answer.error)}`);
@@ -268,7 +268,7 @@ function resultOf(outcome: EngineOutcome): JsonObject {
   return answer.result;
 }
 
-function errorOf(outcome: EngineOutcome): JsonRpcFailure['error'] & { id: JsonRpcId | null } {
+function errorOf(outcome: EngineOutcome): JSONRPCErrorResponse['error'] & { id: RequestId | null } {
   const answer = response(outcome);
   if (!('error' in answer)) {
     throw new Error(`expected an error, got result ${JSON.stringify(answer.result)}`);
@@ -304,7 +304,7 @@ function makeEngine(
   return { engine, logger };
 }
 
-const complete: CompletionHandler = (value) => ['alpha', 'beta'].filter((item) => item.startsWith(value));
+const complete: McpCompletionHandler = (value) => ['alpha', 'beta'].filter((item) => item.startsWith(value));
 
 function standardCatalog(): FixtureCatalog {
   return new FixtureCatalog()
@@ -334,7 +334,7 @@ describe('McpEngine.handle', () => {
   describe('the modern validation ladder', () => {
     it('-32602 for a missing _meta field comes before a header mismatch, a bad version and an unknown method', async () => {
       const { engine } = makeEngine();
-      const message: JsonRpcRequest = {
+      const message: JSONRPCRequest = {
         jsonrpc: '2.0',
         id: 'ladder-1',
         method: 'foo/bar',
@@ -342,7 +342,7 @@ describe('McpEngine.handle', () => {
       };
       const facts = modernFacts(message, { 'mcp-protocol-version': MODERN, 'mcp-method': 'something/else' });
       const error = errorOf(await engine.handle(facts, message));
-      expect(error).toMatchObject({ id: 'ladder-1', code: ErrorCode.InvalidParams });
+      expect(error).toMatchObject({ id: 'ladder-1', code: McpErrorCode.InvalidParams });
       expect(error.message).toContain(CAPABILITIES_KEY);
     });
 
@@ -365,7 +365,7 @@ describe('McpEngine.handle', () => {
       const error = errorOf(
         await engine.handle(modernFacts(message, { 'mcp-protocol-version': MODERN, 'mcp-method': 'foo/bar' }), message),
       );
-      expect(error).toMatchObject({ id: 4, code: ErrorCode.HeaderMismatch });
+      expect(error).toMatchObject({ id: 4, code: McpErrorCode.HeaderMismatch });
       expect(error.message).toMatch(/MCP-Protocol-Version/);
     });
 
@@ -382,7 +382,7 @@ describe('McpEngine.handle', () => {
       });
     });
 
-    it.each<[string, JsonObject, Record<string, string>]>([
+    it.each<[string, JSONObject, Record<string, string>]>([
       ['tools/call without Mcp-Name', { name: 'echo' }, {}],
       ['tools/call with another Mcp-Name', { name: 'echo' }, { 'mcp-name': 'sum' }],
       ['resources/read with another Mcp-Name', { uri: 'test://static' }, { 'mcp-name': 'test://other' }],
@@ -406,7 +406,7 @@ describe('McpEngine.handle', () => {
       );
       expect(error).toEqual({
         id: 'v',
-        code: ErrorCode.UnsupportedProtocolVersion,
+        code: McpErrorCode.UnsupportedProtocolVersion,
         message: expect.stringContaining('2099-01-01'),
         data: { supported: [MODERN], requested: '2099-01-01' },
       });
@@ -438,7 +438,7 @@ describe('McpEngine.handle', () => {
       const message = modernRequest(method, { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {} }, 9);
       expect(errorOf(await engine.handle(modernFacts(message), message))).toEqual({
         id: 9,
-        code: ErrorCode.MethodNotFound,
+        code: McpErrorCode.MethodNotFound,
         message: `Method not found: ${method}`,
       });
     });
@@ -611,7 +611,7 @@ describe('McpEngine.handle', () => {
   });
 
   describe('initialize', () => {
-    const params = (protocolVersion: unknown): JsonObject => ({
+    const params = (protocolVersion: unknown): JSONObject => ({
       protocolVersion,
       capabilities: { roots: { listChanged: true } },
       clientInfo: { name: 'client', version: '0.1' },
@@ -663,7 +663,7 @@ describe('McpEngine.handle', () => {
       expect(errorOf(await engine.handle(makeFacts(), legacyRequest('initialize', params(20250618))))).toMatchObject({
         code: -32602,
       });
-      const bare: JsonRpcRequest = { jsonrpc: '2.0', id: 1, method: 'initialize' };
+      const bare: JSONRPCRequest = { jsonrpc: '2.0', id: 1, method: 'initialize' };
       expect(errorOf(await engine.handle(makeFacts(), bare))).toMatchObject({ code: -32602 });
     });
 
@@ -704,7 +704,7 @@ describe('McpEngine.handle', () => {
       ['notifications/whatever', { a: 1 }],
     ])('%s is answered with nothing', async (method, params) => {
       const { engine } = makeEngine();
-      const note: JsonRpcNotification = { jsonrpc: '2.0', method, params };
+      const note: JSONRPCNotification = { jsonrpc: '2.0', method, params };
       expect(await engine.handle(makeFacts({ cancelScope: 's' }), note)).toEqual({ type: 'none' });
       expect(await engine.handle(makeFacts({ era: 'modern' }), note)).toEqual({ type: 'none' });
     });
@@ -723,7 +723,7 @@ describe('McpEngine.handle', () => {
       return { catalog, started, release };
     }
 
-    const cancel = (requestId: JsonRpcId): JsonRpcNotification => ({
+    const cancel = (requestId: RequestId): JSONRPCNotification => ({
       jsonrpc: '2.0',
       method: 'notifications/cancelled',
       params: { requestId, reason: 'user gave up' },
@@ -743,7 +743,7 @@ describe('McpEngine.handle', () => {
       expect(signal.aborted).toBe(true);
     });
 
-    it.each<[string, string, JsonRpcId]>([
+    it.each<[string, string, RequestId]>([
       ['another scope', 'session-b', 42],
       ['the same id as a string', 'session-a', '42'],
       ['another id', 'session-a', 43],
@@ -805,7 +805,7 @@ describe('McpEngine.handle', () => {
       const message = modernRequest('tools/call', { name: 'hang' }, 'slow');
       expect(errorOf(await engine.handle(modernFacts(message), message))).toEqual({
         id: 'slow',
-        code: ErrorCode.InternalError,
+        code: McpErrorCode.InternalError,
         message: 'Request timed out after 20 ms',
       });
     });
@@ -813,7 +813,7 @@ describe('McpEngine.handle', () => {
     it('answers -32000 in the legacy era', async () => {
       const { engine } = makeEngine(hanging(), { callTimeoutMs: 20 });
       expect(errorOf(await engine.handle(makeFacts(), legacyRequest('tools/call', { name: 'hang' })))).toMatchObject({
-        code: ErrorCode.ServerError,
+        code: McpErrorCode.ServerError,
         message: 'Request timed out after 20 ms',
       });
     });
@@ -835,7 +835,10 @@ describe('McpEngine.handle', () => {
       // The default would never fire within the test; the transport's bound does.
       const { engine } = makeEngine(hanging(), { callTimeoutMs: 3_600_000 });
       const outcome = await engine.handle(makeFacts({ timeoutMs: 20 }), legacyRequest('tools/call', { name: 'hang' }));
-      expect(errorOf(outcome)).toMatchObject({ code: ErrorCode.ServerError, message: 'Request timed out after 20 ms' });
+      expect(errorOf(outcome)).toMatchObject({
+        code: McpErrorCode.ServerError,
+        message: 'Request timed out after 20 ms',
+      });
     });
 
     it('lets a transport lift the deadline with a bound of 0', async () => {
@@ -893,8 +896,8 @@ describe('McpEngine.handle', () => {
     });
 
     it.each<['legacy' | 'modern', number]>([
-      ['modern', ErrorCode.InternalError],
-      ['legacy', ErrorCode.ServerError],
+      ['modern', McpErrorCode.InternalError],
+      ['legacy', McpErrorCode.ServerError],
     ])('a %s call stopped by a shutdown is answered with the error (%d), and its signal aborts', async (era, code) => {
       const { catalog, started } = blocking();
       const { engine } = makeEngine(catalog);
@@ -966,7 +969,7 @@ describe('McpEngine.handle', () => {
         const { engine, logger } = makeEngine(failing());
         const answer = response(
           await engine.handle(makeFacts(), legacyRequest('tools/call', { name }, 'boom')),
-        ) as JsonRpcSuccess;
+        ) as JSONRPCResultResponse;
         expect(answer.result).toEqual({ content: [{ type: 'text', text: 'Internal tool error' }], isError: true });
         expect(JSON.stringify(answer)).not.toContain('hunter2');
         expect(logger.errors.join('\n')).toContain('hunter2');
@@ -1043,7 +1046,7 @@ describe('McpEngine.handle', () => {
       });
     });
 
-    it.each<[string, JsonObject]>([
+    it.each<[string, JSONObject]>([
       ['no name', {}],
       ['a numeric name', { name: 7 }],
       ['arguments that are not an object', { name: 'echo', arguments: [1] }],
@@ -1168,7 +1171,7 @@ describe('McpEngine.handle', () => {
   });
 
   describe('logging', () => {
-    const LEVELS: LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+    const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
     function loggingCatalog() {
       return standardCatalog().addTool(
@@ -1181,7 +1184,7 @@ describe('McpEngine.handle', () => {
       );
     }
 
-    const levelsOf = (notes: JsonRpcNotification[]): unknown[] => notes.map((note) => note.params?.level);
+    const levelsOf = (notes: JSONRPCNotification[]): unknown[] => notes.map((note) => note.params?.level);
 
     it('modern: only with a _meta logLevel, and only levels that pass it', async () => {
       const { engine } = makeEngine(loggingCatalog());
@@ -1267,7 +1270,7 @@ describe('McpEngine: asking the client', () => {
       });
   }
 
-  function modernCall(name: string, params: JsonObject = {}, id: JsonRpcId = 1, meta: JsonObject = ELICIT_CAPS) {
+  function modernCall(name: string, params: JSONObject = {}, id: RequestId = 1, meta: JSONObject = ELICIT_CAPS) {
     const message = modernRequest('tools/call', { name, arguments: {}, ...params }, id, meta);
     return { message, facts: modernFacts(message) };
   }
@@ -1297,10 +1300,10 @@ describe('McpEngine: asking the client', () => {
     const caps = { [CAPABILITIES_KEY]: { elicitation: {}, roots: {} } };
     const r1 = resultOf(
       await engine.handle(
-        ...(Object.values(modernCall('two_rounds', {}, 1, caps)).reverse() as [TestFacts, JsonRpcRequest]),
+        ...(Object.values(modernCall('two_rounds', {}, 1, caps)).reverse() as [TestFacts, JSONRPCRequest]),
       ),
     );
-    expect(Object.keys(r1.inputRequests as JsonObject)).toEqual(['elicitation-1']);
+    expect(Object.keys(r1.inputRequests as JSONObject)).toEqual(['elicitation-1']);
     const c2 = modernCall(
       'two_rounds',
       {
@@ -1330,7 +1333,7 @@ describe('McpEngine: asking the client', () => {
     const round1 = resultOf(await engine.handle(first.facts, first.message));
     const retry = modernCall('ask', { inputResponses: {}, requestState: `${String(round1.requestState)}x` });
     expect(errorOf(await engine.handle(retry.facts, retry.message))).toMatchObject({
-      code: ErrorCode.InvalidParams,
+      code: McpErrorCode.InvalidParams,
       message: 'Invalid requestState',
     });
     expect(runs).toEqual(['ask']);
@@ -1345,14 +1348,14 @@ describe('McpEngine: asking the client', () => {
     );
     const retry = modernCall('ask', { requestState: round1.requestState });
     const outcome = await engine.handle({ ...retry.facts, principal: { id: 'bob', scopes: [] } }, retry.message);
-    expect(errorOf(outcome).code).toBe(ErrorCode.InvalidParams);
+    expect(errorOf(outcome).code).toBe(McpErrorCode.InvalidParams);
   });
 
   it('refuses a question the client has no capability for with -32021', async () => {
     const { engine } = makeEngine(askingCatalog([]));
     const call = modernCall('ask', {}, 1, {});
     expect(errorOf(await engine.handle(call.facts, call.message))).toMatchObject({
-      code: ErrorCode.MissingRequiredClientCapability,
+      code: McpErrorCode.MissingRequiredClientCapability,
       data: { requiredCapabilities: { elicitation: {} } },
     });
   });
@@ -1379,7 +1382,7 @@ describe('McpEngine: asking the client', () => {
 
   it('legacy: sends the question on the call stream and resolves with the answer delivered for the session', async () => {
     const { engine } = makeEngine(askingCatalog([]));
-    const sent: JsonRpcRequest[] = [];
+    const sent: JSONRPCRequest[] = [];
     const session = new FixtureSession({ clientCapabilities: { elicitation: {} }, protocolVersion: '2025-11-25' });
     const facts = makeFacts({
       session,
@@ -1404,8 +1407,8 @@ describe('McpEngine: asking the client', () => {
 
   it('legacy: a question the client does not answer in time is cancelled on the client too', async () => {
     const { engine } = makeEngine(askingCatalog([]), { clientRequestTimeoutMs: 20 });
-    const sent: JsonRpcRequest[] = [];
-    const notes: JsonRpcNotification[] = [];
+    const sent: JSONRPCRequest[] = [];
+    const notes: JSONRPCNotification[] = [];
     const session = new FixtureSession({ clientCapabilities: { elicitation: {} }, protocolVersion: '2025-11-25' });
     const facts = makeFacts({
       session,
@@ -1423,7 +1426,7 @@ describe('McpEngine: asking the client', () => {
       },
     ]);
     expect(errorOf(outcome)).toMatchObject({
-      code: ErrorCode.InternalError,
+      code: McpErrorCode.InternalError,
       message: 'The client did not answer elicitation/create within 20 ms',
     });
     expect(engine.clientRequests.size).toBe(0);
@@ -1448,8 +1451,8 @@ describe('McpEngine: asking the client', () => {
 
   describe('maxPendingQuestions', () => {
     /** A legacy session whose questions are recorded and never answered. */
-    function askingSession(id: string): { facts: RequestFacts; sent: JsonRpcRequest[]; id: string } {
-      const sent: JsonRpcRequest[] = [];
+    function askingSession(id: string): { facts: RequestFacts; sent: JSONRPCRequest[]; id: string } {
+      const sent: JSONRPCRequest[] = [];
       const session = new FixtureSession({ clientCapabilities: { elicitation: {} }, protocolVersion: '2025-11-25' });
       const facts = makeFacts({
         session,
@@ -1472,7 +1475,7 @@ describe('McpEngine: asking the client', () => {
       const message =
         'Too many questions waiting for the client in this session: at most 2 (McpModule option maxPendingQuestions)';
       for (const [index, outcome] of refused.entries()) {
-        expect(errorOf(outcome)).toEqual({ id: index + 3, code: ErrorCode.InternalError, message });
+        expect(errorOf(outcome)).toEqual({ id: index + 3, code: McpErrorCode.InternalError, message });
       }
       expect(full.sent).toHaveLength(2);
       expect(engine.running.size).toBe(2);
@@ -1543,7 +1546,7 @@ describe('ctx.closeStream()', () => {
 
 describe('McpEngine: answers as synchronously as the handler does', () => {
   /** A tool whose invoker answers as the method does (the fixture's `tool` always answers with a promise). */
-  const direct = (name: string, invoke: (args: any) => unknown): ToolEntry =>
+  const direct = (name: string, invoke: (args: any) => unknown): McpToolEntry =>
     tool(name, invoke, { invoke: (args) => invoke(args) });
 
   it.each(['legacy', 'modern'] as const)(

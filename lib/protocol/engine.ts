@@ -9,15 +9,15 @@
  * the answer: cache hints, then `resultType` and `serverInfo`. The call context, the legacy
  * client requests, the multi round-trip rounds and the task calls each live in a file of their own.
  */
-import type { Era, Revision } from './messages/revisions';
+import type { McpEra, McpRevision } from './messages/revisions';
 import {
-  ErrorCode,
-  type JsonObject,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
+  McpErrorCode,
+  type JSONObject,
+  type RequestId,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
 } from './messages/json-rpc';
 import { McpError } from './messages/mcp-error';
 import type { Catalog } from './calls/catalog';
@@ -48,7 +48,7 @@ export type {
   EngineCluster,
   EngineHooks,
   EngineOutcome,
-  NativeExchange,
+  McpNativeExchange,
   RequestChannel,
   RequestFacts,
 } from './calls/transport-contract';
@@ -122,7 +122,7 @@ export class McpEngine {
   }
 
   /** The advertised revisions of one era, newest first. */
-  revisionsOf(era: Era): readonly Revision[] {
+  revisionsOf(era: McpEra): readonly McpRevision[] {
     return this.resolver.revisionsOf(era);
   }
 
@@ -130,7 +130,7 @@ export class McpEngine {
    * Handles one request or notification: its outcome, synchronously when its handler answered
    * synchronously (a promise of it otherwise, and always under an observer).
    */
-  handle(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Awaitable<EngineOutcome> {
+  handle(facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): Awaitable<EngineOutcome> {
     const { observer } = this;
     return observer === undefined ? this.handleMessage(facts, message) : this.handleObserved(observer, facts, message);
   }
@@ -139,12 +139,12 @@ export class McpEngine {
   private handleObserved(
     observer: EngineObserver,
     facts: RequestFacts,
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
   ): Promise<EngineOutcome> {
     return observer.message(facts, message, () => Promise.resolve(this.handleMessage(facts, message)));
   }
 
-  private handleMessage(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): Awaitable<EngineOutcome> {
+  private handleMessage(facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): Awaitable<EngineOutcome> {
     if (!('id' in message)) {
       this.handleNotification(facts, message);
       return NO_OUTCOME;
@@ -153,7 +153,7 @@ export class McpEngine {
   }
 
   /** Sends a message on a legacy session's standalone stream, wherever it is held; `false` when there is none. */
-  sendToSession(sessionId: string, message: JsonRpcMessage): boolean | Promise<boolean> {
+  sendToSession(sessionId: string, message: JSONRPCMessage): boolean | Promise<boolean> {
     return this.hooks.sendToSession?.(sessionId, message) ?? false;
   }
 
@@ -181,7 +181,7 @@ export class McpEngine {
 
   /** Aborts every running request of a scope (a session that ended, a closed connection). */
   abortScope(scope: string, reason = 'Session ended'): void {
-    this.running.abortScope(scope, new McpError(ErrorCode.InternalError, reason));
+    this.running.abortScope(scope, new McpError(McpErrorCode.InternalError, reason));
     this.clientRequests.failScope(scope, reason);
   }
 
@@ -189,7 +189,7 @@ export class McpEngine {
    * Legacy era: delivers a JSON-RPC response a client sent for one of this server's requests,
    * within `scope` (its session). Returns `false` when nothing waits for it (dropped).
    */
-  deliverResponse(scope: string, response: JsonRpcResponse, forward = true): boolean {
+  deliverResponse(scope: string, response: JSONRPCResponse, forward = true): boolean {
     if (this.clientRequests.deliver(scope, response)) {
       return true;
     }
@@ -200,10 +200,10 @@ export class McpEngine {
    * Cancels request `requestId` of `scope` (`notifications/cancelled`) if it runs here, else
    * (with `forward`) wherever it runs. Returns whether it ran here.
    */
-  cancelRequest(scope: string, requestId: JsonRpcId, reason: string, forward = true): boolean {
+  cancelRequest(scope: string, requestId: RequestId, reason: string, forward = true): boolean {
     const running = this.running.find(scope, requestId);
     if (running !== undefined) {
-      running.abort(new McpError(ErrorCode.InternalError, reason));
+      running.abort(new McpError(McpErrorCode.InternalError, reason));
       return true;
     }
     if (forward) {
@@ -237,7 +237,7 @@ export class McpEngine {
     return this.requester.ask<T>(request, question, timeoutMs, channel);
   }
 
-  private handleNotification(facts: RequestFacts, message: JsonRpcNotification): void {
+  private handleNotification(facts: RequestFacts, message: JSONRPCNotification): void {
     if (message.method === 'notifications/cancelled' && facts.cancelScope !== undefined) {
       const requestId = message.params?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') {
@@ -249,12 +249,12 @@ export class McpEngine {
     // nothing from the server; notifications are never answered.
   }
 
-  private handleRequest(facts: RequestFacts, message: JsonRpcRequest): Awaitable<EngineOutcome> {
+  private handleRequest(facts: RequestFacts, message: JSONRPCRequest): Awaitable<EngineOutcome> {
     let resolved: ResolvedRequest | McpError;
     try {
       resolved = this.resolver.resolve(facts, message);
     } catch (error) {
-      resolved = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Internal error');
+      resolved = error instanceof McpError ? error : new McpError(McpErrorCode.InternalError, 'Internal error');
     }
     if (resolved instanceof McpError) {
       return this.finisher.error(message.id, resolved);
@@ -277,17 +277,17 @@ export class McpEngine {
     }
     scope.cancelledBy(request.facts.cancellation);
     this.running.track(request);
-    let result: Awaitable<JsonObject>;
+    let result: Awaitable<JSONObject>;
     try {
       result = scope.run(handler, this.handlers, request);
     } catch (error) {
       return this.failed(request, error);
     }
-    return isThenable<JsonObject>(result) ? this.completedLater(request, result) : this.completed(request, result);
+    return isThenable<JSONObject>(result) ? this.completedLater(request, result) : this.completed(request, result);
   }
 
   /** `completed` or `failed` once the handler settles (a continuation of its own: see `Awaitable`). */
-  private completedLater(request: ResolvedRequest, pending: PromiseLike<JsonObject>): Promise<EngineOutcome> {
+  private completedLater(request: ResolvedRequest, pending: PromiseLike<JSONObject>): Promise<EngineOutcome> {
     return Promise.resolve(pending).then(
       (value) => this.completed(request, value),
       (error: unknown) => this.failed(request, error),
@@ -295,7 +295,7 @@ export class McpEngine {
   }
 
   /** The outcome of a handler that returned; the request is over either way. */
-  private completed(request: ResolvedRequest, result: JsonObject): EngineOutcome {
+  private completed(request: ResolvedRequest, result: JSONObject): EngineOutcome {
     const { scope } = request;
     try {
       if (scope.aborted && !(scope.reason instanceof CallStoppedError)) {

@@ -4,13 +4,18 @@
  */
 import type { RequestFacts } from './engine';
 import type { FactsInput, OpenedChannel } from './inbound-types';
-import { DEFAULT_LEGACY_HEADER_REVISION, legacyHeaderRevision, type Era, type Revision } from './messages/revisions';
+import {
+  DEFAULT_LEGACY_HEADER_REVISION,
+  legacyHeaderRevision,
+  type McpEra,
+  type McpRevision,
+} from './messages/revisions';
 import type { SessionHandle } from './messages/session-handle';
 
 /** The legacy part of a message's facts. */
 export interface LegacyFacts {
   readonly session?: SessionHandle;
-  readonly revision?: Revision;
+  readonly revision?: McpRevision;
 }
 
 /**
@@ -18,7 +23,12 @@ export interface LegacyFacts {
  * the legacy era its session and revision. A legacy message is cancelled within its session,
  * or else the transport's scope.
  */
-export function inboundFacts(input: FactsInput, era: Era, opened: OpenedChannel, legacy?: LegacyFacts): RequestFacts {
+export function inboundFacts(
+  input: FactsInput,
+  era: McpEra,
+  opened: OpenedChannel,
+  legacy?: LegacyFacts,
+): RequestFacts {
   const modern = era === 'modern';
   return {
     era,
@@ -43,10 +53,10 @@ export function inboundFacts(input: FactsInput, era: Era, opened: OpenedChannel,
 export function sessionRevision(
   versionHeader: string | undefined,
   method: string | undefined,
-  session: { readonly protocolVersion?: Revision } | undefined,
+  session: { readonly protocolVersion?: McpRevision } | undefined,
   hasSession: boolean,
-  supported: readonly Revision[],
-): { readonly revision: Revision | undefined } | { readonly error: string } {
+  supported: readonly McpRevision[],
+): { readonly revision: McpRevision | undefined } | { readonly error: string } {
   let revision = session?.protocolVersion;
   if (versionHeader !== undefined && method !== 'initialize') {
     const read = legacyHeaderRevision(versionHeader, supported);

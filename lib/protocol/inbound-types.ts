@@ -4,11 +4,11 @@
  * closed set of outcomes it maps to its wire (`InboundResult`).
  */
 import type { CancellationSource } from './calls/call-scope';
-import type { McpPrincipal, TransportKind } from './calls/call-context';
-import type { EngineOutcome, NativeExchange, RequestChannel } from './engine';
-import type { ClassifiedMessage, JsonRpcFailure, JsonRpcId, JsonRpcResponse } from './messages/json-rpc';
-import type { HeaderBag } from './messages/request-headers';
-import type { Era, Revision } from './messages/revisions';
+import type { McpPrincipal, McpTransportKind } from './calls/call-context';
+import type { EngineOutcome, McpNativeExchange, RequestChannel } from './engine';
+import type { ClassifiedMessage, JSONRPCErrorResponse, RequestId, JSONRPCResponse } from './messages/json-rpc';
+import type { McpHeaderBag } from './messages/request-headers';
+import type { McpEra, McpRevision } from './messages/revisions';
 import type { SessionHandle } from './messages/session-handle';
 
 /** Why the dispatcher (or the transport) would not serve a body. */
@@ -34,12 +34,12 @@ export type RefusalReason =
 
 /** A legacy message, as the session port sees it: a batch has no id nor method. */
 export interface LegacyTarget {
-  readonly id: JsonRpcId | null;
+  readonly id: RequestId | null;
   readonly method: string | undefined;
   /** The `MCP-Protocol-Version` header, when the transport has one. */
   readonly versionHeader: string | undefined;
   /** The legacy revisions the server serves, newest first. */
-  readonly supported: readonly Revision[];
+  readonly supported: readonly McpRevision[];
 }
 
 /** The session and revision a legacy message is served with, or why it is not. */
@@ -47,7 +47,7 @@ export type LegacyResolution =
   | {
       readonly ok: true;
       readonly session?: SessionHandle;
-      readonly revision?: Revision;
+      readonly revision?: McpRevision;
       /** Whether this message opened the session (`initialize`): a failed handshake discards it. */
       readonly opened?: boolean;
     }
@@ -69,9 +69,9 @@ export interface LegacySessionPort {
 
 /** What a channel factory is asked for: the channel of one message, or of a batch's calls. */
 export interface ChannelTarget {
-  readonly era: Era;
+  readonly era: McpEra;
   readonly session: SessionHandle | undefined;
-  readonly revision: Revision | undefined;
+  readonly revision: McpRevision | undefined;
 }
 
 /** A message's channel, and what tells the engine the transport lost the request (if anything). */
@@ -82,13 +82,13 @@ export interface OpenedChannel<C extends RequestChannel = RequestChannel> {
 
 /** The facts of a transport that do not depend on the message. */
 export interface FactsInput {
-  readonly transport: TransportKind;
+  readonly transport: McpTransportKind;
   readonly principal?: McpPrincipal;
   /** HTTP: the request headers (modern header checks, `ctx.headers`). */
-  readonly headers?: HeaderBag;
+  readonly headers?: McpHeaderBag;
   /** Whether legacy requests see `headers` too (Streamable HTTP) or only modern ones. */
   readonly headersInLegacy?: boolean;
-  readonly native?: NativeExchange;
+  readonly native?: McpNativeExchange;
   /** The transport's own deadline of a call, instead of `callTimeoutMs`. */
   readonly timeoutMs?: number;
   /** Tells when the whole exchange is lost (simple HTTP: the client left). */
@@ -102,9 +102,9 @@ export interface InboundBinding<C extends RequestChannel = RequestChannel> exten
   /** The `MCP-Protocol-Version` header, when the transport has one. */
   readonly versionHeader?: string;
   /** The one era a transport serves (the SSE pair: legacy); decided per message otherwise. */
-  readonly era?: Era;
+  readonly era?: McpEra;
   /** The revision a batch is planned for when neither the header nor a session names one. */
-  readonly batchRevision?: Revision;
+  readonly batchRevision?: McpRevision;
   readonly sessions: LegacySessionPort;
   /** The channel of one message's answer. */
   channel(target: ChannelTarget): OpenedChannel<C>;
@@ -126,7 +126,7 @@ export type InboundResult<C extends RequestChannel = RequestChannel> =
   /** Not JSON-RPC, or a bad envelope or batch: the error to send (none is sent for a notification). */
   | {
       readonly kind: 'invalid';
-      readonly error: JsonRpcFailure;
+      readonly error: JSONRPCErrorResponse;
       readonly notification: boolean;
       /** A batch's: the session it was sent within. */
       readonly session?: SessionHandle;
@@ -134,11 +134,11 @@ export type InboundResult<C extends RequestChannel = RequestChannel> =
   /** Only responses, handed to the questions waiting for them in `session`. */
   | { readonly kind: 'delivered'; readonly session: SessionHandle | undefined }
   /** One notification, given to the engine. */
-  | { readonly kind: 'accepted'; readonly era: Era; readonly session: SessionHandle | undefined }
+  | { readonly kind: 'accepted'; readonly era: McpEra; readonly session: SessionHandle | undefined }
   /** One request: the engine's outcome; what it streamed went through `channel`. */
   | {
       readonly kind: 'answered';
-      readonly era: Era;
+      readonly era: McpEra;
       readonly outcome: EngineOutcome;
       readonly channel: C;
       /** The request's session; `undefined` after a failed handshake discarded it. */
@@ -147,14 +147,14 @@ export type InboundResult<C extends RequestChannel = RequestChannel> =
   /** A batch: the answers of its requests, in order (none when it held only notifications). */
   | {
       readonly kind: 'batch';
-      readonly answers: readonly JsonRpcResponse[];
+      readonly answers: readonly JSONRPCResponse[];
       readonly session: SessionHandle | undefined;
     }
   /** Refused before the engine: the error to send, unless the transport answered itself. */
   | {
       readonly kind: 'refused';
       readonly reason: RefusalReason;
-      readonly error?: JsonRpcFailure;
+      readonly error?: JSONRPCErrorResponse;
       readonly session?: SessionHandle;
     };
 

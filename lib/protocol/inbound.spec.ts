@@ -11,9 +11,9 @@ import {
   type LegacyResolution,
   type LegacySessionPort,
 } from './inbound';
-import { ErrorCode, type JsonObject, type JsonRpcRequest } from './messages/json-rpc';
-import type { Revision } from './messages/revisions';
-import type { SessionHandle, SessionState } from './messages/session-handle';
+import { McpErrorCode, type JSONObject, type JSONRPCRequest } from './messages/json-rpc';
+import type { McpRevision } from './messages/revisions';
+import type { SessionHandle, McpSessionState } from './messages/session-handle';
 
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -55,8 +55,8 @@ function makeEngine(): McpEngine {
   );
 }
 
-function session(protocolVersion?: Revision): SessionHandle {
-  const state: SessionState = { protocolVersion, clientCapabilities: {}, logLevel: 'info', initialized: true };
+function session(protocolVersion?: McpRevision): SessionHandle {
+  const state: McpSessionState = { protocolVersion, clientCapabilities: {}, logLevel: 'info', initialized: true };
   return {
     id: 'mcp_session',
     state,
@@ -86,7 +86,7 @@ function binding(overrides: Partial<InboundBinding> = {}): InboundBinding {
   return { transport: 'stdio', sessions: SESSIONLESS, channel: () => ({ channel: CHANNEL }), ...overrides };
 }
 
-const request = (method: string, params?: JsonObject, id = 1): JsonRpcRequest => ({
+const request = (method: string, params?: JSONObject, id = 1): JSONRPCRequest => ({
   jsonrpc: '2.0',
   id,
   method,
@@ -94,7 +94,7 @@ const request = (method: string, params?: JsonObject, id = 1): JsonRpcRequest =>
 });
 
 const legacySession = session('2025-03-26');
-const withSession = (revision: Revision = '2025-03-26') =>
+const withSession = (revision: McpRevision = '2025-03-26') =>
   port({ ok: true, session: session(revision), revision }, session(revision));
 
 describe('InboundDispatcher: each input class and the result kind it gets', () => {
@@ -225,17 +225,17 @@ describe('InboundDispatcher: each input class and the result kind it gets', () =
     [
       'an unknown session',
       { ok: false, reason: 'unknown-session', message: 'Session not found' },
-      ErrorCode.InvalidRequest,
+      McpErrorCode.InvalidRequest,
     ],
     [
       'the session limit',
       { ok: false, reason: 'session-limit', message: 'Too many sessions' },
-      ErrorCode.InternalError,
+      McpErrorCode.InternalError,
     ],
     [
       'a session store that cannot serve',
       { ok: false, reason: 'store-unavailable', message: 'Service unavailable' },
-      ErrorCode.InternalError,
+      McpErrorCode.InternalError,
     ],
   ])('refuses %s with its JSON-RPC error, under the request id', async (_name, resolution, code) => {
     const result = await new InboundDispatcher(makeEngine()).dispatch(
@@ -306,8 +306,8 @@ describe('inboundFacts', () => {
 });
 
 describe('sessionRevision', () => {
-  const supported: Revision[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
-  it.each<[string | undefined, string, Revision | undefined, boolean, unknown]>([
+  const supported: McpRevision[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+  it.each<[string | undefined, string, McpRevision | undefined, boolean, unknown]>([
     [undefined, 'ping', '2024-11-05', true, { revision: '2024-11-05' }],
     ['2025-06-18', 'ping', '2024-11-05', true, { revision: '2025-06-18' }],
     ['2025-06-18', 'initialize', undefined, true, { revision: undefined }],

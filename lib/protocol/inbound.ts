@@ -20,16 +20,16 @@ import type {
 } from './inbound-types';
 import {
   classifyMessage,
-  ErrorCode,
+  McpErrorCode,
   failure,
-  type JsonRpcFailure,
-  type JsonRpcId,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
+  type JSONRPCErrorResponse,
+  type RequestId,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
 } from './messages/json-rpc';
 import { decideEra } from './messages/request-meta';
-import { hasFeature, legacyHeaderRevision, type Era } from './messages/revisions';
+import { hasFeature, legacyHeaderRevision, type McpEra } from './messages/revisions';
 import type { SessionHandle } from './messages/session-handle';
 import { isThenable, settledAs, type Awaitable } from './messages/thenables';
 import { logText } from './bounds/log-text';
@@ -57,7 +57,7 @@ export const SESSIONLESS: LegacySessionPort = Object.freeze({
 type HandedLegacy = LegacyFacts & { readonly opened?: boolean };
 
 /** A request's id; `null` for a notification. */
-function idOf(message: JsonRpcRequest | JsonRpcNotification): JsonRpcId | null {
+function idOf(message: JSONRPCRequest | JSONRPCNotification): RequestId | null {
   return 'id' in message ? message.id : null;
 }
 
@@ -65,11 +65,11 @@ function idOf(message: JsonRpcRequest | JsonRpcNotification): JsonRpcId | null {
  * The JSON-RPC error of a refusal, with the message's id: a session cap reached and a store that
  * cannot serve are the server's refusals, the rest the client's errors.
  */
-function refusal(reason: RefusalReason, id: JsonRpcId | null, message: string): InboundResult<never> {
+function refusal(reason: RefusalReason, id: RequestId | null, message: string): InboundResult<never> {
   const code =
     reason === 'session-limit' || reason === 'session-quota' || reason === 'store-unavailable'
-      ? ErrorCode.InternalError
-      : ErrorCode.InvalidRequest;
+      ? McpErrorCode.InternalError
+      : McpErrorCode.InvalidRequest;
   return { kind: 'refused', reason, error: failure(id, code, message) };
 }
 
@@ -96,7 +96,7 @@ export class InboundDispatcher {
       case 'invalid':
         return {
           kind: 'invalid',
-          error: failure(message.id, ErrorCode.InvalidRequest, message.reason),
+          error: failure(message.id, McpErrorCode.InvalidRequest, message.reason),
           notification: message.isNotification,
         };
       case 'response':
@@ -111,14 +111,14 @@ export class InboundDispatcher {
    * Hands client answers to this server's questions in the port's current session; answers for
    * no known question are dropped without a word to the sender. Synchronous when the session is.
    */
-  deliver(responses: readonly JsonRpcResponse[], sessions: LegacySessionPort): Promise<InboundResult<never>> {
+  deliver(responses: readonly JSONRPCResponse[], sessions: LegacySessionPort): Promise<InboundResult<never>> {
     const current = sessions.current();
     return isThenable<SessionHandle | undefined>(current)
       ? current.then((session) => this.deliverTo(session, responses))
       : Promise.resolve(this.deliverTo(current, responses));
   }
 
-  private deliverTo(session: SessionHandle | undefined, responses: readonly JsonRpcResponse[]): InboundResult<never> {
+  private deliverTo(session: SessionHandle | undefined, responses: readonly JSONRPCResponse[]): InboundResult<never> {
     for (const response of responses) {
       if (session === undefined || !this.engine.deliverResponse(session.id, response)) {
         this.logger?.debug(`Dropped a client response for unknown request ${logText(response.id)}`);
@@ -129,7 +129,7 @@ export class InboundDispatcher {
 
   /** One request or notification: its era, its legacy session, its facts, the engine. */
   serve<C extends RequestChannel>(
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
     binding: InboundBinding<C>,
   ): Awaitable<InboundResult<C>> {
     const era = binding.era ?? decideEra(message.params, binding.versionHeader);
@@ -144,7 +144,7 @@ export class InboundDispatcher {
 
   /** `serveLegacy` once the session is resolved (a continuation of its own: see `Awaitable`). */
   private serveLegacyLater<C extends RequestChannel>(
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
     binding: InboundBinding<C>,
     resolved: PromiseLike<LegacyResolution>,
   ): Promise<InboundResult<C>> {
@@ -152,7 +152,7 @@ export class InboundDispatcher {
   }
 
   private serveLegacy<C extends RequestChannel>(
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
     binding: InboundBinding<C>,
     resolved: LegacyResolution,
   ): Awaitable<InboundResult<C>> {
@@ -164,9 +164,9 @@ export class InboundDispatcher {
 
   /** Hands the message to the engine, on the channel the transport opens for it. */
   private handOver<C extends RequestChannel>(
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
     binding: InboundBinding<C>,
-    era: Era,
+    era: McpEra,
     legacy: HandedLegacy | undefined,
   ): Awaitable<InboundResult<C>> {
     if (binding.beforeHandle?.() === false) {
@@ -185,8 +185,8 @@ export class InboundDispatcher {
   /** `answered` once the engine's outcome settles (a continuation of its own: see `Awaitable`). */
   private answeredLater<C extends RequestChannel>(
     binding: InboundBinding<C>,
-    id: JsonRpcId | null,
-    era: Era,
+    id: RequestId | null,
+    era: McpEra,
     legacy: HandedLegacy | undefined,
     channel: C,
     pending: PromiseLike<EngineOutcome>,
@@ -197,8 +197,8 @@ export class InboundDispatcher {
   /** The result of a message the engine handled: a notification accepted, a request answered. */
   private answered<C extends RequestChannel>(
     binding: InboundBinding<C>,
-    id: JsonRpcId | null,
-    era: Era,
+    id: RequestId | null,
+    era: McpEra,
     legacy: HandedLegacy | undefined,
     channel: C,
     outcome: EngineOutcome,
@@ -257,14 +257,18 @@ export class InboundDispatcher {
     return { kind: 'batch', answers, session };
   }
 
-  private rejected(error: JsonRpcFailure, batches: boolean, session: SessionHandle | undefined): InboundResult<never> {
+  private rejected(
+    error: JSONRPCErrorResponse,
+    batches: boolean,
+    session: SessionHandle | undefined,
+  ): InboundResult<never> {
     return batches
       ? { kind: 'invalid', error, notification: false, session }
       : { kind: 'refused', reason: 'batch-not-supported', error, session };
   }
 
   private target(
-    id: JsonRpcId | null,
+    id: RequestId | null,
     method: string | undefined,
     binding: InboundBinding<RequestChannel>,
   ): LegacyTarget {

@@ -1,4 +1,4 @@
-import type { TransportKind } from './calls/transport-contract';
+import type { McpTransportKind } from './calls/transport-contract';
 import {
   CACHEABLE_METHODS,
   LONG_LIVED_METHODS,
@@ -9,15 +9,15 @@ import {
   servesMethod,
   type MethodEntry,
 } from './methods';
-import type { JsonRpcRequest } from './messages/json-rpc';
+import type { JSONRPCRequest } from './messages/json-rpc';
 import { McpError } from './messages/mcp-error';
 import { META_KEYS } from './messages/request-meta';
 import { RequestResolver } from './request-resolver';
 import { RoundTrips } from './round-trips';
-import type { Era } from './messages/revisions';
+import type { McpEra } from './messages/revisions';
 
-const TRANSPORTS: TransportKind[] = ['streamable-http', 'simple-http', 'sse', 'stdio'];
-const NON_SSE: TransportKind[] = ['streamable-http', 'simple-http', 'stdio'];
+const TRANSPORTS: McpTransportKind[] = ['streamable-http', 'simple-http', 'sse', 'stdio'];
+const NON_SSE: McpTransportKind[] = ['streamable-http', 'simple-http', 'stdio'];
 
 const LEGACY_ONLY = ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'];
 const BOTH_ERAS = [
@@ -77,13 +77,16 @@ describe('servesMethod', () => {
   });
 
   describe('subscriptions/listen', () => {
-    it.each<TransportKind>(['streamable-http', 'stdio'])('is served to modern requests on %s', (transport) => {
+    it.each<McpTransportKind>(['streamable-http', 'stdio'])('is served to modern requests on %s', (transport) => {
       expect(servesMethod('modern', 'subscriptions/listen', transport)).toBe(true);
     });
 
-    it.each<TransportKind>(['simple-http', 'sse'])('is not served on %s, which cannot hold its stream', (transport) => {
-      expect(servesMethod('modern', 'subscriptions/listen', transport)).toBe(false);
-    });
+    it.each<McpTransportKind>(['simple-http', 'sse'])(
+      'is not served on %s, which cannot hold its stream',
+      (transport) => {
+        expect(servesMethod('modern', 'subscriptions/listen', transport)).toBe(false);
+      },
+    );
 
     it.each(TRANSPORTS)('is not served to legacy requests on %s', (transport) => {
       expect(servesMethod('legacy', 'subscriptions/listen', transport)).toBe(false);
@@ -236,7 +239,7 @@ describe('METHODS: the one table', () => {
       new RoundTrips({ secret: 'test', ttlMs: 60_000 }, logger),
     );
     const channel = { notify: jest.fn() };
-    const message = (method: string, era: Era): JsonRpcRequest => ({
+    const message = (method: string, era: McpEra): JSONRPCRequest => ({
       jsonrpc: '2.0',
       id: 1,
       method,
@@ -245,11 +248,11 @@ describe('METHODS: the one table', () => {
           ? { _meta: { [META_KEYS.protocolVersion]: '2026-07-28', [META_KEYS.clientCapabilities]: {} } }
           : {},
     });
-    const absent = TABLE.flatMap(([method, era]): Array<[string, Era]> =>
+    const absent = TABLE.flatMap(([method, era]): Array<[string, McpEra]> =>
       era === 'both' ? [] : [[method, era === 'legacy' ? 'modern' : 'legacy']],
     );
 
-    it.each([...absent, ...UNKNOWN.map((method): [string, Era] => [method, 'legacy'])])(
+    it.each([...absent, ...UNKNOWN.map((method): [string, McpEra] => [method, 'legacy'])])(
       '%s in the %s era',
       (method, era) => {
         const resolved = resolver.resolve(

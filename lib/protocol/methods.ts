@@ -3,9 +3,9 @@
  * it. Every question about one method (is it served here? may it stream, outlive the call
  * deadline, be cached, ask for input?) is answered from this table, in this file.
  */
-import { hasFeature, type Era, type RevisionFeature } from './messages/revisions';
-import type { JsonObject } from './messages/json-rpc';
-import type { TransportKind } from './calls/transport-contract';
+import { hasFeature, type McpEra, type RevisionFeature } from './messages/revisions';
+import type { JSONObject } from './messages/json-rpc';
+import type { McpTransportKind } from './calls/transport-contract';
 import type { ResolvedRequest } from './calls/resolved-request';
 import type { Awaitable } from './messages/thenables';
 import type { HandlerContext } from './handlers/handler-context';
@@ -30,17 +30,17 @@ import {
 } from './handlers/tasks.handler';
 
 /** Serves one method. */
-export type MethodHandler = (context: HandlerContext, request: ResolvedRequest) => Awaitable<JsonObject>;
+export type MethodHandler = (context: HandlerContext, request: ResolvedRequest) => Awaitable<JSONObject>;
 
 /** What the engine knows of one method. Flags are absent when false. */
 export interface MethodEntry {
   readonly handler: MethodHandler;
   /** The eras that serve it. */
-  readonly era: Era | 'both';
+  readonly era: McpEra | 'both';
   /** Legacy: the feature a session's revision must have (methods only some revisions define). */
   readonly legacyFeature?: RevisionFeature;
   /** Transports that never serve it. */
-  readonly notOn?: readonly TransportKind[];
+  readonly notOn?: readonly McpTransportKind[];
   /** Served only on transports that hold a stream for the request (Streamable HTTP, stdio). */
   readonly streaming?: true;
   /** Held open until the client cancels or the server ends it: no call deadline, drained apart. */
@@ -84,7 +84,7 @@ const TABLE: Readonly<Record<string, MethodEntry>> = {
 export const METHODS: ReadonlyMap<string, MethodEntry> = new Map(Object.entries(TABLE));
 
 /** The transports that hold a stream for one request. */
-const STREAMING_TRANSPORTS: ReadonlySet<TransportKind> = new Set(['streamable-http', 'stdio']);
+const STREAMING_TRANSPORTS: ReadonlySet<McpTransportKind> = new Set(['streamable-http', 'stdio']);
 
 /** The entry of `method`, if the server knows it at all. */
 export function methodEntry(method: string): MethodEntry | undefined {
@@ -96,15 +96,15 @@ export function methodEntry(method: string): MethodEntry | undefined {
  * request, `revision` is the session's (methods some revisions lack are refused without it).
  * Anything this refuses is answered -32601 (HTTP 404 in the modern era).
  */
-export function servesMethod(era: Era, method: string, transport: TransportKind, revision?: string): boolean {
+export function servesMethod(era: McpEra, method: string, transport: McpTransportKind, revision?: string): boolean {
   return entryServed(era, method, transport, revision) !== undefined;
 }
 
 /** The entry of `method` when it is served to `era` on `transport`, else `undefined`. */
 export function entryServed(
-  era: Era,
+  era: McpEra,
   method: string,
-  transport: TransportKind,
+  transport: McpTransportKind,
   revision?: string,
 ): MethodEntry | undefined {
   const entry = METHODS.get(method);

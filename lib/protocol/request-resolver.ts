@@ -8,32 +8,32 @@
  * What passes is a `ResolvedRequest`: the era, revision, principal, client capabilities and log
  * level settled once for the handler.
  */
-import { eraOf, isRevision, type Era, type Revision } from './messages/revisions';
-import { ErrorCode, type JsonObject, type JsonRpcRequest } from './messages/json-rpc';
+import { eraOf, isRevision, type McpEra, type McpRevision } from './messages/revisions';
+import { McpErrorCode, type JSONObject, type JSONRPCRequest } from './messages/json-rpc';
 import { McpError } from './messages/mcp-error';
 import { CallScope } from './calls/call-scope';
 import { checkStandardHeaders, headerValue } from './messages/request-headers';
 import { readModernEnvelope } from './messages/request-meta';
 import { servesMethod } from './methods';
 import { ANONYMOUS_PRINCIPAL } from './bounds/principal';
-import type { LogLevel } from './messages/log-levels';
+import type { LoggingLevel } from './messages/log-levels';
 import type { RoundInputs } from './calls/input-round';
 import type { RoundTrips } from './round-trips';
 import type { RequestFacts } from './calls/transport-contract';
 import type { ResolvedRequest } from './calls/resolved-request';
 
 function methodNotFound(method: string): McpError {
-  return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  return new McpError(McpErrorCode.MethodNotFound, `Method not found: ${method}`);
 }
 
 export class RequestResolver {
-  private readonly revisionsByEra: Readonly<Record<Era, readonly Revision[]>>;
+  private readonly revisionsByEra: Readonly<Record<McpEra, readonly McpRevision[]>>;
 
   constructor(
     /** The revisions advertised and accepted, newest first. */
-    revisions: readonly Revision[],
+    revisions: readonly McpRevision[],
     /** The log level of a legacy session that never sent `logging/setLevel`. */
-    private readonly defaultLogLevel: LogLevel,
+    private readonly defaultLogLevel: LoggingLevel,
     private readonly rounds: RoundTrips,
   ) {
     this.revisionsByEra = {
@@ -43,43 +43,43 @@ export class RequestResolver {
   }
 
   /** The advertised revisions of one era, newest first. */
-  revisionsOf(era: Era): readonly Revision[] {
+  revisionsOf(era: McpEra): readonly McpRevision[] {
     return this.revisionsByEra[era];
   }
 
   /** The request ready for its handler, or the error of the first rung it fails. */
-  resolve(facts: RequestFacts, message: JsonRpcRequest): ResolvedRequest | McpError {
+  resolve(facts: RequestFacts, message: JSONRPCRequest): ResolvedRequest | McpError {
     const params = message.params ?? {};
     return facts.era === 'modern'
       ? this.resolveModern(facts, message, params)
       : this.resolveLegacy(facts, message, params);
   }
 
-  private resolveModern(facts: RequestFacts, message: JsonRpcRequest, params: JsonObject): ResolvedRequest | McpError {
+  private resolveModern(facts: RequestFacts, message: JSONRPCRequest, params: JSONObject): ResolvedRequest | McpError {
     const envelope = readModernEnvelope(params);
     if (typeof envelope === 'string') {
-      return new McpError(ErrorCode.InvalidParams, envelope);
+      return new McpError(McpErrorCode.InvalidParams, envelope);
     }
     if (facts.headers !== undefined) {
       const headerVersion = headerValue(facts.headers, 'mcp-protocol-version');
       if (headerVersion === undefined) {
-        return new McpError(ErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version header is required');
+        return new McpError(McpErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version header is required');
       }
       if (headerVersion !== envelope.protocolVersion) {
         return new McpError(
-          ErrorCode.HeaderMismatch,
+          McpErrorCode.HeaderMismatch,
           `Header mismatch: MCP-Protocol-Version header value '${headerVersion}' does not match _meta value '${envelope.protocolVersion}'`,
         );
       }
       const mismatch = checkStandardHeaders(facts.headers, message.method, params);
       if (mismatch !== undefined) {
-        return new McpError(ErrorCode.HeaderMismatch, mismatch);
+        return new McpError(McpErrorCode.HeaderMismatch, mismatch);
       }
     }
     const modern = this.revisionsOf('modern');
     if (!isRevision(envelope.protocolVersion) || !modern.includes(envelope.protocolVersion)) {
       return new McpError(
-        ErrorCode.UnsupportedProtocolVersion,
+        McpErrorCode.UnsupportedProtocolVersion,
         `Unsupported protocol version: ${envelope.protocolVersion}`,
         { supported: modern, requested: envelope.protocolVersion },
       );
@@ -115,7 +115,7 @@ export class RequestResolver {
     };
   }
 
-  private resolveLegacy(facts: RequestFacts, message: JsonRpcRequest, params: JsonObject): ResolvedRequest | McpError {
+  private resolveLegacy(facts: RequestFacts, message: JSONRPCRequest, params: JSONObject): ResolvedRequest | McpError {
     const state = facts.session?.state;
     const revision = facts.revision ?? state?.protocolVersion;
     if (!servesMethod('legacy', message.method, facts.transport, revision)) {

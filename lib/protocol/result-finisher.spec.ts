@@ -2,7 +2,7 @@ import { CallScope } from './calls/call-scope';
 import type { EngineOptions } from './calls/engine-options';
 import type { ResolvedRequest } from './calls/resolved-request';
 import { ResultFinisher } from './result-finisher';
-import { markReported, StoreUnavailableError, STORE_UNAVAILABLE_MESSAGE } from './bounds/store-unavailable';
+import { markReported, McpStoreUnavailableError, STORE_UNAVAILABLE_MESSAGE } from './bounds/store-unavailable';
 
 function makeFinisher() {
   const logger = { error: jest.fn(), warn: jest.fn(), debug: jest.fn() };
@@ -25,7 +25,7 @@ describe('ResultFinisher.failure', () => {
     'answers a store outage (%s) with its id and -32603, marked for the status tables, without a stack',
     (era) => {
       const { finisher, logger } = makeFinisher();
-      const outcome = finisher.failure(request(4, era), new StoreUnavailableError('Redis cannot serve now: OOM'));
+      const outcome = finisher.failure(request(4, era), new McpStoreUnavailableError('Redis cannot serve now: OOM'));
       expect(outcome).toEqual({
         type: 'response',
         response: { jsonrpc: '2.0', id: 4, error: { code: -32603, message: STORE_UNAVAILABLE_MESSAGE } },
@@ -38,9 +38,9 @@ describe('ResultFinisher.failure', () => {
 
   it('logs store outages once a minute, and only at debug level when the store logged them already', () => {
     const { finisher, logger } = makeFinisher();
-    finisher.failure(request(1), new StoreUnavailableError('away'));
-    finisher.failure(request(2), new StoreUnavailableError('away'));
-    finisher.failure(request(3), markReported(new StoreUnavailableError('reported')));
+    finisher.failure(request(1), new McpStoreUnavailableError('away'));
+    finisher.failure(request(2), new McpStoreUnavailableError('away'));
+    finisher.failure(request(3), markReported(new McpStoreUnavailableError('reported')));
     expect(logger.warn.mock.calls).toEqual([['tasks/get (request 1): away']]);
     expect(logger.debug.mock.calls).toEqual([['tasks/get (request 2): away'], ['tasks/get (request 3): reported']]);
   });

@@ -3,7 +3,7 @@
  * `resultType`, the `serverInfo` stamp), or its failure turned into the error the client may
  * see, the details going to the log.
  */
-import { ErrorCode, failure, isJsonObject, success, type JsonObject, type JsonRpcId } from './messages/json-rpc';
+import { McpErrorCode, failure, isJsonObject, success, type JSONObject, type RequestId } from './messages/json-rpc';
 import { McpError } from './messages/mcp-error';
 import { CallStoppedError } from './calls/call-scope';
 import { META_KEYS } from './messages/request-meta';
@@ -37,7 +37,7 @@ export function logFailure(logger: EngineLogger, request: ResolvedRequest, error
 
 export class ResultFinisher {
   /** The modern `_meta` stamp (`serverInfo`) rendered per revision. */
-  private readonly metaByRevision = new Map<string | undefined, JsonObject>();
+  private readonly metaByRevision = new Map<string | undefined, JSONObject>();
 
   /** Store outages: one warning a minute (unless the store logged it), the rest as debug lines. */
   private readonly outages: RefusalLog;
@@ -47,12 +47,12 @@ export class ResultFinisher {
   }
 
   /** The answer carrying `result`, finished for the request's era. */
-  result(request: ResolvedRequest, result: JsonObject): EngineOutcome {
+  result(request: ResolvedRequest, result: JSONObject): EngineOutcome {
     return { type: 'response', response: success(request.id, this.finish(request, result)) };
   }
 
   /** The answer carrying `error`. */
-  error(id: JsonRpcId, error: McpError): EngineOutcome {
+  error(id: RequestId, error: McpError): EngineOutcome {
     return { type: 'response', response: failure(id, error.code, error.message, error.data) };
   }
 
@@ -66,7 +66,7 @@ export class ResultFinisher {
     const { scope } = request;
     if (scope.aborted && scope.reason instanceof CallStoppedError) {
       // Stopped by the server (a deadline, a shutdown), not by the client: the client is told.
-      const code = request.era === 'modern' ? ErrorCode.InternalError : ErrorCode.ServerError;
+      const code = request.era === 'modern' ? McpErrorCode.InternalError : McpErrorCode.ServerError;
       return this.error(request.id, new McpError(code, scope.reason.message));
     }
     if (scope.aborted) {
@@ -80,16 +80,16 @@ export class ResultFinisher {
       logStoreUnavailable(this.outages, `${request.method} (request ${logText(request.id)})`, error);
       return {
         type: 'response',
-        response: failure(request.id, ErrorCode.InternalError, STORE_UNAVAILABLE_MESSAGE),
+        response: failure(request.id, McpErrorCode.InternalError, STORE_UNAVAILABLE_MESSAGE),
         storeUnavailable: true,
       };
     }
     logFailure(this.options.logger, request, error);
-    return this.error(request.id, new McpError(ErrorCode.InternalError, 'Internal error'));
+    return this.error(request.id, new McpError(McpErrorCode.InternalError, 'Internal error'));
   }
 
   /** Adds cache hints and, in the modern era, `resultType` and `serverInfo`. */
-  finish(request: ResolvedRequest, result: JsonObject): JsonObject {
+  finish(request: ResolvedRequest, result: JSONObject): JSONObject {
     if (request.era !== 'modern') {
       return result;
     }

@@ -3,7 +3,7 @@
  * inputs a retry brings (opened from its sealed `requestState`), the round a handler lives in,
  * and the `input_required` answer that ends a round.
  */
-import { ErrorCode, type JsonObject } from './messages/json-rpc';
+import { McpErrorCode, type JSONObject } from './messages/json-rpc';
 import { McpError } from './messages/mcp-error';
 import { InputRound, readRoundInputs, type RoundInputs } from './calls/input-round';
 import { RequestStateSealer, type RoundState } from './messages/request-state';
@@ -35,7 +35,7 @@ export class RoundTrips {
    * of earlier rounds from its `requestState`. State that was not sealed here for this principal
    * and this request, or that expired, is refused (-32602) and the handler never runs.
    */
-  open(method: string, params: JsonObject, principal: McpPrincipal): RoundInputs | McpError {
+  open(method: string, params: JSONObject, principal: McpPrincipal): RoundInputs | McpError {
     const sealed = params.requestState;
     let previous: RoundState | undefined;
     if (sealed !== undefined) {
@@ -45,7 +45,7 @@ export class RoundTrips {
           : undefined;
       if (previous === undefined) {
         this.logger.warn(`${method}: refused a requestState that is invalid, expired or not this request's`);
-        return new McpError(ErrorCode.InvalidParams, 'Invalid requestState');
+        return new McpError(McpErrorCode.InvalidParams, 'Invalid requestState');
       }
     }
     return readRoundInputs(params, previous);
@@ -78,9 +78,9 @@ export class RoundTrips {
    * round. The handler's signal is aborted: its work is abandoned, and it runs again from the
    * start on the retry.
    */
-  end(request: ResolvedRequest): JsonObject {
+  end(request: ResolvedRequest): JSONObject {
     const round = request.round!;
-    request.scope.abandon(new McpError(ErrorCode.InternalError, 'Input required: the request ends this round'));
+    request.scope.abandon(new McpError(McpErrorCode.InternalError, 'Input required: the request ends this round'));
     // Throws when the state outgrew what a retry may bring back: better a failed call now than a
     // round the client can never complete.
     const requestState = this.sealer.seal(

@@ -4,9 +4,9 @@
  * the task side of a call once it left its request: where its messages go, how it asks the
  * client, how its outcome is stored.
  */
-import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcNotification } from './messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject, type JSONRPCNotification } from './messages/json-rpc';
 import { McpError, messageOf } from './messages/mcp-error';
-import type { AskOptions, InputRequest } from './messages/client-requests';
+import type { McpAskOptions, InputRequest } from './messages/client-requests';
 import { TaskChannel, type TaskChannelHost } from './task-channel';
 import type { RequestChannel } from './calls/transport-contract';
 import type { ResolvedRequest, RunningTask } from './calls/resolved-request';
@@ -35,14 +35,14 @@ export interface TaskCallHost extends TaskChannelHost {
 }
 
 /** What a task stores of its work's end: the result, or the JSON-RPC error the call would have answered. */
-function outcomeOf(outcome: WorkOutcome<JsonObject>): TaskOutcome {
+function outcomeOf(outcome: WorkOutcome<JSONObject>): TaskOutcome {
   if (outcome.ok) {
     return { type: 'result', result: outcome.value };
   }
   const { error } = outcome;
   return error instanceof McpError
     ? { type: 'error', error: { code: error.code, message: error.message, data: error.data } }
-    : { type: 'error', error: { code: ErrorCode.InternalError, message: 'Internal error' } };
+    : { type: 'error', error: { code: McpErrorCode.InternalError, message: 'Internal error' } };
 }
 
 /**
@@ -93,7 +93,7 @@ export class TaskCall implements RunningTask {
    * Progress and logs of the work, legacy era: on the task's channel. A modern task has no
    * stream: its logs are dropped (see `describe` for its progress).
    */
-  notify(message: JsonRpcNotification): void {
+  notify(message: JSONRPCNotification): void {
     this.channel?.notify(message);
   }
 
@@ -113,7 +113,7 @@ export class TaskCall implements RunningTask {
    * while the task is `input_required`. Modern: the task's `inputRequests`, answered by
    * `tasks/update`.
    */
-  async ask<T>(question: InputRequest, options: AskOptions | undefined): Promise<T> {
+  async ask<T>(question: InputRequest, options: McpAskOptions | undefined): Promise<T> {
     const { questions } = this.host;
     if (!questions.admits(this.asking)) {
       // Refused before the task is touched: its status and its stored questions stay as they are.
@@ -153,7 +153,7 @@ export class TaskCall implements RunningTask {
    * logs one of a call answered in place; the task keeps only "Internal error". Once the task
    * ended (cancelled, expired), the work's abort is no failure.
    */
-  settle(outcome: WorkOutcome<JsonObject>): void {
+  settle(outcome: WorkOutcome<JSONObject>): void {
     if (!outcome.ok && !(outcome.error instanceof McpError) && !this.closed) {
       this.host.logFailure(this.request, outcome.error);
     }
@@ -193,7 +193,7 @@ export class TaskCalls implements TaskCallRunner {
    * Legacy `task` mode: the task is made (and stored) first, then the work starts in it, and the
    * call is answered with the task's handle at once.
    */
-  async runAsTask(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JsonObject>): Promise<JsonObject> {
+  async runAsTask(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JSONObject>): Promise<JSONObject> {
     const call = await this.createTask(tasks, request);
     reportOutcome(call.run(work), (outcome) => call.settle(outcome));
     return renderCreateTaskResult(call.record);
@@ -204,8 +204,8 @@ export class TaskCalls implements TaskCallRunner {
    * window is the answer; past it, the task is made (before the answer, so that `tasks/get`
    * finds it at once), the outcome goes to the task, and the call is answered with its handle.
    */
-  async runEscalating(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JsonObject>): Promise<JsonObject> {
-    const relay = new TaskRelay<JsonObject, RunningTask>();
+  async runEscalating(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JSONObject>): Promise<JSONObject> {
+    const relay = new TaskRelay<JSONObject, RunningTask>();
     request.relay = relay;
     relay.follow(work());
     const inline = await relay.window(tasks.options.inlineMs);
@@ -218,7 +218,7 @@ export class TaskCalls implements TaskCallRunner {
     if (request.scope.aborted || request.scope.finished) {
       // The client went away during the window, or the request was answered another way: nothing
       // is left to hand to anyone.
-      const over = new McpError(ErrorCode.InternalError, 'The request is over');
+      const over = new McpError(McpErrorCode.InternalError, 'The request is over');
       relay.drop(over);
       // The engine answers nothing more for it: the error only ends this handler.
       throw over;

@@ -4,10 +4,10 @@
  */
 import {
   isJsonObject,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
+  type RequestId,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
 } from './messages/json-rpc';
 import type { EngineLogger } from './calls/engine-options';
 import type { RequestChannel } from './calls/transport-contract';
@@ -18,9 +18,9 @@ import { logFailedSend } from './bounds/store-unavailable';
 export interface TaskChannelHost {
   readonly logger: EngineLogger;
   /** Whether the request `id` to the client of `scope` still waits for its answer. */
-  isWaiting(scope: string, id: JsonRpcId): boolean;
+  isWaiting(scope: string, id: RequestId): boolean;
   /** Sends a message on a legacy session's standalone stream, wherever it is held. */
-  sendToSession(sessionId: string, message: JsonRpcMessage): boolean | Promise<boolean>;
+  sendToSession(sessionId: string, message: JSONRPCMessage): boolean | Promise<boolean>;
 }
 
 /**
@@ -31,7 +31,7 @@ export interface TaskChannelHost {
  */
 export class TaskChannel implements RequestChannel {
   private readonly streams = new Set<RequestChannel>();
-  private readonly outbox: JsonRpcRequest[] = [];
+  private readonly outbox: JSONRPCRequest[] = [];
 
   constructor(
     private readonly host: TaskChannelHost,
@@ -52,11 +52,11 @@ export class TaskChannel implements RequestChannel {
     return () => this.streams.delete(stream);
   }
 
-  notify(message: JsonRpcNotification): void {
+  notify(message: JSONRPCNotification): void {
     void this.deliver(this.tag(message));
   }
 
-  request(message: JsonRpcRequest): boolean {
+  request(message: JSONRPCRequest): boolean {
     const tagged = this.tag(message);
     void this.deliver(tagged).then((sent) => {
       if (!sent) {
@@ -68,7 +68,7 @@ export class TaskChannel implements RequestChannel {
   }
 
   /** On a waiting `tasks/result` stream, else on the session's stream wherever it is held. */
-  private async deliver(message: JsonRpcRequest | JsonRpcNotification): Promise<boolean> {
+  private async deliver(message: JSONRPCRequest | JSONRPCNotification): Promise<boolean> {
     if (this.deliverHere(message)) {
       return true;
     }
@@ -81,7 +81,7 @@ export class TaskChannel implements RequestChannel {
   }
 
   /** On a `tasks/result` stream of this instance. */
-  private deliverHere(message: JsonRpcRequest | JsonRpcNotification): boolean {
+  private deliverHere(message: JSONRPCRequest | JSONRPCNotification): boolean {
     for (const stream of this.streams) {
       const sent = 'id' in message ? stream.request?.(message) === true : (stream.notify(message), true);
       if (sent) {
@@ -91,7 +91,7 @@ export class TaskChannel implements RequestChannel {
     return false;
   }
 
-  private tag<T extends JsonRpcRequest | JsonRpcNotification>(message: T): T {
+  private tag<T extends JSONRPCRequest | JSONRPCNotification>(message: T): T {
     const params = message.params ?? {};
     const meta = isJsonObject(params._meta) ? params._meta : {};
     return { ...message, params: { ...params, _meta: { ...meta, ...relatedTaskMeta(this.taskId) } } };

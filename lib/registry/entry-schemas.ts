@@ -2,7 +2,7 @@
  * The schemas of registry entries: compiled (or, for ajv's validators, checked and then compiled
  * on first use) when an entry is added, so that a bad schema fails there and not at call time, with a root every served revision can take.
  */
-import type { CompiledSchema } from '../protocol/calls/catalog';
+import type { McpCompiledSchema } from '../protocol/calls/catalog';
 import type { McpSchema, McpValidatorOptions } from '../interfaces/mcp-schema.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { INVALID_SCHEMA } from '../shared/mcp.messages';
@@ -14,7 +14,7 @@ export interface SchemaCompiler {
     schema: McpSchema | undefined,
     role: 'input' | 'output',
     validatorOptions?: McpValidatorOptions,
-  ): CompiledSchema;
+  ): McpCompiledSchema;
 }
 
 /** What the registry's checks depend on in the server's configuration. */
@@ -27,7 +27,7 @@ export interface RegistrySettings {
 }
 
 /** Arguments are an object: an input schema typed otherwise can never be met. */
-function inputRootRefusal(compiled: CompiledSchema): string | undefined {
+function inputRootRefusal(compiled: McpCompiledSchema): string | undefined {
   const { type } = compiled.jsonSchema;
   return type !== undefined && type !== 'object' ? 'the root must be an object schema' : undefined;
 }
@@ -38,7 +38,7 @@ function inputRootRefusal(compiled: CompiledSchema): string | undefined {
  * other root than an object needs 2026-07-28 (SEP-2106), which this server may not serve.
  * An untyped root (`$ref`, `anyOf`...) may still describe objects.
  */
-function outputRootRefusal(compiled: CompiledSchema, settings: RegistrySettings): string | undefined {
+function outputRootRefusal(compiled: McpCompiledSchema, settings: RegistrySettings): string | undefined {
   const { type } = compiled.jsonSchema;
   const types: unknown[] = Array.isArray(type) ? type : type === undefined ? [] : [type];
   if (types.length > 0 && types.every((one) => one === 'string' || one === 'null')) {
@@ -64,8 +64,8 @@ export class EntrySchemas {
     schema: McpSchema | undefined,
     role: 'input' | 'output',
     validatorOptions?: McpValidatorOptions,
-  ): CompiledSchema {
-    let compiled: CompiledSchema;
+  ): McpCompiledSchema {
+    let compiled: McpCompiledSchema;
     try {
       compiled = this.compiler.compile(schema, role, validatorOptions);
     } catch (error) {

@@ -3,7 +3,7 @@ import type { McpCallContext } from '../protocol/calls/call-context';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import type { McpToolDefinition } from '../interfaces/mcp-definitions.interface';
 import { McpSchemaCompiler } from '../schema/mcp-schema.compiler';
-import { McpRegistry, type RegistryChangeKind } from './mcp-registry.service';
+import { McpRegistry, type McpRegistryChangeKind } from './mcp-registry.service';
 
 // One compiler for the whole file: building its ajv instance is the slow part, and it holds no per-registry state.
 const compiler = new McpSchemaCompiler();
@@ -414,9 +414,9 @@ describe('McpRegistry', () => {
   describe('versions and change listeners', () => {
     it('bumps the version and tells listeners which list changed', () => {
       const registry = newRegistry();
-      const seen: RegistryChangeKind[] = [];
+      const seen: McpRegistryChangeKind[] = [];
       registry.onChange((kind) => seen.push(kind));
-      const steps: Array<[() => unknown, RegistryChangeKind]> = [
+      const steps: Array<[() => unknown, McpRegistryChangeKind]> = [
         [() => registry.addTool(toolDef('t')), 'tools'],
         [() => registry.addResource({ uri: 'test://r', name: 'r', handler: () => '' }), 'resources'],
         [() => registry.addResourceTemplate({ uriTemplate: 'test://{x}', name: 'x', handler: () => '' }), 'resources'],

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Catalog, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from '../protocol/calls/catalog';
+import type { McpPromptEntry, McpResourceEntry, McpTemplateEntry, McpToolEntry } from '../protocol/calls/catalog';
 import type {
   McpPromptDefinition,
   McpResourceDefinition,
@@ -10,11 +10,11 @@ import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { DUPLICATE_ENTRY } from '../shared/mcp.messages';
 import { EntrySchemas, type RegistrySettings, type SchemaCompiler } from './entry-schemas';
 import { promptEntry, resourceEntry, templateEntry, toolEntry, type EntryBuild } from './registry-entries';
-import { RegistryChanges, type RegistryListener } from './registry-changes';
+import { RegistryChanges, type McpRegistryListener } from './registry-changes';
 import { SortedTable } from './sorted-table';
 
 export type { RegistrySettings, SchemaCompiler } from './entry-schemas';
-export type { RegistryChangeKind, RegistryListener } from './registry-changes';
+export type { McpRegistryChangeKind, McpRegistryListener } from './registry-changes';
 
 /**
  * The tools, resources, resource templates and prompts this server offers. Decorated methods are
@@ -24,14 +24,15 @@ export type { RegistryChangeKind, RegistryListener } from './registry-changes';
  * @publicApi
  */
 @Injectable()
-export class McpRegistry implements Catalog {
-  private readonly tools = new SortedTable<ToolEntry>((tool) => tool.name);
-  private readonly resources = new SortedTable<ResourceEntry>((resource) => resource.uri);
-  private readonly templates = new SortedTable<TemplateEntry>((template) => template.uriTemplate);
-  private readonly prompts = new SortedTable<PromptEntry>((prompt) => prompt.name);
+export class McpRegistry {
+  private readonly tools = new SortedTable<McpToolEntry>((tool) => tool.name);
+  private readonly resources = new SortedTable<McpResourceEntry>((resource) => resource.uri);
+  private readonly templates = new SortedTable<McpTemplateEntry>((template) => template.uriTemplate);
+  private readonly prompts = new SortedTable<McpPromptEntry>((prompt) => prompt.name);
   private readonly changes = new RegistryChanges();
   private readonly schemas: EntrySchemas;
 
+  /** @internal */
   constructor(compiler: SchemaCompiler, settings: RegistrySettings = { outputSchemaAnyRoot: true }) {
     this.schemas = new EntrySchemas(compiler, settings);
   }
@@ -102,7 +103,7 @@ export class McpRegistry implements Catalog {
    * Calls `listener` after every change, with the list that changed.
    * @returns a function that removes the listener.
    */
-  onChange(listener: RegistryListener): () => void {
+  onChange(listener: McpRegistryListener): () => void {
     return this.changes.listen(listener);
   }
 
@@ -119,12 +120,12 @@ export class McpRegistry implements Catalog {
    * const names = registry.listTools().map((tool) => tool.name);
    * ```
    */
-  listTools(): readonly ToolEntry[] {
+  listTools(): readonly McpToolEntry[] {
     return this.tools.values();
   }
 
   /** The tool named `name`, or `undefined`. */
-  getTool(name: string): ToolEntry | undefined {
+  getTool(name: string): McpToolEntry | undefined {
     return this.tools.get(name);
   }
 
@@ -132,17 +133,17 @@ export class McpRegistry implements Catalog {
    * Every resource with a fixed URI, sorted by URI (`resources/list`). A snapshot, as
    * {@link listTools}; resource templates are listed apart ({@link listTemplates}).
    */
-  listResources(): readonly ResourceEntry[] {
+  listResources(): readonly McpResourceEntry[] {
     return this.resources.values();
   }
 
   /** The resource registered at exactly `uri` (templates are not matched), or `undefined`. */
-  getResource(uri: string): ResourceEntry | undefined {
+  getResource(uri: string): McpResourceEntry | undefined {
     return this.resources.get(uri);
   }
 
   /** Every resource template, sorted by URI template (`resources/templates/list`). A snapshot, as {@link listTools}. */
-  listTemplates(): readonly TemplateEntry[] {
+  listTemplates(): readonly McpTemplateEntry[] {
     return this.templates.values();
   }
 
@@ -150,17 +151,17 @@ export class McpRegistry implements Catalog {
    * The template registered with exactly this URI template (as written, not a URI it matches;
    * `entry.match(uri)` tests a URI), or `undefined`.
    */
-  getTemplate(uriTemplate: string): TemplateEntry | undefined {
+  getTemplate(uriTemplate: string): McpTemplateEntry | undefined {
     return this.templates.get(uriTemplate);
   }
 
   /** Every prompt, sorted by name (`prompts/list`). A snapshot, as {@link listTools}. */
-  listPrompts(): readonly PromptEntry[] {
+  listPrompts(): readonly McpPromptEntry[] {
     return this.prompts.values();
   }
 
   /** The prompt named `name`, or `undefined`. */
-  getPrompt(name: string): PromptEntry | undefined {
+  getPrompt(name: string): McpPromptEntry | undefined {
     return this.prompts.get(name);
   }
 

@@ -4,11 +4,11 @@
  * of the checks wants it.
  */
 import type {
-  CompletionHandler,
-  PromptEntry,
-  ResourceEntry,
-  TemplateEntry,
-  ToolEntry,
+  McpCompletionHandler,
+  McpPromptEntry,
+  McpResourceEntry,
+  McpTemplateEntry,
+  McpToolEntry,
 } from '../protocol/calls/catalog';
 import { extractParamHeaders, InvalidParamHeaderError } from '../protocol/messages/request-headers';
 import type { EntryAccess } from '../protocol/calls/access';
@@ -59,7 +59,7 @@ function requireName(kind: string, key: string, name: unknown): void {
 }
 
 /** A tool, with its schemas compiled and its parameter headers read off the input schema. */
-export function toolEntry(definition: McpToolDefinition, build: EntryBuild): ToolEntry {
+export function toolEntry(definition: McpToolDefinition, build: EntryBuild): McpToolEntry {
   const { name } = definition;
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     throw new McpConfigurationError(INVALID_TOOL_NAME(String(name)));
@@ -103,7 +103,7 @@ export function toolEntry(definition: McpToolDefinition, build: EntryBuild): Too
 }
 
 /** A resource with a fixed URI. */
-export function resourceEntry(definition: McpResourceDefinition, build: EntryBuild): ResourceEntry {
+export function resourceEntry(definition: McpResourceDefinition, build: EntryBuild): McpResourceEntry {
   const { uri } = definition;
   if (typeof uri !== 'string' || uri.length === 0) {
     throw new McpConfigurationError(
@@ -129,7 +129,7 @@ export function resourceEntry(definition: McpResourceDefinition, build: EntryBui
 }
 
 /** A resource template, parsed, with completions only for its own variables. */
-export function templateEntry(definition: McpResourceTemplateDefinition, build: EntryBuild): TemplateEntry {
+export function templateEntry(definition: McpResourceTemplateDefinition, build: EntryBuild): McpTemplateEntry {
   const { uriTemplate } = definition;
   requireName('resource template', String(uriTemplate), definition.name);
   const { allowUnsafeValues } = definition;
@@ -178,12 +178,12 @@ export function templateEntry(definition: McpResourceTemplateDefinition, build: 
 }
 
 /** A prompt, with unique argument names and their completion handlers apart. */
-export function promptEntry(definition: McpPromptDefinition, build: EntryBuild): PromptEntry {
+export function promptEntry(definition: McpPromptDefinition, build: EntryBuild): McpPromptEntry {
   const { name } = definition;
   requireName('prompt', String(name), name);
   build.assertFree(name);
   const args = definition.arguments ?? [];
-  const completions: Record<string, CompletionHandler> = {};
+  const completions: Record<string, McpCompletionHandler> = {};
   const seen = new Set<string>();
   for (const argument of args) {
     if (typeof argument.name !== 'string' || argument.name.length === 0 || seen.has(argument.name)) {

@@ -3,8 +3,8 @@
  * class-validator-jsonschema, values turned into instances with class-transformer and validated
  * with class-validator. The three packages are optional peers, loaded only when a DTO is used.
  */
-import type { CompiledSchema, ValidationOutcome } from '../protocol/calls/catalog';
-import type { DtoClass, McpValidatorOptions } from '../interfaces/mcp-schema.interface';
+import type { McpCompiledSchema, McpValidationOutcome } from '../protocol/calls/catalog';
+import type { McpDtoClass, McpValidatorOptions } from '../interfaces/mcp-schema.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MISSING_PACKAGE } from '../shared/mcp.messages';
 import { joinListed } from './validation-messages';
@@ -19,16 +19,16 @@ interface ValidationErrorLike {
 
 interface DtoToolkit {
   validate(object: object, options?: McpValidatorOptions): Promise<ValidationErrorLike[]>;
-  plainToInstance(cls: DtoClass, plain: unknown): object;
-  hasMetadata(cls: DtoClass): boolean;
+  plainToInstance(cls: McpDtoClass, plain: unknown): object;
+  hasMetadata(cls: McpDtoClass): boolean;
   /**
    * The JSON Schema of one class; nested classes are `$ref`s to `#/$defs/<class name>`. With
    * `skipMissingProperties`, only `@IsDefined()` properties are required, as class-validator then
    * checks.
    */
-  schemaOf(cls: DtoClass, skipMissingProperties: boolean): Record<string, unknown>;
+  schemaOf(cls: McpDtoClass, skipMissingProperties: boolean): Record<string, unknown>;
   /** The class declared with `@Type(() => ...)` on a property, if any. */
-  nestedClass(cls: DtoClass, property: string): DtoClass | undefined;
+  nestedClass(cls: McpDtoClass, property: string): McpDtoClass | undefined;
 }
 
 let toolkit: DtoToolkit | undefined;
@@ -62,7 +62,7 @@ function loadToolkit(): DtoToolkit {
       }),
     nestedClass: (cls, property) => {
       const type = typeStorage.findTypeMetadata(cls, property)?.typeFunction?.();
-      return typeof type === 'function' ? (type as DtoClass) : undefined;
+      return typeof type === 'function' ? (type as McpDtoClass) : undefined;
     },
   };
   return toolkit;
@@ -71,12 +71,12 @@ function loadToolkit(): DtoToolkit {
 /** The schemas of the classes nested in `root` (through `@Type`), collected transitively. */
 function collectDefinitions(
   kit: DtoToolkit,
-  root: DtoClass,
+  root: McpDtoClass,
   rootSchema: Record<string, unknown>,
   skipMissingProperties: boolean,
 ) {
   const defs: Record<string, Record<string, unknown>> = {};
-  const pending: Array<[DtoClass, Record<string, unknown>]> = [[root, rootSchema]];
+  const pending: Array<[McpDtoClass, Record<string, unknown>]> = [[root, rootSchema]];
   while (pending.length > 0) {
     const [cls, schema] = pending.pop()!;
     const properties = (schema.properties ?? {}) as Record<string, unknown>;
@@ -120,7 +120,7 @@ function formatErrors(errors: ValidationErrorLike[], parent: unknown, prefix = '
  * Schema cannot express; the schema compiler checks the generated JSON Schema and enforces it as
  * well.
  */
-export function compileDtoSchema(dto: DtoClass, options: McpValidatorOptions = {}): CompiledSchema {
+export function compileDtoSchema(dto: McpDtoClass, options: McpValidatorOptions = {}): McpCompiledSchema {
   const kit = loadToolkit();
   if (!kit.hasMetadata(dto)) {
     throw new McpConfigurationError(`${dto.name || 'the class'} has no class-validator decorators`);
@@ -145,7 +145,7 @@ export function compileDtoSchema(dto: DtoClass, options: McpValidatorOptions = {
   const validatorOptions: McpValidatorOptions = { forbidUnknownValues: false, ...options };
   return {
     jsonSchema,
-    validate: async (value): Promise<ValidationOutcome> => {
+    validate: async (value): Promise<McpValidationOutcome> => {
       const instance = kit.plainToInstance(dto, value);
       const errors = await kit.validate(instance, validatorOptions);
       if (errors.length === 0) {

@@ -25,15 +25,15 @@ import {
 import { JSONSchema } from 'class-validator-jsonschema';
 import { z } from 'zod';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import type { McpSchema, StandardSchemaLike } from '../interfaces/mcp-schema.interface';
-import type { CompiledSchema, ValidationOutcome } from '../protocol/calls/catalog';
+import type { McpSchema, McpStandardSchemaLike } from '../interfaces/mcp-schema.interface';
+import type { McpCompiledSchema, McpValidationOutcome } from '../protocol/calls/catalog';
 import { JSON_SCHEMA_2020_12_INPUT } from '../../test/conformance/conformance.fixtures';
 import { formatAjvErrors, McpSchemaCompiler } from './mcp-schema.compiler';
 
 // One compiler for the file: its ajv instance is costly to build and holds nothing per schema.
 const compiler = new McpSchemaCompiler();
 
-async function validate(schema: CompiledSchema, value: unknown): Promise<ValidationOutcome> {
+async function validate(schema: McpCompiledSchema, value: unknown): Promise<McpValidationOutcome> {
   return schema.validate(value);
 }
 
@@ -284,7 +284,7 @@ describe('McpSchemaCompiler', () => {
     });
 
     it('refuses a Standard Schema without ~standard.jsonSchema, naming the vendor', () => {
-      const bare: StandardSchemaLike = {
+      const bare: McpStandardSchemaLike = {
         '~standard': { version: 1, vendor: 'acme-schema', validate: (value) => ({ value }) },
       };
       const error = configurationError(() => compiler.compile(bare, 'input'));
@@ -293,7 +293,7 @@ describe('McpSchemaCompiler', () => {
     });
 
     it('refuses a Standard Schema whose JSON Schema conversion fails', () => {
-      const unconvertible: StandardSchemaLike = {
+      const unconvertible: McpStandardSchemaLike = {
         '~standard': {
           version: 1,
           vendor: 'acme-schema',

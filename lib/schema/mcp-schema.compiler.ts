@@ -4,9 +4,9 @@ import type { ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020';
 import type { RegExpEngine } from 'ajv/dist/types';
 import type AjvDraft07 from 'ajv';
 import type * as AjvFormatsModule from 'ajv-formats';
-import type { CompiledSchema, ValidationOutcome } from '../protocol/calls/catalog';
+import type { McpCompiledSchema, McpValidationOutcome } from '../protocol/calls/catalog';
 import type { SchemaCompiler } from '../registry/entry-schemas';
-import type { McpSchema, McpValidatorOptions, StandardSchemaLike } from '../interfaces/mcp-schema.interface';
+import type { McpSchema, McpValidatorOptions, McpStandardSchemaLike } from '../interfaces/mcp-schema.interface';
 import type { McpServerSettings } from '../shared/server-settings';
 import { MCP_SERVER_SETTINGS } from '../shared/mcp.constants';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
@@ -20,7 +20,7 @@ import { createPatternEngine } from './pattern-engine';
 const DRAFT_07_META = 'http://json-schema.org/draft-07/schema';
 
 /** The schema of a tool that declares none: any object. */
-const ANY_OBJECT: CompiledSchema = {
+const ANY_OBJECT: McpCompiledSchema = {
   jsonSchema: { type: 'object' },
   validate: (value) => ({ ok: true, value }),
 };
@@ -40,7 +40,7 @@ export function formatAjvErrors(errors: ErrorObject[] | null | undefined): strin
   });
 }
 
-function isStandardSchema(schema: unknown): schema is StandardSchemaLike {
+function isStandardSchema(schema: unknown): schema is McpStandardSchemaLike {
   return typeof schema === 'object' && schema !== null && '~standard' in schema;
 }
 
@@ -162,7 +162,7 @@ export class McpSchemaCompiler implements SchemaCompiler {
     schema: McpSchema | undefined,
     role: 'input' | 'output',
     validatorOptions?: McpValidatorOptions,
-  ): CompiledSchema {
+  ): McpCompiledSchema {
     if (schema === undefined) {
       return ANY_OBJECT;
     }
@@ -184,11 +184,11 @@ export class McpSchemaCompiler implements SchemaCompiler {
   }
 
   /** Compiles a JSON Schema; throws a configuration error when it is not a valid schema. */
-  compileJsonSchema(jsonSchema: Record<string, unknown>): CompiledSchema {
+  compileJsonSchema(jsonSchema: Record<string, unknown>): McpCompiledSchema {
     const validator = this.validatorFor(jsonSchema, true);
     return {
       jsonSchema,
-      validate: (value): ValidationOutcome => {
+      validate: (value): McpValidationOutcome => {
         const validate = validator();
         return validate(value) ? { ok: true, value } : { ok: false, message: formatAjvErrors(validate.errors) };
       },
@@ -203,9 +203,9 @@ export class McpSchemaCompiler implements SchemaCompiler {
    * `format` is only an annotation here: each library checks formats its own way (an
    * `@IsUrl()` accepts `example.com`, ajv's `url` does not), and 2020-12 does not require it.
    */
-  private enforceJsonSchema(native: CompiledSchema): CompiledSchema {
+  private enforceJsonSchema(native: McpCompiledSchema): McpCompiledSchema {
     const advertisedValidator = this.validatorFor(native.jsonSchema, false);
-    const check = (own: ValidationOutcome, value: unknown): ValidationOutcome => {
+    const check = (own: McpValidationOutcome, value: unknown): McpValidationOutcome => {
       if (!own.ok) {
         return own;
       }
@@ -267,7 +267,7 @@ export class McpSchemaCompiler implements SchemaCompiler {
     return ajv;
   }
 
-  private compileStandardSchema(schema: StandardSchemaLike, role: 'input' | 'output'): CompiledSchema {
+  private compileStandardSchema(schema: McpStandardSchemaLike, role: 'input' | 'output'): McpCompiledSchema {
     const standard = schema['~standard'];
     if (standard.jsonSchema === undefined) {
       throw new McpConfigurationError(
@@ -282,7 +282,7 @@ export class McpSchemaCompiler implements SchemaCompiler {
         `the ${standard.vendor} schema cannot be converted to JSON Schema: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    const read = (result: unknown): ValidationOutcome => {
+    const read = (result: unknown): McpValidationOutcome => {
       const { value, issues } = result as StandardResult;
       return issues === undefined ? { ok: true, value } : { ok: false, message: formatIssues(issues) };
     };

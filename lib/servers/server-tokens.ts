@@ -1,8 +1,9 @@
 /**
  * The injection tokens of a server's public services. The default server (see
  * `defaultServerOf`) is reached by class, as with one server: `McpRegistry`, `McpNotifier`...
- * Every server, the default included, is reached by name: `getMcpRegistryToken('admin')`, or
- * `@InjectMcpRegistry('admin')`, the way `@nestjs/typeorm` names its data sources.
+ * Every server, the default included, is reached by name: `getMcpToken(McpRegistry, 'admin')`, or
+ * `@InjectMcp(McpRegistry, 'admin')`, the way `@nestjs/typeorm` names its data sources
+ * (`getRepositoryToken(Entity, dataSource)`).
  */
 import { Inject, type Type } from '@nestjs/common';
 import {
@@ -14,6 +15,8 @@ import {
   MCP_OWN_STDIO,
   MCP_OWN_TASKS,
 } from '../shared/mcp.constants';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { NOT_A_PUBLIC_SERVICE } from '../shared/mcp.messages';
 import { McpRegistry } from '../registry/mcp-registry.service';
 import { McpNotifier } from '../notifications/mcp-notifier.service';
 import { McpSessionService } from '../sessions/mcp-session.service';
@@ -24,12 +27,14 @@ import { McpHealthIndicator } from '../health/mcp.health';
 import { namedServerToken } from '../identity/named-token';
 
 /** One public service of a server: its class, and the token its own server's parts inject it by. */
+/** @internal */
 export interface ServerService {
   readonly type: Type;
   readonly own: symbol;
 }
 
 /** The services every server exports, by name, and the default one also by class. */
+/** @internal */
 export const SERVER_SERVICES: readonly ServerService[] = [
   { type: McpRegistry, own: MCP_OWN_REGISTRY },
   { type: McpNotifier, own: MCP_OWN_NOTIFIER },
@@ -40,66 +45,59 @@ export const SERVER_SERVICES: readonly ServerService[] = [
   { type: McpHealthIndicator, own: MCP_OWN_HEALTH },
 ];
 
-/** A token getter of one service: the class without a name, the server's own token with one. */
-function tokenGetter(type: Type): (server?: string) => Type | string {
-  return (server) => (server === undefined ? type : namedServerToken(server, type.name));
-}
+/**
+ * A class, as {@link getMcpToken} and {@link InjectMcp} take it: one of the seven public services
+ * of a server (`McpRegistry`, `McpNotifier`, `McpSessionService`, `McpTaskService`,
+ * `McpStdioServer` of `nest-mcp/stdio`, `McpAuthService`, `McpHealthIndicator`), checked when
+ * called.
+ *
+ * @publicApi
+ */
+export type McpServiceClass = abstract new (...args: never[]) => unknown;
 
-/** The `@Inject...()` decorator of one service. */
-function injector(type: Type): (server?: string) => ParameterDecorator & PropertyDecorator {
-  const tokenOf = tokenGetter(type);
-  return (server) => Inject(tokenOf(server));
+/**
+ * The injection token of one public service of a server: the class itself for the default
+ * server (no name, as with one server), else the server's own token. For `inject: [...]` of
+ * factories, `app.get()` and `overrideProvider()`.
+ *
+ * @param service - one of the seven public services: `McpRegistry`, `McpNotifier`,
+ *   `McpSessionService`, `McpTaskService`, `McpStdioServer`, `McpAuthService`,
+ *   `McpHealthIndicator`; another class throws `McpConfigurationError`.
+ * @param server - the server's `name`; omitted: the default server.
+ * @example
+ * ```ts
+ * const registry = app.get<McpRegistry>(getMcpToken(McpRegistry, 'admin'));
+ * ```
+ * @publicApi
+ */
+export function getMcpToken<T extends McpServiceClass>(service: T): T;
+/** The token of one public service of the named server: `nest-mcp:server:<name>:<Class>`. @publicApi */
+export function getMcpToken<T extends McpServiceClass>(service: T, server: string): string;
+/** The token of one public service: the class without a server name, the server's own with one. @publicApi */
+export function getMcpToken<T extends McpServiceClass>(service: T, server?: string): T | string;
+export function getMcpToken<T extends McpServiceClass>(service: T, server?: string): T | string {
+  const known = SERVER_SERVICES.some(({ type }) => (type as unknown) === service);
+  if (!known) {
+    throw new McpConfigurationError(NOT_A_PUBLIC_SERVICE(nameOf(service)));
+  }
+  return server === undefined ? service : namedServerToken(server, service.name);
 }
 
 /**
- * The token of a server's `McpRegistry`: the class for the default server (no name), else the
- * server's own, for `inject: [...]` of factories and for `app.get()`.
+ * Injects one public service of a server: the default server's without a name.
  *
- * @example getMcpRegistryToken('admin')
+ * @param service - as for {@link getMcpToken}.
+ * @param server - the server's `name`; omitted: the default server.
+ * @example
+ * ```ts
+ * constructor(@InjectMcp(McpRegistry, 'admin') private readonly registry: McpRegistry) {}
+ * ```
  * @publicApi
  */
-export const getMcpRegistryToken = tokenGetter(McpRegistry);
+export function InjectMcp(service: McpServiceClass, server?: string): ParameterDecorator & PropertyDecorator {
+  return Inject(getMcpToken(service, server));
+}
 
-/** The token of a server's `McpNotifier`, as {@link getMcpRegistryToken}. @publicApi */
-export const getMcpNotifierToken = tokenGetter(McpNotifier);
-
-/** The token of a server's `McpSessionService`, as {@link getMcpRegistryToken}. @publicApi */
-export const getMcpSessionServiceToken = tokenGetter(McpSessionService);
-
-/** The token of a server's `McpTaskService`, as {@link getMcpRegistryToken}. @publicApi */
-export const getMcpTaskServiceToken = tokenGetter(McpTaskService);
-
-/** The token of a server's `McpStdioServer`, as {@link getMcpRegistryToken}. @publicApi */
-export const getMcpStdioServerToken = tokenGetter(McpStdioServer);
-
-/** The token of a server's `McpAuthService`, as {@link getMcpRegistryToken}. @publicApi */
-export const getMcpAuthServiceToken = tokenGetter(McpAuthService);
-
-/** The token of a server's `McpHealthIndicator`, as {@link getMcpRegistryToken}. @publicApi */
-export const getMcpHealthIndicatorToken = tokenGetter(McpHealthIndicator);
-
-/**
- * Injects the `McpRegistry` of a server: the default one without a name.
- *
- * @example constructor(@InjectMcpRegistry('admin') private readonly registry: McpRegistry) {}
- * @publicApi
- */
-export const InjectMcpRegistry = injector(McpRegistry);
-
-/** Injects the `McpNotifier` of a server, as {@link InjectMcpRegistry}. @publicApi */
-export const InjectMcpNotifier = injector(McpNotifier);
-
-/** Injects the `McpSessionService` of a server, as {@link InjectMcpRegistry}. @publicApi */
-export const InjectMcpSessionService = injector(McpSessionService);
-
-/** Injects the `McpTaskService` of a server, as {@link InjectMcpRegistry}. @publicApi */
-export const InjectMcpTaskService = injector(McpTaskService);
-
-/** Injects the `McpStdioServer` of a server, as {@link InjectMcpRegistry}. @publicApi */
-export const InjectMcpStdioServer = injector(McpStdioServer);
-
-/** Injects the `McpAuthService` of a server, as {@link InjectMcpRegistry}. @publicApi */
-export const InjectMcpAuthService = injector(McpAuthService);
-
-/** Injects the `McpHealthIndicator` of a server, as {@link InjectMcpRegistry}. @publicApi */
-export const InjectMcpHealthIndicator = injector(McpHealthIndicator);
+function nameOf(value: unknown): string {
+  return typeof value === 'function' && value.name !== '' ? value.name : String(value);
+}

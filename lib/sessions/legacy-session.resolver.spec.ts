@@ -3,17 +3,17 @@ import { McpStoreUnavailableError } from '../errors/mcp-store-unavailable.error'
 import { STORE_UNAVAILABLE } from '../shared/mcp.messages';
 import type { McpPrincipal } from '../protocol/calls/call-context';
 import type { LegacyTarget } from '../protocol/inbound';
-import type { Revision } from '../protocol/messages/revisions';
+import type { McpRevision } from '../protocol/messages/revisions';
 import type { SessionHandle } from '../protocol/messages/session-handle';
 import { isThenable } from '../protocol/messages/thenables';
 import { LegacySessionResolver, SESSION_NOT_FOUND, SESSION_REQUIRED } from './legacy-session.resolver';
 import { SessionLimitError, SessionQuotaError, type McpSessionService } from './mcp-session.service';
-import type { SessionRecord } from '../interfaces/session-store.interface';
+import type { McpSessionRecord } from '../interfaces/session-store.interface';
 
 const alice: McpPrincipal = { id: 'alice' } as McpPrincipal;
-const SUPPORTED: Revision[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+const SUPPORTED: McpRevision[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
-function record(id: string, protocolVersion?: Revision): SessionRecord {
+function record(id: string, protocolVersion?: McpRevision): McpSessionRecord {
   return {
     id,
     principalId: 'alice',
@@ -28,7 +28,7 @@ type StoreAnswer = 'at once' | 'promise';
 
 /** A session service over a map: `limit` sessions at most; records what was closed and refreshed. */
 function fakeSessions(limit = 10, answers: StoreAnswer = 'at once') {
-  const records = new Map<string, SessionRecord>([['mcp_known', record('mcp_known', '2024-11-05')]]);
+  const records = new Map<string, McpSessionRecord>([['mcp_known', record('mcp_known', '2024-11-05')]]);
   const closed: string[] = [];
   const refreshed: string[] = [];
   let next = 0;
@@ -47,7 +47,7 @@ function fakeSessions(limit = 10, answers: StoreAnswer = 'at once') {
       const owned = stored?.principalId === principal.id ? stored : undefined;
       return answers === 'at once' ? owned : Promise.resolve(owned);
     },
-    refresh: (found: SessionRecord) => {
+    refresh: (found: McpSessionRecord) => {
       refreshed.push(found.id);
       return undefined;
     },
@@ -55,7 +55,7 @@ function fakeSessions(limit = 10, answers: StoreAnswer = 'at once') {
       closed.push(id);
       return Promise.resolve(records.delete(id));
     },
-    handle: (found: SessionRecord) => ({ id: found.id, state: found.state }) as SessionHandle,
+    handle: (found: McpSessionRecord) => ({ id: found.id, state: found.state }) as SessionHandle,
   };
   return { service: service as unknown as McpSessionService, closed, refreshed };
 }

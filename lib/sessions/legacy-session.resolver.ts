@@ -5,7 +5,7 @@ import { sessionRevision, type LegacyResolution, type LegacySessionPort, type Le
 import { isThenable, settledAs, type Awaitable } from '../protocol/messages/thenables';
 import type { SessionHandle } from '../protocol/messages/session-handle';
 import { McpSessionService, SessionLimitError, SessionQuotaError } from './mcp-session.service';
-import type { SessionRecord } from '../interfaces/session-store.interface';
+import type { McpSessionRecord } from '../interfaces/session-store.interface';
 import { isStoreUnavailable, logStoreUnavailable } from '../protocol/bounds/store-unavailable';
 import { RefusalLog } from '../protocol/bounds/refusal-log';
 import { McpLogger } from '../telemetry/mcp.logger';
@@ -24,7 +24,7 @@ const STORE_OUTAGE = Object.freeze({ ok: false, reason: 'store-unavailable', mes
 
 /** A session found or opened, or why there is none. */
 export type SessionLookup =
-  | { readonly ok: true; readonly record: SessionRecord }
+  | { readonly ok: true; readonly record: McpSessionRecord }
   | {
       readonly ok: false;
       readonly reason: 'session-required' | 'unknown-session' | 'session-limit' | 'session-quota';
@@ -84,7 +84,7 @@ export class LegacySessionResolver {
   }
 
   /** The engine's view of a session. */
-  handle(record: SessionRecord): SessionHandle {
+  handle(record: McpSessionRecord): SessionHandle {
     return this.sessions.handle(record);
   }
 
@@ -92,7 +92,7 @@ export class LegacySessionResolver {
    * Records activity on a session found moments ago (at a coarse resolution: see
    * `McpSessionService.refresh`); a promise only when there is something to write.
    */
-  refresh(record: SessionRecord): Promise<void> | undefined {
+  refresh(record: McpSessionRecord): Promise<void> | undefined {
     return this.sessions.refresh(record);
   }
 
@@ -138,18 +138,21 @@ export class LegacySessionResolver {
   }
 
   /** The resolution of a message whose session was looked up (`undefined`: not found, or not its principal's). */
-  private found(record: SessionRecord | undefined, target: LegacyTarget): Awaitable<LegacyResolution> {
+  private found(record: McpSessionRecord | undefined, target: LegacyTarget): Awaitable<LegacyResolution> {
     return record === undefined ? UNKNOWN_SESSION : this.resolvedIn(record, false, target);
   }
 
   /** `found` once a store that answers with promises has answered (a continuation of its own: see `Awaitable`). */
-  private foundLater(pending: PromiseLike<SessionRecord | undefined>, target: LegacyTarget): Promise<LegacyResolution> {
+  private foundLater(
+    pending: PromiseLike<McpSessionRecord | undefined>,
+    target: LegacyTarget,
+  ): Promise<LegacyResolution> {
     return Promise.resolve(pending).then((record) => this.found(record, target), this.outage);
   }
 
   /** A message's revision within its session (or without one: `server/discover`), the session refreshed. */
   private resolvedIn(
-    record: SessionRecord | undefined,
+    record: McpSessionRecord | undefined,
     opened: boolean,
     { method, versionHeader, supported }: LegacyTarget,
   ): Awaitable<LegacyResolution> {
@@ -189,7 +192,7 @@ export class LegacySessionResolver {
   }
 
   /** The port of a session found already (the SSE pair's): every message is served within it. */
-  of(record: SessionRecord): LegacySessionPort {
+  of(record: McpSessionRecord): LegacySessionPort {
     const session = this.sessions.handle(record);
     return {
       resolve: () => ({ ok: true, session, revision: record.state.protocolVersion }),

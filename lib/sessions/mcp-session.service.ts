@@ -10,13 +10,18 @@ import type { ClusterLink } from '../cluster/cluster-link.interface';
 import type { McpServerSettings } from '../shared/server-settings';
 import type { McpPrincipal } from '../protocol/calls/call-context';
 import type { Clock } from '../protocol/bounds/clock';
-import { ErrorCode } from '../protocol/messages/json-rpc';
+import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { McpError } from '../protocol/messages/mcp-error';
 import { quotaKeyOf } from '../protocol/bounds/principal';
 import { RefusalLog, tooMany } from '../protocol/bounds/refusal-log';
-import type { SessionHandle, SessionState } from '../protocol/messages/session-handle';
+import type { SessionHandle, McpSessionState } from '../protocol/messages/session-handle';
 import { isThenable, type Awaitable } from '../protocol/messages/thenables';
-import type { SessionAdmission, SessionCaps, SessionRecord, SessionStore } from '../interfaces/session-store.interface';
+import type {
+  McpSessionAdmission,
+  McpSessionCaps,
+  McpSessionRecord,
+  McpSessionStore,
+} from '../interfaces/session-store.interface';
 import { IDLE_SESSIONS_ENDED, SWEEP_LOG_IDS } from '../shared/mcp.messages';
 import { SessionChannels } from './session-channels';
 import { isSessionId, newSessionId } from './session-id';
@@ -25,14 +30,14 @@ import { McpLogger } from '../telemetry/mcp.logger';
 import { logFailedSend } from '../protocol/bounds/store-unavailable';
 
 /** Why a session ended: `evicted` to make room for a new session of the same caller. */
-export type SessionEndReason = 'deleted' | 'expired' | 'closed' | 'evicted';
+export type McpSessionEndReason = 'deleted' | 'expired' | 'closed' | 'evicted';
 
 /**
  * Listener of ended sessions. `here` says whether the session was ended by this instance (it
  * then does what is done once, such as cancelling the session's tasks); every instance hears
  * of it, to stop what it runs for the session.
  */
-export type SessionEndListener = (sessionId: string, reason: SessionEndReason, here: boolean) => void;
+export type McpSessionEndListener = (sessionId: string, reason: McpSessionEndReason, here: boolean) => void;
 
 /** Thrown by `open` when the server's cap on live sessions (`sessions.maxSessions`) is reached. */
 export class SessionLimitError extends Error {
@@ -67,21 +72,22 @@ const EVICTION_ATTEMPTS = 3;
 @Injectable()
 export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new McpLogger('McpSessionService');
-  private readonly listeners = new Set<SessionEndListener>();
+  private readonly listeners = new Set<McpSessionEndListener>();
   private sweeper: NodeJS.Timeout | undefined;
   private readonly activityResolutionMs: number;
-  private readonly handles = new WeakMap<SessionRecord, SessionHandle>();
+  private readonly handles = new WeakMap<McpSessionRecord, SessionHandle>();
   private readonly refusals = new RefusalLog(this.logger);
-  private readonly caps: SessionCaps;
+  private readonly caps: McpSessionCaps;
   /** Whether a session has work running here (see `spareWhile`). */
   private busy: (sessionId: string) => boolean = () => false;
 
   private stopListening: (() => void) | undefined;
 
+  /** @internal */
   constructor(
     @Inject(MCP_SESSION_SETTINGS) private readonly settings: SessionSettings,
     @Inject(MCP_SERVER_SETTINGS) private readonly server: Pick<McpServerSettings, 'defaultLogLevel'>,
-    @Inject(MCP_SESSION_STORE) private readonly store: SessionStore,
+    @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
     private readonly channels: SessionChannels,
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
     /** Redis's clock with Redis: idleness is compared across instances. */
@@ -135,9 +141,9 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    * @throws SessionLimitError when `sessions.maxSessions` sessions are open.
    * @throws SessionQuotaError when the caller is at its cap and none of its sessions may end.
    */
-  async open(principal: McpPrincipal): Promise<SessionRecord> {
+  async open(principal: McpPrincipal): Promise<McpSessionRecord> {
     const now = this.clock.now();
-    const record: SessionRecord = {
+    const record: McpSessionRecord = {
       id: newSessionId(),
       principalId: principal.id,
       quotaKey: quotaKeyOf(principal),
@@ -176,8 +182,8 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     this.busy = check;
   }
 
-  /** Creates `record` within the caps, atomically where the store can (see `SessionStore`). */
-  private async admit(record: SessionRecord): Promise<SessionAdmission> {
+  /** Creates `record` within the caps, atomically where the store can (see `McpSessionStore`). */
+  private async admit(record: McpSessionRecord): Promise<McpSessionAdmission> {
     if (this.store.createWithin !== undefined) {
       return this.store.createWithin(record, this.caps);
     }
@@ -216,7 +222,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    * The session `id` if it exists and belongs to `principal`. A session of another principal is
    * reported exactly like an unknown one.
    */
-  async find(id: string, principal: McpPrincipal): Promise<SessionRecord | undefined> {
+  async find(id: string, principal: McpPrincipal): Promise<McpSessionRecord | undefined> {
     return this.lookup(id, principal);
   }
 
@@ -226,7 +232,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    *
    * @internal
    */
-  lookup(id: string, principal: McpPrincipal): Awaitable<SessionRecord | undefined> {
+  lookup(id: string, principal: McpPrincipal): Awaitable<McpSessionRecord | undefined> {
     if (!isSessionId(id)) {
       // Not an id this module made: no store is asked (see `isSessionId`).
       return undefined;
@@ -244,7 +250,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    * Records activity on a session found moments ago, at a resolution of a tenth of the idle
    * timeout (15 s at most): a session in constant use is not written on every request.
    */
-  refresh(record: SessionRecord): Promise<void> | undefined {
+  refresh(record: McpSessionRecord): Promise<void> | undefined {
     const now = this.clock.now();
     if (now - record.lastActivity < this.activityResolutionMs) {
       // Nothing to write: no promise, no wait.
@@ -255,7 +261,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Ends a session; returns whether it existed. */
-  async close(id: string, reason: SessionEndReason = 'closed'): Promise<boolean> {
+  async close(id: string, reason: McpSessionEndReason = 'closed'): Promise<boolean> {
     const existed = await this.store.delete(id);
     if (!existed) {
       this.channels.close(id);
@@ -269,7 +275,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** A session ended, here or on another instance: its stream here closes and the listeners hear of it. */
-  private ended(id: string, reason: SessionEndReason, here: boolean): void {
+  private ended(id: string, reason: McpSessionEndReason, here: boolean): void {
     this.channels.close(id);
     for (const listener of this.listeners) {
       listener(id, reason, here);
@@ -290,7 +296,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
    * Calls `listener` whenever a session ends.
    * @returns a function that removes the listener.
    */
-  onEnd(listener: SessionEndListener): () => void {
+  onEnd(listener: McpSessionEndListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -298,8 +304,10 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
   /**
    * The engine's view of a session: reads the record, writes through the store. A store that
    * hands out the same record object for a session (the memory store) gets the same handle back.
+   *
+   * @internal
    */
-  handle(record: SessionRecord): SessionHandle {
+  handle(record: McpSessionRecord): SessionHandle {
     let handle = this.handles.get(record);
     if (handle === undefined) {
       handle = this.createHandle(record);
@@ -308,10 +316,10 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     return handle;
   }
 
-  private createHandle(record: SessionRecord): SessionHandle {
+  private createHandle(record: McpSessionRecord): SessionHandle {
     const store = this.store;
     const subscribe = (uri: string): Promise<void> => this.subscribe(record.id, uri);
-    let state: SessionState = record.state;
+    let state: McpSessionState = record.state;
     return {
       id: record.id,
       get state() {
@@ -328,7 +336,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Subscribes a session to a uri, within `sessions.maxSubscriptions` when the store can count
-   * them (see `SessionStore.subscribeWithin`).
+   * them (see `McpSessionStore.subscribeWithin`).
    * @throws McpError -32603 naming the option beyond it.
    */
   private async subscribe(id: string, uri: string): Promise<void> {
@@ -340,7 +348,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     if (!(await this.store.subscribeWithin(id, uri, max))) {
       const message = tooMany('subscriptions in this session', max, 'sessions.maxSubscriptions');
       this.refusals.warn('sessions.maxSubscriptions', `resources/subscribe of session ${id} refused: ${message}`);
-      throw new McpError(ErrorCode.InternalError, message);
+      throw new McpError(McpErrorCode.InternalError, message);
     }
   }
 
@@ -373,14 +381,14 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
 }
 
 /** The record if `principal` owns it: another principal's session is reported like an unknown one. */
-function ownedBy(record: SessionRecord | undefined, principal: McpPrincipal): SessionRecord | undefined {
+function ownedBy(record: McpSessionRecord | undefined, principal: McpPrincipal): McpSessionRecord | undefined {
   return record !== undefined && record.principalId === principal.id ? record : undefined;
 }
 
 /** `ownedBy` once a store's promise settles (a continuation of its own: see `Awaitable`). */
 function ownedLater(
-  stored: PromiseLike<SessionRecord | undefined>,
+  stored: PromiseLike<McpSessionRecord | undefined>,
   principal: McpPrincipal,
-): Promise<SessionRecord | undefined> {
+): Promise<McpSessionRecord | undefined> {
   return Promise.resolve(stored).then((record) => ownedBy(record, principal));
 }

@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { MCP_CLUSTER_LINK, MCP_REPLAY_STORE } from '../shared/mcp.constants';
 import type { ClusterLink, StreamClaim } from '../cluster/cluster-link.interface';
-import type { JsonRpcMessage } from '../protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../protocol/messages/json-rpc';
 import { messageOf } from '../protocol/messages/mcp-error';
 import { McpLogger } from '../telemetry/mcp.logger';
-import { appendToStream, type ReplayStore } from '../interfaces/replay-store.interface';
+import { appendToStream, type McpReplayStore } from '../interfaces/replay-store.interface';
 
 /** How long the messages of a stopped instance's stream are kept for its client's resume: a claim's TTL. */
 const ORPHAN_MS = 30_000;
@@ -19,7 +19,7 @@ interface Orphan {
 
 /** A stream that carries server-initiated messages to one legacy session. */
 export interface SessionChannel {
-  send(message: JsonRpcMessage): void;
+  send(message: JSONRPCMessage): void;
   close(): void;
 }
 
@@ -41,7 +41,7 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
-    @Inject(MCP_REPLAY_STORE) private readonly replay: ReplayStore,
+    @Inject(MCP_REPLAY_STORE) private readonly replay: McpReplayStore,
   ) {}
 
   /** How many session streams are open on this instance. */
@@ -81,7 +81,7 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Appends a message for an orphaned stream, while its claim still names the stopped instance. */
-  private async keep(sessionId: string, orphan: Orphan, message: JsonRpcMessage): Promise<void> {
+  private async keep(sessionId: string, orphan: Orphan, message: JSONRPCMessage): Promise<void> {
     const holder = await this.link.streamHolder(sessionId);
     if (holder?.instanceId !== orphan.instanceId || holder.streamId !== orphan.streamId) {
       // Resumed (on any instance), or gone: the stream's holder delivers from now on.
@@ -141,7 +141,7 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
    * Sends on the session's stream; returns whether the session has one on this instance (or
    * this instance keeps the messages of its stream, whose instance stopped).
    */
-  send(sessionId: string, message: JsonRpcMessage): boolean {
+  send(sessionId: string, message: JSONRPCMessage): boolean {
     const channel = this.channels.get(sessionId);
     if (channel !== undefined) {
       channel.send(message);
@@ -166,7 +166,7 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
    * a stream took (or was sent) the message, or the buffer kept it: `false` when the session
    * has no stream, or its holder stopped and its stream cannot be resumed (an SSE pair).
    */
-  async route(sessionId: string, message: JsonRpcMessage): Promise<boolean> {
+  async route(sessionId: string, message: JSONRPCMessage): Promise<boolean> {
     if (this.send(sessionId, message)) {
       return true;
     }
@@ -194,7 +194,7 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
    * Routes a message to one instance's stream of the session (a stream found by `holder`);
    * resolves `false` when no instance received it.
    */
-  sendVia(instanceId: string, sessionId: string, message: JsonRpcMessage): Promise<boolean> {
+  sendVia(instanceId: string, sessionId: string, message: JSONRPCMessage): Promise<boolean> {
     return this.link.send(instanceId, { type: 'session_message', sessionId, message });
   }
 

@@ -13,11 +13,11 @@ export const MCP_DEFAULT_PARAMS_METADATA = 'nest-mcp:default-params';
 export const MCP_CONTEXT_TYPE = 'mcp';
 
 /**
- * Parameter types of `@ToolArgs()`, `@McpCtx()` and `@McpRequest()`, stored under Nest's route
+ * Parameter types of `@McpArgs()`, `@McpCtx()` and `@McpRequest()`, stored under Nest's route
  * argument metadata so that pipes and custom parameter decorators work on MCP handlers.
  *
  * The arguments take the type of Nest's `@Body()` (3): pipes see them as `type: 'body'`, so a
- * global `ValidationPipe` validates a DTO-typed `@ToolArgs()` as it would a request body (it
+ * global `ValidationPipe` validates a DTO-typed `@McpArgs()` as it would a request body (it
  * skips parameters of any unknown type). The other two sit far above Nest's own types.
  */
 export const McpParamType = {

@@ -110,3 +110,9 @@ export const CONSOLE_IN_PRODUCTION = (server: string) =>
 
 /** Log line: where a server's console is served (one per mounted path). */
 export const CONSOLE_AT = (path: string, server: string) => `MCP console at ${path} (server "${server}")`;
+
+export const NOT_A_PUBLIC_SERVICE = (what: string) =>
+  `${what} is not a public service of an MCP server: getMcpToken() and @InjectMcp() take McpRegistry, McpNotifier, McpSessionService, McpTaskService, McpStdioServer, McpAuthService or McpHealthIndicator`;
+
+export const NOT_A_STORE_KIND = (what: string) =>
+  `"${what}" is not a store of an MCP server: getMcpStoreToken() and @InjectMcpStore() take 'sessions', 'replay', 'tasks' or 'bus'`;

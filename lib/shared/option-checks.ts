@@ -4,7 +4,7 @@
  */
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { INVALID_OPTION } from './mcp.messages';
-import type { CacheScope } from '../protocol/messages/mcp-types';
+import type { McpCacheScope } from '../protocol/messages/mcp-types';
 
 /** Stops the application: `option` is invalid for `reason`. */
 export function fail(option: string, reason: string): never {
@@ -40,7 +40,7 @@ export function integer(value: unknown, option: string, fallback: number, minimu
 }
 
 /** A cache scope, or `fallback` when absent. */
-export function scope(value: unknown, option: string, fallback: CacheScope): CacheScope {
+export function scope(value: unknown, option: string, fallback: McpCacheScope): McpCacheScope {
   if (value === undefined) {
     return fallback;
   }

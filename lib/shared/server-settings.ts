@@ -6,23 +6,23 @@
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import type { McpValidatorOptions } from '../interfaces/mcp-schema.interface';
 import { fail, integer, scope, section, stringList, text } from './option-checks';
-import { isLogLevel, type LogLevel } from '../protocol/messages/log-levels';
-import type { CacheScope, Implementation } from '../protocol/messages/mcp-types';
-import { isRevision, newestFirst, REVISIONS, type Revision } from '../protocol/messages/revisions';
+import { isLogLevel, type LoggingLevel } from '../protocol/messages/log-levels';
+import type { McpCacheScope, Implementation } from '../protocol/messages/mcp-types';
+import { isRevision, newestFirst, MCP_REVISIONS, type McpRevision } from '../protocol/messages/revisions';
 
 /** The top-level options with every default applied (`MCP_SERVER_SETTINGS`). */
 export interface McpServerSettings {
   serverInfo: Implementation;
   instructions?: string;
   /** Newest first. */
-  revisions: Revision[];
+  revisions: McpRevision[];
   pageSize: number;
   maxUriLength: number;
-  cacheHints: { ttlMs: number; scope: CacheScope };
-  discoverCacheHints: { ttlMs: number; scope: CacheScope };
+  cacheHints: { ttlMs: number; scope: McpCacheScope };
+  discoverCacheHints: { ttlMs: number; scope: McpCacheScope };
   callTimeoutMs: number;
   shutdownGraceMs: number;
-  defaultLogLevel: LogLevel;
+  defaultLogLevel: LoggingLevel;
   clientRequestTimeoutMs: number;
   /** Questions to the client waiting for their answers in one session, or one task. */
   maxPendingQuestions: number;
@@ -77,18 +77,18 @@ function resolveServerInfo(options: McpModuleOptions): Implementation {
   return serverInfo;
 }
 
-function resolveRevisions(revisions: unknown): Revision[] {
+function resolveRevisions(revisions: unknown): McpRevision[] {
   if (revisions === undefined) {
-    return newestFirst([...REVISIONS]);
+    return newestFirst([...MCP_REVISIONS]);
   }
   if (!Array.isArray(revisions) || revisions.length === 0) {
-    fail('revisions', `must be a non-empty array of ${REVISIONS.join(', ')}`);
+    fail('revisions', `must be a non-empty array of ${MCP_REVISIONS.join(', ')}`);
   }
   const unknown = revisions.filter((revision) => !isRevision(revision));
   if (unknown.length > 0) {
-    fail('revisions', `unknown revision(s) ${unknown.join(', ')}; known: ${REVISIONS.join(', ')}`);
+    fail('revisions', `unknown revision(s) ${unknown.join(', ')}; known: ${MCP_REVISIONS.join(', ')}`);
   }
-  return newestFirst(revisions as Revision[]);
+  return newestFirst(revisions as McpRevision[]);
 }
 
 /** Validates the top-level options and applies their defaults. */

@@ -18,13 +18,13 @@ import {
   MCP_TASK_STORE,
 } from '../shared/mcp.constants';
 import type { McpServerSettings } from '../shared/server-settings';
-import { namedServerToken } from '../identity/named-token';
+import { getMcpStoreToken } from './store-tokens';
 import type { SessionSettings } from '../sessions/session-settings';
-import type { SessionStore } from '../interfaces/session-store.interface';
-import type { ReplayStore } from '../interfaces/replay-store.interface';
-import type { TaskStore } from '../interfaces/task-store.interface';
+import type { McpSessionStore } from '../interfaces/session-store.interface';
+import type { McpReplayStore } from '../interfaces/replay-store.interface';
+import type { McpTaskStore } from '../interfaces/task-store.interface';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
-import type { NotificationBus } from '../interfaces/notification-bus.interface';
+import type { McpNotificationBus } from '../interfaces/notification-bus.interface';
 import { systemClock, type Clock } from '../protocol/bounds/clock';
 import type { ResolvedStoreOptions } from './store-settings';
 import { MemoryClusterLink } from './memory/memory-cluster.link';
@@ -52,10 +52,10 @@ function redis(): typeof RedisParts {
 /** The named aliases of a server's stores, which its module exports beside `STORE_TOKENS`. */
 export function namedStoreProviders(server: string): Array<{ provide: string; useExisting: symbol }> {
   return [
-    { provide: namedServerToken(server, 'SessionStore'), useExisting: MCP_SESSION_STORE },
-    { provide: namedServerToken(server, 'ReplayStore'), useExisting: MCP_REPLAY_STORE },
-    { provide: namedServerToken(server, 'TaskStore'), useExisting: MCP_TASK_STORE },
-    { provide: namedServerToken(server, 'NotificationBus'), useExisting: MCP_NOTIFICATION_BUS },
+    { provide: getMcpStoreToken('sessions', server), useExisting: MCP_SESSION_STORE },
+    { provide: getMcpStoreToken('replay', server), useExisting: MCP_REPLAY_STORE },
+    { provide: getMcpStoreToken('tasks', server), useExisting: MCP_TASK_STORE },
+    { provide: getMcpStoreToken('bus', server), useExisting: MCP_NOTIFICATION_BUS },
   ];
 }
 
@@ -68,7 +68,7 @@ export class McpStoresLifecycle implements OnApplicationShutdown {
   constructor(
     @Inject(MCP_REDIS_HUB) private readonly hub: Hub,
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
-    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: NotificationBus,
+    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
     @Inject(MCP_CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -103,7 +103,7 @@ async function connectHub(
   return redis().RedisHub.connect(options);
 }
 
-function sessionStore(stores: Stores, hub: Hub, sessions: SessionSettings): SessionStore {
+function sessionStore(stores: Stores, hub: Hub, sessions: SessionSettings): McpSessionStore {
   if (stores?.sessions !== undefined) {
     return stores.sessions;
   }
@@ -118,7 +118,7 @@ function replayStore(
   // The HTTP settings a store reads, typed here so that the stores stay below the transports.
   http: { readonly replayBufferSize: number; readonly replayBufferBytes: number; readonly replayTotalBytes: number },
   sessions: SessionSettings,
-): ReplayStore {
+): McpReplayStore {
   if (stores?.replay !== undefined) {
     return stores.replay;
   }
@@ -134,7 +134,7 @@ function replayStore(
       );
 }
 
-function taskStore(stores: Stores, hub: Hub, clock: Clock): TaskStore {
+function taskStore(stores: Stores, hub: Hub, clock: Clock): McpTaskStore {
   return stores?.tasks ?? (hub === undefined ? new MemoryTaskStore() : new (redis().RedisTaskStore)(hub, { clock }));
 }
 
@@ -146,7 +146,7 @@ function sharedClock(hub: Hub): Clock | Promise<Clock> {
   return hub === undefined ? systemClock : redis().RedisClock.of(hub, new McpLogger('McpModule'));
 }
 
-function notificationBus(stores: Stores, hub: Hub): Promise<NotificationBus> | NotificationBus {
+function notificationBus(stores: Stores, hub: Hub): Promise<McpNotificationBus> | McpNotificationBus {
   return stores?.bus ?? (hub === undefined ? new MemoryNotificationBus() : redis().RedisNotificationBus.create(hub));
 }
 

@@ -1,11 +1,11 @@
-import type { JsonObject } from '../protocol/messages/json-rpc';
+import type { JSONObject } from '../protocol/messages/json-rpc';
 import type { InputRequest } from '../protocol/messages/client-requests';
 import type { McpTaskRecord } from '../interfaces/task-store.interface';
 
 /** A question of a task waiting for its `tasks/update` answer. */
 export interface PendingInput {
   readonly request: InputRequest;
-  resolve(answer: JsonObject): void;
+  resolve(answer: JSONObject): void;
   reject(reason: unknown): void;
 }
 

@@ -1,5 +1,5 @@
 import type { ClusterMessage } from '../cluster/cluster-link.interface';
-import type { McpSessionService, SessionEndListener } from '../sessions/mcp-session.service';
+import type { McpSessionService, McpSessionEndListener } from '../sessions/mcp-session.service';
 import { MemoryClusterLink } from '../stores/memory/memory-cluster.link';
 import { MemoryNotificationBus } from '../stores/memory/memory-notification.bus';
 import { MemoryTaskStore } from '../stores/memory/memory-task.store';
@@ -51,9 +51,9 @@ class ScriptedLink extends MemoryClusterLink {
 
 /** The little of the session service the task service uses: its end listeners. */
 class SessionEnds {
-  readonly listeners = new Set<SessionEndListener>();
+  readonly listeners = new Set<McpSessionEndListener>();
 
-  onEnd(listener: SessionEndListener): () => void {
+  onEnd(listener: McpSessionEndListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

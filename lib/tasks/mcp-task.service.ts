@@ -15,14 +15,14 @@ import {
 } from '../shared/mcp.constants';
 import type { ClusterLink } from '../cluster/cluster-link.interface';
 import { MemoryClusterLink } from '../stores/memory/memory-cluster.link';
-import type { NotificationBus } from '../interfaces/notification-bus.interface';
+import type { McpNotificationBus } from '../interfaces/notification-bus.interface';
 import type { InputRequest } from '../protocol/messages/client-requests';
 import { systemClock, type Clock } from '../protocol/bounds/clock';
-import type { JsonObject } from '../protocol/messages/json-rpc';
+import type { JSONObject } from '../protocol/messages/json-rpc';
 import { McpSessionService } from '../sessions/mcp-session.service';
 import { TaskManager, type NewTask, type TaskOutcome } from './task-manager';
 import type { TaskSettings } from './task-settings';
-import type { McpTaskRecord, TaskStore } from '../interfaces/task-store.interface';
+import type { McpTaskRecord, McpTaskStore } from '../interfaces/task-store.interface';
 import { McpLogger } from '../telemetry/mcp.logger';
 
 export type { NewTask, TaskOutcome } from './task-manager';
@@ -47,16 +47,21 @@ export type { TaskSettings } from './task-settings';
  */
 @Injectable()
 export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
-  /** The framework-free tasks this service runs. */
+  /**
+   * The framework-free tasks this service runs.
+   *
+   * @internal
+   */
   readonly manager: TaskManager;
   private readonly logger = new McpLogger('McpTaskService');
   private timer: NodeJS.Timeout | undefined;
   private stopListening: (() => void) | undefined;
   private stopSessionWatch: (() => void) | undefined;
 
+  /** @internal */
   constructor(
-    @Inject(MCP_TASK_STORE) store: TaskStore,
-    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: NotificationBus,
+    @Inject(MCP_TASK_STORE) store: McpTaskStore,
+    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
     @Inject(MCP_TASK_SETTINGS) private readonly settings: TaskSettings,
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink = new MemoryClusterLink(),
     @Inject(MCP_OWN_SESSIONS) private readonly sessions?: McpSessionService,
@@ -65,7 +70,11 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
     this.manager = new TaskManager(store, bus, link, settings, this.logger, clock);
   }
 
-  /** The resolved settings. */
+  /**
+   * The resolved settings.
+   *
+   * @internal
+   */
   get options(): TaskSettings {
     return this.manager.options;
   }
@@ -178,7 +187,7 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
    *
    * @internal the engine's
    */
-  ask(id: string, key: string | undefined, request: InputRequest): Promise<JsonObject> {
+  ask(id: string, key: string | undefined, request: InputRequest): Promise<JSONObject> {
     return this.manager.ask(id, key, request);
   }
 

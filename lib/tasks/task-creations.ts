@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../protocol/bounds/clock';
-import { ErrorCode } from '../protocol/messages/json-rpc';
+import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { McpError } from '../protocol/messages/mcp-error';
 import { tooMany, type RefusalLog } from '../protocol/bounds/refusal-log';
 import type { LiveTasks } from './live-tasks';
 import type { NewTask } from '../protocol/tasks/task-port';
 import type { TaskSettings } from './task-settings';
-import { taskQuotaKey, type McpTaskRecord, type TaskStore } from '../interfaces/task-store.interface';
+import { taskQuotaKey, type McpTaskRecord, type McpTaskStore } from '../interfaces/task-store.interface';
 
 export type { NewTask } from '../protocol/tasks/task-port';
 
@@ -20,7 +20,7 @@ export class TaskCreations {
 
   constructor(
     private readonly live: LiveTasks,
-    private readonly store: TaskStore,
+    private readonly store: McpTaskStore,
     private readonly settings: TaskSettings,
     private readonly refusals: Pick<RefusalLog, 'warn'>,
     private readonly clock: Clock,
@@ -90,12 +90,12 @@ export class TaskCreations {
         'tasks.maxLivePerOwner',
         `Task of ${JSON.stringify(taskQuotaKey(record))} refused: ${message}`,
       );
-      throw new McpError(ErrorCode.InternalError, message);
+      throw new McpError(McpErrorCode.InternalError, message);
     }
     return record;
   }
 
-  /** Stores `record` within the live cap: in one step where the store can (see `TaskStore`). */
+  /** Stores `record` within the live cap: in one step where the store can (see `McpTaskStore`). */
   private async createWithin(record: McpTaskRecord): Promise<boolean> {
     const { maxLivePerOwner } = this.settings;
     if (this.store.createWithin !== undefined) {

@@ -8,7 +8,7 @@
  * So a work that ends after its task's TTL never completes it (its completion would be
  * announced and then unreadable), and a task never reads `working` past its TTL.
  */
-import { ErrorCode } from '../protocol/messages/json-rpc';
+import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { isTerminal, type McpTaskRecord } from '../interfaces/task-store.interface';
 
 /** The status message (and error message) of a task failed by its TTL. */
@@ -27,7 +27,7 @@ export function failedTask(record: McpTaskRecord, message: string): McpTaskRecor
   return {
     ...record,
     status: 'failed',
-    error: { code: ErrorCode.InternalError, message },
+    error: { code: McpErrorCode.InternalError, message },
     statusMessage: message,
   };
 }

@@ -1,9 +1,9 @@
 import type { ClusterLink } from '../cluster/cluster-link.interface';
 import { EXPIRED_TASKS_FAILED } from '../shared/mcp.messages';
 import { systemClock, type Clock } from '../protocol/bounds/clock';
-import type { NotificationBus } from '../interfaces/notification-bus.interface';
+import type { McpNotificationBus } from '../interfaces/notification-bus.interface';
 import type { InputRequest } from '../protocol/messages/client-requests';
-import { ErrorCode, type JsonObject } from '../protocol/messages/json-rpc';
+import { McpErrorCode, type JSONObject } from '../protocol/messages/json-rpc';
 import { McpError, messageOf } from '../protocol/messages/mcp-error';
 import { RefusalLog } from '../protocol/bounds/refusal-log';
 import { logFailedSend } from '../protocol/bounds/store-unavailable';
@@ -19,7 +19,7 @@ import {
   taskQuotaKey,
   type McpTaskRecord,
   type McpTaskStatus,
-  type TaskStore,
+  type McpTaskStore,
 } from '../interfaces/task-store.interface';
 import { TaskWaiters } from './task-waiters';
 
@@ -86,8 +86,8 @@ export class TaskManager implements TaskPort {
   private readonly creations: TaskCreations;
 
   constructor(
-    private readonly store: TaskStore,
-    private readonly bus: NotificationBus,
+    private readonly store: McpTaskStore,
+    private readonly bus: McpNotificationBus,
     private readonly link: ClusterLink,
     private readonly settings: TaskSettings,
     private readonly logger: TaskLogger,
@@ -155,11 +155,11 @@ export class TaskManager implements TaskPort {
   /** A task of `owner`; -32602 when it is unknown, expired or someone else's (the same answer). */
   async owned(owner: string, id: unknown): Promise<McpTaskRecord> {
     if (typeof id !== 'string' || id.length === 0) {
-      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: taskId must be a non-empty string');
+      throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: taskId must be a non-empty string');
     }
     const record = await this.get(id);
     if (record === undefined || record.owner !== owner) {
-      throw new McpError(ErrorCode.InvalidParams, `${MISSING}: ${id}`);
+      throw new McpError(McpErrorCode.InvalidParams, `${MISSING}: ${id}`);
     }
     return record;
   }
@@ -193,7 +193,7 @@ export class TaskManager implements TaskPort {
     }
     const changed = await this.transition(id, (record) => ({ ...record, status: 'cancelled', statusMessage: reason }));
     if (changed !== undefined) {
-      this.live.release(id, new McpError(ErrorCode.InternalError, reason), true);
+      this.live.release(id, new McpError(McpErrorCode.InternalError, reason), true);
     }
     return changed ?? (await this.get(id));
   }
@@ -208,7 +208,7 @@ export class TaskManager implements TaskPort {
   }
 
   /** Modern era: asks the client a question through the task (see `TaskQuestions.ask`). */
-  ask(id: string, key: string | undefined, request: InputRequest): Promise<JsonObject> {
+  ask(id: string, key: string | undefined, request: InputRequest): Promise<JSONObject> {
     return this.questions.ask(id, key, request);
   }
 
@@ -273,8 +273,8 @@ export class TaskManager implements TaskPort {
    */
   async failLive(message: string): Promise<number> {
     const ids = this.live.ids();
-    const reason = new McpError(ErrorCode.InternalError, message);
-    const outcome: TaskOutcome = { type: 'error', error: { code: ErrorCode.InternalError, message } };
+    const reason = new McpError(McpErrorCode.InternalError, message);
+    const outcome: TaskOutcome = { type: 'error', error: { code: McpErrorCode.InternalError, message } };
     // A failure the store does not take is kept and retried like any outcome (`storeOutcomes`).
     await Promise.all(ids.map((id) => this.end(id, outcome, reason)));
     return ids.length;
@@ -282,7 +282,7 @@ export class TaskManager implements TaskPort {
 
   /** Aborts the work of every task of this process with `message`, storing nothing (shutdown). */
   abortAll(message: string): void {
-    const reason = new McpError(ErrorCode.InternalError, message);
+    const reason = new McpError(McpErrorCode.InternalError, message);
     for (const id of this.live.ids()) {
       this.live.release(id, reason, true);
     }
@@ -302,7 +302,7 @@ export class TaskManager implements TaskPort {
           await this.store.delete(record.id);
           continue;
         }
-        this.live.release(record.id, new McpError(ErrorCode.InternalError, TASK_EXPIRED), true);
+        this.live.release(record.id, new McpError(McpErrorCode.InternalError, TASK_EXPIRED), true);
         const expired = await this.transition(record.id, (current) =>
           expiredTask(current, now, this.settings.expiredGraceMs),
         );
@@ -328,7 +328,11 @@ export class TaskManager implements TaskPort {
     if (isTerminal(task.status)) {
       if (this.live.has(task.id)) {
         // Ended elsewhere (cancelled or expired on another instance): the work here stops.
-        this.live.release(task.id, new McpError(ErrorCode.InternalError, task.statusMessage ?? 'The task ended'), true);
+        this.live.release(
+          task.id,
+          new McpError(McpErrorCode.InternalError, task.statusMessage ?? 'The task ended'),
+          true,
+        );
       }
       // The store has the task ended: its truth replaces an outcome still kept here.
       this.outcomes.drop(task.id);
@@ -345,7 +349,7 @@ export class TaskManager implements TaskPort {
   }
 
   /** Another instance relays `tasks/update` answers (checked there) for a task that works here. */
-  inputArrived(taskId: string, responses: JsonObject): void {
+  inputArrived(taskId: string, responses: JSONObject): void {
     if (!this.live.has(taskId)) {
       return;
     }
@@ -372,7 +376,7 @@ export class TaskManager implements TaskPort {
     const kept = { ...ended(live.record, outcome), updatedAt: this.clock.now() };
     const stored = this.outcomes.keep(kept, (attempt) => this.storeOutcome(kept, outcome, attempt));
     if (abort === undefined) {
-      this.live.release(id, new McpError(ErrorCode.InternalError, 'The task ended'), false);
+      this.live.release(id, new McpError(McpErrorCode.InternalError, 'The task ended'), false);
       return stored;
     }
     try {
@@ -431,7 +435,7 @@ export class TaskManager implements TaskPort {
     });
     if (stored !== undefined) {
       if (expired) {
-        this.live.release(id, new McpError(ErrorCode.InternalError, TASK_EXPIRED), true);
+        this.live.release(id, new McpError(McpErrorCode.InternalError, TASK_EXPIRED), true);
       }
       await this.announce(stored);
     }
@@ -454,7 +458,7 @@ export class TaskManager implements TaskPort {
 
   /**
    * A task ended: its caller keeps `tasks.maxKeptPerOwner` ended tasks at most, the one that
-   * ended first dropped first (where the store can: see `TaskStore`). Never rejects: a failure
+   * ended first dropped first (where the store can: see `McpTaskStore`). Never rejects: a failure
    * leaves them to their TTL.
    */
   private async trimEnded(task: McpTaskRecord): Promise<void> {

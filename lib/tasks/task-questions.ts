@@ -5,10 +5,15 @@ import {
   type ClientMethod,
   type InputRequest,
 } from '../protocol/messages/client-requests';
-import { ErrorCode, isJsonObject, type JsonObject } from '../protocol/messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject } from '../protocol/messages/json-rpc';
 import { McpError } from '../protocol/messages/mcp-error';
 import type { LiveTask, LiveTasks } from './live-tasks';
-import { isTerminal, type McpTaskRecord, type McpTaskStatus, type TaskStore } from '../interfaces/task-store.interface';
+import {
+  isTerminal,
+  type McpTaskRecord,
+  type McpTaskStatus,
+  type McpTaskStore,
+} from '../interfaces/task-store.interface';
 
 /**
  * Applies a change to a task that is not terminal, stores it, then tells the listeners.
@@ -24,8 +29,8 @@ export type TaskTransition = (
  * question under a key; other keys are ignored). An answer of the wrong shape refuses them all
  * (-32602), before any is used.
  */
-function checkedAnswers(responses: JsonObject, methodOf: (key: string) => ClientMethod | undefined): JsonObject {
-  const accepted: JsonObject = {};
+function checkedAnswers(responses: JSONObject, methodOf: (key: string) => ClientMethod | undefined): JSONObject {
+  const accepted: JSONObject = {};
   for (const [key, answer] of Object.entries(responses)) {
     const method = methodOf(key);
     if (method === undefined) {
@@ -33,7 +38,7 @@ function checkedAnswers(responses: JsonObject, methodOf: (key: string) => Client
     }
     const invalid = invalidAnswer(method, answer);
     if (invalid !== undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses.${key}: ${invalid}`);
+      throw new McpError(McpErrorCode.InvalidParams, `Invalid params: inputResponses.${key}: ${invalid}`);
     }
     accepted[key] = answer;
   }
@@ -61,7 +66,7 @@ function nextKey(live: LiveTask, method: string): string {
 export class TaskQuestions {
   constructor(
     private readonly live: LiveTasks,
-    private readonly store: TaskStore,
+    private readonly store: McpTaskStore,
     private readonly link: ClusterLink,
     private readonly transition: TaskTransition,
   ) {}
@@ -70,17 +75,17 @@ export class TaskQuestions {
    * Modern era: asks the client a question through the task. The task moves to
    * `input_required` with the question under `key`, and the answer comes with `tasks/update`.
    */
-  async ask(id: string, key: string | undefined, request: InputRequest): Promise<JsonObject> {
+  async ask(id: string, key: string | undefined, request: InputRequest): Promise<JSONObject> {
     const live = this.live.get(id);
     if (live === undefined) {
-      throw new McpError(ErrorCode.InternalError, `${request.method}: the task is over`);
+      throw new McpError(McpErrorCode.InternalError, `${request.method}: the task is over`);
     }
     const chosen = key ?? nextKey(live, request.method);
     if (live.issued.has(chosen)) {
-      throw new McpError(ErrorCode.InternalError, `Input key "${chosen}" was used before in this task`);
+      throw new McpError(McpErrorCode.InternalError, `Input key "${chosen}" was used before in this task`);
     }
     live.issued.add(chosen);
-    const answer = new Promise<JsonObject>((resolve, reject) => live.pending.set(chosen, { request, resolve, reject }));
+    const answer = new Promise<JSONObject>((resolve, reject) => live.pending.set(chosen, { request, resolve, reject }));
     let stored: McpTaskRecord | undefined;
     try {
       stored = await this.transition(id, (record) => ({
@@ -96,7 +101,7 @@ export class TaskQuestions {
     }
     if (stored === undefined) {
       live.pending.delete(chosen);
-      throw new McpError(ErrorCode.InternalError, `${request.method}: the task is over`);
+      throw new McpError(McpErrorCode.InternalError, `${request.method}: the task is over`);
     }
     return answer;
   }
@@ -107,7 +112,7 @@ export class TaskQuestions {
    */
   async answer(id: string, responses: unknown): Promise<void> {
     if (!isJsonObject(responses)) {
-      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
+      throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
     }
     const live = this.live.get(id);
     if (live === undefined) {
@@ -123,7 +128,7 @@ export class TaskQuestions {
     keys.forEach((key) => live.pending.delete(key));
     const clientWaits = live.waitingOnClient > 0;
     await this.transition(id, (record) => {
-      const remaining: JsonObject = { ...record.inputRequests };
+      const remaining: JSONObject = { ...record.inputRequests };
       keys.forEach((key) => delete remaining[key]);
       const waiting = Object.keys(remaining).length > 0 || clientWaits;
       return {
@@ -133,7 +138,7 @@ export class TaskQuestions {
         inputRequests: Object.keys(remaining).length > 0 ? remaining : undefined,
       };
     });
-    inputs.forEach((input, index) => input.resolve(accepted[keys[index]] as JsonObject));
+    inputs.forEach((input, index) => input.resolve(accepted[keys[index]] as JSONObject));
   }
 
   /**
@@ -162,7 +167,7 @@ export class TaskQuestions {
    * Answers to a task whose work runs on another instance (or nowhere any more): checked here
    * against the questions the task stored, then sent to the instance that runs it.
    */
-  private async answerElsewhere(id: string, responses: JsonObject): Promise<void> {
+  private async answerElsewhere(id: string, responses: JSONObject): Promise<void> {
     const record = await this.store.get(id);
     const asked = record?.inputRequests;
     if (record === undefined || isTerminal(record.status) || asked === undefined) {

@@ -1,5 +1,5 @@
 import type { EngineOutcome, RequestFacts } from '../protocol/engine';
-import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/messages/json-rpc';
+import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/messages/json-rpc';
 import { ATTR, messageAttributes, metricAttributes, outcomeAttributes, transportAttributes } from './mcp-attributes';
 
 const MODERN_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -11,14 +11,14 @@ function facts(overrides: Partial<RequestFacts> = {}): RequestFacts {
 
 const session = (id: string) => ({ id }) as unknown as NonNullable<RequestFacts['session']>;
 
-const request = (method: string, params?: Record<string, unknown>, id: string | number = 7): JsonRpcRequest => ({
+const request = (method: string, params?: Record<string, unknown>, id: string | number = 7): JSONRPCRequest => ({
   jsonrpc: '2.0',
   id,
   method,
   params,
 });
 
-const notification = (method: string, params?: Record<string, unknown>): JsonRpcNotification => ({
+const notification = (method: string, params?: Record<string, unknown>): JSONRPCNotification => ({
   jsonrpc: '2.0',
   method,
   params,

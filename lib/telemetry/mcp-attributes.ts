@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { EngineOutcome, RequestFacts } from '../protocol/engine';
-import { isJsonObject, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/messages/json-rpc';
+import { isJsonObject, type JSONRPCNotification, type JSONRPCRequest } from '../protocol/messages/json-rpc';
 import { META_KEYS, metaOf } from '../protocol/messages/request-meta';
 
 /** Attribute values as OpenTelemetry takes them. */
@@ -72,7 +72,7 @@ export interface MessageTarget {
  * The span name and the attributes known before the message runs: `{method} {target}` where
  * the target is the tool or prompt (low cardinality); resource URIs are attributes only.
  */
-export function messageAttributes(facts: RequestFacts, message: JsonRpcRequest | JsonRpcNotification): MessageTarget {
+export function messageAttributes(facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): MessageTarget {
   const { method } = message;
   const attributes: Attributes = { [ATTR.method]: method };
   let spanName = method;
@@ -108,7 +108,7 @@ export function messageAttributes(facts: RequestFacts, message: JsonRpcRequest |
 /** The revision a message is served in, as far as it is known before it runs. */
 function protocolVersionOf(
   facts: RequestFacts,
-  message: JsonRpcRequest | JsonRpcNotification,
+  message: JSONRPCRequest | JSONRPCNotification,
   params: Record<string, unknown> | undefined,
 ): string | undefined {
   if (facts.era === 'legacy') {
@@ -177,7 +177,7 @@ export interface OutcomeFacts {
  * `rpc.response.status_code`; a tool result with `isError` as `tool_error`; a request that
  * was never answered (cancelled, lost) as `cancelled`; `initialize`'s negotiated revision.
  */
-export function outcomeAttributes(message: JsonRpcRequest | JsonRpcNotification, outcome: EngineOutcome): OutcomeFacts {
+export function outcomeAttributes(message: JSONRPCRequest | JSONRPCNotification, outcome: EngineOutcome): OutcomeFacts {
   if (!('id' in message)) {
     return { attributes: {} };
   }

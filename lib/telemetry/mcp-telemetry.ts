@@ -8,7 +8,7 @@ import type { Context, Histogram, Link, Meter, Span, TextMapPropagator, Tracer }
 import type { EngineObserver, ObservedQuestion, ObservedTask } from '../protocol/calls/engine-observer';
 import type { EngineOutcome, RequestFacts, ResolvedRequest } from '../protocol/engine';
 import type { InputRequest } from '../protocol/messages/client-requests';
-import { isJsonObject, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/messages/json-rpc';
+import { isJsonObject, type JSONRPCNotification, type JSONRPCRequest } from '../protocol/messages/json-rpc';
 import { McpError, messageOf } from '../protocol/messages/mcp-error';
 import { metaOf } from '../protocol/messages/request-meta';
 import { isTerminal, type McpTaskRecord, type McpTaskStatus } from '../protocol/tasks/task-record';
@@ -99,7 +99,7 @@ export class McpTelemetry implements EngineObserver {
 
   message(
     facts: RequestFacts,
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
     handle: () => Promise<EngineOutcome>,
   ): Promise<EngineOutcome> {
     const { api, tracer, captureArguments } = this.parts;
@@ -241,7 +241,7 @@ export class McpTelemetry implements EngineObserver {
    * HTTP request's span then linked; without one, the ambient context (the HTTP span, if the
    * platform is instrumented).
    */
-  private parentOf(message: JsonRpcRequest | JsonRpcNotification): { parent: Context; links: Link[] } {
+  private parentOf(message: JSONRPCRequest | JSONRPCNotification): { parent: Context; links: Link[] } {
     const { api, propagator } = this.parts;
     const ambient = api.context.active();
     const meta = metaOf(message.params);
@@ -260,7 +260,7 @@ export class McpTelemetry implements EngineObserver {
   private answered(
     span: Span,
     facts: RequestFacts,
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
     outcome: EngineOutcome,
     attributes: Attributes,
     start: number,

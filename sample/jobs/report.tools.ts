@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as pause } from 'node:timers/promises';
 import { z } from 'zod';
-import { McpCtx, McpTool, ToolArgs } from 'nest-mcp';
+import { McpCtx, type McpCallContext, McpTool, McpArgs } from 'nest-mcp';
 
 /** How long one section takes: long enough that a report outlives the inline window. */
 export const SECTION_MS = 300;
@@ -33,7 +33,7 @@ export class ReportTools {
     annotations: { readOnlyHint: true },
     taskSupport: 'optional',
   })
-  async build_report(@ToolArgs() args: z.infer<typeof ReportInput>, @McpCtx() ctx: McpCtx) {
+  async build_report(@McpArgs() args: z.infer<typeof ReportInput>, @McpCtx() ctx: McpCallContext) {
     const total = args.sections;
     const titles: string[] = [];
     for (let section = 1; section <= total; section += 1) {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpPrompt, ToolArgs } from 'nest-mcp';
+import { McpPrompt, McpArgs } from 'nest-mcp';
 import { NotesService } from './notes.service';
 
 @Injectable()
@@ -31,7 +31,7 @@ export class NotesPrompts {
       },
     ],
   })
-  summarize(@ToolArgs() args: { id: string; style?: string }) {
+  summarize(@McpArgs() args: { id: string; style?: string }) {
     const note = this.notes.get(args.id);
     const text = note === undefined ? `There is no note ${args.id}.` : `# ${note.title}\n\n${note.body}`;
     return {

@@ -1,5 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { McpError, ErrorCode, McpResource, McpResourceTemplate, ToolArgs, McpCtx } from 'nest-mcp';
+import {
+  McpError,
+  McpErrorCode,
+  McpResource,
+  McpResourceTemplate,
+  McpArgs,
+  McpCtx,
+  type McpCallContext,
+} from 'nest-mcp';
 import { NotesService } from './notes.service';
 
 @Injectable()
@@ -23,12 +31,16 @@ export class NotesResources {
     mimeType: 'text/markdown',
     complete: { id: 'completeId' },
   })
-  note(@ToolArgs('id') id: string, @McpCtx() ctx: McpCtx) {
+  note(@McpArgs('id') id: string, @McpCtx() ctx: McpCallContext) {
     const note = this.notes.get(id);
     if (note === undefined) {
-      throw new McpError(ctx.era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound, `No note ${id}`, {
-        uri: ctx.name,
-      });
+      throw new McpError(
+        ctx.era === 'modern' ? McpErrorCode.InvalidParams : McpErrorCode.ResourceNotFound,
+        `No note ${id}`,
+        {
+          uri: ctx.name,
+        },
+      );
     }
     return `# ${note.title}\n\n${note.body}\n`;
   }

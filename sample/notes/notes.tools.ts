@@ -1,6 +1,6 @@
 import { Injectable, NotFoundException, UseGuards, UseInterceptors } from '@nestjs/common';
 import { z } from 'zod';
-import { McpCtx, McpTool, ToolArgs } from 'nest-mcp';
+import { McpCtx, type McpCallContext, McpTool, McpArgs } from 'nest-mcp';
 import { EditorGuard } from '../common/editor.guard';
 import { TimingInterceptor } from '../common/timing.interceptor';
 import { CreateNoteDto } from './dto/create-note.dto';
@@ -17,7 +17,7 @@ export class NotesTools {
 
   /** Input from a class-validator DTO. */
   @McpTool({ description: 'Creates a note', input: CreateNoteDto, annotations: { destructiveHint: false } })
-  create_note(@ToolArgs() args: CreateNoteDto) {
+  create_note(@McpArgs() args: CreateNoteDto) {
     const note = this.notes.create(args.title, args.body, args.tags);
     return `Created note ${note.id}: ${note.title}`;
   }
@@ -25,7 +25,7 @@ export class NotesTools {
   /** Input from a zod schema (Standard Schema); reports progress as it scans. */
   @McpTool({ description: 'Searches notes by text and tag', input: SearchInput, annotations: { readOnlyHint: true } })
   @UseInterceptors(TimingInterceptor)
-  async search_notes(@ToolArgs() args: z.infer<typeof SearchInput>, @McpCtx() ctx: McpCtx) {
+  async search_notes(@McpArgs() args: z.infer<typeof SearchInput>, @McpCtx() ctx: McpCallContext) {
     const all = this.notes.list();
     ctx.progress(0, all.length);
     const found = this.notes.search(args.query, args.tag);
@@ -45,7 +45,7 @@ export class NotesTools {
       required: ['total', 'tag'],
     },
   })
-  note_stats(@ToolArgs('tag') tag?: string) {
+  note_stats(@McpArgs('tag') tag?: string) {
     const notes = this.notes.list().filter((note) => tag === undefined || note.tags.includes(tag));
     return { total: notes.length, tag: tag ?? null };
   }
@@ -57,7 +57,7 @@ export class NotesTools {
     annotations: { destructiveHint: true },
   })
   @UseGuards(EditorGuard)
-  async delete_note(@ToolArgs('id') id: string, @McpCtx() ctx: McpCtx) {
+  async delete_note(@McpArgs('id') id: string, @McpCtx() ctx: McpCallContext) {
     // Clients that can ask their user are asked to confirm: a request on the call's stream in the
     // legacy era, an `input_required` round in the modern era. The handler reads the same way.
     if (ctx.clientCapabilities.elicitation !== undefined) {

@@ -18,7 +18,7 @@ import {
 import { PRINCIPAL_HEADER } from '../fixtures/tasks-fixture';
 
 /** The tasks extension of 2026-07-28. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export const MCP_TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** The `_meta` key that tags every message of a `subscriptions/listen` stream. */
 export const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
@@ -57,7 +57,7 @@ function modernCapabilities(options: ModernOptions): Record<string, unknown> {
     return options.capabilities;
   }
   const base = { elicitation: {}, sampling: {} };
-  return options.tasks === false ? base : { ...base, extensions: { [TASKS_EXTENSION]: {} } };
+  return options.tasks === false ? base : { ...base, extensions: { [MCP_TASKS_EXTENSION]: {} } };
 }
 
 /** The body and headers of one modern request, for a test that sends it its own way. */

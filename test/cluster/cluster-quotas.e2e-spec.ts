@@ -7,7 +7,7 @@
  * set) is an unknown session (404), never a read of another key.
  */
 import { MCP_SESSION_STORE } from '../../lib/shared/mcp.constants';
-import type { SessionStore } from '../../lib/interfaces/session-store.interface';
+import type { McpSessionStore } from '../../lib/interfaces/session-store.interface';
 import type { McpModuleExtras, McpModuleOptions } from 'nest-mcp';
 import { RecordingLogger } from '../fixtures/recording-logger';
 import { exchange, legacyRequest, openLegacySession, post, waitUntil, type RawResponse } from '../fixtures/raw-rpc';
@@ -202,7 +202,7 @@ describe('cluster: session bounds on Redis', () => {
       expect(
         (await post(app.url, legacyRequest('resources/subscribe', { uri: WATCHED_URI }, 2), session.headers)).json,
       ).toMatchObject({ result: {} });
-      const store = app.app.get<SessionStore>(MCP_SESSION_STORE);
+      const store = app.app.get<McpSessionStore>(MCP_SESSION_STORE);
       const get = jest.spyOn(store, 'get');
       const crafted = { ...session.headers, 'mcp-session-id': `${session.sessionId}:subs` };
 

@@ -5,7 +5,7 @@
  */
 import { MCP_REPLAY_STORE } from '../../lib/shared/mcp.constants';
 import { ResumableStreams } from '../../lib/transports/http/resumable-streams.service';
-import type { ReplayStore } from '../../lib/interfaces/replay-store.interface';
+import type { McpReplayStore } from '../../lib/interfaces/replay-store.interface';
 import { startHttpApp, type HttpApp } from '../fixtures/http-app';
 import { ResumeFixtureModule, ResumeGate } from '../fixtures/resume-fixture.module';
 import { legacyRequest, openLegacySession, send, SseEventReader, type RpcMessage } from '../fixtures/raw-rpc';
@@ -133,7 +133,7 @@ describe('Resumable streams across instances', () => {
     const early = await new SseEventReader(await callOnA(session.headers, { label: tag, after: 1 }, 9)).rest();
     const stream = streamOf(early[0].id);
     gateA.open(tag);
-    const store = a.app.get<ReplayStore>(MCP_REPLAY_STORE);
+    const store = a.app.get<McpReplayStore>(MCP_REPLAY_STORE);
     const deadline = Date.now() + 5000;
     while (
       !(await store.after(session.sessionId, stream, 0)).events.some(

@@ -7,7 +7,7 @@
  * those. Instances are addressed directly (A and B) wherever a test is about which one does what.
  */
 import Redis from 'ioredis';
-import { getMcpNotifierToken, type McpNotifier } from 'nest-mcp';
+import { getMcpToken, McpNotifier } from 'nest-mcp';
 import type { HttpApp } from '../fixtures/http-app';
 import {
   META,
@@ -36,7 +36,7 @@ import {
   rpcErrorOf,
   rpcResultOf,
   SUBSCRIPTION_ID,
-  TASKS_EXTENSION,
+  MCP_TASKS_EXTENSION,
 } from './cluster-helpers';
 
 const REVISION = '2025-11-25';
@@ -65,7 +65,7 @@ function modernParts(
   const name = field !== undefined && typeof params[field] === 'string' ? params[field] : undefined;
   return {
     body: modernRequest(method, params, id, {
-      [META.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } },
+      [META.clientCapabilities]: { extensions: { [MCP_TASKS_EXTENSION]: {} } },
     }),
     headers: { ...modernHeaders(method, name), ...headers },
   };
@@ -328,7 +328,7 @@ describe('cluster: two servers on one Redis, two instances behind a round-robin 
     }
 
     const notifierOn = (app: HttpApp, server: ServerPath): McpNotifier =>
-      app.app.get<McpNotifier>(getMcpNotifierToken(server) as string);
+      app.app.get<McpNotifier>(getMcpToken(McpNotifier, server));
 
     const listChanged = (list: string, subscriptionId?: string) =>
       subscriptionId === undefined

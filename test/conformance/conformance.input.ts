@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpCtx, McpPrompt, McpTool, ToolArgs } from 'nest-mcp';
+import { McpCtx, type McpCallContext, McpPrompt, McpTool, McpArgs } from 'nest-mcp';
 
 /** The elicitation schema of `test_elicitation`. */
 const CONTACT_SCHEMA = {
@@ -35,7 +35,7 @@ export class ConformanceInputTools {
     description: 'Asks the client to sample an LLM completion for the prompt',
     input: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
   })
-  async test_sampling(@ToolArgs('prompt') prompt: string, @McpCtx() ctx: McpCtx) {
+  async test_sampling(@McpArgs('prompt') prompt: string, @McpCtx() ctx: McpCallContext) {
     const answer = await ctx.sample({
       messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
       maxTokens: 100,
@@ -47,13 +47,13 @@ export class ConformanceInputTools {
     description: 'Asks the user for a username and an email address',
     input: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
   })
-  async test_elicitation(@ToolArgs('message') message: string, @McpCtx() ctx: McpCtx) {
+  async test_elicitation(@McpArgs('message') message: string, @McpCtx() ctx: McpCallContext) {
     const answer = await ctx.elicit({ message, requestedSchema: CONTACT_SCHEMA });
     return `User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`;
   }
 
   @McpTool({ description: 'Elicits a form whose fields carry default values (SEP-1034)' })
-  async test_elicitation_sep1034_defaults(@McpCtx() ctx: McpCtx) {
+  async test_elicitation_sep1034_defaults(@McpCtx() ctx: McpCallContext) {
     const answer = await ctx.elicit({
       message: 'Please review and update the form fields with defaults',
       requestedSchema: {
@@ -77,7 +77,7 @@ export class ConformanceInputTools {
   }
 
   @McpTool({ description: 'Elicits a form with the five enum variants of SEP-1330' })
-  async test_elicitation_sep1330_enums(@McpCtx() ctx: McpCtx) {
+  async test_elicitation_sep1330_enums(@McpCtx() ctx: McpCallContext) {
     const answer = await ctx.elicit({
       message: 'Please select options from the enum fields',
       requestedSchema: {
@@ -127,14 +127,14 @@ export class ConformanceInputTools {
   }
 
   @McpTool({ description: 'Elicits input while it runs; the question never travels as a request on the stream' })
-  async test_streaming_elicitation(@McpCtx() ctx: McpCtx) {
+  async test_streaming_elicitation(@McpCtx() ctx: McpCallContext) {
     ctx.log('info', 'Asking the user');
     const answer = await ctx.elicit({ message: 'Continue?', requestedSchema: askFor('answer') });
     return `Streaming elicitation: action=${answer.action}`;
   }
 
   @McpTool({ description: 'MRTR: asks for the user name (key user_name), then greets' })
-  async test_input_required_result_elicitation(@McpCtx() ctx: McpCtx) {
+  async test_input_required_result_elicitation(@McpCtx() ctx: McpCallContext) {
     const answer = await ctx.elicit(
       { message: 'What is your name?', requestedSchema: askFor('name') },
       { key: 'user_name' },
@@ -143,7 +143,7 @@ export class ConformanceInputTools {
   }
 
   @McpTool({ description: 'MRTR: asks the client to sample (key capital_question)' })
-  async test_input_required_result_sampling(@McpCtx() ctx: McpCtx) {
+  async test_input_required_result_sampling(@McpCtx() ctx: McpCallContext) {
     const answer = await ctx.sample(
       {
         messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }],
@@ -155,13 +155,13 @@ export class ConformanceInputTools {
   }
 
   @McpTool({ description: 'MRTR: asks for the client roots (key client_roots)' })
-  async test_input_required_result_list_roots(@McpCtx() ctx: McpCtx) {
+  async test_input_required_result_list_roots(@McpCtx() ctx: McpCallContext) {
     const { roots } = await ctx.listRoots({ key: 'client_roots' });
     return `Roots: ${roots.map((root) => root.uri).join(', ')}`;
   }
 
   @McpTool({ description: 'MRTR: keeps handler state across rounds in requestState (key confirm)' })
-  async test_input_required_result_request_state(@McpCtx() ctx: McpCtx) {
+  async test_input_required_result_request_state(@McpCtx() ctx: McpCallContext) {
     if (ctx.state.askedAt === undefined) {
       ctx.state.askedAt = 'round-1';
     }
@@ -178,7 +178,7 @@ export class ConformanceInputTools {
   }
 
   @McpTool({ description: 'MRTR: asks three questions at once (elicitation, sampling, roots)' })
-  async test_input_required_result_multiple_inputs(@McpCtx() ctx: McpCtx) {
+  async test_input_required_result_multiple_inputs(@McpCtx() ctx: McpCallContext) {
     const [name, greeting, roots] = await Promise.all([
       ctx.elicit({ message: 'What is your name?', requestedSchema: askFor('name') }, { key: 'user_name' }),
       ctx.sample(
@@ -191,7 +191,7 @@ export class ConformanceInputTools {
   }
 
   @McpTool({ description: 'MRTR: two rounds of questions (step1, then step2)' })
-  async test_input_required_result_multi_round(@McpCtx() ctx: McpCtx) {
+  async test_input_required_result_multi_round(@McpCtx() ctx: McpCallContext) {
     const step1 = await ctx.elicit(
       { message: 'Step 1: What is your name?', requestedSchema: askFor('name') },
       { key: 'step1' },
@@ -204,7 +204,7 @@ export class ConformanceInputTools {
   }
 
   @McpTool({ description: 'MRTR: its requestState is signed, so a tampered one is refused' })
-  async test_input_required_result_tampered_state(@McpCtx() ctx: McpCtx) {
+  async test_input_required_result_tampered_state(@McpCtx() ctx: McpCallContext) {
     const answer = await ctx.elicit(
       {
         message: 'Please confirm',
@@ -216,7 +216,7 @@ export class ConformanceInputTools {
   }
 
   @McpTool({ description: 'MRTR: asks only what the client declared it can answer' })
-  async test_input_required_result_capabilities(@McpCtx() ctx: McpCtx) {
+  async test_input_required_result_capabilities(@McpCtx() ctx: McpCallContext) {
     const { sampling, elicitation } = ctx.clientCapabilities;
     const parts: string[] = [];
     if (sampling !== undefined) {
@@ -237,7 +237,7 @@ export class ConformanceInputTools {
   }
 
   @McpPrompt({ description: 'MRTR on prompts/get: asks for context first (key user_context)' })
-  async test_input_required_result_prompt(@McpCtx() ctx: McpCtx) {
+  async test_input_required_result_prompt(@McpCtx() ctx: McpCallContext) {
     const answer = await ctx.elicit(
       { message: 'What context should the prompt use?', requestedSchema: askFor('context') },
       { key: 'user_context' },

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpPrompt, ToolArgs } from 'nest-mcp';
+import { McpPrompt, McpArgs } from 'nest-mcp';
 import { PNG_1X1_BASE64 } from './conformance.fixtures';
 
 /** Values offered for `arg1` of `test_prompt_with_arguments`. */
@@ -26,7 +26,7 @@ export class ConformancePrompts {
       { name: 'arg2', description: 'Second test argument', required: true },
     ],
   })
-  test_prompt_with_arguments(@ToolArgs() args: { arg1: string; arg2: string }) {
+  test_prompt_with_arguments(@McpArgs() args: { arg1: string; arg2: string }) {
     return `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'`;
   }
 
@@ -35,7 +35,7 @@ export class ConformancePrompts {
     description: 'A prompt that embeds a resource',
     arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
   })
-  test_prompt_with_embedded_resource(@ToolArgs('resourceUri') resourceUri: string) {
+  test_prompt_with_embedded_resource(@McpArgs('resourceUri') resourceUri: string) {
     return {
       messages: [
         {

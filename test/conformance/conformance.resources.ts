@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpResource, McpResourceTemplate, ToolArgs } from 'nest-mcp';
+import { McpResource, McpResourceTemplate, McpArgs } from 'nest-mcp';
 import { PNG_1X1_BASE64 } from './conformance.fixtures';
 
 /** The resources and the resource template the conformance suite reads and subscribes to. */
@@ -45,7 +45,7 @@ export class ConformanceResources {
     description: 'A resource template with parameter substitution',
     mimeType: 'application/json',
   })
-  template(@ToolArgs('id') id: string) {
+  template(@McpArgs('id') id: string) {
     return { text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) };
   }
 }

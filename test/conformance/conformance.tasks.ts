@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ErrorCode, McpCtx, McpError, McpTool, McpToolError, ToolArgs } from 'nest-mcp';
+import { McpErrorCode, McpCtx, type McpCallContext, McpError, McpTool, McpToolError, McpArgs } from 'nest-mcp';
 
 /** Sleeps `ms`, or less if `signal` aborts (then rejects). */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -26,7 +26,7 @@ export class ConformanceTaskTools {
     description: 'Greets by name (runs in place, never as a task)',
     input: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
   })
-  greet(@ToolArgs('name') name: string) {
+  greet(@McpArgs('name') name: string) {
     return `Hello, ${name}!`;
   }
 
@@ -39,7 +39,7 @@ export class ConformanceTaskTools {
     },
     taskSupport: 'optional',
   })
-  async slow_compute(@ToolArgs() args: { seconds: number; label?: string }, @McpCtx() ctx: McpCtx) {
+  async slow_compute(@McpArgs() args: { seconds: number; label?: string }, @McpCtx() ctx: McpCallContext) {
     await sleep(args.seconds * 1000, ctx.signal);
     return `Computed ${args.label ?? 'result'} after ${args.seconds} s`;
   }
@@ -48,15 +48,15 @@ export class ConformanceTaskTools {
     description: 'Fails with a tool error after about a second; runs only as a task',
     taskSupport: 'required',
   })
-  async failing_job(@McpCtx() ctx: McpCtx) {
+  async failing_job(@McpCtx() ctx: McpCallContext) {
     await sleep(1_000, ctx.signal);
     throw new McpToolError('The job failed');
   }
 
   @McpTool({ description: 'Fails with a protocol error after about a second', taskSupport: 'optional' })
-  async protocol_error_job(@McpCtx() ctx: McpCtx) {
+  async protocol_error_job(@McpCtx() ctx: McpCallContext) {
     await sleep(1_000, ctx.signal);
-    throw new McpError(ErrorCode.InternalError, 'The job broke down');
+    throw new McpError(McpErrorCode.InternalError, 'The job broke down');
   }
 
   @McpTool({
@@ -64,14 +64,14 @@ export class ConformanceTaskTools {
     input: { type: 'object', properties: { filename: { type: 'string' } }, required: ['filename'] },
     taskSupport: 'optional',
   })
-  async confirm_delete(@ToolArgs('filename') filename: string, @McpCtx() ctx: McpCtx) {
+  async confirm_delete(@McpArgs('filename') filename: string, @McpCtx() ctx: McpCallContext) {
     await sleep(PAST_THE_WINDOW_MS, ctx.signal);
     const answer = await ctx.elicit({ message: `Delete ${filename}?`, requestedSchema: CONFIRM_SCHEMA });
     return answer.action === 'accept' && answer.content?.confirm === true ? `Deleted ${filename}` : 'Kept the file';
   }
 
   @McpTool({ description: 'Asks two questions at once, as a task', taskSupport: 'optional' })
-  async multi_input(@McpCtx() ctx: McpCtx) {
+  async multi_input(@McpCtx() ctx: McpCallContext) {
     await sleep(PAST_THE_WINDOW_MS, ctx.signal);
     const [first, second] = await Promise.all([
       ctx.elicit({ message: 'First name?', requestedSchema: CONFIRM_SCHEMA }, { key: 'first' }),
@@ -84,7 +84,7 @@ export class ConformanceTaskTools {
     description: 'Asks for the user name in place (key user_name), then works on as a task',
     taskSupport: 'optional',
   })
-  async test_tool_with_task(@McpCtx() ctx: McpCtx) {
+  async test_tool_with_task(@McpCtx() ctx: McpCallContext) {
     const answer = await ctx.elicit(
       {
         message: 'What is your name?',

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ErrorCode, McpCtx, McpError, McpTool, McpToolError, ToolArgs } from 'nest-mcp';
+import { McpErrorCode, McpCtx, type McpCallContext, McpError, McpTool, McpToolError, McpArgs } from 'nest-mcp';
 import { JSON_SCHEMA_2020_12_INPUT, PNG_1X1_BASE64, WAV_SILENCE_BASE64, sleep } from './conformance.fixtures';
 import { DYNAMIC_PROMPT, DYNAMIC_TOOL, type DynamicChange, DynamicLists } from './conformance.dynamic';
 
@@ -65,7 +65,7 @@ export class ConformanceTools {
   }
 
   @McpTool({ description: 'Sends three info log messages, about 50 ms apart, while it runs' })
-  async test_tool_with_logging(@McpCtx() ctx: McpCtx) {
+  async test_tool_with_logging(@McpCtx() ctx: McpCallContext) {
     ctx.log('info', 'Tool execution started');
     await sleep(50, ctx.signal);
     ctx.log('info', 'Tool processing data');
@@ -75,7 +75,7 @@ export class ConformanceTools {
   }
 
   @McpTool({ description: 'Reports progress 0, 50 and 100 of 100 when the request carries a progress token' })
-  async test_tool_with_progress(@McpCtx() ctx: McpCtx) {
+  async test_tool_with_progress(@McpCtx() ctx: McpCallContext) {
     for (const step of [0, 50, 100]) {
       if (step > 0) {
         await sleep(50, ctx.signal);
@@ -94,7 +94,7 @@ export class ConformanceTools {
     description:
       'Closes its SSE stream mid-call (SEP-1699): the client reconnects with Last-Event-ID and gets the result from the replay buffer',
   })
-  async test_reconnection(@McpCtx() ctx: McpCtx) {
+  async test_reconnection(@McpCtx() ctx: McpCallContext) {
     // The log message turns the answer into an SSE stream (opened with the priming event); the
     // stream would open on closeStream() anyway, this only gives the client one more event.
     ctx.log('info', 'Closing the stream: reconnect with Last-Event-ID to get the result');
@@ -107,7 +107,7 @@ export class ConformanceTools {
     description: 'Declares a JSON Schema 2020-12 input schema ($schema, $defs, $anchor, allOf/anyOf, if/then/else)',
     input: JSON_SCHEMA_2020_12_INPUT,
   })
-  json_schema_2020_12_tool(@ToolArgs() args: Record<string, unknown>) {
+  json_schema_2020_12_tool(@McpArgs() args: Record<string, unknown>) {
     return `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`;
   }
 
@@ -121,7 +121,7 @@ export class ConformanceTools {
       required: ['region'],
     },
   })
-  test_header_param(@ToolArgs('region') region: string) {
+  test_header_param(@McpArgs('region') region: string) {
     return `Region: ${region}`;
   }
 
@@ -138,10 +138,10 @@ export class ConformanceTools {
   }
 
   @McpTool({ description: 'Needs the client sampling capability; without it the call fails with -32021' })
-  test_missing_capability(@McpCtx() ctx: McpCtx) {
+  test_missing_capability(@McpCtx() ctx: McpCallContext) {
     if (ctx.clientCapabilities.sampling === undefined) {
       throw new McpError(
-        ErrorCode.MissingRequiredClientCapability,
+        McpErrorCode.MissingRequiredClientCapability,
         'This tool needs the client capability "sampling"',
         { requiredCapabilities: { sampling: {} } },
       );
@@ -150,7 +150,7 @@ export class ConformanceTools {
   }
 
   @McpTool({ description: 'Logs one info message; it must reach the client only when the request asked for logs' })
-  test_logging_tool(@McpCtx() ctx: McpCtx) {
+  test_logging_tool(@McpCtx() ctx: McpCallContext) {
     ctx.log('info', 'Diagnostic trace logging activated');
     return 'Logging evaluated';
   }

@@ -14,7 +14,7 @@ import { CONSOLE_CSP as CSP } from '../../lib/console/console.controller';
 import { launchChromium } from '../support/browser';
 import { Injectable, Module } from '@nestjs/common';
 import { setTimeout as pause } from 'node:timers/promises';
-import { McpCtx, McpError, McpNotifier, McpTool } from 'nest-mcp';
+import { McpCtx, type McpCallContext, McpError, McpNotifier, McpTool } from 'nest-mcp';
 import { AppModule } from '../../sample/app.module';
 import { startHttpApp, type HttpApp } from '../fixtures/http-app';
 
@@ -60,7 +60,7 @@ function staticFiles(req: IncomingMessage, res: ServerResponse, next: () => void
 @Injectable()
 class PanelTestTools {
   @McpTool({ description: 'Asks for a name, as a task', taskSupport: 'optional' })
-  async ask_in_task(@McpCtx() ctx: McpCtx) {
+  async ask_in_task(@McpCtx() ctx: McpCallContext) {
     await pause(300, undefined, { signal: ctx.signal });
     const answer = await ctx.elicit(
       {
@@ -73,7 +73,7 @@ class PanelTestTools {
   }
 
   @McpTool({ description: 'Fails, as a task', taskSupport: 'optional' })
-  async fail_in_task(@McpCtx() ctx: McpCtx) {
+  async fail_in_task(@McpCtx() ctx: McpCallContext) {
     await pause(300, undefined, { signal: ctx.signal });
     throw new McpError(-32050, 'Quota exceeded');
   }

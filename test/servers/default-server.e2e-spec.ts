@@ -1,7 +1,7 @@
 import { startHttpApp, type HttpApp } from '../fixtures/http-app';
 import { modernHeaders, modernRequest, post, toolText } from '../fixtures/raw-rpc';
 import { ADMIN_TOKEN, twoServersModule } from '../fixtures/servers-fixture';
-import { McpRegistry, getMcpRegistryToken } from 'nest-mcp';
+import { McpRegistry, getMcpToken } from 'nest-mcp';
 
 describe.each(['express', 'fastify'] as const)('the default server of two (%s)', (platform) => {
   let http: HttpApp;
@@ -41,8 +41,8 @@ describe.each(['express', 'fastify'] as const)('the default server of two (%s)',
     const registry = (token: string | object) => http.app.get<McpRegistry>(token as string);
     expect(byClass).toBeInstanceOf(McpRegistry);
     // The same registry: what one adds, the other lists.
-    expect(byClass.listTools()).toEqual(registry(getMcpRegistryToken('public')).listTools());
-    expect(byClass.listTools()).not.toEqual(registry(getMcpRegistryToken('admin')).listTools());
+    expect(byClass.listTools()).toEqual(registry(getMcpToken(McpRegistry, 'public')).listTools());
+    expect(byClass.listTools()).not.toEqual(registry(getMcpToken(McpRegistry, 'admin')).listTools());
     expect(
       byClass
         .listTools()

@@ -8,14 +8,8 @@ import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { PassThrough } from 'node:stream';
-import {
-  getMcpStdioServerToken,
-  McpConfigurationError,
-  McpModule,
-  McpStdioServer,
-  type McpStdioListenOptions,
-  McpTool,
-} from 'nest-mcp';
+import { getMcpToken, McpConfigurationError, McpModule, McpTool } from 'nest-mcp';
+import { McpStdioServer, type McpStdioListenOptions } from 'nest-mcp/stdio';
 import { startupError } from '../fixtures/pipeline-app';
 import { legacyRequest, modernRequest, type RpcMessage } from '../fixtures/raw-rpc';
 import { twoServersModule } from '../fixtures/servers-fixture';
@@ -153,10 +147,10 @@ describe('several servers over stdio (in process)', () => {
   });
 
   it("admin's own McpStdioServer (by its token) serves admin without being told", async () => {
-    const peer = connect(app.get<McpStdioServer>(getMcpStdioServerToken('admin')));
+    const peer = connect(app.get<McpStdioServer>(getMcpToken(McpStdioServer, 'admin')));
     await expect(listBothEras(peer)).resolves.toEqual({ legacy: ADMIN_TOOLS, modern: ADMIN_TOOLS });
     // And it can be pointed back at public by name.
-    const back = connect(app.get<McpStdioServer>(getMcpStdioServerToken('admin')), { server: 'public' });
+    const back = connect(app.get<McpStdioServer>(getMcpToken(McpStdioServer, 'admin')), { server: 'public' });
     await expect(listBothEras(back)).resolves.toEqual({ legacy: PUBLIC_TOOLS, modern: PUBLIC_TOOLS });
   });
 

@@ -6,16 +6,7 @@
  */
 import { type DynamicModule, Inject, Injectable, Module, VersioningType } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
-import {
-  getMcpNotifierToken,
-  getMcpRegistryToken,
-  InjectMcpNotifier,
-  InjectMcpRegistry,
-  McpModule,
-  McpNotifier,
-  McpRegistry,
-  McpTool,
-} from 'nest-mcp';
+import { getMcpToken, InjectMcp, McpModule, McpNotifier, McpRegistry, McpTool } from 'nest-mcp';
 import { type HttpApp, type HttpPlatform, startHttpApp } from '../fixtures/http-app';
 import {
   META,
@@ -157,10 +148,10 @@ function placedServersModule(): DynamicModule {
 @Injectable()
 class ServersUser {
   constructor(
-    @InjectMcpRegistry('admin') readonly adminRegistry: McpRegistry,
-    @InjectMcpNotifier('admin') readonly adminNotifier: McpNotifier,
+    @InjectMcp(McpRegistry, 'admin') readonly adminRegistry: McpRegistry,
+    @InjectMcp(McpNotifier, 'admin') readonly adminNotifier: McpNotifier,
     readonly defaultRegistry: McpRegistry,
-    @Inject(getMcpRegistryToken('public')) readonly publicRegistry: McpRegistry,
+    @Inject(getMcpToken(McpRegistry, 'public')) readonly publicRegistry: McpRegistry,
   ) {}
 }
 
@@ -234,7 +225,7 @@ describe.each(PLATFORMS)('several servers: wiring (%s)', (platform) => {
     it('the servers are reached by the names given beside the factories', () => {
       const names = (server: string) =>
         http.app
-          .get<McpRegistry>(getMcpRegistryToken(server))
+          .get<McpRegistry>(getMcpToken(McpRegistry, server))
           .listTools()
           .map((tool) => tool.name)
           .sort();
@@ -285,7 +276,7 @@ describe.each(PLATFORMS)('several servers: wiring (%s)', (platform) => {
         .map((tool) => tool.name)
         .sort();
 
-    it("@InjectMcpRegistry('admin') is admin's registry; McpRegistry by class is public's", () => {
+    it("@InjectMcp(McpRegistry, 'admin') is admin's registry; McpRegistry by class is public's", () => {
       expect(names(user.adminRegistry)).toEqual(ADMIN_TOOLS);
       expect(names(user.defaultRegistry)).toEqual(PUBLIC_TOOLS);
       expect(names(user.publicRegistry)).toEqual(PUBLIC_TOOLS);
@@ -303,7 +294,7 @@ describe.each(PLATFORMS)('several servers: wiring (%s)', (platform) => {
       }
     });
 
-    it("@InjectMcpNotifier('admin') notifies admin's listeners, not public's", async () => {
+    it("@InjectMcp(McpNotifier, 'admin') notifies admin's listeners, not public's", async () => {
       const cleanup = new AbortController();
       const listen = async (server: string, headers: Record<string, string>) => {
         const response = await send(`${http.baseUrl}/${server}`, {
@@ -323,7 +314,7 @@ describe.each(PLATFORMS)('several servers: wiring (%s)', (platform) => {
         await user.adminNotifier.toolsChanged();
         await expect(admin.next()).resolves.toMatchObject({ method: 'notifications/tools/list_changed' });
         // Had the injected notifier been public's (or both), tools/list_changed would come first here.
-        await http.app.get<McpNotifier>(getMcpNotifierToken('public')).promptsChanged();
+        await http.app.get<McpNotifier>(getMcpToken(McpNotifier, 'public')).promptsChanged();
         await expect(pub.next()).resolves.toMatchObject({ method: 'notifications/prompts/list_changed' });
       } finally {
         cleanup.abort();

@@ -4,14 +4,7 @@
  * task tool) of test/fixtures/servers-fixture.ts. Each lists and runs only its own tools in both
  * eras; a session, a task and a list change of one server stay unknown to the other.
  */
-import {
-  getMcpNotifierToken,
-  getMcpRegistryToken,
-  getMcpTaskServiceToken,
-  McpNotifier,
-  type McpRegistry,
-} from 'nest-mcp';
-import type { McpTaskService } from 'nest-mcp';
+import { getMcpToken, McpNotifier, McpRegistry, McpTaskService } from 'nest-mcp';
 import { type HttpApp, type HttpPlatform, startHttpApp } from '../fixtures/http-app';
 import {
   legacyRequest,
@@ -219,7 +212,7 @@ describe.each(PLATFORMS)('two servers in one application (%s)', (platform) => {
       expect(onPublic.json.error?.code).toBe(INVALID_PARAMS);
 
       // Not a matter of ownership (public serves everyone as anonymous): public's store has no such task.
-      const tasksOf = (server: Server) => http.app.get<McpTaskService>(getMcpTaskServiceToken(server));
+      const tasksOf = (server: Server) => http.app.get<McpTaskService>(getMcpToken(McpTaskService, server));
       await expect(tasksOf('admin').get(taskId)).resolves.toMatchObject({ id: taskId });
       await expect(tasksOf('public').get(taskId)).resolves.toBeUndefined();
 
@@ -233,7 +226,7 @@ describe.each(PLATFORMS)('two servers in one application (%s)', (platform) => {
   });
 
   describe('list changes', () => {
-    const notifierOf = (server: Server) => http.app.get<McpNotifier>(getMcpNotifierToken(server));
+    const notifierOf = (server: Server) => http.app.get<McpNotifier>(getMcpToken(McpNotifier, server));
 
     /** A `subscriptions/listen` stream for tools and prompts changes, past its acknowledgement. */
     async function openListen(server: Server, id: string): Promise<SseReader> {
@@ -296,7 +289,7 @@ describe.each(PLATFORMS)('two servers in one application (%s)', (platform) => {
     });
 
     it("a tool registered at runtime on admin's registry is heard by admin's streams only", async () => {
-      const registry = http.app.get<McpRegistry>(getMcpRegistryToken('admin'));
+      const registry = http.app.get<McpRegistry>(getMcpToken(McpRegistry, 'admin'));
       const name = `admin_runtime_${platform}`;
       try {
         await expectHeardOnlyByAdmin(() => {

@@ -13,16 +13,13 @@ import {
   McpModule,
   McpRegistry,
   McpTool,
-  getMcpNotificationBusToken,
-  getMcpReplayStoreToken,
-  getMcpSessionStoreToken,
-  getMcpTaskStoreToken,
+  getMcpStoreToken,
   type McpEvent,
-  type NotificationBus,
-  type SessionRecord,
-  type SessionStore,
+  type McpNotificationBus,
+  type McpSessionRecord,
+  type McpSessionStore,
 } from '../../lib';
-import type { SessionState } from '../../lib/protocol/messages/session-handle';
+import type { McpSessionState } from '../../lib/protocol/messages/session-handle';
 import { MemoryNotificationBus } from '../../lib/stores/memory/memory-notification.bus';
 import { MemorySessionStore } from '../../lib/stores/memory/memory-session.store';
 import { MemoryReplayStore } from '../../lib/stores/memory/memory-replay.store';
@@ -31,21 +28,21 @@ import { type HttpApp, startHttpApp } from '../fixtures/http-app';
 import { waitUntil } from '../fixtures/raw-rpc';
 
 /** A session store of the application's own: the memory one behind a call counter. */
-class CountingSessionStore implements SessionStore {
+class CountingSessionStore implements McpSessionStore {
   readonly calls = new Map<string, number>();
   private readonly inner = new MemorySessionStore();
 
   count(): Promise<number> {
     return this.counted('count', () => this.inner.count());
   }
-  create(record: SessionRecord): Promise<void> {
+  create(record: McpSessionRecord): Promise<void> {
     return this.counted('create', () => this.inner.create(record));
   }
   // The memory store answers at once; this one answers with a promise, as a shared store does.
-  get(id: string): Promise<SessionRecord | undefined> {
+  get(id: string): Promise<McpSessionRecord | undefined> {
     return this.counted('get', async () => this.inner.get(id));
   }
-  update(id: string, patch: Partial<SessionState>): Promise<SessionRecord | undefined> {
+  update(id: string, patch: Partial<McpSessionState>): Promise<McpSessionRecord | undefined> {
     return this.counted('update', () => this.inner.update(id, patch));
   }
   touch(id: string, at: number): Promise<void> {
@@ -78,7 +75,7 @@ class CountingSessionStore implements SessionStore {
 }
 
 /** A bus of the application's own: the memory one, recording what is published. */
-class RecordingBus implements NotificationBus {
+class RecordingBus implements McpNotificationBus {
   readonly published: McpEvent[] = [];
   private readonly inner = new MemoryNotificationBus();
 
@@ -102,7 +99,7 @@ class EchoTools {
 /** An application service that injects the session store by its token. */
 @Injectable()
 class StoreConsumer {
-  constructor(@Inject(getMcpSessionStoreToken()) readonly store: SessionStore) {}
+  constructor(@Inject(getMcpStoreToken('sessions')) readonly store: McpSessionStore) {}
 }
 
 const SERVER = { name: 'custom-stores', version: '1.0.0' };
@@ -144,12 +141,12 @@ describe('stores of the application’s own', () => {
   });
 
   it('are what the token getters inject, in the module and in the application', () => {
-    expect(running.app.get(getMcpSessionStoreToken())).toBe(store);
-    expect(running.app.get(getMcpNotificationBusToken())).toBe(bus);
+    expect(running.app.get(getMcpStoreToken('sessions'))).toBe(store);
+    expect(running.app.get(getMcpStoreToken('bus'))).toBe(bus);
     expect(running.app.get(StoreConsumer).store).toBe(store);
     // The kinds not given stay built in.
-    expect(running.app.get(getMcpReplayStoreToken())).toBeInstanceOf(MemoryReplayStore);
-    expect(running.app.get(getMcpTaskStoreToken())).toBeInstanceOf(MemoryTaskStore);
+    expect(running.app.get(getMcpStoreToken('replay'))).toBeInstanceOf(MemoryReplayStore);
+    expect(running.app.get(getMcpStoreToken('tasks'))).toBeInstanceOf(MemoryTaskStore);
   });
 
   it('carry the registry’s changes through the given bus', async () => {
@@ -183,11 +180,11 @@ describe('the store tokens', () => {
     const moduleRef = await Test.createTestingModule({
       imports: [McpModule.forRoot(SERVER)],
     })
-      .overrideProvider(getMcpSessionStoreToken())
+      .overrideProvider(getMcpStoreToken('sessions'))
       .useValue(store)
       .compile();
     try {
-      expect(moduleRef.get(getMcpSessionStoreToken())).toBe(store);
+      expect(moduleRef.get(getMcpStoreToken('sessions'))).toBe(store);
     } finally {
       await moduleRef.close();
     }

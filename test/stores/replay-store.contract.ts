@@ -1,13 +1,13 @@
-import type { JsonRpcMessage } from '../../lib/protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../../lib/protocol/messages/json-rpc';
 import {
   appendToStream,
   type ReplayByteBounds,
-  type ReplayEvent,
-  type ReplayStore,
+  type McpReplayEvent,
+  type McpReplayStore,
 } from '../../lib/interfaces/replay-store.interface';
 
 /** An event carrying a message that names its position. */
-export function replayEvent(streamId: string, seq: number): ReplayEvent {
+export function replayEvent(streamId: string, seq: number): McpReplayEvent {
   return { streamId, seq, message: { jsonrpc: '2.0', method: 'notifications/message', params: { seq } } };
 }
 
@@ -15,8 +15,8 @@ export function replayEvent(streamId: string, seq: number): ReplayEvent {
  * An event whose message's JSON is `bytes` long in UTF-8, made of `pad` (a one-byte or a
  * two-byte character in UTF-8).
  */
-export function sizedEvent(streamId: string, seq: number, bytes: number, pad = 'x'): ReplayEvent {
-  const message = (text: string): JsonRpcMessage => ({
+export function sizedEvent(streamId: string, seq: number, bytes: number, pad = 'x'): McpReplayEvent {
+  const message = (text: string): JSONRPCMessage => ({
     jsonrpc: '2.0',
     method: 'notifications/message',
     params: { seq, text },
@@ -30,12 +30,12 @@ export function sizedEvent(streamId: string, seq: number, bytes: number, pad = '
 }
 
 /** The message of `event` as the SSE stream writes it: what the module passes to `append`. */
-export function dataOf(event: ReplayEvent): string {
+export function dataOf(event: McpReplayEvent): string {
   return event.message === undefined ? '' : JSON.stringify(event.message);
 }
 
 /**
- * The behaviour every {@link ReplayStore} shares.
+ * The behaviour every {@link McpReplayStore} shares.
  *
  * @param makeStore an empty store whose buffers hold `capacity` events per session and, when
  * `bytes` is given, those byte bounds, made in each test; it throws (or rejects with) a
@@ -43,11 +43,11 @@ export function dataOf(event: ReplayEvent): string {
  */
 export function describeReplayStoreContract(
   name: string,
-  makeStore: (capacity: number, bytes?: ReplayByteBounds) => ReplayStore | Promise<ReplayStore>,
+  makeStore: (capacity: number, bytes?: ReplayByteBounds) => McpReplayStore | Promise<McpReplayStore>,
 ): void {
   const event = replayEvent;
 
-  describe(`${name} (ReplayStore contract)`, () => {
+  describe(`${name} (McpReplayStore contract)`, () => {
     it('returns the events of one stream after a position, oldest first, and says the position was found', async () => {
       const store = await makeStore(10);
       await store.append('s1', { streamId: 'a', seq: 0 });
@@ -91,7 +91,7 @@ export function describeReplayStoreContract(
 
     it('returns messages as they were appended, nested values included', async () => {
       const store = await makeStore(4);
-      const rich: ReplayEvent = {
+      const rich: McpReplayEvent = {
         streamId: 'req-7',
         seq: 3,
         message: {

@@ -1,7 +1,7 @@
-import type { SessionCaps, SessionRecord, SessionStore } from '../../lib/interfaces/session-store.interface';
+import type { McpSessionCaps, McpSessionRecord, McpSessionStore } from '../../lib/interfaces/session-store.interface';
 
 /** A session record with a full state; `overrides` replace top-level fields. */
-export function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
+export function sessionRecord(id: string, overrides: Partial<McpSessionRecord> = {}): McpSessionRecord {
   return {
     id,
     principalId: 'alice',
@@ -23,14 +23,14 @@ function sorted(ids: string[]): string[] {
 }
 
 /**
- * The behaviour every {@link SessionStore} shares. Whether `get` hands out the stored object or
+ * The behaviour every {@link McpSessionStore} shares. Whether `get` hands out the stored object or
  * a copy is left to each store (the memory store's service relies on the former).
  *
  * @param makeStore an empty store, made before each test.
  */
-export function describeSessionStoreContract(name: string, makeStore: () => Promise<SessionStore>): void {
-  describe(`${name} (SessionStore contract)`, () => {
-    let store: SessionStore;
+export function describeSessionStoreContract(name: string, makeStore: () => Promise<McpSessionStore>): void {
+  describe(`${name} (McpSessionStore contract)`, () => {
+    let store: McpSessionStore;
 
     beforeEach(async () => {
       store = await makeStore();
@@ -250,13 +250,13 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
     });
 
     describe('createWithin (the session caps)', () => {
-      const caps = (overrides: Partial<SessionCaps> = {}): SessionCaps => ({
+      const caps = (overrides: Partial<McpSessionCaps> = {}): McpSessionCaps => ({
         maxSessions: 100,
         maxPerPrincipal: 3,
         candidates: 2,
         ...overrides,
       });
-      const of = (id: string, quotaKey: string, lastActivity = 1_000): SessionRecord =>
+      const of = (id: string, quotaKey: string, lastActivity = 1_000): McpSessionRecord =>
         sessionRecord(id, { principalId: 'anonymous', quotaKey, lastActivity });
 
       it('creates a session under both caps and reads it back with its quota key', async () => {

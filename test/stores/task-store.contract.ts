@@ -1,4 +1,4 @@
-import type { McpTaskRecord, McpTaskStatus, TaskStore } from '../../lib/interfaces/task-store.interface';
+import type { McpTaskRecord, McpTaskStatus, McpTaskStore } from '../../lib/interfaces/task-store.interface';
 
 /**
  * A working task created at `now`, kept for a minute. Times are near the real clock: a shared
@@ -36,18 +36,18 @@ export interface TaskStoreProbes {
 }
 
 /**
- * The behaviour every {@link TaskStore} shares, copies included: what goes in or comes out never
+ * The behaviour every {@link McpTaskStore} shares, copies included: what goes in or comes out never
  * aliases what is stored.
  *
  * @param makeStore an empty store, made before each test.
  */
 export function describeTaskStoreContract(
   name: string,
-  makeStore: () => Promise<TaskStore>,
+  makeStore: () => Promise<McpTaskStore>,
   probes: TaskStoreProbes,
 ): void {
-  describe(`${name} (TaskStore contract)`, () => {
-    let store: TaskStore;
+  describe(`${name} (McpTaskStore contract)`, () => {
+    let store: McpTaskStore;
     let now: number;
     const task = (id: string, overrides: Partial<McpTaskRecord> = {}): McpTaskRecord => taskRecord(id, now, overrides);
 

@@ -70,7 +70,7 @@ describe('extractLinks', () => {
 describe('githubSlug and headingAnchors', () => {
   it.each([
     ['Two commands', 'two-commands'],
-    ['The call context (`@McpCtx() ctx: McpCtx`)', 'the-call-context-mcpctx-ctx-mcpctx'],
+    ['The call context (`@McpCtx() ctx: McpCallContext`)', 'the-call-context-mcpctx-ctx-mcpcallcontext'],
     ['Several instances (Redis)', 'several-instances-redis'],
     ['Asking the client: one API, both eras', 'asking-the-client-one-api-both-eras'],
     ['snake_case and kebab-case', 'snake_case-and-kebab-case'],

@@ -7,7 +7,7 @@
 import type { TestingModule } from '@nestjs/testing';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { McpStdioServer } from 'nest-mcp';
+import { McpStdioServer } from 'nest-mcp/stdio';
 import { createStdioFixture, StdioPeer } from '../fixtures/stdio-fixture.module';
 import { legacyRequest, modernRequest } from '../fixtures/raw-rpc';
 import { registerOtelGlobals, resetOtelGlobals, TestTelemetry, traceparentOf } from '../fixtures/telemetry-sdk';

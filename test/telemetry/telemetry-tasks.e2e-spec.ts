@@ -22,7 +22,7 @@ import { registerOtelGlobals, resetOtelGlobals, TestTelemetry } from '../fixture
 import { JOB_ERROR_CODE } from '../fixtures/tasks-fixture';
 import { connectStreamingClient } from '../fixtures/streaming-client';
 
-const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const MCP_TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const TASK_TTL_MS = 60_000;
 /** Well past the modern inline window (100 ms by default): the call is a task by then. */
 const PAST_WINDOW_MS = 600;
@@ -220,7 +220,7 @@ describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
     const name = typeof params.name === 'string' ? params.name : (params.taskId as string | undefined);
     return post(
       server.url,
-      modernRequest(method, params, id, { [META.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } }),
+      modernRequest(method, params, id, { [META.clientCapabilities]: { extensions: { [MCP_TASKS_EXTENSION]: {} } } }),
       modernHeaders(method, name),
     );
   }

@@ -4,7 +4,7 @@
  * only so many (`maxPendingQuestions`). A question past it is refused at once, and the call
  * that asked it ends rather than waits.
  */
-import { ErrorCode } from '../messages/json-rpc';
+import { McpErrorCode } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { RefusalLog, tooMany, type RefusalLogger } from './refusal-log';
 
@@ -34,6 +34,6 @@ export class QuestionLimit {
   refusal(holder: QuestionHolder, id: string, method: string): McpError {
     const message = tooMany(`questions waiting for the client in this ${holder}`, this.max, 'maxPendingQuestions');
     this.log.warn('pending-questions', `Refused ${method} in ${holder} ${id}: ${message}`);
-    return new McpError(ErrorCode.InternalError, message);
+    return new McpError(McpErrorCode.InternalError, message);
   }
 }

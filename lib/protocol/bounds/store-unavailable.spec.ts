@@ -4,7 +4,7 @@ import {
   logFailedSend,
   logStoreUnavailable,
   markReported,
-  StoreUnavailableError,
+  McpStoreUnavailableError,
   STORE_UNAVAILABLE_MESSAGE,
 } from './store-unavailable';
 
@@ -14,8 +14,8 @@ function recording() {
 
 describe('store unavailable', () => {
   it('is recognised by its brand, whatever builds on it', () => {
-    class LayerError extends StoreUnavailableError {}
-    expect(isStoreUnavailable(new StoreUnavailableError('down'))).toBe(true);
+    class LayerError extends McpStoreUnavailableError {}
+    expect(isStoreUnavailable(new McpStoreUnavailableError('down'))).toBe(true);
     expect(isStoreUnavailable(new LayerError('down'))).toBe(true);
   });
 
@@ -30,16 +30,16 @@ describe('store unavailable', () => {
 
   it('keeps its cause and tells clients to retry', () => {
     const cause = new Error('ECONNREFUSED');
-    expect(new StoreUnavailableError('down', cause).cause).toBe(cause);
+    expect(new McpStoreUnavailableError('down', cause).cause).toBe(cause);
     expect(STORE_UNAVAILABLE_MESSAGE).toMatch(/retry/);
   });
 
   it('is logged once a minute, and at debug level only when the store logged it already', () => {
     const logger = recording();
     const log = new RefusalLog(logger);
-    logStoreUnavailable(log, 'tools/call (request 1)', new StoreUnavailableError('away'));
-    logStoreUnavailable(log, 'tools/call (request 2)', new StoreUnavailableError('away'));
-    logStoreUnavailable(log, 'tools/call (request 3)', markReported(new StoreUnavailableError('reported')));
+    logStoreUnavailable(log, 'tools/call (request 1)', new McpStoreUnavailableError('away'));
+    logStoreUnavailable(log, 'tools/call (request 2)', new McpStoreUnavailableError('away'));
+    logStoreUnavailable(log, 'tools/call (request 3)', markReported(new McpStoreUnavailableError('reported')));
     expect(logger.warn.mock.calls).toEqual([['tools/call (request 1): away']]);
     expect(logger.debug.mock.calls).toEqual([['tools/call (request 2): away'], ['tools/call (request 3): reported']]);
   });
@@ -48,19 +48,19 @@ describe('store unavailable', () => {
     ['a plain failure', new Error('bus away'), 'warn', 'Could not publish x: bus away'],
     [
       'a store away',
-      new StoreUnavailableError('Redis is unreachable'),
+      new McpStoreUnavailableError('Redis is unreachable'),
       'warn',
       'Could not publish x: Redis is unreachable',
     ],
     [
       'a store outage the store logged',
-      markReported(new StoreUnavailableError('Redis cannot serve now: OOM')),
+      markReported(new McpStoreUnavailableError('Redis cannot serve now: OOM')),
       'debug',
       'Could not publish x: Redis cannot serve now: OOM',
     ],
     [
       'a send the store did not confirm in time',
-      markReported(new StoreUnavailableError('Command timed out', undefined, { unconfirmed: true })),
+      markReported(new McpStoreUnavailableError('Command timed out', undefined, { unconfirmed: true })),
       'debug',
       'Could not confirm "publish x" (the store did not answer in time, and may still carry it out): Command timed out',
     ],

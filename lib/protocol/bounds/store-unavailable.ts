@@ -18,10 +18,18 @@ const STORE_UNAVAILABLE_BRAND: unique symbol = Symbol.for('nest-mcp:store-unavai
 const STORE_REPORTED: unique symbol = Symbol.for('nest-mcp:store-reported');
 
 /**
- * The error a store throws when it cannot be reached, does not answer in time, or refuses to
- * serve for now. The public `McpStoreUnavailableError` builds on it.
+ * A shared store (Redis) could not be reached, did not answer in time, or refused to serve for
+ * now (out of memory, read-only, loading...). Requests that need it fail at once with this error
+ * rather than wait (HTTP: 503 with `Retry-After`, a JSON-RPC -32603); the connection is retried
+ * in the background and service resumes when the store is back. A store of your own throws it
+ * for the same conditions.
+ *
+ * It carries the protocol's store-unavailable brand, so that the engine recognises it even
+ * from another copy of the package.
+ *
+ * @publicApi
  */
-export class StoreUnavailableError extends Error {
+export class McpStoreUnavailableError extends Error {
   readonly [STORE_UNAVAILABLE_BRAND] = true;
   /**
    * The store did not answer in time (or the connection dropped once the command was sent):
@@ -31,13 +39,13 @@ export class StoreUnavailableError extends Error {
 
   constructor(message: string, cause?: unknown, options: { unconfirmed?: boolean } = {}) {
     super(message, { cause });
-    this.name = 'StoreUnavailableError';
+    this.name = 'McpStoreUnavailableError';
     this.unconfirmed = options.unconfirmed === true;
   }
 }
 
 /** Whether `error` says that a shared store is away (a condition to retry after, not a bug). */
-export function isStoreUnavailable(error: unknown): error is StoreUnavailableError {
+export function isStoreUnavailable(error: unknown): error is McpStoreUnavailableError {
   return (
     typeof error === 'object' &&
     error !== null &&
@@ -49,12 +57,12 @@ export function isStoreUnavailable(error: unknown): error is StoreUnavailableErr
  * Marks `error` as logged by the store that threw it (the Redis hub logs each outage once a
  * minute), so that whoever meets it later logs it at debug level only.
  */
-export function markReported<E extends StoreUnavailableError>(error: E): E {
+export function markReported<E extends McpStoreUnavailableError>(error: E): E {
   (error as { [STORE_REPORTED]?: true })[STORE_REPORTED] = true;
   return error;
 }
 
-function isReported(error: StoreUnavailableError): boolean {
+function isReported(error: McpStoreUnavailableError): boolean {
   return (error as { [STORE_REPORTED]?: true })[STORE_REPORTED] === true;
 }
 
@@ -63,7 +71,7 @@ function isReported(error: StoreUnavailableError): boolean {
  * when the store reported it already, else a warning at most once a minute (`log`'s rate), the
  * rest as debug lines. An outage is not a bug: no stack trace.
  */
-export function logStoreUnavailable(log: RefusalLog, where: string, error: StoreUnavailableError): void {
+export function logStoreUnavailable(log: RefusalLog, where: string, error: McpStoreUnavailableError): void {
   const line = `${where}: ${error.message}`;
   if (isReported(error)) {
     log.debug(line);

@@ -1,4 +1,4 @@
-import { ErrorCode, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { missingScopes, requireScopes, visibleEntries, type EntryAccess } from './access';
 import type { McpCallContext, McpPrincipal } from './call-context';
@@ -23,7 +23,7 @@ function thrownBy(run: () => unknown): unknown {
 /** Entries named by their rendering, with the given access rules. */
 function entriesOf(rules: Array<[name: string, access: EntryAccess | undefined]>): {
   entries: Array<{ access?: EntryAccess }>;
-  rendered: JsonObject[];
+  rendered: JSONObject[];
 } {
   return {
     entries: rules.map(([, access]) => (access === undefined ? {} : { access })),
@@ -31,7 +31,7 @@ function entriesOf(rules: Array<[name: string, access: EntryAccess | undefined]>
   };
 }
 
-const namesOf = (list: JsonObject[] | undefined): unknown[] | undefined => list?.map((entry) => entry.name);
+const namesOf = (list: JSONObject[] | undefined): unknown[] | undefined => list?.map((entry) => entry.name);
 
 describe('missingScopes', () => {
   it('lists the required scopes the principal lacks, in the order required', () => {
@@ -64,11 +64,11 @@ describe('requireScopes', () => {
     const error = thrownBy(() => requireScopes({ scopes: ['notes:read', 'notes:write'] }, READER, 'tool edit'));
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).toJsonRpc()).toEqual({
-      code: ErrorCode.InsufficientScope,
+      code: McpErrorCode.InsufficientScope,
       message: 'Insufficient scope for tool edit',
       data: { requiredScopes: ['notes:read', 'notes:write'] },
     });
-    expect(ErrorCode.InsufficientScope).toBe(-32003);
+    expect(McpErrorCode.InsufficientScope).toBe(-32003);
   });
 
   it('hands data a copy: changing it does not change the entry', () => {

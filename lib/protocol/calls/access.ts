@@ -4,10 +4,10 @@
  * visibility). A call without the scopes is refused before its handler runs; list requests show
  * a principal only what it may call, and say so with `cacheScope: "private"`.
  */
-import { ErrorCode, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import type { McpCallContext, McpPrincipal } from './call-context';
-import type { NativeExchange } from '../messages/native-exchange';
+import type { McpNativeExchange } from '../messages/native-exchange';
 
 /** The access rules of one entry; entries without any leave it undefined. */
 export interface EntryAccess {
@@ -17,7 +17,7 @@ export interface EntryAccess {
    * Whether the caller may see the entry in lists; run with the list request's context. A
    * failure hides the entry. `native` is the list request's transport objects.
    */
-  readonly visible?: (call: McpCallContext, native: NativeExchange | undefined) => boolean | Promise<boolean>;
+  readonly visible?: (call: McpCallContext, native: McpNativeExchange | undefined) => boolean | Promise<boolean>;
 }
 
 /** The scopes of `required` that `principal` does not hold. */
@@ -31,7 +31,7 @@ export function requireScopes(access: EntryAccess | undefined, principal: McpPri
     return;
   }
   if (missingScopes(principal, access.scopes).length > 0) {
-    throw new McpError(ErrorCode.InsufficientScope, `Insufficient scope for ${what}`, {
+    throw new McpError(McpErrorCode.InsufficientScope, `Insufficient scope for ${what}`, {
       requiredScopes: [...access.scopes],
     });
   }
@@ -44,11 +44,11 @@ export function requireScopes(access: EntryAccess | undefined, principal: McpPri
  */
 export async function visibleEntries(
   entries: ReadonlyArray<{ readonly access?: EntryAccess }>,
-  rendered: readonly JsonObject[],
+  rendered: readonly JSONObject[],
   call: () => McpCallContext,
   onFailure: (error: unknown) => void,
-  native: NativeExchange | undefined,
-): Promise<JsonObject[] | undefined> {
+  native: McpNativeExchange | undefined,
+): Promise<JSONObject[] | undefined> {
   if (!entries.some((entry) => entry.access !== undefined)) {
     return undefined;
   }

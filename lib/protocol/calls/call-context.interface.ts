@@ -2,21 +2,21 @@
  * The per-call context a tool, resource, prompt or completion handler receives (`@McpCtx()`):
  * its public shape. The engine's implementation is `RequestCallContext` (`call-context.ts`).
  */
-import type { Era, Revision } from '../messages/revisions';
-import type { JsonObject, JsonRpcId } from '../messages/json-rpc';
-import type { LogLevel } from '../messages/log-levels';
+import type { McpEra, McpRevision } from '../messages/revisions';
+import type { JSONObject, RequestId } from '../messages/json-rpc';
+import type { LoggingLevel } from '../messages/log-levels';
 import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
-import type { HeaderBag } from '../messages/request-headers';
+import type { McpHeaderBag } from '../messages/request-headers';
 import type {
-  AskOptions,
-  CreateMessageParams,
+  McpAskOptions,
+  CreateMessageRequestParams,
   CreateMessageResult,
-  ElicitParams,
+  ElicitRequestParams,
   ElicitResult,
   ListRootsResult,
 } from '../messages/client-requests';
 import type { McpPrincipal } from '../bounds/principal';
-import type { TransportKind } from './transport-contract';
+import type { McpTransportKind } from './transport-contract';
 
 /**
  * The context of one MCP call, handed to handlers through `@McpCtx()`.
@@ -25,17 +25,17 @@ import type { TransportKind } from './transport-contract';
  */
 export interface McpCallContext {
   /** The JSON-RPC id of the request. */
-  readonly requestId: JsonRpcId;
+  readonly requestId: RequestId;
   /** The method being served: `tools/call`, `resources/read`, `prompts/get`, `completion/complete`. */
   readonly method: string;
   /** What the call names: the tool or prompt name, or the resource URI. */
   readonly name: string | undefined;
   /** The era of the request. */
-  readonly era: Era;
+  readonly era: McpEra;
   /** The revision the request speaks; `undefined` only before a legacy handshake. */
-  readonly revision: Revision | undefined;
+  readonly revision: McpRevision | undefined;
   /** The transport the request arrived on. */
-  readonly transport: TransportKind;
+  readonly transport: McpTransportKind;
   /** Aborted when the client cancels, disconnects (modern era), the session ends or the call times out. */
   readonly signal: AbortSignal;
   /** Who is calling. */
@@ -52,9 +52,9 @@ export interface McpCallContext {
    */
   readonly taskId: string | undefined;
   /** The request's `_meta`, as sent. */
-  readonly meta: Readonly<JsonObject>;
+  readonly meta: Readonly<JSONObject>;
   /** HTTP transports: the request headers, with lower-cased names. */
-  readonly headers: HeaderBag | undefined;
+  readonly headers: McpHeaderBag | undefined;
   /**
    * Reports progress. Sent only when the request carried a `progressToken`; values must
    * increase (a value not above the previous one is dropped).
@@ -64,7 +64,7 @@ export interface McpCallContext {
    * Sends a log message to the client, if the client asked for logs at this level: through
    * `logging/setLevel` on a legacy session, or the request's `_meta` log level in the modern era.
    */
-  log(level: LogLevel, data: unknown, logger?: string): void;
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
   /**
    * Closes the connection that carries this call's SSE stream, so that the client polls for the
    * rest (SEP-1699): it reconnects after the `retry` interval (`http.retryMs`) with
@@ -101,20 +101,20 @@ export interface McpCallContext {
    * `Promise.all`) travel in one round; handlers must ask the same questions in the same order
    * on every round (or name them with `options.key`).
    */
-  elicit(params: ElicitParams, options?: AskOptions): Promise<ElicitResult>;
+  elicit(params: ElicitRequestParams, options?: McpAskOptions): Promise<ElicitResult>;
   /**
    * Asks the client's model for a completion (`sampling/createMessage`). The client must have
    * declared `sampling` (and `sampling.tools` to pass `tools` or `toolChoice`). Travels like
    * `elicit()`.
    */
-  sample(params: CreateMessageParams, options?: AskOptions): Promise<CreateMessageResult>;
+  sample(params: CreateMessageRequestParams, options?: McpAskOptions): Promise<CreateMessageResult>;
   /** Asks the client for its roots (`roots/list`); the client must have declared `roots`. Travels like `elicit()`. */
-  listRoots(options?: AskOptions): Promise<ListRootsResult>;
+  listRoots(options?: McpAskOptions): Promise<ListRootsResult>;
   /**
    * Data the handler keeps across the rounds of a multi round-trip request (modern era): what it
    * stores here in one round is here again in the next. It travels inside the signed
    * `requestState`, which the client can read but not change: keep secrets out of it, and keep
    * it small. Legacy era: an object for this call only.
    */
-  readonly state: JsonObject;
+  readonly state: JSONObject;
 }

@@ -3,33 +3,33 @@
  * the class the engine makes one of per call. Its public shape is `McpCallContext`
  * (`call-context.interface.ts`), re-exported here with the principal and transport kinds.
  */
-import { hasFeature, type Era, type Revision } from '../messages/revisions';
+import { hasFeature, type McpEra, type McpRevision } from '../messages/revisions';
 import {
-  ErrorCode,
+  McpErrorCode,
   notification,
-  type JsonObject,
-  type JsonRpcId,
-  type JsonRpcNotification,
+  type JSONObject,
+  type RequestId,
+  type JSONRPCNotification,
 } from '../messages/json-rpc';
 import { McpError, newElicitationId } from '../messages/mcp-error';
-import { passesLevel, type LogLevel } from '../messages/log-levels';
+import { passesLevel, type LoggingLevel } from '../messages/log-levels';
 import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
-import type { HeaderBag } from '../messages/request-headers';
+import type { McpHeaderBag } from '../messages/request-headers';
 import { metaOf, progressTokenOf } from '../messages/request-meta';
 import {
   capabilityError,
   missingCapability,
   revisionKnows,
-  type AskOptions,
-  type CreateMessageParams,
+  type McpAskOptions,
+  type CreateMessageRequestParams,
   type CreateMessageResult,
-  type ElicitParams,
+  type ElicitRequestParams,
   type ElicitResult,
   type InputRequest,
   type ListRootsResult,
 } from '../messages/client-requests';
 import type { McpPrincipal } from '../bounds/principal';
-import type { TransportKind } from './transport-contract';
+import type { McpTransportKind } from './transport-contract';
 import type { EngineLogger } from './engine-options';
 import type { InputRound } from './input-round';
 import type { McpCallContext } from './call-context.interface';
@@ -38,7 +38,7 @@ import { logText } from '../bounds/log-text';
 import type { EngineObserver } from './engine-observer';
 
 export { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../bounds/principal';
-export type { TransportKind } from './transport-contract';
+export type { McpTransportKind } from './transport-contract';
 export type { McpCallContext } from './call-context.interface';
 
 /** What a call context needs of the engine: the rounds of modern requests and the way to a legacy client. */
@@ -59,8 +59,8 @@ export interface CallContextHost {
 export class RequestCallContext implements McpCallContext {
   /** The last progress sent; `undefined` before the first. */
   private lastProgress: number | undefined;
-  private localState: JsonObject | undefined;
-  private metaRead: Readonly<JsonObject> | undefined;
+  private localState: JSONObject | undefined;
+  private metaRead: Readonly<JSONObject> | undefined;
 
   constructor(
     private readonly host: CallContextHost,
@@ -68,7 +68,7 @@ export class RequestCallContext implements McpCallContext {
     readonly name: string | undefined,
   ) {}
 
-  get requestId(): JsonRpcId {
+  get requestId(): RequestId {
     return this.request.id;
   }
 
@@ -76,15 +76,15 @@ export class RequestCallContext implements McpCallContext {
     return this.request.method;
   }
 
-  get era(): Era {
+  get era(): McpEra {
     return this.request.era;
   }
 
-  get revision(): Revision | undefined {
+  get revision(): McpRevision | undefined {
     return this.request.revision;
   }
 
-  get transport(): TransportKind {
+  get transport(): McpTransportKind {
     return this.request.facts.transport;
   }
 
@@ -101,7 +101,7 @@ export class RequestCallContext implements McpCallContext {
   }
 
   /** The request's `_meta`; the same object on every read. */
-  get meta(): Readonly<JsonObject> {
+  get meta(): Readonly<JSONObject> {
     return (this.metaRead ??= metaOf(this.request.params));
   }
 
@@ -117,42 +117,42 @@ export class RequestCallContext implements McpCallContext {
     return this.request.task?.id;
   }
 
-  get headers(): HeaderBag | undefined {
+  get headers(): McpHeaderBag | undefined {
     return this.request.facts.headers;
   }
 
-  get state(): JsonObject {
+  get state(): JSONObject {
     return this.host.roundOf(this.request)?.state ?? (this.localState ??= {});
   }
 
-  elicit(params: ElicitParams, options?: AskOptions): Promise<ElicitResult> {
-    let sent: ElicitParams = params;
+  elicit(params: ElicitRequestParams, options?: McpAskOptions): Promise<ElicitResult> {
+    let sent: ElicitRequestParams = params;
     if (params.mode === 'url') {
       // 2025-11-25 correlates URL elicitations with notifications/elicitation/complete; the
       // modern era has no such notification and no elicitationId.
       const { elicitationId, ...rest } = params;
       sent = this.era === 'legacy' ? { ...rest, elicitationId: elicitationId ?? newElicitationId() } : rest;
     }
-    return this.ask({ method: 'elicitation/create', params: sent as unknown as JsonObject }, options);
+    return this.ask({ method: 'elicitation/create', params: sent as unknown as JSONObject }, options);
   }
 
-  sample(params: CreateMessageParams, options?: AskOptions): Promise<CreateMessageResult> {
+  sample(params: CreateMessageRequestParams, options?: McpAskOptions): Promise<CreateMessageResult> {
     return this.ask({ method: 'sampling/createMessage', params: params }, options);
   }
 
-  listRoots(options?: AskOptions): Promise<ListRootsResult> {
+  listRoots(options?: McpAskOptions): Promise<ListRootsResult> {
     return this.ask({ method: 'roots/list', params: {} }, options);
   }
 
   /** One question to the client, in the way of the request's era. */
-  private ask<T>(question: InputRequest, options: AskOptions | undefined): Promise<T> {
+  private ask<T>(question: InputRequest, options: McpAskOptions | undefined): Promise<T> {
     const { request } = this;
     if (this.closed) {
-      return Promise.reject(new McpError(ErrorCode.InternalError, `${question.method}: the request is over`));
+      return Promise.reject(new McpError(McpErrorCode.InternalError, `${question.method}: the request is over`));
     }
     if (!revisionKnows(question, request.revision)) {
       return Promise.reject(
-        new McpError(ErrorCode.InternalError, `${question.method} is not available in revision ${request.revision}`),
+        new McpError(McpErrorCode.InternalError, `${question.method} is not available in revision ${request.revision}`),
       );
     }
     const missing = missingCapability(question, request.clientCapabilities);
@@ -168,7 +168,10 @@ export class RequestCallContext implements McpCallContext {
     const round = this.host.roundOf(request);
     if (round === undefined) {
       return Promise.reject(
-        new McpError(ErrorCode.InternalError, `${request.method} cannot ask the client for input (${question.method})`),
+        new McpError(
+          McpErrorCode.InternalError,
+          `${request.method} cannot ask the client for input (${question.method})`,
+        ),
       );
     }
     const key = round.keyFor(question, options?.key);
@@ -224,7 +227,7 @@ export class RequestCallContext implements McpCallContext {
   }
 
   /** Sends a notification of the call: on its request's channel, or through its task. */
-  private emit(message: JsonRpcNotification): void {
+  private emit(message: JSONRPCNotification): void {
     const { task } = this.request;
     if (task !== undefined) {
       task.notify(message);
@@ -251,7 +254,7 @@ export class RequestCallContext implements McpCallContext {
       this.request.task!.describe(progress, total, text);
       return;
     }
-    const params: JsonObject = { progressToken: token!, progress };
+    const params: JSONObject = { progressToken: token!, progress };
     if (total !== undefined) {
       params.total = total;
     }
@@ -261,12 +264,12 @@ export class RequestCallContext implements McpCallContext {
     this.emit(notification('notifications/progress', params));
   }
 
-  log(level: LogLevel, data: unknown, loggerName?: string): void {
+  log(level: LoggingLevel, data: unknown, loggerName?: string): void {
     const threshold = this.request.logLevel;
     if (threshold === undefined || this.closed || !passesLevel(level, threshold)) {
       return;
     }
-    const params: JsonObject = { level, data };
+    const params: JSONObject = { level, data };
     if (loggerName !== undefined) {
       params.logger = loggerName;
     }

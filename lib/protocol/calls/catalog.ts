@@ -7,129 +7,159 @@
  * argument: the engine passes them through untouched, so a handler that runs in a framework
  * pipeline gets the request without reading it back from the call context.
  */
-import type { JsonObject } from '../messages/json-rpc';
+import type { JSONObject } from '../messages/json-rpc';
 import type { McpCallContext } from './call-context';
 import type { ParamHeaderBinding } from '../messages/request-headers';
 import type { EntryAccess } from './access';
-import type { NativeExchange } from '../messages/native-exchange';
-import type {
-  CompletionResult,
-  McpIcon,
-  PromptArgument,
-  ResourceAnnotations,
-  ToolAnnotations,
-} from '../messages/mcp-types';
-import type { TaskSupport } from '../tasks/task-mode';
+import type { McpNativeExchange } from '../messages/native-exchange';
+import type { McpCompletion, Icon, PromptArgument, Annotations, ToolAnnotations } from '../messages/mcp-types';
+import type { McpTaskSupport } from '../tasks/task-mode';
 
 /** The outcome of validating a value against a schema. */
-export type ValidationOutcome = { ok: true; value: unknown } | { ok: false; message: string };
+export type McpValidationOutcome = { ok: true; value: unknown } | { ok: false; message: string };
 
 /** A compiled schema: its JSON Schema 2020-12 form and a validator. */
-export interface CompiledSchema {
+export interface McpCompiledSchema {
   /** The JSON Schema advertised to clients. */
-  readonly jsonSchema: JsonObject;
+  readonly jsonSchema: JSONObject;
   /** Validates (and, for DTOs and Standard Schemas, transforms) a value. */
-  validate(value: unknown): ValidationOutcome | Promise<ValidationOutcome>;
+  validate(value: unknown): McpValidationOutcome | Promise<McpValidationOutcome>;
 }
 
-export type { TaskSupport } from '../tasks/task-mode';
+export type { McpTaskSupport } from '../tasks/task-mode';
 
 /** A completion handler for one prompt argument or template variable. */
-export type CompletionHandler = (
+export type McpCompletionHandler = (
   value: string,
   context: { arguments: Record<string, string>; call: McpCallContext },
-) => string[] | CompletionResult | Promise<string[] | CompletionResult>;
+) => string[] | McpCompletion | Promise<string[] | McpCompletion>;
 
 /** A registered tool. */
-export interface ToolEntry {
+export interface McpToolEntry {
   readonly name: string;
   readonly title?: string;
   readonly description?: string;
-  readonly input: CompiledSchema;
-  readonly output?: CompiledSchema;
+  readonly input: McpCompiledSchema;
+  readonly output?: McpCompiledSchema;
   readonly annotations?: ToolAnnotations;
-  readonly icons?: McpIcon[];
-  readonly meta?: JsonObject;
-  readonly taskSupport: TaskSupport;
-  /** `x-mcp-header` bindings of the input schema, checked against `Mcp-Param-*` headers. */
+  readonly icons?: Icon[];
+  readonly meta?: JSONObject;
+  readonly taskSupport: McpTaskSupport;
+  /**
+   * `x-mcp-header` bindings of the input schema, checked against `Mcp-Param-*` headers.
+   *
+   * @internal
+   */
   readonly paramHeaders: readonly ParamHeaderBinding[];
-  /** Who may call and see it; `undefined` when anyone may. */
+  /**
+   * Who may call and see it; `undefined` when anyone may.
+   *
+   * @internal
+   */
   readonly access?: EntryAccess;
-  /** Runs the tool with validated arguments; may return a promise. */
-  invoke(args: unknown, call: McpCallContext, native: NativeExchange | undefined): unknown;
+  /**
+   * Runs the tool with validated arguments; may return a promise.
+   *
+   * @internal
+   */
+  invoke(args: unknown, call: McpCallContext, native: McpNativeExchange | undefined): unknown;
 }
 
 /** A registered resource with a fixed URI. */
-export interface ResourceEntry {
+export interface McpResourceEntry {
   readonly uri: string;
   readonly name: string;
   readonly title?: string;
   readonly description?: string;
   readonly mimeType?: string;
   readonly size?: number;
-  readonly annotations?: ResourceAnnotations;
-  readonly icons?: McpIcon[];
-  readonly meta?: JsonObject;
+  readonly annotations?: Annotations;
+  readonly icons?: Icon[];
+  readonly meta?: JSONObject;
   /** Overrides the default `ttlMs` of `resources/read` (modern era). */
   readonly cacheTtlMs?: number;
-  /** Who may call and see it; `undefined` when anyone may. */
+  /**
+   * Who may call and see it; `undefined` when anyone may.
+   *
+   * @internal
+   */
   readonly access?: EntryAccess;
-  /** Reads the resource; may return a promise. */
-  read(call: McpCallContext, native: NativeExchange | undefined): unknown;
+  /**
+   * Reads the resource; may return a promise.
+   *
+   * @internal
+   */
+  read(call: McpCallContext, native: McpNativeExchange | undefined): unknown;
 }
 
 /** A registered resource template (RFC 6570). */
-export interface TemplateEntry {
+export interface McpTemplateEntry {
   readonly uriTemplate: string;
   readonly name: string;
   readonly title?: string;
   readonly description?: string;
   readonly mimeType?: string;
-  readonly annotations?: ResourceAnnotations;
-  readonly icons?: McpIcon[];
-  readonly meta?: JsonObject;
+  readonly annotations?: Annotations;
+  readonly icons?: Icon[];
+  readonly meta?: JSONObject;
   readonly cacheTtlMs?: number;
-  readonly completions: Readonly<Record<string, CompletionHandler>>;
-  /** Who may call and see it; `undefined` when anyone may. */
+  readonly completions: Readonly<Record<string, McpCompletionHandler>>;
+  /**
+   * Who may call and see it; `undefined` when anyone may.
+   *
+   * @internal
+   */
   readonly access?: EntryAccess;
   /** The variables of `uri` when it matches the template, else `undefined`. */
   match(uri: string): Record<string, string> | undefined;
-  /** Reads one resource of the template; may return a promise. */
+  /**
+   * Reads one resource of the template; may return a promise.
+   *
+   * @internal
+   */
   read(
     uri: string,
     variables: Record<string, string>,
     call: McpCallContext,
-    native: NativeExchange | undefined,
+    native: McpNativeExchange | undefined,
   ): unknown;
 }
 
 /** A registered prompt. */
-export interface PromptEntry {
+export interface McpPromptEntry {
   readonly name: string;
   readonly title?: string;
   readonly description?: string;
   readonly arguments: readonly PromptArgument[];
-  readonly icons?: McpIcon[];
-  readonly meta?: JsonObject;
-  readonly completions: Readonly<Record<string, CompletionHandler>>;
-  /** Who may call and see it; `undefined` when anyone may. */
+  readonly icons?: Icon[];
+  readonly meta?: JSONObject;
+  readonly completions: Readonly<Record<string, McpCompletionHandler>>;
+  /**
+   * Who may call and see it; `undefined` when anyone may.
+   *
+   * @internal
+   */
   readonly access?: EntryAccess;
-  /** Renders the prompt; may return a promise. */
-  get(args: Record<string, string>, call: McpCallContext, native: NativeExchange | undefined): unknown;
+  /**
+   * Renders the prompt; may return a promise.
+   *
+   * @internal
+   */
+  get(args: Record<string, string>, call: McpCallContext, native: McpNativeExchange | undefined): unknown;
 }
 
 /** The read side of the registry, as the engine uses it. Lists are sorted by their key. */
 export interface Catalog {
   /** Increases on every change; list renderings are cached per version. */
   readonly version: number;
-  listTools(): readonly ToolEntry[];
-  getTool(name: string): ToolEntry | undefined;
-  listResources(): readonly ResourceEntry[];
-  getResource(uri: string): ResourceEntry | undefined;
-  listTemplates(): readonly TemplateEntry[];
-  getTemplate(uriTemplate: string): TemplateEntry | undefined;
-  listPrompts(): readonly PromptEntry[];
-  getPrompt(name: string): PromptEntry | undefined;
+  listTools(): readonly McpToolEntry[];
+  getTool(name: string): McpToolEntry | undefined;
+  listResources(): readonly McpResourceEntry[];
+  getResource(uri: string): McpResourceEntry | undefined;
+  listTemplates(): readonly McpTemplateEntry[];
+  getTemplate(uriTemplate: string): McpTemplateEntry | undefined;
+  listPrompts(): readonly McpPromptEntry[];
+  getPrompt(name: string): McpPromptEntry | undefined;
   /** Whether any prompt argument or template variable has a completion handler. */
   hasCompletions(): boolean;
 }

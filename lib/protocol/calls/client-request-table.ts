@@ -4,7 +4,13 @@
  * session; it is matched on the session and the id, never on the id alone, so a client can only
  * answer its own session's requests.
  */
-import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcId, type JsonRpcResponse } from '../messages/json-rpc';
+import {
+  McpErrorCode,
+  isJsonObject,
+  type JSONObject,
+  type RequestId,
+  type JSONRPCResponse,
+} from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 
 /**
@@ -13,20 +19,20 @@ import { McpError } from '../messages/mcp-error';
  */
 export class ClientRequestAbandoned extends McpError {
   constructor(message: string) {
-    super(ErrorCode.InternalError, message);
+    super(McpErrorCode.InternalError, message);
     this.name = 'ClientRequestAbandoned';
   }
 }
 
 interface Waiting {
-  resolve(result: JsonObject): void;
+  resolve(result: JSONObject): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout | undefined;
 }
 
 export class ClientRequestTable {
   private nextId = 1;
-  private readonly byScope = new Map<string, Map<JsonRpcId, Waiting>>();
+  private readonly byScope = new Map<string, Map<RequestId, Waiting>>();
 
   /**
    * @param idPrefix with several instances: ids are strings that start with it, so that an
@@ -35,7 +41,7 @@ export class ClientRequestTable {
   constructor(private readonly idPrefix?: string) {}
 
   /** A fresh id for a request to a client (ids are never reused within a process). */
-  newId(): JsonRpcId {
+  newId(): RequestId {
     const id = this.nextId++;
     return this.idPrefix === undefined ? id : `${this.idPrefix}${id}`;
   }
@@ -44,8 +50,8 @@ export class ClientRequestTable {
    * Waits for the answer to request `id` of `scope` (a session). Rejects on an error answer,
    * after `timeoutMs` (0: never), when `signal` aborts (the call ended) and when the scope ends.
    */
-  wait(scope: string, id: JsonRpcId, method: string, timeoutMs: number, signal: AbortSignal): Promise<JsonObject> {
-    return new Promise<JsonObject>((resolve, reject) => {
+  wait(scope: string, id: RequestId, method: string, timeoutMs: number, signal: AbortSignal): Promise<JSONObject> {
+    return new Promise<JSONObject>((resolve, reject) => {
       let waiting = this.byScope.get(scope);
       if (waiting === undefined) {
         waiting = new Map();
@@ -92,7 +98,7 @@ export class ClientRequestTable {
    * Delivers a client's answer. Returns `false` when no request of that scope waits for it (an
    * unknown, answered or foreign id): such answers are dropped.
    */
-  deliver(scope: string, response: JsonRpcResponse): boolean {
+  deliver(scope: string, response: JSONRPCResponse): boolean {
     if (response.id === null) {
       return false;
     }
@@ -102,7 +108,7 @@ export class ClientRequestTable {
     }
     if ('error' in response) {
       const { code, message, data } = response.error;
-      entry.reject(new McpError(typeof code === 'number' ? code : ErrorCode.InternalError, String(message), data));
+      entry.reject(new McpError(typeof code === 'number' ? code : McpErrorCode.InternalError, String(message), data));
     } else {
       entry.resolve(isJsonObject(response.result) ? response.result : {});
     }
@@ -116,7 +122,7 @@ export class ClientRequestTable {
       return;
     }
     for (const entry of [...waiting.values()]) {
-      entry.reject(new McpError(ErrorCode.InternalError, reason));
+      entry.reject(new McpError(McpErrorCode.InternalError, reason));
     }
   }
 
@@ -126,7 +132,7 @@ export class ClientRequestTable {
   }
 
   /** Whether the request `id` of `scope` still waits for its answer. */
-  isWaiting(scope: string, id: JsonRpcId): boolean {
+  isWaiting(scope: string, id: RequestId): boolean {
     return this.byScope.get(scope)?.has(id) === true;
   }
 

@@ -3,7 +3,7 @@
  * on a stream of the call and waits, in the table of its session, for the answer the client
  * POSTs; the answer is checked before the handler sees it.
  */
-import { ErrorCode, failure, notification, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, failure, notification, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { invalidAnswer, paramsFor, type InputRequest } from '../messages/client-requests';
 import { ClientRequestAbandoned, type ClientRequestTable } from './client-request-table';
@@ -33,7 +33,7 @@ export class ClientRequester {
   ): Promise<T> {
     const scope = request.facts.cancelScope;
     if (scope === undefined || channel.request === undefined) {
-      throw new McpError(ErrorCode.InternalError, `${question.method} needs a session and a stream to the client`);
+      throw new McpError(McpErrorCode.InternalError, `${question.method} needs a session and a stream to the client`);
     }
     if (!this.limit.admits(this.table.pendingIn(scope))) {
       throw this.limit.refusal('session', scope, question.method);
@@ -53,9 +53,9 @@ export class ClientRequester {
       params: paramsFor(question, request.revision),
     });
     if (!sent) {
-      this.table.deliver(scope, failure(id, ErrorCode.InternalError, 'The stream to the client is closed'));
+      this.table.deliver(scope, failure(id, McpErrorCode.InternalError, 'The stream to the client is closed'));
     }
-    let result: JsonObject;
+    let result: JSONObject;
     try {
       result = await answer;
     } catch (error) {
@@ -67,7 +67,10 @@ export class ClientRequester {
     }
     const invalid = invalidAnswer(question.method, result);
     if (invalid !== undefined) {
-      throw new McpError(ErrorCode.InternalError, `The client's answer to ${question.method} is invalid: ${invalid}`);
+      throw new McpError(
+        McpErrorCode.InternalError,
+        `The client's answer to ${question.method} is invalid: ${invalid}`,
+      );
     }
     return result as T;
   }

@@ -3,7 +3,7 @@
  * it handles, each question it sends a client, each call that becomes a task. The engine knows
  * nothing of what the watcher does with them; without one it does no extra work at all.
  */
-import type { JsonRpcNotification, JsonRpcRequest } from '../messages/json-rpc';
+import type { JSONRPCNotification, JSONRPCRequest } from '../messages/json-rpc';
 import type { InputRequest } from '../messages/client-requests';
 import type { ResolvedRequest } from './resolved-request';
 import type { EngineOutcome, RequestFacts } from './transport-contract';
@@ -35,7 +35,7 @@ export interface EngineObserver {
    */
   message(
     facts: RequestFacts,
-    message: JsonRpcRequest | JsonRpcNotification,
+    message: JSONRPCRequest | JSONRPCNotification,
     handle: () => Promise<EngineOutcome>,
   ): Promise<EngineOutcome>;
   /** A handler asks the client a question (elicitation, sampling, roots). */

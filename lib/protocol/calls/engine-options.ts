@@ -1,9 +1,9 @@
 /**
  * The engine's settings, resolved from the module options, and its logger.
  */
-import type { Revision } from '../messages/revisions';
-import type { LogLevel } from '../messages/log-levels';
-import type { CacheScope, Implementation } from '../messages/mcp-types';
+import type { McpRevision } from '../messages/revisions';
+import type { LoggingLevel } from '../messages/log-levels';
+import type { McpCacheScope, Implementation } from '../messages/mcp-types';
 
 /** The engine's logger: errors from handlers are logged here, never sent to clients. */
 export interface EngineLogger {
@@ -15,7 +15,7 @@ export interface EngineLogger {
 /** How long clients may cache a result, and who may share it (2026-07-28). */
 export interface CacheHint {
   ttlMs: number;
-  scope: CacheScope;
+  scope: McpCacheScope;
 }
 
 /** The engine's settings, resolved from the module options. */
@@ -23,7 +23,7 @@ export interface EngineOptions {
   readonly serverInfo: Implementation;
   readonly instructions?: string;
   /** The revisions advertised and accepted, newest first. */
-  readonly revisions: readonly Revision[];
+  readonly revisions: readonly McpRevision[];
   /** Page size of the list methods; 0 returns everything in one page. */
   readonly pageSize: number;
   /** The longest resource URI a client may send (`resources/read`, subscriptions, completion refs), in characters. */
@@ -33,7 +33,7 @@ export interface EngineOptions {
   /** Deadline of a handler call in ms; 0 disables it. */
   readonly callTimeoutMs: number;
   /** The log level of a legacy session that never sent `logging/setLevel`. */
-  readonly defaultLogLevel: LogLevel;
+  readonly defaultLogLevel: LoggingLevel;
   /** Legacy era: how long a request to the client (elicitation, sampling, roots) waits for its answer; 0 = no limit. */
   readonly clientRequestTimeoutMs: number;
   /** How many questions to the client may wait for their answers in one session, or one task. */

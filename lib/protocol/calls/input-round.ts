@@ -5,30 +5,30 @@
  * `requestState`. A question with no answer yet is collected, and the round ends with an
  * `input_required` result listing every question the handler reached.
  */
-import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { DEFAULT_KEY_PREFIX, invalidAnswer, type InputRequest } from '../messages/client-requests';
 import type { RoundState } from '../messages/request-state';
 
 /** What a retry brings: the answers (of this retry and of earlier rounds) and the handler's state. */
 export interface RoundInputs {
-  readonly answers: JsonObject;
-  readonly state: JsonObject;
+  readonly answers: JSONObject;
+  readonly state: JSONObject;
 }
 
 /**
  * Reads a retry's inputs from its params; `previous` is its opened `requestState`. Malformed
  * `inputResponses` are refused (-32602) before the handler runs.
  */
-export function readRoundInputs(params: JsonObject, previous: RoundState | undefined): RoundInputs | McpError {
+export function readRoundInputs(params: JSONObject, previous: RoundState | undefined): RoundInputs | McpError {
   const responses = params.inputResponses;
   if (responses !== undefined && !isJsonObject(responses)) {
-    return new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
+    return new McpError(McpErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
   }
-  const answers: JsonObject = { ...previous?.answers };
+  const answers: JSONObject = { ...previous?.answers };
   for (const [key, answer] of Object.entries(responses ?? {})) {
     if (!isJsonObject(answer)) {
-      return new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses.${key} must be an object`);
+      return new McpError(McpErrorCode.InvalidParams, `Invalid params: inputResponses.${key} must be an object`);
     }
     answers[key] = answer;
   }
@@ -43,12 +43,12 @@ const NO_INPUTS: RoundInputs = { answers: {}, state: {} };
  */
 export class InputRound {
   /** Answers the handler used this round: sealed into the next state. */
-  readonly used: JsonObject = {};
+  readonly used: JSONObject = {};
   /** Questions with no answer yet, by key, in the order they were asked. */
   readonly pending = new Map<string, InputRequest>();
   /** What the handler keeps across rounds (`ctx.state`). */
-  readonly state: JsonObject;
-  private readonly answers: JsonObject;
+  readonly state: JSONObject;
+  private readonly answers: JSONObject;
   private readonly counters = new Map<string, number>();
 
   /**
@@ -85,14 +85,16 @@ export class InputRound {
    */
   ask<T>(key: string, request: InputRequest): Promise<T> {
     if (this.pending.has(key) || Object.prototype.hasOwnProperty.call(this.used, key)) {
-      return Promise.reject(new McpError(ErrorCode.InternalError, `Input key "${key}" was asked twice in one request`));
+      return Promise.reject(
+        new McpError(McpErrorCode.InternalError, `Input key "${key}" was asked twice in one request`),
+      );
     }
     const answer = this.has(key) ? this.answers[key] : undefined;
     if (answer !== undefined) {
       const invalid = invalidAnswer(request.method, answer);
       if (invalid !== undefined) {
         return Promise.reject(
-          new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses.${key}: ${invalid}`),
+          new McpError(McpErrorCode.InvalidParams, `Invalid params: inputResponses.${key}: ${invalid}`),
         );
       }
       this.used[key] = answer;
@@ -109,8 +111,8 @@ export class InputRound {
   }
 
   /** The questions of the `input_required` result. */
-  inputRequests(): JsonObject {
-    const requests: JsonObject = {};
+  inputRequests(): JSONObject {
+    const requests: JSONObject = {};
     for (const [key, request] of this.pending) {
       requests[key] = { method: request.method, params: request.params };
     }

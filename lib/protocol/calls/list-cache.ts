@@ -2,14 +2,14 @@
  * Rendered list entries, cached per catalog version and revision: `tools/list` with many tools
  * is served without re-rendering every entry on every request.
  */
-import type { JsonObject } from '../messages/json-rpc';
+import type { JSONObject } from '../messages/json-rpc';
 
 export class ListCache {
   private version = -1;
-  private readonly entries = new Map<string, JsonObject[]>();
+  private readonly entries = new Map<string, JSONObject[]>();
 
   /** The rendering of `kind` for `revision`, computed once per catalog version. */
-  get(kind: string, version: number, revision: string | undefined, render: () => JsonObject[]): JsonObject[] {
+  get(kind: string, version: number, revision: string | undefined, render: () => JSONObject[]): JSONObject[] {
     if (version !== this.version) {
       this.entries.clear();
       this.version = version;
@@ -31,6 +31,6 @@ export class ListCache {
  * tools: the server spent 5.6 ms a request where the floor, holding parsed copies, spent 3.5 ms).
  * The entries are JSON by construction: they go to the client as they are.
  */
-function flatten(entries: JsonObject[]): JsonObject[] {
-  return JSON.parse(JSON.stringify(entries)) as JsonObject[];
+function flatten(entries: JSONObject[]): JSONObject[] {
+  return JSON.parse(JSON.stringify(entries)) as JSONObject[];
 }

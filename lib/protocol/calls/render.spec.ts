@@ -1,6 +1,6 @@
-import type { CompiledSchema, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './catalog';
-import type { JsonObject } from '../messages/json-rpc';
-import type { CallToolResult, Implementation, McpIcon } from '../messages/mcp-types';
+import type { McpCompiledSchema, McpPromptEntry, McpResourceEntry, McpTemplateEntry, McpToolEntry } from './catalog';
+import type { JSONObject } from '../messages/json-rpc';
+import type { CallToolResult, Implementation, Icon } from '../messages/mcp-types';
 import {
   outputSchemaVisible,
   renderImplementation,
@@ -10,22 +10,22 @@ import {
   renderTool,
   renderToolResult,
 } from './render';
-import type { Revision } from '../messages/revisions';
+import type { McpRevision } from '../messages/revisions';
 
-const REVISIONS: Revision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
-const ICONS: McpIcon[] = [{ src: 'https://example.com/i.png', mimeType: 'image/png', sizes: ['48x48'] }];
+const ALL_REVISIONS: McpRevision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
+const ICONS: Icon[] = [{ src: 'https://example.com/i.png', mimeType: 'image/png', sizes: ['48x48'] }];
 const META = { 'com.example/owner': 'team-a' };
 
 /** Whether `revision` is one of the revisions from `first` on. */
-function from(first: Revision, revision: string | undefined): boolean {
-  return revision !== undefined && REVISIONS.indexOf(revision as Revision) >= REVISIONS.indexOf(first);
+function from(first: McpRevision, revision: string | undefined): boolean {
+  return revision !== undefined && ALL_REVISIONS.indexOf(revision as McpRevision) >= ALL_REVISIONS.indexOf(first);
 }
 
-function schema(jsonSchema: JsonObject): CompiledSchema {
+function schema(jsonSchema: JSONObject): McpCompiledSchema {
   return { jsonSchema, validate: (value) => ({ ok: true, value }) };
 }
 
-function tool(overrides: Partial<ToolEntry> = {}): ToolEntry {
+function tool(overrides: Partial<McpToolEntry> = {}): McpToolEntry {
   return {
     name: 'search',
     input: schema({ type: 'object', properties: { q: { type: 'string' } } }),
@@ -49,7 +49,7 @@ const fullTool = tool({
 });
 
 describe('renderTool', () => {
-  it.each(REVISIONS)('at %s shows only the fields the revision defines', (revision) => {
+  it.each(ALL_REVISIONS)('at %s shows only the fields the revision defines', (revision) => {
     const rendered = renderTool(fullTool, revision);
     expect(rendered.name).toBe('search');
     expect(rendered.description).toBe('Searches');
@@ -92,7 +92,7 @@ describe('renderTool', () => {
     const arrayTool = tool({ output: schema(ARRAY_OUTPUT) });
     const untypedTool = tool({ output: schema({ anyOf: [OBJECT_OUTPUT, { type: 'null' }] }) });
 
-    it.each(REVISIONS)('at %s is shown only from 2026-07-28', (revision) => {
+    it.each(ALL_REVISIONS)('at %s is shown only from 2026-07-28', (revision) => {
       expect('outputSchema' in renderTool(arrayTool, revision)).toBe(revision === '2026-07-28');
       expect('outputSchema' in renderTool(untypedTool, revision)).toBe(revision === '2026-07-28');
       expect(outputSchemaVisible(revision, arrayTool)).toBe(revision === '2026-07-28');
@@ -110,7 +110,7 @@ describe('renderTool', () => {
 });
 
 describe('renderResource and renderTemplate', () => {
-  const resource: ResourceEntry = {
+  const resource: McpResourceEntry = {
     uri: 'test://r',
     name: 'r',
     title: 'R',
@@ -122,7 +122,7 @@ describe('renderResource and renderTemplate', () => {
     meta: META,
     read: async () => 'x',
   };
-  const template: TemplateEntry = {
+  const template: McpTemplateEntry = {
     uriTemplate: 'test://t/{id}',
     name: 't',
     title: 'T',
@@ -136,7 +136,7 @@ describe('renderResource and renderTemplate', () => {
     read: async () => 'x',
   };
 
-  it.each(REVISIONS)('at %s gate title, _meta and icons; keep the rest', (revision) => {
+  it.each(ALL_REVISIONS)('at %s gate title, _meta and icons; keep the rest', (revision) => {
     for (const rendered of [renderResource(resource, revision), renderTemplate(template, revision)]) {
       expect('title' in rendered).toBe(from('2025-06-18', revision));
       expect('_meta' in rendered).toBe(from('2025-06-18', revision));
@@ -164,7 +164,7 @@ describe('renderResource and renderTemplate', () => {
 });
 
 describe('renderPrompt', () => {
-  const prompt: PromptEntry = {
+  const prompt: McpPromptEntry = {
     name: 'review',
     title: 'Review',
     description: 'Reviews code',
@@ -174,9 +174,9 @@ describe('renderPrompt', () => {
     get: async () => 'x',
   };
 
-  it.each(REVISIONS)('at %s gates the titles of the prompt and of its arguments', (revision) => {
+  it.each(ALL_REVISIONS)('at %s gates the titles of the prompt and of its arguments', (revision) => {
     const rendered = renderPrompt(prompt, revision);
-    const args = rendered.arguments as JsonObject[];
+    const args = rendered.arguments as JSONObject[];
     expect('title' in rendered).toBe(from('2025-06-18', revision));
     expect('title' in args[0]).toBe(from('2025-06-18', revision));
     expect('icons' in rendered).toBe(from('2025-11-25', revision));
@@ -204,7 +204,7 @@ describe('renderImplementation', () => {
     icons: ICONS,
   };
 
-  it.each(REVISIONS)('at %s shows only the fields the revision defines', (revision) => {
+  it.each(ALL_REVISIONS)('at %s shows only the fields the revision defines', (revision) => {
     const rendered = renderImplementation(info, revision);
     expect(rendered).toMatchObject({ name: 'srv', version: '1.2.3' });
     expect('title' in rendered).toBe(from('2025-06-18', revision));
@@ -225,14 +225,14 @@ describe('renderToolResult', () => {
   const text = { type: 'text' as const, text: '{"hits":1}' };
   const audio = { type: 'audio' as const, data: 'AAAA', mimeType: 'audio/wav' };
 
-  it.each(REVISIONS)('at %s keeps object structuredContent only from 2025-06-18', (revision) => {
+  it.each(ALL_REVISIONS)('at %s keeps object structuredContent only from 2025-06-18', (revision) => {
     const result: CallToolResult = { content: [text], structuredContent: { hits: 1 } };
     const rendered = renderToolResult(result, revision, tool({ output: schema(OBJECT_OUTPUT) }));
     expect('structuredContent' in rendered).toBe(from('2025-06-18', revision));
     expect(rendered.content).toEqual([text]);
   });
 
-  it.each(REVISIONS)('at %s keeps non-object structuredContent only from 2026-07-28', (revision) => {
+  it.each(ALL_REVISIONS)('at %s keeps non-object structuredContent only from 2026-07-28', (revision) => {
     const result: CallToolResult = { content: [text], structuredContent: ['a', 'b'] };
     expect('structuredContent' in renderToolResult(result, revision, tool({ output: schema(ARRAY_OUTPUT) }))).toBe(
       revision === '2026-07-28',
@@ -249,7 +249,7 @@ describe('renderToolResult', () => {
     expect(renderToolResult(result, '2026-07-28', untyped)).toHaveProperty('structuredContent', { hits: 1 });
   });
 
-  it.each(REVISIONS)('at %s drops audio content before 2025-03-26', (revision) => {
+  it.each(ALL_REVISIONS)('at %s drops audio content before 2025-03-26', (revision) => {
     const result: CallToolResult = { content: [text, audio] };
     const rendered = renderToolResult(result, revision, undefined);
     expect(rendered.content).toEqual(from('2025-03-26', revision) ? [text, audio] : [text]);

@@ -3,18 +3,18 @@
  * the fields the revision does not define left out.
  */
 import { hasFeature } from '../messages/revisions';
-import { isJsonObject, type JsonObject } from '../messages/json-rpc';
-import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './catalog';
-import type { CallToolResult, Implementation, McpIcon } from '../messages/mcp-types';
+import { isJsonObject, type JSONObject } from '../messages/json-rpc';
+import type { McpPromptEntry, McpResourceEntry, McpTemplateEntry, McpToolEntry } from './catalog';
+import type { CallToolResult, Implementation, Icon } from '../messages/mcp-types';
 import { copyOf } from '../messages/object-copies';
 
-type Target = JsonObject;
+type Target = JSONObject;
 
 /** Adds the display fields shared by every named entity: title, icons and `_meta`. */
 function addDisplay(
   target: Target,
   revision: string | undefined,
-  entry: { title?: string; icons?: McpIcon[]; meta?: JsonObject },
+  entry: { title?: string; icons?: Icon[]; meta?: JSONObject },
 ): void {
   if (entry.title !== undefined && hasFeature(revision, 'title')) {
     target.title = entry.title;
@@ -28,19 +28,19 @@ function addDisplay(
 }
 
 /** Whether a schema's root is an object schema (required before 2026-07-28 for outputSchema). */
-function isObjectRooted(schema: JsonObject): boolean {
+function isObjectRooted(schema: JSONObject): boolean {
   return schema.type === 'object';
 }
 
 /** Whether the output schema of a tool can be shown to a client at this revision. */
-export function outputSchemaVisible(revision: string | undefined, tool: ToolEntry): boolean {
+export function outputSchemaVisible(revision: string | undefined, tool: McpToolEntry): boolean {
   if (tool.output === undefined || !hasFeature(revision, 'outputSchema')) {
     return false;
   }
   return hasFeature(revision, 'outputSchemaAnyRoot') || isObjectRooted(tool.output.jsonSchema);
 }
 
-export function renderTool(tool: ToolEntry, revision: string | undefined): Target {
+export function renderTool(tool: McpToolEntry, revision: string | undefined): Target {
   const rendered: Target = { name: tool.name };
   addDisplay(rendered, revision, tool);
   if (tool.description !== undefined) {
@@ -61,7 +61,7 @@ export function renderTool(tool: ToolEntry, revision: string | undefined): Targe
   return rendered;
 }
 
-export function renderResource(resource: ResourceEntry, revision: string | undefined): Target {
+export function renderResource(resource: McpResourceEntry, revision: string | undefined): Target {
   const rendered: Target = { uri: resource.uri, name: resource.name };
   addDisplay(rendered, revision, resource);
   if (resource.description !== undefined) {
@@ -79,7 +79,7 @@ export function renderResource(resource: ResourceEntry, revision: string | undef
   return rendered;
 }
 
-export function renderTemplate(template: TemplateEntry, revision: string | undefined): Target {
+export function renderTemplate(template: McpTemplateEntry, revision: string | undefined): Target {
   const rendered: Target = { uriTemplate: template.uriTemplate, name: template.name };
   addDisplay(rendered, revision, template);
   if (template.description !== undefined) {
@@ -94,7 +94,7 @@ export function renderTemplate(template: TemplateEntry, revision: string | undef
   return rendered;
 }
 
-export function renderPrompt(prompt: PromptEntry, revision: string | undefined): Target {
+export function renderPrompt(prompt: McpPromptEntry, revision: string | undefined): Target {
   const rendered: Target = { name: prompt.name };
   addDisplay(rendered, revision, prompt);
   if (prompt.description !== undefined) {
@@ -146,7 +146,7 @@ export function renderImplementation(info: Implementation, revision: string | un
 export function renderToolResult(
   result: CallToolResult,
   revision: string | undefined,
-  tool: ToolEntry | undefined,
+  tool: McpToolEntry | undefined,
 ): Target {
   /** The copy, made once something must change. */
   let rendered: Target | undefined;

@@ -2,14 +2,14 @@
  * A request once its era and envelope are settled: what handlers, the call context and the
  * task calls see of it.
  */
-import type { Era, Revision } from '../messages/revisions';
-import type { JsonObject, JsonRpcId, JsonRpcNotification } from '../messages/json-rpc';
+import type { McpEra, McpRevision } from '../messages/revisions';
+import type { JSONObject, RequestId, JSONRPCNotification } from '../messages/json-rpc';
 import type { McpPrincipal } from '../bounds/principal';
 import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
-import type { LogLevel } from '../messages/log-levels';
+import type { LoggingLevel } from '../messages/log-levels';
 import type { CallScope } from './call-scope';
 import type { InputRound, RoundInputs } from './input-round';
-import type { AskOptions, InputRequest } from '../messages/client-requests';
+import type { McpAskOptions, InputRequest } from '../messages/client-requests';
 import type { RequestFacts } from './transport-contract';
 import type { TaskRelay } from '../tasks/task-relay';
 
@@ -19,26 +19,26 @@ export interface RunningTask {
   /** Whether the task ended (settled, cancelled, expired): its work may send nothing more. */
   readonly closed: boolean;
   /** A question to the client, through the task. */
-  ask<T>(question: InputRequest, options: AskOptions | undefined): Promise<T>;
+  ask<T>(question: InputRequest, options: McpAskOptions | undefined): Promise<T>;
   /** Progress and logs of the work, legacy era. */
-  notify(message: JsonRpcNotification): void;
+  notify(message: JSONRPCNotification): void;
   /** Modern era: progress becomes the task's status message. */
   describe(progress: number, total: number | undefined, text: string | undefined): void;
 }
 
 /** A request once its era and envelope are settled, as handlers see it. */
 export interface ResolvedRequest {
-  readonly id: JsonRpcId;
+  readonly id: RequestId;
   readonly method: string;
-  readonly params: JsonObject;
+  readonly params: JSONObject;
   readonly facts: RequestFacts;
-  readonly era: Era;
-  readonly revision: Revision | undefined;
+  readonly era: McpEra;
+  readonly revision: McpRevision | undefined;
   readonly principal: McpPrincipal;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   /** The log threshold of this request; `undefined` means send no logs. */
-  readonly logLevel: LogLevel | undefined;
+  readonly logLevel: LoggingLevel | undefined;
   /** Cancellation, disconnect, session end and deadline of the request. */
   readonly scope: CallScope;
   /** A modern retry (`tools/call`, `prompts/get`, `resources/read`): its answers and state. */
@@ -46,7 +46,7 @@ export interface ResolvedRequest {
   /** The request's multi round-trip round, made by the engine when the handler first needs it. */
   round?: InputRound;
   /** A modern call that may leave its request for a task: the hand-off of its outcome. */
-  relay?: TaskRelay<JsonObject, RunningTask>;
+  relay?: TaskRelay<JSONObject, RunningTask>;
   /** The task the call runs as, once it left its request. */
   task?: RunningTask;
 }

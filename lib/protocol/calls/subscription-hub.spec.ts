@@ -1,8 +1,8 @@
 import type { CancellationSource } from './call-scope';
 import type { Catalog } from './catalog';
 import { McpEngine, type EngineOptions, type EngineOutcome, type RequestChannel, type RequestFacts } from '../engine';
-import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from '../messages/json-rpc';
-import type { TransportKind } from './call-context';
+import type { RequestId, JSONRPCNotification, JSONRPCRequest } from '../messages/json-rpc';
+import type { McpTransportKind } from './call-context';
 import { readSubscriptionFilter, SubscriptionHub, type SubscriptionFilter } from './subscription-hub';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
@@ -11,8 +11,8 @@ const MODERN = '2026-07-28';
 
 /** A channel that records what it was sent. */
 class RecordingSink {
-  readonly messages: JsonRpcNotification[] = [];
-  readonly notify = (message: JsonRpcNotification): void => {
+  readonly messages: JSONRPCNotification[] = [];
+  readonly notify = (message: JSONRPCNotification): void => {
     this.messages.push(message);
   };
 
@@ -333,7 +333,7 @@ function makeEngine(options: Partial<EngineOptions> = {}): McpEngine {
 }
 
 /** The facts of a modern request, with a recording channel and a cancellation the test drives. */
-function listenFacts(transport: TransportKind = 'streamable-http') {
+function listenFacts(transport: McpTransportKind = 'streamable-http') {
   const sink = new RecordingSink();
   const abort = new AbortController();
   const held: string[] = [];
@@ -360,7 +360,7 @@ function listenFacts(transport: TransportKind = 'streamable-http') {
   return { facts, sink, abort, held };
 }
 
-function listenRequest(notifications: unknown, id: JsonRpcId = 'sub-1'): JsonRpcRequest {
+function listenRequest(notifications: unknown, id: RequestId = 'sub-1'): JSONRPCRequest {
   return {
     jsonrpc: '2.0',
     id,
@@ -439,7 +439,7 @@ describe('subscriptions/listen in the engine', () => {
     });
   });
 
-  it.each<TransportKind>(['simple-http', 'sse'])('is not served on %s (-32601)', async (transport) => {
+  it.each<McpTransportKind>(['simple-http', 'sse'])('is not served on %s (-32601)', async (transport) => {
     const engine = makeEngine();
     const outcome = await engine.handle(listenFacts(transport).facts, listenRequest({ toolsListChanged: true }));
     expect(outcome).toMatchObject({ type: 'response', response: { error: { code: -32601 } } });
@@ -455,7 +455,7 @@ describe('subscriptions/listen in the engine', () => {
 
   it('server/discover advertises change notifications only where listen is served', async () => {
     const engine = makeEngine();
-    const discover = (transport: TransportKind) =>
+    const discover = (transport: McpTransportKind) =>
       engine.handle(listenFacts(transport).facts, {
         jsonrpc: '2.0',
         id: 1,

@@ -7,9 +7,9 @@
 import {
   isJsonObject,
   notification,
-  type JsonObject,
-  type JsonRpcId,
-  type JsonRpcNotification,
+  type JSONObject,
+  type RequestId,
+  type JSONRPCNotification,
 } from '../messages/json-rpc';
 import { META_KEYS } from '../messages/request-meta';
 
@@ -21,7 +21,7 @@ export type SubscriptionEvent =
   | { readonly type: 'list_changed'; readonly list: ListKind }
   | { readonly type: 'resource_updated'; readonly uri: string }
   /** A task changed: `params` is its `notifications/tasks` rendering. */
-  | { readonly type: 'task_status'; readonly taskId: string; readonly params: JsonObject };
+  | { readonly type: 'task_status'; readonly taskId: string; readonly params: JSONObject };
 
 /**
  * The `notifications` param of `subscriptions/listen`: what a listener asks for and, once read,
@@ -38,7 +38,7 @@ export interface SubscriptionFilter {
 
 /** Where a subscription writes: the listen request's channel. */
 export interface SubscriptionSink {
-  notify(message: JsonRpcNotification): void;
+  notify(message: JSONRPCNotification): void;
 }
 
 /** How a subscription ended: the client went away, or the server closed it. */
@@ -91,7 +91,7 @@ export function readSubscriptionFilter(raw: unknown): SubscriptionFilter {
  */
 export class Subscription {
   /** The `_meta` of every message of the subscription; shared, as it is only ever serialized. */
-  readonly meta: JsonObject;
+  readonly meta: JSONObject;
   /** Resolves once the subscription ended, with how. */
   readonly ended: Promise<SubscriptionEnd>;
   private endWith!: (end: SubscriptionEnd) => void;
@@ -100,7 +100,7 @@ export class Subscription {
   constructor(
     private readonly hub: SubscriptionHub,
     /** The JSON-RPC id of the listen request: the subscription id. */
-    readonly id: JsonRpcId,
+    readonly id: RequestId,
     /** What the server honours for this listener. */
     readonly filter: SubscriptionFilter,
     private readonly sink: SubscriptionSink,
@@ -115,12 +115,12 @@ export class Subscription {
   }
 
   /** The result that answers the listen request when the server ends the subscription. */
-  finalResult(): JsonObject {
+  finalResult(): JSONObject {
     return { resultType: 'complete', _meta: { [META_KEYS.subscriptionId]: this.id } };
   }
 
   /** Writes one notification of the subscription, tagged with its id. */
-  send(method: string, params: JsonObject = {}): void {
+  send(method: string, params: JSONObject = {}): void {
     if (!this.open) {
       return;
     }
@@ -188,7 +188,7 @@ export class SubscriptionHub {
    * Registers a subscription, then acknowledges it on its channel: the acknowledgement is the
    * first message of the stream, and no event published after it can be missed.
    */
-  open(id: JsonRpcId, filter: SubscriptionFilter, sink: SubscriptionSink): Subscription {
+  open(id: RequestId, filter: SubscriptionFilter, sink: SubscriptionSink): Subscription {
     const subscription = new Subscription(this, id, filter, sink);
     this.subscriptions.add(subscription);
     for (const [list, flag] of LIST_FLAGS) {

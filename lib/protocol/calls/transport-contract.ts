@@ -3,29 +3,30 @@
  * the channel its notifications travel on, the outcome it writes back, and what the engine
  * reaches beyond the protocol (tasks, legacy sessions' streams, the other instances).
  */
-import type { Era, Revision } from '../messages/revisions';
+import type { McpEra, McpRevision } from '../messages/revisions';
 import type {
-  JsonRpcId,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
+  RequestId,
+  JSONRPCMessage,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResponse,
 } from '../messages/json-rpc';
 import type { McpPrincipal } from '../bounds/principal';
 import type { SessionHandle } from '../messages/session-handle';
-import type { HeaderBag } from '../messages/request-headers';
+import type { McpHeaderBag } from '../messages/request-headers';
 import type { CancellationSource } from './call-scope';
 import type { TaskPort } from '../tasks/task-port';
-import type { NativeExchange } from '../messages/native-exchange';
+import type { McpNativeExchange } from '../messages/native-exchange';
 
 /** The MCP transports. */
-export type { NativeExchange } from '../messages/native-exchange';
+export type { McpNativeExchange } from '../messages/native-exchange';
 
-export type TransportKind = 'streamable-http' | 'simple-http' | 'sse' | 'stdio';
+/** The transport a call came on: `ctx.transport`. @publicApi */
+export type McpTransportKind = 'streamable-http' | 'simple-http' | 'sse' | 'stdio';
 
 /** Where the notifications related to one request go (its SSE stream, stdio...). */
 export interface RequestChannel {
-  notify(message: JsonRpcNotification): void;
+  notify(message: JSONRPCNotification): void;
   /**
    * Marks the request long-lived (`subscriptions/listen`): its stream opens now and is kept
    * alive until the request is answered or cancelled. Absent where there is nothing to keep alive.
@@ -36,7 +37,7 @@ export interface RequestChannel {
    * roots). Returns `false` when the stream can no longer carry it. Absent where a transport has
    * no way to reach the client during a call.
    */
-  request?(message: JsonRpcRequest): boolean | Promise<boolean>;
+  request?(message: JSONRPCRequest): boolean | Promise<boolean>;
   /**
    * Legacy era, resumable streams (SEP-1699): ends the connection of the request's SSE stream
    * but not the stream; its later messages wait in the session's replay buffer for the client
@@ -47,15 +48,15 @@ export interface RequestChannel {
 
 /** What a transport knows about one incoming message. */
 export interface RequestFacts {
-  readonly era: Era;
-  readonly transport: TransportKind;
+  readonly era: McpEra;
+  readonly transport: McpTransportKind;
   readonly principal?: McpPrincipal;
   /** Legacy: the revision resolved from the version header or the session. */
-  readonly revision?: Revision;
+  readonly revision?: McpRevision;
   /** Legacy: the session the message belongs to. */
   readonly session?: SessionHandle;
   /** HTTP only: the request headers, lower-cased, for the modern header checks. */
-  readonly headers?: HeaderBag;
+  readonly headers?: McpHeaderBag;
   /** Tells when the transport loses the request (modern: the client closed the stream); never by default. */
   readonly cancellation?: CancellationSource;
   readonly channel: RequestChannel;
@@ -63,14 +64,14 @@ export interface RequestFacts {
   readonly cancelScope?: string;
   /** The transport's own deadline for the request in ms, instead of `callTimeoutMs`; 0 disables it. */
   readonly timeoutMs?: number;
-  readonly native?: NativeExchange;
+  readonly native?: McpNativeExchange;
 }
 
 /** What to answer to one message. */
 export type EngineOutcome =
   | {
       readonly type: 'response';
-      readonly response: JsonRpcResponse;
+      readonly response: JSONRPCResponse;
       /**
        * The request failed because a shared store cannot serve (`isStoreUnavailable`): an outage
        * to retry after, not the request's fault. An HTTP transport answers it 503 with
@@ -89,7 +90,7 @@ export interface EngineHooks {
    * Sends a message on a legacy session's standalone stream, wherever it is held; resolves
    * `false` when the session has none.
    */
-  readonly sendToSession?: (sessionId: string, message: JsonRpcMessage) => boolean | Promise<boolean>;
+  readonly sendToSession?: (sessionId: string, message: JSONRPCMessage) => boolean | Promise<boolean>;
   /** The other instances of the server, when there may be some. */
   readonly cluster?: EngineCluster;
 }
@@ -105,9 +106,9 @@ export interface EngineCluster {
    */
   readonly requestIdPrefix: string;
   /** Sends an answer to the instance whose request it answers; `false` when no instance is named by its id. */
-  forwardResponse(scope: string, response: JsonRpcResponse): boolean;
+  forwardResponse(scope: string, response: JSONRPCResponse): boolean;
   /** Tells the other instances to cancel a request of `scope` that does not run here. */
-  forwardCancel(scope: string, requestId: JsonRpcId, reason: string): void;
+  forwardCancel(scope: string, requestId: RequestId, reason: string): void;
   /**
    * Legacy: opens a `tasks/result` request's stream to a task whose work runs on another
    * instance, so that its questions reach the client; returns how to close it.

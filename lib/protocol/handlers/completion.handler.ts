@@ -1,11 +1,11 @@
 /**
  * completion/complete: argument completion for prompts and resource templates.
  */
-import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
-import type { CompletionHandler } from '../calls/catalog';
+import type { McpCompletionHandler } from '../calls/catalog';
 import { requireScopes, type EntryAccess } from '../calls/access';
 import { checkUriLength } from '../messages/resource-uri';
 
@@ -13,9 +13,9 @@ import { checkUriLength } from '../messages/resource-uri';
 const MAX_VALUES = 100;
 
 /** The completion handler of `argument`; completing needs the scopes of the prompt or template. */
-function findHandler(context: HandlerContext, request: ResolvedRequest, ref: JsonObject, argument: string) {
+function findHandler(context: HandlerContext, request: ResolvedRequest, ref: JSONObject, argument: string) {
   let owner:
-    { readonly access?: EntryAccess; readonly completions: Readonly<Record<string, CompletionHandler>> } | undefined;
+    { readonly access?: EntryAccess; readonly completions: Readonly<Record<string, McpCompletionHandler>> } | undefined;
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
     owner = context.catalog.getPrompt(ref.name);
   } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
@@ -23,7 +23,7 @@ function findHandler(context: HandlerContext, request: ResolvedRequest, ref: Jso
     owner = context.catalog.getTemplate(ref.uri);
   } else {
     throw new McpError(
-      ErrorCode.InvalidParams,
+      McpErrorCode.InvalidParams,
       'Invalid params: ref must be a ref/prompt with a name or a ref/resource with a uri',
     );
   }
@@ -34,13 +34,13 @@ function findHandler(context: HandlerContext, request: ResolvedRequest, ref: Jso
   return owner.completions[argument];
 }
 
-export async function handleComplete(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleComplete(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { ref, argument, context: given } = request.params;
   if (!isJsonObject(ref)) {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: ref is required');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: ref is required');
   }
   if (!isJsonObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: argument must have a name and a value');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: argument must have a name and a value');
   }
   const handler = findHandler(context, request, ref, argument.name);
   if (handler === undefined) {
@@ -64,13 +64,13 @@ export async function handleComplete(context: HandlerContext, request: ResolvedR
       throw error;
     }
     context.logFailure(request, error);
-    throw new McpError(ErrorCode.InternalError, 'Internal completion error');
+    throw new McpError(McpErrorCode.InternalError, 'Internal completion error');
   }
   const all = (Array.isArray(answer) ? answer : answer.values).filter(
     (value): value is string => typeof value === 'string',
   );
   const values = all.slice(0, MAX_VALUES);
-  const completion: JsonObject = { values, total: Array.isArray(answer) ? all.length : (answer.total ?? all.length) };
+  const completion: JSONObject = { values, total: Array.isArray(answer) ? all.length : (answer.total ?? all.length) };
   completion.hasMore = Array.isArray(answer) ? all.length > MAX_VALUES : (answer.hasMore ?? all.length > MAX_VALUES);
   return { completion };
 }

@@ -3,15 +3,15 @@
  * lists, the list settings, the subscriptions, the tasks, the call contexts and the failure log.
  * Handlers never see the engine itself, so the engine can change without touching them.
  */
-import type { Era, Revision } from '../messages/revisions';
-import type { JsonObject } from '../messages/json-rpc';
+import type { McpEra, McpRevision } from '../messages/revisions';
+import type { JSONObject } from '../messages/json-rpc';
 import type { Catalog } from '../calls/catalog';
 import type { McpCallContext } from '../calls/call-context';
 import type { EngineOptions } from '../calls/engine-options';
 import type { ListCache } from '../calls/list-cache';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { SubscriptionHub } from '../calls/subscription-hub';
-import type { RequestChannel, TransportKind } from '../calls/transport-contract';
+import type { RequestChannel, McpTransportKind } from '../calls/transport-contract';
 import type { TaskPort } from '../tasks/task-port';
 
 /** The settings handlers read. */
@@ -23,9 +23,9 @@ export type HandlerOptions = Pick<
 /** How a tool call runs as a task (`task-calls.ts`). */
 export interface TaskCallRunner {
   /** Legacy `task` mode: the task first, then the work in it; answers the task's handle. */
-  runAsTask(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JsonObject>): Promise<JsonObject>;
+  runAsTask(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JSONObject>): Promise<JSONObject>;
   /** Modern `escalate` mode: the work in place for the inline window, then handed to a task. */
-  runEscalating(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JsonObject>): Promise<JsonObject>;
+  runEscalating(tasks: TaskPort, request: ResolvedRequest, work: () => Promise<JSONObject>): Promise<JSONObject>;
 }
 
 export interface HandlerContext {
@@ -39,9 +39,9 @@ export interface HandlerContext {
   readonly tasks: TaskPort | undefined;
   readonly taskCalls: TaskCallRunner;
   /** The advertised revisions of one era, newest first. */
-  revisionsOf(era: Era): readonly Revision[];
+  revisionsOf(era: McpEra): readonly McpRevision[];
   /** Whether `method` is served to a request of `era` on `transport` (the method table). */
-  servesMethod(era: Era, method: string, transport: TransportKind): boolean;
+  servesMethod(era: McpEra, method: string, transport: McpTransportKind): boolean;
   /** The context handed to a tool, resource, prompt or completion handler. */
   createCallContext(request: ResolvedRequest, name: string | undefined): McpCallContext;
   /** Logs a handler failure once, with what finds it; the client only sees a generic error. */

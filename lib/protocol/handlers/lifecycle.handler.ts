@@ -2,30 +2,30 @@
  * initialize, ping, server/discover and logging/setLevel.
  */
 import { isRevision } from '../messages/revisions';
-import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { isLogLevel } from '../messages/log-levels';
 import { renderImplementation } from '../calls/render';
-import { hasFeature, type Era } from '../messages/revisions';
-import type { TransportKind } from '../calls/transport-contract';
+import { hasFeature, type McpEra } from '../messages/revisions';
+import type { McpTransportKind } from '../calls/transport-contract';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
 import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
-import { TASKS_EXTENSION } from '../tasks/task-mode';
+import { MCP_TASKS_EXTENSION } from '../tasks/task-mode';
 
 /**
  * Whether change notifications (list changes, resource updates) reach clients of `era` on
  * `transport`: in the legacy era on the session's stream, which a POST-only transport lacks; in
  * the modern era on `subscriptions/listen` streams, where that method is served.
  */
-function deliversChanges(context: HandlerContext, era: Era, transport: TransportKind): boolean {
+function deliversChanges(context: HandlerContext, era: McpEra, transport: McpTransportKind): boolean {
   return era === 'modern'
     ? context.servesMethod('modern', 'subscriptions/listen', transport)
     : transport !== 'simple-http';
 }
 
 /** tools, resources, prompts and logging: with change notifications only where they can be delivered. */
-function baseCapabilities(notifies: boolean): JsonObject {
+function baseCapabilities(notifies: boolean): JSONObject {
   return notifies
     ? {
         tools: { listChanged: true },
@@ -41,7 +41,7 @@ function legacyCapabilities(
   context: HandlerContext,
   request: ResolvedRequest,
   revision: string | undefined,
-): JsonObject {
+): JSONObject {
   const capabilities = baseCapabilities(deliversChanges(context, 'legacy', request.facts.transport));
   if (context.catalog.hasCompletions() && hasFeature(revision, 'completionsCapability')) {
     capabilities.completions = {};
@@ -53,34 +53,34 @@ function legacyCapabilities(
 }
 
 /** The capabilities `server/discover` advertises. */
-function discoverCapabilities(context: HandlerContext, request: ResolvedRequest): JsonObject {
+function discoverCapabilities(context: HandlerContext, request: ResolvedRequest): JSONObject {
   const capabilities = baseCapabilities(deliversChanges(context, request.era, request.facts.transport));
   if (context.catalog.hasCompletions()) {
     capabilities.completions = {};
   }
   if (context.tasks !== undefined && request.era === 'modern') {
-    capabilities.extensions = { [TASKS_EXTENSION]: {} };
+    capabilities.extensions = { [MCP_TASKS_EXTENSION]: {} };
   }
   return capabilities;
 }
 
-export async function handleInitialize(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleInitialize(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { params } = request;
   for (const key of ['protocolVersion', 'capabilities', 'clientInfo'] as const) {
     const value = params[key];
     const valid = key === 'protocolVersion' ? typeof value === 'string' : isJsonObject(value);
     if (!valid) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid initialize params: ${key}`);
+      throw new McpError(McpErrorCode.InvalidParams, `Invalid initialize params: ${key}`);
     }
   }
   const session = request.facts.session;
   if (session?.state.initialized) {
-    throw new McpError(ErrorCode.InvalidRequest, 'Session already initialized');
+    throw new McpError(McpErrorCode.InvalidRequest, 'Session already initialized');
   }
   const legacy = context.revisionsOf('legacy');
   const requested = params.protocolVersion as string;
   if (legacy.length === 0) {
-    throw new McpError(ErrorCode.InvalidParams, 'Unsupported protocol version', {
+    throw new McpError(McpErrorCode.InvalidParams, 'Unsupported protocol version', {
       supported: context.options.revisions,
       requested,
     });
@@ -92,7 +92,7 @@ export async function handleInitialize(context: HandlerContext, request: Resolve
     clientInfo: params.clientInfo as Implementation,
     initialized: true,
   });
-  const result: JsonObject = {
+  const result: JSONObject = {
     protocolVersion: version,
     capabilities: legacyCapabilities(context, request, version),
     serverInfo: renderImplementation(context.options.serverInfo, version),
@@ -103,12 +103,12 @@ export async function handleInitialize(context: HandlerContext, request: Resolve
   return result;
 }
 
-export async function handlePing(): Promise<JsonObject> {
+export async function handlePing(): Promise<JSONObject> {
   return {};
 }
 
-export async function handleDiscover(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
-  const result: JsonObject = {
+export async function handleDiscover(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
+  const result: JSONObject = {
     supportedVersions: [...context.options.revisions],
     capabilities: discoverCapabilities(context, request),
   };
@@ -118,13 +118,13 @@ export async function handleDiscover(context: HandlerContext, request: ResolvedR
   return result;
 }
 
-export async function handleSetLevel(_context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleSetLevel(_context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const level = request.params.level;
   if (level === undefined) {
-    throw new McpError(ErrorCode.InvalidParams, 'Missing required parameter: level');
+    throw new McpError(McpErrorCode.InvalidParams, 'Missing required parameter: level');
   }
   if (!isLogLevel(level)) {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid log level');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid log level');
   }
   await request.facts.session?.update({ logLevel: level });
   return {};

@@ -2,7 +2,7 @@
  * The shape every list method shares: the catalog's rendered entries (cached per catalog version
  * and revision), narrowed to what the caller may see, then one page of them.
  */
-import type { JsonObject } from '../messages/json-rpc';
+import type { JSONObject } from '../messages/json-rpc';
 import { paginate } from '../messages/pagination';
 import { visibleEntries, type EntryAccess } from '../calls/access';
 import type { ResolvedRequest } from '../calls/resolved-request';
@@ -13,9 +13,9 @@ export async function listResult(
   request: ResolvedRequest,
   field: string,
   entries: ReadonlyArray<{ readonly access?: EntryAccess }>,
-  rendered: readonly JsonObject[],
-  keyOf: (entry: JsonObject) => string,
-): Promise<JsonObject> {
+  rendered: readonly JSONObject[],
+  keyOf: (entry: JSONObject) => string,
+): Promise<JSONObject> {
   const visible = await visibleEntries(
     entries,
     rendered,
@@ -24,7 +24,7 @@ export async function listResult(
     request.facts.native,
   );
   const page = paginate(visible ?? rendered, keyOf, request.params.cursor, context.options.pageSize);
-  const result: JsonObject = { [field]: page.items };
+  const result: JSONObject = { [field]: page.items };
   if (page.nextCursor !== undefined) {
     result.nextCursor = page.nextCursor;
   }

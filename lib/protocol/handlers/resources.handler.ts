@@ -2,7 +2,7 @@
  * resources/list, resources/templates/list, resources/read, resources/subscribe and
  * resources/unsubscribe.
  */
-import { ErrorCode, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { requireScopes } from '../calls/access';
 import { listResult } from './list-result';
@@ -13,7 +13,7 @@ import type { HandlerContext } from './handler-context';
 import { copyOf } from '../messages/object-copies';
 import { checkUriLength } from '../messages/resource-uri';
 
-export async function handleResourcesList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleResourcesList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { catalog } = context;
   const rendered = context.lists.get('resources', catalog.version, request.revision, () =>
     catalog.listResources().map((resource) => renderResource(resource, request.revision)),
@@ -28,7 +28,7 @@ export async function handleResourcesList(context: HandlerContext, request: Reso
   );
 }
 
-export async function handleTemplatesList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleTemplatesList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { catalog } = context;
   const rendered = context.lists.get('templates', catalog.version, request.revision, () =>
     catalog.listTemplates().map((template) => renderTemplate(template, request.revision)),
@@ -45,14 +45,14 @@ export async function handleTemplatesList(context: HandlerContext, request: Reso
 
 /** The error for a URI nothing serves: -32002 in the legacy era, -32602 in the modern one. */
 function notFound(request: ResolvedRequest, uri: string): McpError {
-  const code = request.era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound;
+  const code = request.era === 'modern' ? McpErrorCode.InvalidParams : McpErrorCode.ResourceNotFound;
   return new McpError(code, `Resource not found: ${uri}`, { uri });
 }
 
-export async function handleResourcesRead(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleResourcesRead(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const uri = request.params.uri;
   if (typeof uri !== 'string' || uri.length === 0) {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: uri must be a non-empty string');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: uri must be a non-empty string');
   }
   checkUriLength(uri, context.options.maxUriLength);
   const call = context.createCallContext(request, uri);
@@ -84,9 +84,9 @@ export async function handleResourcesRead(context: HandlerContext, request: Reso
       throw error;
     }
     context.logFailure(request, error);
-    throw new McpError(ErrorCode.InternalError, 'Internal resource error');
+    throw new McpError(McpErrorCode.InternalError, 'Internal resource error');
   }
-  const result: JsonObject = copyOf(toReadResourceResult(value, uri, mimeType));
+  const result: JSONObject = copyOf(toReadResourceResult(value, uri, mimeType));
   if (request.era === 'modern' && cacheTtlMs !== undefined && result.ttlMs === undefined) {
     result.ttlMs = cacheTtlMs;
   }
@@ -111,19 +111,19 @@ function subscriptionTarget(context: HandlerContext, request: ResolvedRequest) {
   const uri = request.params.uri;
   const session = request.facts.session;
   if (session === undefined || typeof uri !== 'string' || uri.length === 0) {
-    throw new McpError(ErrorCode.InvalidParams, 'Subscribe requires a session and a uri');
+    throw new McpError(McpErrorCode.InvalidParams, 'Subscribe requires a session and a uri');
   }
   checkUriLength(uri, context.options.maxUriLength);
   return { session, uri };
 }
 
-export async function handleSubscribe(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleSubscribe(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { session, uri } = subscriptionTarget(context, request);
   await session.subscribe(uri);
   return {};
 }
 
-export async function handleUnsubscribe(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleUnsubscribe(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { session, uri } = subscriptionTarget(context, request);
   await session.unsubscribe(uri);
   return {};

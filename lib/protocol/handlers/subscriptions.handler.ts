@@ -2,14 +2,14 @@
  * subscriptions/listen (2026-07-28): a long-lived request whose stream carries the change
  * notifications the client asked for, until the client closes it or the server ends it.
  */
-import type { JsonObject } from '../messages/json-rpc';
+import type { JSONObject } from '../messages/json-rpc';
 import { readSubscriptionFilter } from '../calls/subscription-hub';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
-import { ErrorCode } from '../messages/json-rpc';
+import { McpErrorCode } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { taskOwner } from '../calls/task-owner';
-import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
+import { declaresTasksExtension, MCP_TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
 import type { TaskPort } from '../tasks/task-port';
 import { checkUriLength } from '../messages/resource-uri';
 
@@ -26,20 +26,20 @@ async function ownedTaskIds(tasks: TaskPort, request: ResolvedRequest, taskIds: 
   }
   if (!declaresTasksExtension(request.clientCapabilities)) {
     throw new McpError(
-      ErrorCode.MissingRequiredClientCapability,
-      `Missing required client capability: task notifications need the ${TASKS_EXTENSION} extension`,
+      McpErrorCode.MissingRequiredClientCapability,
+      `Missing required client capability: task notifications need the ${MCP_TASKS_EXTENSION} extension`,
       TASKS_EXTENSION_REQUIRED,
     );
   }
   if (taskIds.length > MAX_TASK_IDS) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid params: at most ${MAX_TASK_IDS} taskIds per subscription`);
+    throw new McpError(McpErrorCode.InvalidParams, `Invalid params: at most ${MAX_TASK_IDS} taskIds per subscription`);
   }
   const owner = taskOwner(request);
   const found = await Promise.all(taskIds.map((id) => tasks.get(id)));
   return taskIds.filter((_, index) => found[index]?.owner === owner);
 }
 
-export async function handleListen(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleListen(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { facts, scope } = request;
   // Reading the signal is what makes the scope listen to the transport's cancellation (the
   // client closing the stream); a listener that is already gone is never registered.

@@ -3,13 +3,13 @@
  * tasks/update, tasks/cancel (2026-07-28 extension `io.modelcontextprotocol/tasks`). A task is
  * only ever found by its owner: another caller's task is answered as an unknown one (-32602).
  */
-import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { paginate } from '../messages/pagination';
 import { taskOwner } from '../calls/task-owner';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
-import { declaresTasksExtension, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
+import { declaresTasksExtension, MCP_TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
 import { relatedTaskMeta, renderLegacyTask, renderModernTask } from '../tasks/task-render';
 import { isTerminal, type McpTaskRecord } from '../tasks/task-record';
 import type { TaskPort } from '../tasks/task-port';
@@ -21,12 +21,12 @@ import type { TaskPort } from '../tasks/task-port';
 function serviceFor(context: HandlerContext, request: ResolvedRequest): TaskPort {
   const { tasks } = context;
   if (tasks === undefined) {
-    throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    throw new McpError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);
   }
   if (request.era === 'modern' && !declaresTasksExtension(request.clientCapabilities)) {
     throw new McpError(
-      ErrorCode.MissingRequiredClientCapability,
-      `Missing required client capability: ${request.method} needs the ${TASKS_EXTENSION} extension`,
+      McpErrorCode.MissingRequiredClientCapability,
+      `Missing required client capability: ${request.method} needs the ${MCP_TASKS_EXTENSION} extension`,
       TASKS_EXTENSION_REQUIRED,
     );
   }
@@ -39,7 +39,7 @@ async function ownedTask(context: HandlerContext, request: ResolvedRequest): Pro
   return [tasks, await tasks.owned(taskOwner(request), request.params.taskId)];
 }
 
-export async function handleTasksGet(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleTasksGet(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const [, task] = await ownedTask(context, request);
   return request.era === 'legacy' ? renderLegacyTask(task) : renderModernTask(task);
 }
@@ -49,7 +49,7 @@ export async function handleTasksGet(context: HandlerContext, request: ResolvedR
  * result (tagged with the task), or its error. While it waits, the task's requests to the
  * client travel on this request's stream.
  */
-export async function handleTasksResult(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleTasksResult(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const [tasks, task] = await ownedTask(context, request);
   const detach = context.attachTaskStream(task.id, request.facts.channel);
   let settled: McpTaskRecord | undefined;
@@ -62,19 +62,19 @@ export async function handleTasksResult(context: HandlerContext, request: Resolv
     throw request.scope.reason;
   }
   if (settled === undefined) {
-    throw new McpError(ErrorCode.InvalidParams, `Task not found: ${task.id}`);
+    throw new McpError(McpErrorCode.InvalidParams, `Task not found: ${task.id}`);
   }
   if (!isTerminal(settled.status)) {
     throw new McpError(
-      ErrorCode.InternalError,
+      McpErrorCode.InternalError,
       `Task ${task.id} did not end within ${tasks.options.resultTimeoutMs} ms`,
     );
   }
   if (settled.status === 'cancelled') {
-    throw new McpError(ErrorCode.InvalidParams, `Task cancelled: ${task.id}`);
+    throw new McpError(McpErrorCode.InvalidParams, `Task cancelled: ${task.id}`);
   }
   if (settled.result === undefined) {
-    const error = settled.error ?? { code: ErrorCode.InternalError, message: 'Internal error' };
+    const error = settled.error ?? { code: McpErrorCode.InternalError, message: 'Internal error' };
     throw new McpError(error.code, error.message, error.data);
   }
   const { result } = settled;
@@ -83,11 +83,11 @@ export async function handleTasksResult(context: HandlerContext, request: Resolv
 }
 
 /** 2025-11-25: the caller's tasks, by id, in pages. */
-export async function handleTasksList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleTasksList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const tasks = serviceFor(context, request);
   const owned = await tasks.list(taskOwner(request));
   const page = paginate(owned, (task) => task.id, request.params.cursor, context.options.pageSize);
-  const result: JsonObject = { tasks: page.items.map(renderLegacyTask) };
+  const result: JSONObject = { tasks: page.items.map(renderLegacyTask) };
   if (page.nextCursor !== undefined) {
     result.nextCursor = page.nextCursor;
   }
@@ -98,10 +98,10 @@ export async function handleTasksList(context: HandlerContext, request: Resolved
  * Cancels a task. 2025-11-25 answers the cancelled task and refuses a terminal one (-32602);
  * 2026-07-28 acknowledges with an empty result, terminal or not.
  */
-export async function handleTasksCancel(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleTasksCancel(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const [tasks, task] = await ownedTask(context, request);
   if (request.era === 'legacy' && isTerminal(task.status)) {
-    throw new McpError(ErrorCode.InvalidParams, `Task ${task.id} is already ${task.status}`);
+    throw new McpError(McpErrorCode.InvalidParams, `Task ${task.id} is already ${task.status}`);
   }
   const after = await tasks.cancel(task.id);
   if (request.era === 'modern') {
@@ -109,13 +109,13 @@ export async function handleTasksCancel(context: HandlerContext, request: Resolv
   }
   if (after !== undefined && after.status !== 'cancelled') {
     // It ended on its own while the cancellation was on its way.
-    throw new McpError(ErrorCode.InvalidParams, `Task ${task.id} is already ${after.status}`);
+    throw new McpError(McpErrorCode.InvalidParams, `Task ${task.id} is already ${after.status}`);
   }
   return renderLegacyTask(after ?? task);
 }
 
 /** 2026-07-28: answers questions of an `input_required` task; an acknowledgement, eventually consistent. */
-export async function handleTasksUpdate(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleTasksUpdate(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const [tasks, task] = await ownedTask(context, request);
   await tasks.answer(task.id, request.params.inputResponses);
   return {};

@@ -1,7 +1,7 @@
 /**
  * tools/list and tools/call.
  */
-import { ErrorCode, isJsonObject, type JsonObject } from '../messages/json-rpc';
+import { McpErrorCode, isJsonObject, type JSONObject } from '../messages/json-rpc';
 import { McpError, McpInternalError, McpToolError } from '../messages/mcp-error';
 import { requireScopes } from '../calls/access';
 import { listResult } from './list-result';
@@ -11,11 +11,11 @@ import { toCallToolResult, toolErrorResult } from '../messages/results';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
 import type { CallToolResult } from '../messages/mcp-types';
-import type { ToolEntry, ValidationOutcome } from '../calls/catalog';
-import { clientTakesTasks, taskMode, TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
+import type { McpToolEntry, McpValidationOutcome } from '../calls/catalog';
+import { clientTakesTasks, taskMode, MCP_TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
 import { isThenable, type Awaitable } from '../messages/thenables';
 
-export async function handleToolsList(context: HandlerContext, request: ResolvedRequest): Promise<JsonObject> {
+export async function handleToolsList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
   const { catalog } = context;
   const rendered = context.lists.get('tools', catalog.version, request.revision, () =>
     catalog.listTools().map((tool) => renderTool(tool, request.revision)),
@@ -27,24 +27,24 @@ export async function handleToolsList(context: HandlerContext, request: Resolved
  * tools/call. Synchronous from end to end when the tool and its validators are: the engine then
  * answers without a turn of the microtask queue. Protocol errors are thrown.
  */
-export function handleToolsCall(context: HandlerContext, request: ResolvedRequest): Awaitable<JsonObject> {
+export function handleToolsCall(context: HandlerContext, request: ResolvedRequest): Awaitable<JSONObject> {
   const { params } = request;
   if (typeof params.name !== 'string') {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: name must be a string');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: name must be a string');
   }
   const args = params.arguments ?? {};
   if (!isJsonObject(args)) {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: arguments must be an object');
   }
   const tool = context.catalog.getTool(params.name);
   if (tool === undefined) {
-    throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+    throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
   }
   requireScopes(tool.access, request.principal, `tool ${tool.name}`);
   if (request.era === 'modern' && request.facts.headers !== undefined && tool.paramHeaders.length > 0) {
     const mismatch = checkParamHeaders(request.facts.headers, tool.paramHeaders, args);
     if (mismatch !== undefined) {
-      throw new McpError(ErrorCode.HeaderMismatch, mismatch);
+      throw new McpError(McpErrorCode.HeaderMismatch, mismatch);
     }
   }
   const mode = taskMode(
@@ -56,12 +56,12 @@ export function handleToolsCall(context: HandlerContext, request: ResolvedReques
     case 'refuse':
       throw request.era === 'modern'
         ? new McpError(
-            ErrorCode.MissingRequiredClientCapability,
-            `Tool ${tool.name} runs only as a task: the request must declare the ${TASKS_EXTENSION} extension`,
+            McpErrorCode.MissingRequiredClientCapability,
+            `Tool ${tool.name} runs only as a task: the request must declare the ${MCP_TASKS_EXTENSION} extension`,
             TASKS_EXTENSION_REQUIRED,
           )
         : new McpError(
-            ErrorCode.MethodNotFound,
+            McpErrorCode.MethodNotFound,
             `Tool ${tool.name} must be called as a task: send the "task" param (protocol revision 2025-11-25)`,
           );
     case 'task':
@@ -79,11 +79,11 @@ export function handleToolsCall(context: HandlerContext, request: ResolvedReques
 function runAsTask(
   context: HandlerContext,
   request: ResolvedRequest,
-  tool: ToolEntry,
-  args: JsonObject,
+  tool: McpToolEntry,
+  args: JSONObject,
   mode: 'task' | 'escalate',
-): Promise<JsonObject> {
-  const work = async (): Promise<JsonObject> => runTool(context, request, tool, args);
+): Promise<JSONObject> {
+  const work = async (): Promise<JSONObject> => runTool(context, request, tool, args);
   return mode === 'task'
     ? context.taskCalls.runAsTask(context.tasks!, request, work)
     : context.taskCalls.runEscalating(context.tasks!, request, work);
@@ -97,9 +97,9 @@ function runAsTask(
 function runTool(
   context: HandlerContext,
   request: ResolvedRequest,
-  tool: ToolEntry,
-  args: JsonObject,
-): Awaitable<JsonObject> {
+  tool: McpToolEntry,
+  args: JSONObject,
+): Awaitable<JSONObject> {
   const checked = tool.input.validate(args);
   return checked instanceof Promise
     ? invokeToolLater(context, request, tool, checked)
@@ -110,18 +110,18 @@ function runTool(
 function invokeToolLater(
   context: HandlerContext,
   request: ResolvedRequest,
-  tool: ToolEntry,
-  checked: Promise<ValidationOutcome>,
-): Promise<JsonObject> {
+  tool: McpToolEntry,
+  checked: Promise<McpValidationOutcome>,
+): Promise<JSONObject> {
   return checked.then((input) => invokeTool(context, request, tool, input));
 }
 
 function invokeTool(
   context: HandlerContext,
   request: ResolvedRequest,
-  tool: ToolEntry,
-  input: ValidationOutcome,
-): Awaitable<JsonObject> {
+  tool: McpToolEntry,
+  input: McpValidationOutcome,
+): Awaitable<JSONObject> {
   if (!input.ok) {
     return renderToolResult(
       toolErrorResult(`Invalid arguments for tool ${tool.name}: ${input.message}`),
@@ -145,9 +145,9 @@ function invokeTool(
 function checkOutputLater(
   context: HandlerContext,
   request: ResolvedRequest,
-  tool: ToolEntry,
+  tool: McpToolEntry,
   invoked: PromiseLike<unknown>,
-): Promise<JsonObject> {
+): Promise<JSONObject> {
   return Promise.resolve(invoked).then(
     (value) => checkOutput(context, request, tool, callResult(context, request, tool, value)),
     (error: unknown) => checkOutput(context, request, tool, failedCall(context, request, error)),
@@ -158,7 +158,7 @@ function checkOutputLater(
 function callResult(
   context: HandlerContext,
   request: ResolvedRequest,
-  tool: ToolEntry,
+  tool: McpToolEntry,
   value: unknown,
 ): CallToolResult {
   try {
@@ -193,9 +193,9 @@ function failedCall(context: HandlerContext, request: ResolvedRequest, error: un
 function checkOutput(
   context: HandlerContext,
   request: ResolvedRequest,
-  tool: ToolEntry,
+  tool: McpToolEntry,
   result: CallToolResult,
-): Awaitable<JsonObject> {
+): Awaitable<JSONObject> {
   if (tool.output === undefined || result.isError === true) {
     return renderToolResult(result, request.revision, tool);
   }
@@ -217,20 +217,20 @@ function checkOutput(
 function renderCheckedLater(
   context: HandlerContext,
   request: ResolvedRequest,
-  tool: ToolEntry,
+  tool: McpToolEntry,
   result: CallToolResult,
-  checked: Promise<ValidationOutcome>,
-): Promise<JsonObject> {
+  checked: Promise<McpValidationOutcome>,
+): Promise<JSONObject> {
   return checked.then((output) => renderChecked(context, request, tool, result, output));
 }
 
 function renderChecked(
   context: HandlerContext,
   request: ResolvedRequest,
-  tool: ToolEntry,
+  tool: McpToolEntry,
   result: CallToolResult,
-  output: ValidationOutcome,
-): JsonObject {
+  output: McpValidationOutcome,
+): JSONObject {
   if (!output.ok) {
     context.options.logger.warn(`Tool ${tool.name} returned output that does not match its schema: ${output.message}`);
     return renderToolResult(

@@ -4,8 +4,8 @@
  * way the question travels differs (a server-to-client request in the legacy era, an
  * `input_required` result in the modern era).
  */
-import { isAtLeast, type Revision } from './revisions';
-import { ErrorCode, isJsonObject, type JsonObject } from './json-rpc';
+import { isAtLeast, type McpRevision } from './revisions';
+import { McpErrorCode, isJsonObject, type JSONObject } from './json-rpc';
 import { McpError } from './mcp-error';
 import type { ClientCapabilities } from './mcp-types';
 
@@ -13,70 +13,70 @@ import type { ClientCapabilities } from './mcp-types';
 export type ClientMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
 
 /** A form-mode elicitation: the client shows a form built from a flat JSON Schema. */
-export interface ElicitFormParams {
+export interface ElicitRequestFormParams {
   mode?: 'form';
   /** What to ask the user. */
   message: string;
   /** A flat object schema of primitive properties (string, number, integer, boolean, enums). */
-  requestedSchema: JsonObject;
-  _meta?: JsonObject;
+  requestedSchema: JSONObject;
+  _meta?: JSONObject;
 }
 
 /** A URL-mode elicitation (2025-11-25 and later): the user completes a flow out of band. */
-export interface ElicitUrlParams {
+export interface ElicitRequestURLParams {
   mode: 'url';
   message: string;
   /** The page the client opens for the user. */
   url: string;
   /** Correlates the later `notifications/elicitation/complete`; minted when omitted. */
   elicitationId?: string;
-  _meta?: JsonObject;
+  _meta?: JSONObject;
 }
 
 /** The parameters of `ctx.elicit()`. */
-export type ElicitParams = ElicitFormParams | ElicitUrlParams;
+export type ElicitRequestParams = ElicitRequestFormParams | ElicitRequestURLParams;
 
 /** The client's answer to an elicitation. */
 export interface ElicitResult {
   action: 'accept' | 'decline' | 'cancel';
   /** The submitted form values (form mode, `accept` only). */
   content?: Record<string, string | number | boolean | string[]>;
-  _meta?: JsonObject;
+  _meta?: JSONObject;
   [key: string]: unknown;
 }
 
 /** A message of a sampling conversation. */
 export interface SamplingMessage {
   role: 'user' | 'assistant';
-  content: JsonObject | JsonObject[];
-  _meta?: JsonObject;
+  content: JSONObject | JSONObject[];
+  _meta?: JSONObject;
 }
 
 /** The parameters of `ctx.sample()` (`sampling/createMessage`). */
-export interface CreateMessageParams {
+export interface CreateMessageRequestParams {
   messages: SamplingMessage[];
   maxTokens: number;
   systemPrompt?: string;
   includeContext?: 'none' | 'thisServer' | 'allServers';
   temperature?: number;
   stopSequences?: string[];
-  modelPreferences?: JsonObject;
-  metadata?: JsonObject;
+  modelPreferences?: JSONObject;
+  metadata?: JSONObject;
   /** Tools the model may call (2025-11-25 and later; the client must declare `sampling.tools`). */
-  tools?: JsonObject[];
+  tools?: JSONObject[];
   /** How the model may use `tools`. */
-  toolChoice?: JsonObject;
-  _meta?: JsonObject;
+  toolChoice?: JSONObject;
+  _meta?: JSONObject;
   [key: string]: unknown;
 }
 
 /** The client's sampling answer. */
 export interface CreateMessageResult {
   role: 'user' | 'assistant';
-  content: JsonObject | JsonObject[];
+  content: JSONObject | JSONObject[];
   model: string;
   stopReason?: string;
-  _meta?: JsonObject;
+  _meta?: JSONObject;
   [key: string]: unknown;
 }
 
@@ -84,13 +84,13 @@ export interface CreateMessageResult {
 export interface Root {
   uri: string;
   name?: string;
-  _meta?: JsonObject;
+  _meta?: JSONObject;
 }
 
 /** The client's answer to `roots/list`. */
 export interface ListRootsResult {
   roots: Root[];
-  _meta?: JsonObject;
+  _meta?: JSONObject;
   [key: string]: unknown;
 }
 
@@ -99,7 +99,7 @@ export interface ListRootsResult {
  *
  * @publicApi
  */
-export interface AskOptions {
+export interface McpAskOptions {
   /**
    * Modern era: the key of the question in `inputRequests` (and of its answer in
    * `inputResponses`). Keys must be unique within the request; by default they are derived from
@@ -114,7 +114,7 @@ export interface AskOptions {
 /** A question for the client, as it is sent. */
 export interface InputRequest {
   method: ClientMethod;
-  params: JsonObject;
+  params: JSONObject;
 }
 
 /** The short names default keys are built from. */
@@ -128,7 +128,7 @@ export const DEFAULT_KEY_PREFIX: Readonly<Record<ClientMethod, string>> = {
  * The client capability a question needs, shaped like `ClientCapabilities` (as `-32021` reports
  * it in `data.requiredCapabilities`), or `undefined` when the client declared it.
  */
-export function missingCapability(request: InputRequest, capabilities: ClientCapabilities): JsonObject | undefined {
+export function missingCapability(request: InputRequest, capabilities: ClientCapabilities): JSONObject | undefined {
   const { method, params } = request;
   if (method === 'roots/list') {
     return isJsonObject(capabilities.roots) ? undefined : { roots: {} };
@@ -159,7 +159,7 @@ export function missingCapability(request: InputRequest, capabilities: ClientCap
 }
 
 /** Whether a revision knows a client method at all (elicitation came with 2025-06-18). */
-export function revisionKnows(request: InputRequest, revision: Revision | undefined): boolean {
+export function revisionKnows(request: InputRequest, revision: McpRevision | undefined): boolean {
   if (revision === undefined) {
     return true;
   }
@@ -180,9 +180,9 @@ export function revisionKnows(request: InputRequest, revision: Revision | undefi
  * defines it (HTTP 400); the legacy era has no code of its own for it, and a -32600 there would
  * be answered with HTTP 400, which legacy clients read as a transport failure.
  */
-export function capabilityError(request: InputRequest, required: JsonObject): McpError {
+export function capabilityError(request: InputRequest, required: JSONObject): McpError {
   const message = `The client did not declare the capability this request needs for ${request.method}`;
-  return new McpError(ErrorCode.MissingRequiredClientCapability, message, { requiredCapabilities: required });
+  return new McpError(McpErrorCode.MissingRequiredClientCapability, message, { requiredCapabilities: required });
 }
 
 /**
@@ -221,7 +221,7 @@ export function invalidAnswer(method: ClientMethod, answer: unknown): string | u
 }
 
 /** The params of a question as a given revision expects them (no `mode` before 2025-11-25). */
-export function paramsFor(request: InputRequest, revision: Revision | undefined): JsonObject {
+export function paramsFor(request: InputRequest, revision: McpRevision | undefined): JSONObject {
   if (
     request.method === 'elicitation/create' &&
     revision !== undefined &&

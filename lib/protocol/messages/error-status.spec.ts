@@ -1,21 +1,21 @@
 import { httpStatusForError } from './error-status';
-import { ErrorCode } from './json-rpc';
+import { McpErrorCode } from './json-rpc';
 
 describe('httpStatusForError', () => {
   describe('modern era (2026-07-28)', () => {
     it.each([
-      ['MethodNotFound', ErrorCode.MethodNotFound, 404],
-      ['ParseError', ErrorCode.ParseError, 400],
-      ['InvalidRequest', ErrorCode.InvalidRequest, 400],
-      ['InvalidParams', ErrorCode.InvalidParams, 400],
-      ['HeaderMismatch', ErrorCode.HeaderMismatch, 400],
-      ['MissingRequiredClientCapability', ErrorCode.MissingRequiredClientCapability, 400],
-      ['UnsupportedProtocolVersion', ErrorCode.UnsupportedProtocolVersion, 400],
-      ['InternalError', ErrorCode.InternalError, 200],
-      ['ServerError', ErrorCode.ServerError, 200],
-      ['ResourceNotFound', ErrorCode.ResourceNotFound, 200],
-      ['UrlElicitationRequired', ErrorCode.UrlElicitationRequired, 200],
-      ['InsufficientScope', ErrorCode.InsufficientScope, 403],
+      ['MethodNotFound', McpErrorCode.MethodNotFound, 404],
+      ['ParseError', McpErrorCode.ParseError, 400],
+      ['InvalidRequest', McpErrorCode.InvalidRequest, 400],
+      ['InvalidParams', McpErrorCode.InvalidParams, 400],
+      ['HeaderMismatch', McpErrorCode.HeaderMismatch, 400],
+      ['MissingRequiredClientCapability', McpErrorCode.MissingRequiredClientCapability, 400],
+      ['UnsupportedProtocolVersion', McpErrorCode.UnsupportedProtocolVersion, 400],
+      ['InternalError', McpErrorCode.InternalError, 200],
+      ['ServerError', McpErrorCode.ServerError, 200],
+      ['ResourceNotFound', McpErrorCode.ResourceNotFound, 200],
+      ['UrlElicitationRequired', McpErrorCode.UrlElicitationRequired, 200],
+      ['InsufficientScope', McpErrorCode.InsufficientScope, 403],
       ['an application code', 1234, 200],
       ['an unallocated MCP code', -32099, 200],
     ])('%s (%i) → HTTP %i', (_name, code, status) => {
@@ -25,18 +25,18 @@ describe('httpStatusForError', () => {
 
   describe('legacy era (2024-11-05 … 2025-11-25)', () => {
     it.each([
-      ['ParseError', ErrorCode.ParseError, 400],
-      ['InvalidRequest', ErrorCode.InvalidRequest, 400],
-      ['MethodNotFound', ErrorCode.MethodNotFound, 200],
-      ['InvalidParams', ErrorCode.InvalidParams, 200],
-      ['InternalError', ErrorCode.InternalError, 200],
-      ['ServerError', ErrorCode.ServerError, 200],
-      ['ResourceNotFound', ErrorCode.ResourceNotFound, 200],
-      ['UrlElicitationRequired', ErrorCode.UrlElicitationRequired, 200],
-      ['HeaderMismatch', ErrorCode.HeaderMismatch, 200],
-      ['MissingRequiredClientCapability', ErrorCode.MissingRequiredClientCapability, 200],
-      ['UnsupportedProtocolVersion', ErrorCode.UnsupportedProtocolVersion, 200],
-      ['InsufficientScope', ErrorCode.InsufficientScope, 403],
+      ['ParseError', McpErrorCode.ParseError, 400],
+      ['InvalidRequest', McpErrorCode.InvalidRequest, 400],
+      ['MethodNotFound', McpErrorCode.MethodNotFound, 200],
+      ['InvalidParams', McpErrorCode.InvalidParams, 200],
+      ['InternalError', McpErrorCode.InternalError, 200],
+      ['ServerError', McpErrorCode.ServerError, 200],
+      ['ResourceNotFound', McpErrorCode.ResourceNotFound, 200],
+      ['UrlElicitationRequired', McpErrorCode.UrlElicitationRequired, 200],
+      ['HeaderMismatch', McpErrorCode.HeaderMismatch, 200],
+      ['MissingRequiredClientCapability', McpErrorCode.MissingRequiredClientCapability, 200],
+      ['UnsupportedProtocolVersion', McpErrorCode.UnsupportedProtocolVersion, 200],
+      ['InsufficientScope', McpErrorCode.InsufficientScope, 403],
       ['an application code', 1234, 200],
     ])('%s (%i) → HTTP %i', (_name, code, status) => {
       expect(httpStatusForError(code, 'legacy')).toBe(status);
@@ -44,7 +44,7 @@ describe('httpStatusForError', () => {
   });
 
   it('uses the JSON-RPC codes of the specification', () => {
-    expect(ErrorCode).toMatchObject({
+    expect(McpErrorCode).toMatchObject({
       ParseError: -32700,
       InvalidRequest: -32600,
       MethodNotFound: -32601,

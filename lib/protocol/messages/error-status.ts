@@ -1,5 +1,5 @@
-import type { Era } from './revisions';
-import { ErrorCode } from './json-rpc';
+import type { McpEra } from './revisions';
+import { McpErrorCode } from './json-rpc';
 
 /**
  * The HTTP status that carries a JSON-RPC error, by era. The modern era (2026-07-28) gives the
@@ -11,23 +11,23 @@ import { ErrorCode } from './json-rpc';
  * Transport-level refusals (bad Accept, unknown session, oversized body...) are decided by the
  * transports and do not pass through this table.
  */
-export function httpStatusForError(code: number, era: Era): number {
-  if (code === ErrorCode.InsufficientScope) {
+export function httpStatusForError(code: number, era: McpEra): number {
+  if (code === McpErrorCode.InsufficientScope) {
     // Both eras: a 403 is what makes a client step up its authorization (SEP-835).
     return 403;
   }
   if (era === 'legacy') {
-    return code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest ? 400 : 200;
+    return code === McpErrorCode.ParseError || code === McpErrorCode.InvalidRequest ? 400 : 200;
   }
   switch (code) {
-    case ErrorCode.MethodNotFound:
+    case McpErrorCode.MethodNotFound:
       return 404;
-    case ErrorCode.ParseError:
-    case ErrorCode.InvalidRequest:
-    case ErrorCode.InvalidParams:
-    case ErrorCode.HeaderMismatch:
-    case ErrorCode.MissingRequiredClientCapability:
-    case ErrorCode.UnsupportedProtocolVersion:
+    case McpErrorCode.ParseError:
+    case McpErrorCode.InvalidRequest:
+    case McpErrorCode.InvalidParams:
+    case McpErrorCode.HeaderMismatch:
+    case McpErrorCode.MissingRequiredClientCapability:
+    case McpErrorCode.UnsupportedProtocolVersion:
       return 400;
     default:
       return 200;

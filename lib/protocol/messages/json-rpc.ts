@@ -3,50 +3,53 @@
  * decoded message.
  */
 
-/** A request id. MCP forbids `null`. */
-export type JsonRpcId = string | number;
+/** A request id (the schema's `RequestId`). MCP forbids `null`. @publicApi */
+export type RequestId = string | number;
 
-/** A JSON object. */
-export type JsonObject = Record<string, unknown>;
+/** A JSON object: the open objects of the protocol (`params`, `_meta`...). @publicApi */
+export type JSONObject = Record<string, unknown>;
 
-export interface JsonRpcRequest {
+/** A JSON-RPC request: a method and an id the answer carries back. @publicApi */
+export interface JSONRPCRequest {
   jsonrpc: '2.0';
-  id: JsonRpcId;
+  id: RequestId;
   method: string;
-  params?: JsonObject;
+  params?: JSONObject;
 }
 
-export interface JsonRpcNotification {
+/** A JSON-RPC notification: a method, no id, no answer. @publicApi */
+export interface JSONRPCNotification {
   jsonrpc: '2.0';
   method: string;
-  params?: JsonObject;
+  params?: JSONObject;
 }
 
-export interface JsonRpcErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
-export interface JsonRpcSuccess {
+/** A JSON-RPC answer that succeeded. @publicApi */
+export interface JSONRPCResultResponse {
   jsonrpc: '2.0';
-  id: JsonRpcId;
-  result: JsonObject;
+  id: RequestId;
+  result: JSONObject;
 }
 
-export interface JsonRpcFailure {
+/** A JSON-RPC answer that failed: a code, a message, optional data. @publicApi */
+export interface JSONRPCErrorResponse {
   jsonrpc: '2.0';
   /** `null` only when the id of the failed message could not be read. */
-  id: JsonRpcId | null;
-  error: JsonRpcErrorObject;
+  id: RequestId | null;
+  error: { code: number; message: string; data?: unknown };
 }
 
-export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
+/** The `error` member of a failed answer. */
+export type JsonRpcErrorObject = JSONRPCErrorResponse['error'];
 
-export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+/** A JSON-RPC answer. @publicApi */
+export type JSONRPCResponse = JSONRPCResultResponse | JSONRPCErrorResponse;
 
-/** The error codes MCP uses, by name. */
-export const ErrorCode = {
+/** Any JSON-RPC message: what a replay store keeps and a stream carries. @publicApi */
+export type JSONRPCMessage = JSONRPCRequest | JSONRPCNotification | JSONRPCResponse;
+
+/** The error codes MCP uses, by name. @publicApi */
+export const McpErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
   MethodNotFound: -32601,
@@ -79,16 +82,16 @@ export const ErrorCode = {
 
 /** The outcome of reading one decoded JSON value as a JSON-RPC message. */
 export type ClassifiedMessage =
-  | { kind: 'request'; message: JsonRpcRequest }
-  | { kind: 'notification'; message: JsonRpcNotification }
-  | { kind: 'response'; message: JsonRpcResponse }
-  | { kind: 'invalid'; id: JsonRpcId | null; reason: string; isNotification: boolean };
+  | { kind: 'request'; message: JSONRPCRequest }
+  | { kind: 'notification'; message: JSONRPCNotification }
+  | { kind: 'response'; message: JSONRPCResponse }
+  | { kind: 'invalid'; id: RequestId | null; reason: string; isNotification: boolean };
 
-function isObject(value: unknown): value is JsonObject {
+function isObject(value: unknown): value is JSONObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isValidId(value: unknown): value is JsonRpcId {
+function isValidId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
 }
 
@@ -147,7 +150,7 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   };
 }
 
-function readResponse(value: JsonObject): JsonRpcResponse | undefined {
+function readResponse(value: JSONObject): JSONRPCResponse | undefined {
   if (!isValidId(value.id) && value.id !== null) {
     return undefined;
   }
@@ -169,12 +172,12 @@ function readResponse(value: JsonObject): JsonRpcResponse | undefined {
 }
 
 /** Builds a success response. */
-export function success(id: JsonRpcId, result: JsonObject): JsonRpcSuccess {
+export function success(id: RequestId, result: JSONObject): JSONRPCResultResponse {
   return { jsonrpc: '2.0', id, result };
 }
 
 /** Builds an error response. */
-export function failure(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcFailure {
+export function failure(id: RequestId | null, code: number, message: string, data?: unknown): JSONRPCErrorResponse {
   const error: JsonRpcErrorObject = { code, message };
   if (data !== undefined) {
     error.data = data;
@@ -183,7 +186,7 @@ export function failure(id: JsonRpcId | null, code: number, message: string, dat
 }
 
 /** A notification envelope. */
-export function notification(method: string, params?: JsonObject): JsonRpcNotification {
+export function notification(method: string, params?: JSONObject): JSONRPCNotification {
   return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
 }
 

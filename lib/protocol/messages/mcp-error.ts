@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ErrorCode, type JsonRpcErrorObject } from './json-rpc';
+import { McpErrorCode, type JsonRpcErrorObject } from './json-rpc';
 
 /**
  * The brands of the error classes: well-known symbols, so that an error made by another loaded
@@ -19,7 +19,7 @@ function hasBrand(value: unknown, brand: symbol): boolean {
  * the generic error an unexpected exception produces.
  *
  * @example
- * throw new McpError(ErrorCode.InvalidParams, 'Unknown warehouse', { warehouse: id });
+ * throw new McpError(McpErrorCode.InvalidParams, 'Unknown warehouse', { warehouse: id });
  *
  * @publicApi
  */
@@ -40,7 +40,11 @@ export class McpError extends Error {
     return true;
   }
 
-  /** The JSON-RPC error object this error is sent as. */
+  /**
+   * The JSON-RPC error object this error is sent as.
+   *
+   * @internal
+   */
   toJsonRpc(): JsonRpcErrorObject {
     return this.data === undefined
       ? { code: this.code, message: this.message }
@@ -56,7 +60,7 @@ export class McpError extends Error {
  */
 export class McpInternalError extends McpError {
   constructor(readonly failure: unknown) {
-    super(ErrorCode.InternalError, 'Internal error');
+    super(McpErrorCode.InternalError, 'Internal error');
     this.name = 'McpInternalError';
   }
 }
@@ -96,7 +100,7 @@ export function newElicitationId(): string {
 }
 
 /** One URL-mode elicitation the client must complete before retrying. */
-export interface UrlElicitation {
+export interface McpUrlElicitation {
   /** What to tell the user. */
   message: string;
   /** The page the client opens. */
@@ -115,16 +119,16 @@ export interface UrlElicitation {
  */
 export class McpUrlElicitationRequiredError extends McpError {
   /** The elicitations as sent, each with its `elicitationId`. */
-  readonly elicitations: ReadonlyArray<Required<UrlElicitation> & { mode: 'url' }>;
+  readonly elicitations: ReadonlyArray<Required<McpUrlElicitation> & { mode: 'url' }>;
 
-  constructor(elicitations: UrlElicitation[], message = 'This request requires more information') {
+  constructor(elicitations: McpUrlElicitation[], message = 'This request requires more information') {
     const sent = elicitations.map((elicitation) => ({
       mode: 'url' as const,
       elicitationId: elicitation.elicitationId ?? newElicitationId(),
       url: elicitation.url,
       message: elicitation.message,
     }));
-    super(ErrorCode.UrlElicitationRequired, message, { elicitations: sent });
+    super(McpErrorCode.UrlElicitationRequired, message, { elicitations: sent });
     this.name = 'McpUrlElicitationRequiredError';
     this.elicitations = sent;
   }

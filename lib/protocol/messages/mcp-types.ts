@@ -2,10 +2,10 @@
  * The MCP shapes the engine reads and writes. Field names follow the specification; only the
  * parts this server produces or inspects are typed precisely, the rest stay open objects.
  */
-import type { JsonObject } from './json-rpc';
+import type { JSONObject } from './json-rpc';
 
 /** An icon for an implementation, tool, resource, template or prompt (2025-11-25 and later). */
-export interface McpIcon {
+export interface Icon {
   src: string;
   mimeType?: string;
   sizes?: string[];
@@ -19,18 +19,18 @@ export interface Implementation {
   title?: string;
   description?: string;
   websiteUrl?: string;
-  icons?: McpIcon[];
+  icons?: Icon[];
   [key: string]: unknown;
 }
 
 /** What a client declares it can do. */
 export interface ClientCapabilities {
   roots?: { listChanged?: boolean };
-  sampling?: { context?: JsonObject; tools?: JsonObject };
-  elicitation?: { form?: JsonObject; url?: JsonObject };
-  experimental?: JsonObject;
-  extensions?: Record<string, JsonObject>;
-  tasks?: JsonObject;
+  sampling?: { context?: JSONObject; tools?: JSONObject };
+  elicitation?: { form?: JSONObject; url?: JSONObject };
+  experimental?: JSONObject;
+  extensions?: Record<string, JSONObject>;
+  tasks?: JSONObject;
   [key: string]: unknown;
 }
 
@@ -45,7 +45,7 @@ export interface ToolAnnotations {
 }
 
 /** Annotations of resources and content blocks. */
-export interface ResourceAnnotations {
+export interface Annotations {
   audience?: Array<'user' | 'assistant'>;
   priority?: number;
   lastModified?: string;
@@ -54,30 +54,30 @@ export interface ResourceAnnotations {
 
 /** A content block of a tool result or a prompt message. */
 export type ContentBlock =
-  | { type: 'text'; text: string; annotations?: ResourceAnnotations; _meta?: JsonObject }
-  | { type: 'image'; data: string; mimeType: string; annotations?: ResourceAnnotations; _meta?: JsonObject }
-  | { type: 'audio'; data: string; mimeType: string; annotations?: ResourceAnnotations; _meta?: JsonObject }
-  | { type: 'resource'; resource: ResourceContents; annotations?: ResourceAnnotations; _meta?: JsonObject }
-  | ({ type: 'resource_link'; uri: string; name: string } & JsonObject);
+  | { type: 'text'; text: string; annotations?: Annotations; _meta?: JSONObject }
+  | { type: 'image'; data: string; mimeType: string; annotations?: Annotations; _meta?: JSONObject }
+  | { type: 'audio'; data: string; mimeType: string; annotations?: Annotations; _meta?: JSONObject }
+  | { type: 'resource'; resource: ResourceContents; annotations?: Annotations; _meta?: JSONObject }
+  | ({ type: 'resource_link'; uri: string; name: string } & JSONObject);
 
 /** The contents of a resource: text or base64 blob. */
 export type ResourceContents =
-  | { uri: string; mimeType?: string; text: string; _meta?: JsonObject }
-  | { uri: string; mimeType?: string; blob: string; _meta?: JsonObject };
+  | { uri: string; mimeType?: string; text: string; _meta?: JSONObject }
+  | { uri: string; mimeType?: string; blob: string; _meta?: JSONObject };
 
 /** The result of `tools/call`. */
 export interface CallToolResult {
   content: ContentBlock[];
   structuredContent?: unknown;
   isError?: boolean;
-  _meta?: JsonObject;
+  _meta?: JSONObject;
   [key: string]: unknown;
 }
 
 /** The result of `resources/read`. */
 export interface ReadResourceResult {
   contents: ResourceContents[];
-  _meta?: JsonObject;
+  _meta?: JSONObject;
   [key: string]: unknown;
 }
 
@@ -91,7 +91,7 @@ export interface PromptMessage {
 export interface GetPromptResult {
   description?: string;
   messages: PromptMessage[];
-  _meta?: JsonObject;
+  _meta?: JSONObject;
   [key: string]: unknown;
 }
 
@@ -104,11 +104,11 @@ export interface PromptArgument {
 }
 
 /** What a completion handler returns. */
-export interface CompletionResult {
+export interface McpCompletion {
   values: string[];
   total?: number;
   hasMore?: boolean;
 }
 
 /** `ttlMs` / `cacheScope` of cacheable results (2026-07-28). */
-export type CacheScope = 'public' | 'private';
+export type McpCacheScope = 'public' | 'private';

@@ -3,7 +3,7 @@
  * through the engine to the handlers that run in a framework pipeline. The engine never looks
  * inside: it only passes them along, as an explicit argument of every catalog handler.
  */
-export interface NativeExchange {
+export interface McpNativeExchange {
   readonly request?: unknown;
   readonly response?: unknown;
 }

@@ -1,4 +1,4 @@
-import { ErrorCode } from './json-rpc';
+import { McpErrorCode } from './json-rpc';
 import { McpError } from './mcp-error';
 import { decodeCursor, encodeCursor, paginate, type Page } from './pagination';
 
@@ -31,7 +31,7 @@ function expectInvalidCursor(run: () => unknown): void {
     thrown = error;
   }
   expect(thrown).toBeInstanceOf(McpError);
-  expect((thrown as McpError).code).toBe(ErrorCode.InvalidParams);
+  expect((thrown as McpError).code).toBe(McpErrorCode.InvalidParams);
   expect((thrown as McpError).code).toBe(-32602);
 }
 

@@ -4,7 +4,7 @@
  * page stays well-defined when items are added or removed between calls.
  */
 import { McpError } from './mcp-error';
-import { ErrorCode } from './json-rpc';
+import { McpErrorCode } from './json-rpc';
 
 const PREFIX = 'c1:';
 
@@ -16,11 +16,11 @@ export function encodeCursor(lastKey: string): string {
 /** Decodes a cursor; a cursor this server did not issue is Invalid params (-32602). */
 export function decodeCursor(cursor: unknown): string {
   if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 4096 || !/^[A-Za-z0-9_-]+$/.test(cursor)) {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid cursor');
   }
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!decoded.startsWith(PREFIX)) {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+    throw new McpError(McpErrorCode.InvalidParams, 'Invalid cursor');
   }
   return decoded.slice(PREFIX.length);
 }

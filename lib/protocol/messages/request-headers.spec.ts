@@ -1,4 +1,4 @@
-import type { JsonObject } from './json-rpc';
+import type { JSONObject } from './json-rpc';
 import {
   checkParamHeaders,
   checkStandardHeaders,
@@ -6,7 +6,7 @@ import {
   extractParamHeaders,
   headerValue,
   InvalidParamHeaderError,
-  type HeaderBag,
+  type McpHeaderBag,
   type ParamHeaderBinding,
 } from './request-headers';
 
@@ -15,7 +15,7 @@ function encode(value: string): string {
   return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
-function objectSchema(properties: JsonObject, extra: JsonObject = {}): JsonObject {
+function objectSchema(properties: JSONObject, extra: JSONObject = {}): JSONObject {
   return { type: 'object', properties, ...extra };
 }
 
@@ -100,7 +100,7 @@ describe('extractParamHeaders', () => {
       ['a type list', ['string', 'null']],
       ['no type at all', undefined],
     ])('rejects %s', (_label, type) => {
-      const property: JsonObject = { 'x-mcp-header': 'P' };
+      const property: JSONObject = { 'x-mcp-header': 'P' };
       if (type !== undefined) {
         property.type = type;
       }
@@ -110,7 +110,7 @@ describe('extractParamHeaders', () => {
 
   describe('reachability: only chains of "properties"', () => {
     const header = { type: 'string', 'x-mcp-header': 'Hidden' };
-    it.each<[string, JsonObject]>([
+    it.each<[string, JSONObject]>([
       ['the schema root itself', { type: 'string', 'x-mcp-header': 'Root' }],
       ['items', objectSchema({ list: { type: 'array', items: header } })],
       ['items of an object', objectSchema({ list: { type: 'array', items: objectSchema({ x: header }) } })],
@@ -139,7 +139,7 @@ describe('extractParamHeaders', () => {
 
 describe('headerValue', () => {
   it('reads, trims and joins header values', () => {
-    const headers: HeaderBag = { a: '  x  ', b: ['1', '2'], c: undefined };
+    const headers: McpHeaderBag = { a: '  x  ', b: ['1', '2'], c: undefined };
     expect(headerValue(headers, 'a')).toBe('x');
     expect(headerValue(headers, 'b')).toBe('1, 2');
     expect(headerValue(headers, 'c')).toBeUndefined();
@@ -306,7 +306,7 @@ describe('checkParamHeaders', () => {
   };
 
   describe('presence (the specification table)', () => {
-    it.each<[string, JsonObject, HeaderBag, RegExp | undefined]>([
+    it.each<[string, JSONObject, McpHeaderBag, RegExp | undefined]>([
       ['value provided, header matches', { region: 'us-west1' }, { 'mcp-param-region': 'us-west1' }, undefined],
       ['value is null, header omitted', { region: null }, {}, undefined],
       ['parameter not in arguments, header omitted', {}, {}, undefined],

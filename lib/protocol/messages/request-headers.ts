@@ -3,7 +3,7 @@
  * `Mcp-Param-*` headers a tool declares with `x-mcp-header`. The server checks each against the
  * body; any disagreement is a HeaderMismatch (-32020, HTTP 400).
  */
-import { isJsonObject, type JsonObject } from './json-rpc';
+import { isJsonObject, type JSONObject } from './json-rpc';
 
 /** A tool argument mirrored into an `Mcp-Param-{name}` header. */
 export interface ParamHeaderBinding {
@@ -17,7 +17,7 @@ export interface ParamHeaderBinding {
 }
 
 /** Read access to request headers by lower-cased name. */
-export type HeaderBag = Readonly<Record<string, string | string[] | undefined>>;
+export type McpHeaderBag = Readonly<Record<string, string | string[] | undefined>>;
 
 /** RFC 9110 token characters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -37,7 +37,7 @@ export class InvalidParamHeaderError extends Error {}
  * specification: token syntax, case-insensitive uniqueness, primitive type, and static
  * reachability through `properties` only.
  */
-export function extractParamHeaders(schema: JsonObject): ParamHeaderBinding[] {
+export function extractParamHeaders(schema: JSONObject): ParamHeaderBinding[] {
   const bindings: ParamHeaderBinding[] = [];
   const seen = new Set<string>();
 
@@ -89,7 +89,7 @@ export function extractParamHeaders(schema: JsonObject): ParamHeaderBinding[] {
 }
 
 /** Returns the single value of a header, or `undefined`. Repeated headers are joined. */
-export function headerValue(headers: HeaderBag, name: string): string | undefined {
+export function headerValue(headers: McpHeaderBag, name: string): string | undefined {
   const value = headers[name];
   if (value === undefined) {
     return undefined;
@@ -139,9 +139,9 @@ const NAME_FIELD: Readonly<Record<string, string>> = {
  * `undefined` when the headers agree with the body.
  */
 export function checkStandardHeaders(
-  headers: HeaderBag,
+  headers: McpHeaderBag,
   method: string,
-  params: JsonObject | undefined,
+  params: JSONObject | undefined,
 ): string | undefined {
   const methodHeader = headerValue(headers, 'mcp-method');
   if (methodHeader === undefined) {
@@ -174,9 +174,9 @@ export function checkStandardHeaders(
  * message, or `undefined`.
  */
 export function checkParamHeaders(
-  headers: HeaderBag,
+  headers: McpHeaderBag,
   bindings: readonly ParamHeaderBinding[],
-  args: JsonObject,
+  args: JSONObject,
 ): string | undefined {
   for (const binding of bindings) {
     const bodyValue = readPath(args, binding.path);
@@ -202,7 +202,7 @@ export function checkParamHeaders(
   return undefined;
 }
 
-function readPath(value: JsonObject, path: readonly string[]): unknown {
+function readPath(value: JSONObject, path: readonly string[]): unknown {
   let current: unknown = value;
   for (const key of path) {
     if (!isJsonObject(current)) {

@@ -1,4 +1,4 @@
-import type { JsonObject } from './json-rpc';
+import type { JSONObject } from './json-rpc';
 import { decideEra, META_KEYS, metaOf, progressTokenOf, readModernEnvelope } from './request-meta';
 
 const VERSION = 'io.modelcontextprotocol/protocolVersion';
@@ -6,7 +6,7 @@ const CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 
-function withMeta(meta: unknown): JsonObject {
+function withMeta(meta: unknown): JSONObject {
   return { _meta: meta };
 }
 
@@ -23,7 +23,7 @@ describe('META_KEYS', () => {
   });
 });
 
-type EraRow = [label: string, params: JsonObject | undefined, header: string | undefined, era: 'legacy' | 'modern'];
+type EraRow = [label: string, params: JSONObject | undefined, header: string | undefined, era: 'legacy' | 'modern'];
 
 const ERA_ROWS: EraRow[] = [
   ['no params, no header', undefined, undefined, 'legacy'],
@@ -75,7 +75,7 @@ describe('readModernEnvelope', () => {
     });
   });
 
-  it.each<[string, JsonObject | undefined, string]>([
+  it.each<[string, JSONObject | undefined, string]>([
     ['no params', undefined, 'Missing required _meta field: _meta'],
     ['no _meta', {}, 'Missing required _meta field: _meta'],
     ['a _meta that is a string', withMeta('x'), 'Missing required _meta field: _meta'],

@@ -1,9 +1,9 @@
 /**
  * The era of a request and, for the modern era, the per-request `_meta` envelope.
  */
-import { eraOf, type Era } from './revisions';
-import { isJsonObject, type JsonObject } from './json-rpc';
-import { isLogLevel, type LogLevel } from './log-levels';
+import { eraOf, type McpEra } from './revisions';
+import { isJsonObject, type JSONObject } from './json-rpc';
+import { isLogLevel, type LoggingLevel } from './log-levels';
 import type { ClientCapabilities, Implementation } from './mcp-types';
 
 /** The reserved `_meta` keys of 2026-07-28. */
@@ -18,7 +18,7 @@ export const META_KEYS = {
 } as const;
 
 /** The `_meta` of a request's params, or an empty object. */
-export function metaOf(params: JsonObject | undefined): JsonObject {
+export function metaOf(params: JSONObject | undefined): JSONObject {
   const meta = params?._meta;
   return isJsonObject(meta) ? meta : {};
 }
@@ -27,7 +27,7 @@ export function metaOf(params: JsonObject | undefined): JsonObject {
  * Decides the era of one request, once: modern when its `_meta` claims a protocol version or
  * the transport's version header names a modern revision; legacy otherwise.
  */
-export function decideEra(params: JsonObject | undefined, headerVersion: string | undefined): Era {
+export function decideEra(params: JSONObject | undefined, headerVersion: string | undefined): McpEra {
   const meta = params?._meta;
   if (isJsonObject(meta) && META_KEYS.protocolVersion in meta) {
     return 'modern';
@@ -40,14 +40,14 @@ export interface ModernEnvelope {
   protocolVersion: string;
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
-  logLevel?: LogLevel;
+  logLevel?: LoggingLevel;
 }
 
 /**
  * Reads the required envelope fields. Returns the error message of the first field that is
  * missing or has the wrong type (Invalid params, -32602).
  */
-export function readModernEnvelope(params: JsonObject | undefined): ModernEnvelope | string {
+export function readModernEnvelope(params: JSONObject | undefined): ModernEnvelope | string {
   const meta = params?._meta;
   if (!isJsonObject(meta)) {
     return 'Missing required _meta field: _meta';
@@ -85,7 +85,7 @@ export function readModernEnvelope(params: JsonObject | undefined): ModernEnvelo
 }
 
 /** The progress token of a request, when it carries a valid one. */
-export function progressTokenOf(params: JsonObject | undefined): string | number | undefined {
+export function progressTokenOf(params: JSONObject | undefined): string | number | undefined {
   const token = metaOf(params).progressToken;
   return typeof token === 'string' || (typeof token === 'number' && Number.isFinite(token)) ? token : undefined;
 }

@@ -6,21 +6,21 @@
  * secrets out of `ctx.state`.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { isJsonObject, type JsonObject } from './json-rpc';
+import { isJsonObject, type JSONObject } from './json-rpc';
 
 /** What a sealed state carries between rounds. */
 export interface RoundState {
   /** The answers the handler used in earlier rounds, by key. */
-  readonly answers: JsonObject;
+  readonly answers: JSONObject;
   /** What the handler kept in `ctx.state`. */
-  readonly state: JsonObject;
+  readonly state: JSONObject;
 }
 
 /** The request a state is bound to. */
 export interface StateBinding {
   readonly principalId: string;
   readonly method: string;
-  readonly params: JsonObject;
+  readonly params: JSONObject;
 }
 
 const VERSION = 'v1';
@@ -48,8 +48,8 @@ function digest(text: string): string {
 }
 
 /** The identity of a request across its rounds: its params without the per-round ones. */
-function requestDigest(method: string, params: JsonObject): string {
-  const stable: JsonObject = {};
+function requestDigest(method: string, params: JSONObject): string {
+  const stable: JSONObject = {};
   for (const [key, value] of Object.entries(params)) {
     if (!ROUND_PARAMS.has(key)) {
       stable[key] = value;

@@ -5,11 +5,11 @@ import {
   isAtLeast,
   isRevision,
   LATEST_LEGACY_REVISION,
-  LATEST_REVISION,
+  MCP_LATEST_REVISION,
   newestFirst,
-  REVISIONS,
+  MCP_REVISIONS,
   revisionsOfEra,
-  type Revision,
+  type McpRevision,
   type RevisionFeature,
 } from './revisions';
 
@@ -20,7 +20,7 @@ const R2025_11 = '2025-11-25';
 const R2026_07 = '2026-07-28';
 
 /** The revisions that define each feature, written out from the specification changelogs. */
-const FEATURE_TABLE: Record<RevisionFeature, readonly Revision[]> = {
+const FEATURE_TABLE: Record<RevisionFeature, readonly McpRevision[]> = {
   batch: [R2024_11, R2025_03],
   audioContent: [R2025_03, R2025_06, R2025_11, R2026_07],
   toolAnnotations: [R2025_03, R2025_06, R2025_11, R2026_07],
@@ -43,7 +43,7 @@ const FEATURE_TABLE: Record<RevisionFeature, readonly Revision[]> = {
   cacheHints: [R2026_07],
 };
 
-const ALL_REVISIONS: Revision[] = [R2024_11, R2025_03, R2025_06, R2025_11, R2026_07];
+const ALL_REVISIONS: McpRevision[] = [R2024_11, R2025_03, R2025_06, R2025_11, R2026_07];
 const FEATURES = Object.keys(FEATURE_TABLE) as RevisionFeature[];
 
 /** Features a client sees before any revision is negotiated: everything but batching and era-specific features. */
@@ -58,13 +58,13 @@ const ABSENT_WITHOUT_REVISION: readonly RevisionFeature[] = [
 ];
 
 describe('revisions', () => {
-  describe('REVISIONS and constants', () => {
+  describe('MCP_REVISIONS and constants', () => {
     it('lists the five dated revisions oldest first', () => {
-      expect([...REVISIONS]).toEqual(ALL_REVISIONS);
+      expect([...MCP_REVISIONS]).toEqual(ALL_REVISIONS);
     });
 
     it('names the newest revision, the newest handshake revision and the header default', () => {
-      expect(LATEST_REVISION).toBe(R2026_07);
+      expect(MCP_LATEST_REVISION).toBe(R2026_07);
       expect(LATEST_LEGACY_REVISION).toBe(R2025_11);
       expect(DEFAULT_LEGACY_HEADER_REVISION).toBe(R2025_03);
     });
@@ -114,7 +114,7 @@ describe('revisions', () => {
   });
 
   describe('isAtLeast', () => {
-    const pairs: Array<[Revision, Revision, boolean]> = [];
+    const pairs: Array<[McpRevision, McpRevision, boolean]> = [];
     ALL_REVISIONS.forEach((revision, revisionIndex) => {
       ALL_REVISIONS.forEach((minimum, minimumIndex) => {
         pairs.push([revision, minimum, revisionIndex >= minimumIndex]);
@@ -139,7 +139,7 @@ describe('revisions', () => {
   });
 
   describe('hasFeature', () => {
-    const rows: Array<[RevisionFeature, Revision, boolean]> = [];
+    const rows: Array<[RevisionFeature, McpRevision, boolean]> = [];
     for (const feature of FEATURES) {
       for (const revision of ALL_REVISIONS) {
         rows.push([feature, revision, FEATURE_TABLE[feature].includes(revision)]);
@@ -175,7 +175,7 @@ describe('revisions', () => {
     });
 
     it('leaves its input untouched and handles an empty list', () => {
-      const input: Revision[] = [R2024_11, R2026_07];
+      const input: McpRevision[] = [R2024_11, R2026_07];
       newestFirst(input);
       expect(input).toEqual([R2024_11, R2026_07]);
       expect(newestFirst([])).toEqual([]);

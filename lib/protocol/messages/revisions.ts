@@ -5,16 +5,16 @@
  */
 
 /** The protocol revisions, oldest first. */
-export const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
+export const MCP_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
 
 /** A protocol revision this server implements. */
-export type Revision = (typeof REVISIONS)[number];
+export type McpRevision = (typeof MCP_REVISIONS)[number];
 
 /**
  * The two eras of MCP: `legacy` revisions open with an `initialize` handshake and may keep a
  * session; `modern` revisions are stateless and carry their version in every request's `_meta`.
  */
-export type Era = 'legacy' | 'modern';
+export type McpEra = 'legacy' | 'modern';
 
 /** Features whose presence depends on the revision. */
 export type RevisionFeature =
@@ -41,7 +41,7 @@ export type RevisionFeature =
   | 'cacheHints';
 
 interface RevisionInfo {
-  readonly era: Era;
+  readonly era: McpEra;
   readonly features: ReadonlySet<RevisionFeature>;
 }
 
@@ -63,7 +63,7 @@ const BASE_2025_11: RevisionFeature[] = [
 ];
 
 /** The feature table: one row per revision. */
-const TABLE: Readonly<Record<Revision, RevisionInfo>> = {
+const TABLE: Readonly<Record<McpRevision, RevisionInfo>> = {
   '2024-11-05': { era: 'legacy', features: new Set<RevisionFeature>(['batch']) },
   '2025-03-26': { era: 'legacy', features: new Set<RevisionFeature>(['batch', ...BASE_2025_03]) },
   '2025-06-18': { era: 'legacy', features: new Set<RevisionFeature>(BASE_2025_06) },
@@ -81,34 +81,34 @@ const TABLE: Readonly<Record<Revision, RevisionInfo>> = {
 };
 
 /** The newest revision. */
-export const LATEST_REVISION: Revision = '2026-07-28';
+export const MCP_LATEST_REVISION: McpRevision = '2026-07-28';
 /** The newest handshake revision: the counter-offer of `initialize` when the client's is unknown. */
-export const LATEST_LEGACY_REVISION: Revision = '2025-11-25';
+export const LATEST_LEGACY_REVISION: McpRevision = '2025-11-25';
 /**
  * The revision assumed for a legacy request that carries no `MCP-Protocol-Version` header and
  * has no negotiated version to fall back on (the transport rule of 2025-06-18).
  */
-export const DEFAULT_LEGACY_HEADER_REVISION: Revision = '2025-03-26';
+export const DEFAULT_LEGACY_HEADER_REVISION: McpRevision = '2025-03-26';
 
 /** Whether `value` names a revision this server implements. */
-export function isRevision(value: unknown): value is Revision {
+export function isRevision(value: unknown): value is McpRevision {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(TABLE, value);
 }
 
 /** The era of a revision, or `undefined` when the value is not a known revision. */
-export function eraOf(value: unknown): Era | undefined {
+export function eraOf(value: unknown): McpEra | undefined {
   return isRevision(value) ? TABLE[value].era : undefined;
 }
 
-/** The position of a revision in {@link REVISIONS}; used for ordering. */
-function indexOf(revision: Revision): number {
-  return REVISIONS.indexOf(revision);
+/** The position of a revision in {@link MCP_REVISIONS}; used for ordering. */
+function indexOf(revision: McpRevision): number {
+  return MCP_REVISIONS.indexOf(revision);
 }
 
 /**
  * Whether `revision` is `minimum` or newer. An unknown revision satisfies no minimum.
  */
-export function isAtLeast(revision: string | undefined, minimum: Revision): boolean {
+export function isAtLeast(revision: string | undefined, minimum: McpRevision): boolean {
   return isRevision(revision) && indexOf(revision) >= indexOf(minimum);
 }
 
@@ -136,12 +136,12 @@ const UNNEGOTIATED_ABSENT: ReadonlySet<RevisionFeature> = new Set<RevisionFeatur
 ]);
 
 /** The revisions of one era, oldest first. */
-export function revisionsOfEra(era: Era): Revision[] {
-  return REVISIONS.filter((revision) => TABLE[revision].era === era);
+export function revisionsOfEra(era: McpEra): McpRevision[] {
+  return MCP_REVISIONS.filter((revision) => TABLE[revision].era === era);
 }
 
 /** Sorts revisions newest first, dropping duplicates. */
-export function newestFirst(revisions: readonly Revision[]): Revision[] {
+export function newestFirst(revisions: readonly McpRevision[]): McpRevision[] {
   return [...new Set(revisions)].sort((a, b) => indexOf(b) - indexOf(a));
 }
 
@@ -152,8 +152,8 @@ export function newestFirst(revisions: readonly Revision[]): Revision[] {
  */
 export function legacyHeaderRevision(
   headerVersion: string | undefined,
-  supported: readonly Revision[],
-): { readonly revision: Revision | undefined } | { readonly error: string } {
+  supported: readonly McpRevision[],
+): { readonly revision: McpRevision | undefined } | { readonly error: string } {
   if (headerVersion === undefined) {
     return { revision: undefined };
   }

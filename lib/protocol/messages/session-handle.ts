@@ -3,27 +3,27 @@
  * engine reads the negotiated state and records what `initialize`, `logging/setLevel` and
  * `resources/subscribe` change.
  */
-import type { Revision } from './revisions';
-import type { LogLevel } from './log-levels';
+import type { McpRevision } from './revisions';
+import type { LoggingLevel } from './log-levels';
 import type { ClientCapabilities, Implementation } from './mcp-types';
 
 /** What a legacy session remembers between requests. */
-export interface SessionState {
+export interface McpSessionState {
   /** The revision agreed at `initialize`; `undefined` until then. */
-  protocolVersion?: Revision;
+  protocolVersion?: McpRevision;
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
   /** The minimum level of log messages the client asked for. */
-  logLevel: LogLevel;
+  logLevel: LoggingLevel;
   /** Whether `initialize` has completed. */
   initialized: boolean;
 }
 
 export interface SessionHandle {
   readonly id: string;
-  readonly state: Readonly<SessionState>;
+  readonly state: Readonly<McpSessionState>;
   /** Records a change of the session's state. */
-  update(patch: Partial<SessionState>): Promise<void>;
+  update(patch: Partial<McpSessionState>): Promise<void>;
   /** Subscribes the session to updates of a resource. */
   subscribe(uri: string): Promise<void>;
   /** Ends a subscription; unknown URIs are ignored. */

@@ -1,12 +1,12 @@
-import type { TaskSupport } from '../calls/catalog';
+import type { McpTaskSupport } from '../calls/catalog';
 import type { ClientCapabilities } from '../messages/mcp-types';
-import type { Era, Revision } from '../messages/revisions';
-import { clientTakesTasks, declaresTasksExtension, taskMode, TASKS_EXTENSION, type TaskMode } from './task-mode';
+import type { McpEra, McpRevision } from '../messages/revisions';
+import { clientTakesTasks, declaresTasksExtension, taskMode, MCP_TASKS_EXTENSION, type TaskMode } from './task-mode';
 
-const WITH_EXTENSION = { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities;
+const WITH_EXTENSION = { extensions: { [MCP_TASKS_EXTENSION]: {} } } as ClientCapabilities;
 
 describe('taskMode', () => {
-  const table: Array<[TaskSupport, boolean, Era, TaskMode]> = [
+  const table: Array<[McpTaskSupport, boolean, McpEra, TaskMode]> = [
     ['forbidden', false, 'legacy', 'inline'],
     ['forbidden', false, 'modern', 'inline'],
     ['forbidden', true, 'legacy', 'inline'],
@@ -34,14 +34,14 @@ describe('taskMode', () => {
 describe('declaresTasksExtension', () => {
   it.each([
     ['the extension as an object', WITH_EXTENSION, true],
-    ['the extension with settings', { extensions: { [TASKS_EXTENSION]: { anything: 1 } } }, true],
+    ['the extension with settings', { extensions: { [MCP_TASKS_EXTENSION]: { anything: 1 } } }, true],
     ['no capabilities', {}, false],
     ['other extensions only', { extensions: { 'io.example/other': {} } }, false],
-    ['the extension as true', { extensions: { [TASKS_EXTENSION]: true } }, false],
-    ['the extension as null', { extensions: { [TASKS_EXTENSION]: null } }, false],
-    ['the extension as an array', { extensions: { [TASKS_EXTENSION]: [] } }, false],
-    ['extensions as a string', { extensions: TASKS_EXTENSION }, false],
-    ['extensions as an array', { extensions: [TASKS_EXTENSION] }, false],
+    ['the extension as true', { extensions: { [MCP_TASKS_EXTENSION]: true } }, false],
+    ['the extension as null', { extensions: { [MCP_TASKS_EXTENSION]: null } }, false],
+    ['the extension as an array', { extensions: { [MCP_TASKS_EXTENSION]: [] } }, false],
+    ['extensions as a string', { extensions: MCP_TASKS_EXTENSION }, false],
+    ['extensions as an array', { extensions: [MCP_TASKS_EXTENSION] }, false],
     ['the legacy tasks capability', { tasks: { requests: { tools: { call: {} } } } }, false],
   ])('%s → %s', (_label, capabilities, expected) => {
     expect(declaresTasksExtension(capabilities as ClientCapabilities)).toBe(expected);
@@ -65,7 +65,7 @@ describe('clientTakesTasks', () => {
       ['null', null],
       ['an array', []],
     ])('takes none when the extension is %s', (_label, value) => {
-      const capabilities = { extensions: { [TASKS_EXTENSION]: value } } as unknown as ClientCapabilities;
+      const capabilities = { extensions: { [MCP_TASKS_EXTENSION]: value } } as unknown as ClientCapabilities;
       expect(clientTakesTasks('modern', '2026-07-28', {}, capabilities)).toBe(false);
     });
   });
@@ -89,7 +89,7 @@ describe('clientTakesTasks', () => {
       expect(clientTakesTasks('legacy', '2025-11-25', { name: 'x', task }, {})).toBe(false);
     });
 
-    it.each<Revision>(['2024-11-05', '2025-03-26', '2025-06-18'])(
+    it.each<McpRevision>(['2024-11-05', '2025-03-26', '2025-06-18'])(
       'takes none at %s even with a task param',
       (revision) => {
         expect(clientTakesTasks('legacy', revision, { name: 'x', task: { ttl: 1000 } }, {})).toBe(false);

@@ -2,15 +2,15 @@
  * The tool-call mode table: whether a call runs in place, is refused, becomes a task at once or
  * runs in place for a while and then becomes a task. One function for every transport.
  */
-import { isJsonObject, type JsonObject } from '../messages/json-rpc';
-import { hasFeature, type Era, type Revision } from '../messages/revisions';
+import { isJsonObject, type JSONObject } from '../messages/json-rpc';
+import { hasFeature, type McpEra, type McpRevision } from '../messages/revisions';
 import type { ClientCapabilities } from '../messages/mcp-types';
 
 /** Whether a tool may run as a task (see the tasks issue); `forbidden` by default. */
-export type TaskSupport = 'forbidden' | 'optional' | 'required';
+export type McpTaskSupport = 'forbidden' | 'optional' | 'required';
 
 /** The id of the 2026-07-28 tasks extension. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export const MCP_TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /**
  * How one tool call runs:
@@ -30,7 +30,7 @@ export type TaskMode = 'inline' | 'refuse' | 'task' | 'escalate';
  * | optional or required | yes                | legacy | task     |
  * | optional or required | yes                | modern | escalate |
  */
-export function taskMode(support: TaskSupport, clientTakesTasks: boolean, era: Era): TaskMode {
+export function taskMode(support: McpTaskSupport, clientTakesTasks: boolean, era: McpEra): TaskMode {
   if (support === 'forbidden') {
     return 'inline';
   }
@@ -42,8 +42,8 @@ export function taskMode(support: TaskSupport, clientTakesTasks: boolean, era: E
 
 /** Whether a modern request declared the tasks extension in its client capabilities. */
 export function declaresTasksExtension(capabilities: ClientCapabilities): boolean {
-  const extensions = (capabilities as JsonObject).extensions;
-  return isJsonObject(extensions) && isJsonObject(extensions[TASKS_EXTENSION]);
+  const extensions = (capabilities as JSONObject).extensions;
+  return isJsonObject(extensions) && isJsonObject(extensions[MCP_TASKS_EXTENSION]);
 }
 
 /**
@@ -52,9 +52,9 @@ export function declaresTasksExtension(capabilities: ClientCapabilities): boolea
  * param, which only 2025-11-25 defines.
  */
 export function clientTakesTasks(
-  era: Era,
-  revision: Revision | undefined,
-  params: JsonObject,
+  era: McpEra,
+  revision: McpRevision | undefined,
+  params: JSONObject,
   capabilities: ClientCapabilities,
 ): boolean {
   if (era === 'modern') {
@@ -64,6 +64,6 @@ export function clientTakesTasks(
 }
 
 /** The `data` of the -32021 error that asks for the tasks extension. */
-export const TASKS_EXTENSION_REQUIRED: JsonObject = Object.freeze({
-  requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+export const TASKS_EXTENSION_REQUIRED: JSONObject = Object.freeze({
+  requiredCapabilities: { extensions: { [MCP_TASKS_EXTENSION]: {} } },
 });

@@ -3,7 +3,7 @@
  * handlers are typed against this port, never against a framework service, so that the
  * protocol stays closed and can be driven by any implementation (the Nest task service today).
  */
-import type { JsonObject } from '../messages/json-rpc';
+import type { JSONObject } from '../messages/json-rpc';
 import type { InputRequest } from '../messages/client-requests';
 import type { McpTaskError, McpTaskRecord } from './task-record';
 
@@ -21,7 +21,7 @@ export type NewTask = Pick<
 
 /** How a task's work ended. */
 export type TaskOutcome =
-  { readonly type: 'result'; readonly result: JsonObject } | { readonly type: 'error'; readonly error: McpTaskError };
+  { readonly type: 'result'; readonly result: JSONObject } | { readonly type: 'error'; readonly error: McpTaskError };
 
 /** The task settings the protocol reads. */
 export interface TaskPortSettings {
@@ -51,7 +51,7 @@ export interface TaskPort {
   /** Cancels a task; resolves with the task after the cancellation, if it exists. */
   cancel(id: string, reason?: string): Promise<McpTaskRecord | undefined>;
   /** Modern era: asks the client through the task (`input_required`, answered by `tasks/update`). */
-  ask(id: string, key: string | undefined, request: InputRequest): Promise<JsonObject>;
+  ask(id: string, key: string | undefined, request: InputRequest): Promise<JSONObject>;
   /** Modern era (`tasks/update`): answers questions of a task. */
   answer(id: string, responses: unknown): Promise<void>;
   /** Legacy era: marks the task `input_required` while its work waits on the client, and back. */

@@ -2,8 +2,8 @@
  * A task as the protocol knows it: its statuses and its stored record, plain JSON-compatible
  * data that any store can keep as it is.
  */
-import type { JsonObject } from '../messages/json-rpc';
-import type { Era, Revision } from '../messages/revisions';
+import type { JSONObject } from '../messages/json-rpc';
+import type { McpEra, McpRevision } from '../messages/revisions';
 
 /** Where a task stands. `completed`, `failed` and `cancelled` are terminal: final once reached. */
 export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -47,8 +47,8 @@ export interface McpTaskRecord {
    */
   readonly quotaKey?: string;
   /** The era of the call that created the task: it decides how the task is rendered. */
-  readonly era: Era;
-  readonly revision?: Revision;
+  readonly era: McpEra;
+  readonly revision?: McpRevision;
   /** The legacy session that owns the task, if any (its stream carries the task's messages). */
   readonly sessionId?: string;
   /**
@@ -71,9 +71,9 @@ export interface McpTaskRecord {
   expiresAt: number;
   readonly pollIntervalMs: number;
   /** A completed task: what the call answered. */
-  result?: JsonObject;
+  result?: JSONObject;
   /** A failed task: the JSON-RPC error the call answered. */
   error?: McpTaskError;
   /** Modern era, `input_required`: the questions waiting for `tasks/update`, by key. */
-  inputRequests?: JsonObject;
+  inputRequests?: JSONObject;
 }

@@ -3,7 +3,7 @@
  * details fetched with `tasks/result`) and the 2026-07-28 `DetailedTask` (`ttlMs`,
  * `pollIntervalMs`, with its result, error or questions inline).
  */
-import type { JsonObject } from '../messages/json-rpc';
+import type { JSONObject } from '../messages/json-rpc';
 import { META_KEYS } from '../messages/request-meta';
 import type { McpTaskRecord } from './task-record';
 
@@ -18,9 +18,9 @@ const DURATION_FIELDS = {
 } as const;
 
 /** The fields every task carries, named for its era. */
-function renderBase(task: McpTaskRecord, era: McpTaskRecord['era']): JsonObject {
+function renderBase(task: McpTaskRecord, era: McpTaskRecord['era']): JSONObject {
   const names = DURATION_FIELDS[era];
-  const rendered: JsonObject = {
+  const rendered: JSONObject = {
     taskId: task.id,
     status: task.status,
     createdAt: iso(task.createdAt),
@@ -35,12 +35,12 @@ function renderBase(task: McpTaskRecord, era: McpTaskRecord['era']): JsonObject 
 }
 
 /** The 2025-11-25 `Task`: `tasks/get`, `tasks/list`, `tasks/cancel` and `notifications/tasks/status`. */
-export function renderLegacyTask(task: McpTaskRecord): JsonObject {
+export function renderLegacyTask(task: McpTaskRecord): JSONObject {
   return renderBase(task, 'legacy');
 }
 
 /** The 2026-07-28 `DetailedTask`: `tasks/get` and `notifications/tasks`. */
-export function renderModernTask(task: McpTaskRecord): JsonObject {
+export function renderModernTask(task: McpTaskRecord): JSONObject {
   const rendered = renderBase(task, 'modern');
   if (task.status === 'input_required') {
     rendered.inputRequests = task.inputRequests ?? {};
@@ -53,7 +53,7 @@ export function renderModernTask(task: McpTaskRecord): JsonObject {
 }
 
 /** The answer to a call that became a task: `{ task }` (2025-11-25), flat with `resultType: "task"` (2026-07-28). */
-export function renderCreateTaskResult(task: McpTaskRecord): JsonObject {
+export function renderCreateTaskResult(task: McpTaskRecord): JSONObject {
   if (task.era === 'legacy') {
     return { task: renderLegacyTask(task) };
   }
@@ -61,13 +61,13 @@ export function renderCreateTaskResult(task: McpTaskRecord): JsonObject {
 }
 
 /** A task's notification: `notifications/tasks/status` (2025-11-25) or `notifications/tasks` (2026-07-28). */
-export function taskNotificationOf(task: McpTaskRecord): { method: string; params: JsonObject } {
+export function taskNotificationOf(task: McpTaskRecord): { method: string; params: JSONObject } {
   return task.era === 'legacy'
     ? { method: 'notifications/tasks/status', params: renderLegacyTask(task) }
     : { method: 'notifications/tasks', params: renderModernTask(task) };
 }
 
 /** The `_meta` that ties a 2025-11-25 message to its task. */
-export function relatedTaskMeta(taskId: string): JsonObject {
+export function relatedTaskMeta(taskId: string): JSONObject {
   return { [META_KEYS.relatedTask]: { taskId } };
 }

@@ -1,7 +1,7 @@
-import type { McpEvent, McpEventHandler, NotificationBus } from '../../interfaces/notification-bus.interface';
+import type { McpEvent, McpEventHandler, McpNotificationBus } from '../../interfaces/notification-bus.interface';
 
 /** The default bus: delivers events to handlers in this process. */
-export class MemoryNotificationBus implements NotificationBus {
+export class MemoryNotificationBus implements McpNotificationBus {
   private readonly handlers = new Set<McpEventHandler>();
 
   async publish(event: McpEvent): Promise<void> {

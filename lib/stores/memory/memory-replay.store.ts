@@ -1,18 +1,18 @@
-import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../../protocol/messages/json-rpc';
 import {
   checkReplayBounds,
   nextSeq,
   replayEventBytes,
   replayWindow,
   type ReplayByteBounds,
-  type ReplayEvent,
-  type ReplayStore,
-  type ReplayWindow,
+  type McpReplayEvent,
+  type McpReplayStore,
+  type McpReplayWindow,
 } from '../../interfaces/replay-store.interface';
 
 /** One kept event: in its session's buffer, and in the order of all sessions' events. */
 interface Kept {
-  readonly event: ReplayEvent;
+  readonly event: McpReplayEvent;
   readonly bytes: number;
   readonly buffer: SessionBuffer;
   /** The session's next event. */
@@ -39,7 +39,7 @@ const UNBOUNDED: ReplayByteBounds = { sessionBytes: Number.MAX_SAFE_INTEGER, tot
  * most `sessionBytes` of them, and at most `totalBytes` over all sessions, the oldest of all
  * dropped first. Buffers do not survive a restart and are not shared between instances.
  */
-export class MemoryReplayStore implements ReplayStore {
+export class MemoryReplayStore implements McpReplayStore {
   private readonly buffers = new Map<string, SessionBuffer>();
   /** The oldest and newest kept events of all sessions. */
   private oldest: Kept | undefined;
@@ -53,7 +53,7 @@ export class MemoryReplayStore implements ReplayStore {
     checkReplayBounds(capacity, bounds);
   }
 
-  async append(sessionId: string, event: ReplayEvent, data?: string): Promise<void> {
+  async append(sessionId: string, event: McpReplayEvent, data?: string): Promise<void> {
     const bytes = replayEventBytes(event, data);
     let buffer = this.buffers.get(sessionId);
     if (bytes > this.bounds.sessionBytes) {
@@ -92,14 +92,14 @@ export class MemoryReplayStore implements ReplayStore {
     }
   }
 
-  async appendNext(sessionId: string, streamId: string, message: JsonRpcMessage, data: string): Promise<number> {
+  async appendNext(sessionId: string, streamId: string, message: JSONRPCMessage, data: string): Promise<number> {
     const buffer = this.buffers.get(sessionId);
     const seq = buffer === undefined ? 0 : nextSeq(eventsOf(buffer), streamId);
     await this.append(sessionId, { streamId, seq, message }, data);
     return seq;
   }
 
-  async after(sessionId: string, streamId: string, seq: number): Promise<ReplayWindow> {
+  async after(sessionId: string, streamId: string, seq: number): Promise<McpReplayWindow> {
     const buffer = this.buffers.get(sessionId);
     return buffer === undefined ? { events: [], found: false } : replayWindow(eventsOf(buffer), streamId, seq);
   }
@@ -151,7 +151,7 @@ export class MemoryReplayStore implements ReplayStore {
 }
 
 /** A session's kept events, oldest first. */
-function* eventsOf(buffer: SessionBuffer): Generator<ReplayEvent> {
+function* eventsOf(buffer: SessionBuffer): Generator<McpReplayEvent> {
   for (let kept = buffer.first; kept !== undefined; kept = kept.later) {
     yield kept.event;
   }

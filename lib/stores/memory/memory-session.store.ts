@@ -1,33 +1,33 @@
 import {
   sessionQuotaKey,
-  type SessionAdmission,
-  type SessionCaps,
-  type SessionRecord,
-  type SessionStore,
+  type McpSessionAdmission,
+  type McpSessionCaps,
+  type McpSessionRecord,
+  type McpSessionStore,
 } from '../../interfaces/session-store.interface';
-import type { SessionState } from '../../protocol/messages/session-handle';
+import type { McpSessionState } from '../../protocol/messages/session-handle';
 
-const CREATED: SessionAdmission = Object.freeze({ outcome: 'created' });
-const SERVER_FULL: SessionAdmission = Object.freeze({ outcome: 'server-full' });
+const CREATED: McpSessionAdmission = Object.freeze({ outcome: 'created' });
+const SERVER_FULL: McpSessionAdmission = Object.freeze({ outcome: 'server-full' });
 
 /**
  * The default session store: a map in this process. Sessions do not survive a restart and are
  * not shared between instances.
  */
-export class MemorySessionStore implements SessionStore {
-  private readonly sessions = new Map<string, SessionRecord>();
+export class MemorySessionStore implements McpSessionStore {
+  private readonly sessions = new Map<string, McpSessionRecord>();
   /** uri → session ids, and session id → uris, kept in step. */
   private readonly byUri = new Map<string, Set<string>>();
   private readonly bySession = new Map<string, Set<string>>();
   /** quota key → the ids of the sessions counted under it. */
   private readonly byQuota = new Map<string, Set<string>>();
 
-  async create(record: SessionRecord): Promise<void> {
+  async create(record: McpSessionRecord): Promise<void> {
     this.add(record);
   }
 
   /** Checks and creates in one synchronous step: nothing else runs in between. */
-  async createWithin(record: SessionRecord, caps: SessionCaps): Promise<SessionAdmission> {
+  async createWithin(record: McpSessionRecord, caps: McpSessionCaps): Promise<McpSessionAdmission> {
     const quota = this.byQuota.get(sessionQuotaKey(record));
     if (quota !== undefined && quota.size >= caps.maxPerPrincipal && !quota.has(record.id)) {
       return { outcome: 'principal-full', idlest: this.idlest(quota, caps.candidates) };
@@ -39,12 +39,12 @@ export class MemorySessionStore implements SessionStore {
     return CREATED;
   }
 
-  /** At once, not as a promise: see `SessionStore.get`. */
-  get(id: string): SessionRecord | undefined {
+  /** At once, not as a promise: see `McpSessionStore.get`. */
+  get(id: string): McpSessionRecord | undefined {
     return this.sessions.get(id);
   }
 
-  async update(id: string, patch: Partial<SessionState>): Promise<SessionRecord | undefined> {
+  async update(id: string, patch: Partial<McpSessionState>): Promise<McpSessionRecord | undefined> {
     const record = this.sessions.get(id);
     if (record !== undefined) {
       record.state = { ...record.state, ...patch };
@@ -112,7 +112,7 @@ export class MemorySessionStore implements SessionStore {
     return [...(this.byUri.get(uri) ?? [])];
   }
 
-  private add(record: SessionRecord): void {
+  private add(record: McpSessionRecord): void {
     const previous = this.sessions.get(record.id);
     if (previous !== undefined) {
       // A record created again under its id replaces the old one, in its quota too.
@@ -128,7 +128,7 @@ export class MemorySessionStore implements SessionStore {
     quota.add(record.id);
   }
 
-  private leaveQuota(record: SessionRecord): void {
+  private leaveQuota(record: McpSessionRecord): void {
     const key = sessionQuotaKey(record);
     const quota = this.byQuota.get(key);
     quota?.delete(record.id);

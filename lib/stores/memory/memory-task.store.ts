@@ -1,4 +1,4 @@
-import type { McpTaskRecord, TaskStore } from '../../interfaces/task-store.interface';
+import type { McpTaskRecord, McpTaskStore } from '../../interfaces/task-store.interface';
 import { isTerminal, taskQuotaKey } from '../../interfaces/task-store.interface';
 
 /** The tasks counted under one quota key: the live ones, and the ended ones in the order they ended. */
@@ -13,7 +13,7 @@ interface QuotaTasks {
  * shared between instances. Records go in and out as deep copies, as they would through a
  * shared store: what a caller holds never aliases what is stored.
  */
-export class MemoryTaskStore implements TaskStore {
+export class MemoryTaskStore implements McpTaskStore {
   private readonly tasks = new Map<string, McpTaskRecord>();
   /** owner → task ids, kept in step with `tasks`. */
   private readonly byOwner = new Map<string, Set<string>>();

@@ -1,4 +1,4 @@
-import type { McpEvent, McpEventHandler, NotificationBus } from '../../interfaces/notification-bus.interface';
+import type { McpEvent, McpEventHandler, McpNotificationBus } from '../../interfaces/notification-bus.interface';
 import type { RedisHub } from './redis-hub';
 import { McpLogger } from '../../telemetry/mcp.logger';
 
@@ -7,7 +7,7 @@ import { McpLogger } from '../../telemetry/mcp.logger';
  * every instance (the publisher included) hands them to its handlers, in the order Redis
  * received them.
  */
-export class RedisNotificationBus implements NotificationBus {
+export class RedisNotificationBus implements McpNotificationBus {
   private readonly logger = new McpLogger('McpRedisNotificationBus');
   private readonly handlers = new Set<McpEventHandler>();
   private stop: (() => void) | undefined;

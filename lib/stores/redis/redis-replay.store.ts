@@ -1,11 +1,11 @@
-import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../../protocol/messages/json-rpc';
 import {
   checkReplayBounds,
   replayWindow,
   type ReplayByteBounds,
-  type ReplayEvent,
-  type ReplayStore,
-  type ReplayWindow,
+  type McpReplayEvent,
+  type McpReplayStore,
+  type McpReplayWindow,
 } from '../../interfaces/replay-store.interface';
 import { redisScript, type RedisHub } from './redis-hub';
 
@@ -142,7 +142,7 @@ return 1
 `);
 
 /** A kept event as stored, with its bookkeeping. */
-interface StoredEvent extends ReplayEvent {
+interface StoredEvent extends McpReplayEvent {
   readonly g?: number;
   readonly n?: number;
 }
@@ -160,7 +160,7 @@ interface StoredEvent extends ReplayEvent {
  *
  * @publicApi
  */
-export class RedisReplayStore implements ReplayStore {
+export class RedisReplayStore implements McpReplayStore {
   private readonly shared: string[];
   private readonly listBase: string;
 
@@ -181,7 +181,7 @@ export class RedisReplayStore implements ReplayStore {
     this.listBase = hub.key('replay', '');
   }
 
-  async append(sessionId: string, event: ReplayEvent, data?: string): Promise<void> {
+  async append(sessionId: string, event: McpReplayEvent, data?: string): Promise<void> {
     const message = data ?? (event.message === undefined ? '' : JSON.stringify(event.message));
     await this.hub.eval(
       'replay append',
@@ -200,7 +200,7 @@ export class RedisReplayStore implements ReplayStore {
     );
   }
 
-  async appendNext(sessionId: string, streamId: string, _message: JsonRpcMessage, data: string): Promise<number> {
+  async appendNext(sessionId: string, streamId: string, _message: JSONRPCMessage, data: string): Promise<number> {
     const seq = await this.hub.eval(
       'replay append',
       APPEND_NEXT,
@@ -219,7 +219,7 @@ export class RedisReplayStore implements ReplayStore {
     return Number(seq);
   }
 
-  async after(sessionId: string, streamId: string, seq: number): Promise<ReplayWindow> {
+  async after(sessionId: string, streamId: string, seq: number): Promise<McpReplayWindow> {
     const stored = await this.hub.run('replay after', (client) => client.lrange(this.key(sessionId), 0, -1));
     return replayWindow(stored.map(readEvent), streamId, seq);
   }
@@ -234,7 +234,7 @@ export class RedisReplayStore implements ReplayStore {
 }
 
 /** A stored event without its bookkeeping. */
-function readEvent(json: string): ReplayEvent {
+function readEvent(json: string): McpReplayEvent {
   const { streamId, seq, message } = JSON.parse(json) as StoredEvent;
   return message === undefined ? { streamId, seq } : { streamId, seq, message };
 }

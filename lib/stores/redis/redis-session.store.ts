@@ -1,10 +1,10 @@
-import type { SessionState } from '../../protocol/messages/session-handle';
+import type { McpSessionState } from '../../protocol/messages/session-handle';
 import {
   sessionQuotaKey,
-  type SessionAdmission,
-  type SessionCaps,
-  type SessionRecord,
-  type SessionStore,
+  type McpSessionAdmission,
+  type McpSessionCaps,
+  type McpSessionRecord,
+  type McpSessionStore,
 } from '../../interfaces/session-store.interface';
 import { LUA_EXISTING_MEMBERS, LUA_EXTEND_TTL } from './redis-keys';
 import { redisScript, type RedisHub } from './redis-hub';
@@ -15,8 +15,8 @@ export interface RedisSessionStoreOptions {
   readonly idleTimeoutMs: number;
 }
 
-const CREATED: SessionAdmission = Object.freeze({ outcome: 'created' });
-const SERVER_FULL: SessionAdmission = Object.freeze({ outcome: 'server-full' });
+const CREATED: McpSessionAdmission = Object.freeze({ outcome: 'created' });
+const SERVER_FULL: McpSessionAdmission = Object.freeze({ outcome: 'server-full' });
 
 /** Prefix of the hash fields that hold one state key each, as JSON. */
 const STATE_FIELD = 'st:';
@@ -209,7 +209,7 @@ return existing_members(KEYS[1], ARGV[1])
  *
  * @publicApi
  */
-export class RedisSessionStore implements SessionStore {
+export class RedisSessionStore implements McpSessionStore {
   /** How long a session's keys live after its last activity. */
   private readonly ttlMs: number;
 
@@ -225,7 +225,7 @@ export class RedisSessionStore implements SessionStore {
     this.ttlMs = idle + Math.max(idle, 60_000);
   }
 
-  async create(record: SessionRecord): Promise<void> {
+  async create(record: McpSessionRecord): Promise<void> {
     await this.hub.eval('session create', CREATE, this.createKeys(record), [
       this.ttlMs,
       record.id,
@@ -234,7 +234,7 @@ export class RedisSessionStore implements SessionStore {
     ]);
   }
 
-  async createWithin(record: SessionRecord, caps: SessionCaps): Promise<SessionAdmission> {
+  async createWithin(record: McpSessionRecord, caps: McpSessionCaps): Promise<McpSessionAdmission> {
     const reply = await this.hub.eval('session create', CREATE_WITHIN, this.createKeys(record), [
       this.ttlMs,
       record.id,
@@ -251,12 +251,12 @@ export class RedisSessionStore implements SessionStore {
     return reply === 1 ? CREATED : SERVER_FULL;
   }
 
-  async get(id: string): Promise<SessionRecord | undefined> {
+  async get(id: string): Promise<McpSessionRecord | undefined> {
     const fields = await this.hub.run('session get', (client) => client.hgetall(this.sessionKey(id)));
     return toRecord(fields);
   }
 
-  async update(id: string, patch: Partial<SessionState>): Promise<SessionRecord | undefined> {
+  async update(id: string, patch: Partial<McpSessionState>): Promise<McpSessionRecord | undefined> {
     const set: string[] = [];
     const removed: string[] = [];
     for (const [name, value] of Object.entries(patch)) {
@@ -346,13 +346,13 @@ export class RedisSessionStore implements SessionStore {
     return this.hub.key('sessions', 'quota', key);
   }
 
-  private createKeys(record: SessionRecord): string[] {
+  private createKeys(record: McpSessionRecord): string[] {
     return [this.sessionKey(record.id), this.indexKey(), this.quotaKey(sessionQuotaKey(record))];
   }
 }
 
 /** The hash fields of a record: one per top-level field, one per state key. */
-function fieldsOf(record: SessionRecord): string[] {
+function fieldsOf(record: McpSessionRecord): string[] {
   const fields: string[] = [
     'id',
     record.id,
@@ -382,7 +382,7 @@ function pairsToObject(pairs: string[]): Record<string, string> {
   return fields;
 }
 
-function toRecord(fields: Record<string, string>): SessionRecord | undefined {
+function toRecord(fields: Record<string, string>): McpSessionRecord | undefined {
   if (fields.id === undefined) {
     return undefined;
   }
@@ -398,6 +398,6 @@ function toRecord(fields: Record<string, string>): SessionRecord | undefined {
     ...(fields.quotaKey === undefined ? {} : { quotaKey: fields.quotaKey }),
     createdAt: Number(fields.createdAt),
     lastActivity: Number(fields.lastActivity),
-    state: state as unknown as SessionState,
+    state: state as unknown as McpSessionState,
   };
 }

@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '../../protocol/bounds/clock';
-import type { McpTaskRecord, TaskStore } from '../../interfaces/task-store.interface';
+import type { McpTaskRecord, McpTaskStore } from '../../interfaces/task-store.interface';
 import { isTerminal, taskQuotaKey } from '../../interfaces/task-store.interface';
 import { LUA_EXISTING_MEMBERS, LUA_EXTEND_TTL } from './redis-keys';
 import { redisScript, type RedisHub } from './redis-hub';
@@ -161,7 +161,7 @@ return #existing_members(KEYS[1], ARGV[1])
  *
  * @publicApi
  */
-export class RedisTaskStore implements TaskStore {
+export class RedisTaskStore implements McpTaskStore {
   private readonly graceMs: number;
   private readonly clock: Clock;
 

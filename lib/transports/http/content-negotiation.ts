@@ -3,14 +3,14 @@
  * endpoints before they read a body and by the platform hooks when the platform's own parser
  * refused the body first, so that both give the same answer.
  */
-import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/messages/json-rpc';
-import type { HeaderBag } from '../../protocol/messages/request-headers';
+import { McpErrorCode, failure, type JSONRPCErrorResponse } from '../../protocol/messages/json-rpc';
+import type { McpHeaderBag } from '../../protocol/messages/request-headers';
 import { firstHeader, sendJson, type HttpExchange } from './http-exchange';
 
 /** An HTTP refusal with its JSON-RPC body. */
 export interface HttpRefusal {
   readonly status: number;
-  readonly error: JsonRpcFailure;
+  readonly error: JSONRPCErrorResponse;
 }
 
 /**
@@ -56,7 +56,7 @@ export function accepts(accept: string | undefined, type: string): boolean {
 export type PostAnswer = 'json-and-sse' | 'json' | 'status';
 
 function refusal(status: number, message: string): HttpRefusal {
-  return { status, error: failure(null, ErrorCode.InvalidRequest, message) };
+  return { status, error: failure(null, McpErrorCode.InvalidRequest, message) };
 }
 
 const ACCEPT: Readonly<Record<Exclude<PostAnswer, 'status'>, VerdictCache<HttpRefusal | undefined>>> = {
@@ -119,7 +119,7 @@ const CONTENT_ENCODING = new VerdictCache<HttpRefusal | undefined>((encoding) =>
  * Why the headers of a POST refuse it (406 or 415), or `undefined` when they fit: Accept for
  * the answer the endpoint gives, then Content-Type (JSON, UTF-8), then Content-Encoding.
  */
-export function postHeadersRefusal(headers: HeaderBag, answer: PostAnswer): HttpRefusal | undefined {
+export function postHeadersRefusal(headers: McpHeaderBag, answer: PostAnswer): HttpRefusal | undefined {
   const accept = firstHeader(headers, 'accept');
   if (answer !== 'status' && accept !== undefined) {
     const refused = ACCEPT[answer].get(accept);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MCP_HTTP_SETTINGS } from '../../shared/mcp.constants';
 import type { HttpSettings } from './http-settings';
-import { ErrorCode, failure, type JsonRpcId } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, type RequestId } from '../../protocol/messages/json-rpc';
 import { quotaKeyOf, type McpPrincipal } from '../../protocol/bounds/principal';
 import { tooMany } from '../../protocol/bounds/refusal-log';
 import { sendJson, type HttpExchange } from './http-exchange';
@@ -54,7 +54,7 @@ export class HeldStreams {
    * 429 (the caller's bound) or 503 (the instance's), with `Retry-After` and a JSON-RPC error
    * carrying `id`. Returns whether the stream may go on.
    */
-  admit(exchange: HttpExchange, principal: McpPrincipal, id: JsonRpcId | null = null): boolean {
+  admit(exchange: HttpExchange, principal: McpPrincipal, id: RequestId | null = null): boolean {
     const { res } = exchange;
     if (res.destroyed) {
       // The client left already: nothing will be held, and the close that would count it off is past.
@@ -89,12 +89,12 @@ export class HeldStreams {
 
   private refuse(
     exchange: HttpExchange,
-    id: JsonRpcId | null,
+    id: RequestId | null,
     status: 429 | 503,
     message: string,
     whose: string,
   ): void {
     this.refusals.boundReached(exchange.req, status === 429 ? 'streams-per-caller' : 'streams', status, message, whose);
-    sendJson(exchange.res, status, failure(id, ErrorCode.InternalError, message), RETRY_AFTER);
+    sendJson(exchange.res, status, failure(id, McpErrorCode.InternalError, message), RETRY_AFTER);
   }
 }

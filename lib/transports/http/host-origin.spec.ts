@@ -1,4 +1,4 @@
-import type { HeaderBag } from '../../protocol/messages/request-headers';
+import type { McpHeaderBag } from '../../protocol/messages/request-headers';
 import type { IncomingMessage } from 'node:http';
 import { HostOriginVerdicts, isLoopbackAddress, passesHostAndOrigin, type HostOriginPolicy } from './host-origin';
 
@@ -7,7 +7,7 @@ const PUBLIC = '10.0.0.5';
 
 type Row = [
   label: string,
-  headers: HeaderBag,
+  headers: McpHeaderBag,
   localAddress: string | undefined,
   policy: HostOriginPolicy,
   passes: boolean,
@@ -269,7 +269,7 @@ describe('passesHostAndOrigin', () => {
 });
 
 describe('HostOriginVerdicts', () => {
-  const requestOn = (socket: object, headers: HeaderBag): IncomingMessage =>
+  const requestOn = (socket: object, headers: McpHeaderBag): IncomingMessage =>
     ({ headers, socket }) as unknown as IncomingMessage;
 
   it('judges each request of a connection by its own Host and Origin, not by the last verdict', () => {

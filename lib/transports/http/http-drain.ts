@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import {
-  ErrorCode,
+  McpErrorCode,
   failure,
   type ClassifiedMessage,
-  type JsonRpcFailure,
-  type JsonRpcId,
+  type JSONRPCErrorResponse,
+  type RequestId,
 } from '../../protocol/messages/json-rpc';
 import { SHUTTING_DOWN } from '../../shared/mcp.messages';
 import { sendJson, type HttpExchange } from './http-exchange';
@@ -84,16 +84,16 @@ export class HttpDrain {
   private readonly onServed = (): void => this.done();
 
   /** The answer to a request the drain does not serve: 503, `Retry-After` and a JSON-RPC error. */
-  refusal(id: JsonRpcId | null = null): { status: 503; body: JsonRpcFailure; headers: Record<string, string> } {
+  refusal(id: RequestId | null = null): { status: 503; body: JSONRPCErrorResponse; headers: Record<string, string> } {
     return {
       status: 503,
-      body: failure(id, ErrorCode.InternalError, SHUTTING_DOWN),
+      body: failure(id, McpErrorCode.InternalError, SHUTTING_DOWN),
       headers: { 'retry-after': RETRY_AFTER_S },
     };
   }
 
   /** Answers a request the drain does not serve: 503 with `Retry-After`. */
-  refuse(exchange: Pick<HttpExchange, 'res'>, id: JsonRpcId | null = null): void {
+  refuse(exchange: Pick<HttpExchange, 'res'>, id: RequestId | null = null): void {
     const { status, body, headers } = this.refusal(id);
     sendJson(exchange.res, status, body, headers);
   }

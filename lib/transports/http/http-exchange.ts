@@ -3,8 +3,8 @@
  * (Express objects are the raw ones; Fastify wraps them), and the few ways MCP answers on them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
-import type { HeaderBag } from '../../protocol/messages/request-headers';
+import type { JSONRPCMessage } from '../../protocol/messages/json-rpc';
+import type { McpHeaderBag } from '../../protocol/messages/request-headers';
 import type { CancellationSource } from '../../protocol/calls/call-scope';
 import { copyOf } from '../../protocol/messages/object-copies';
 import { fastifyReplyHeaders } from './platform-fastify';
@@ -16,14 +16,14 @@ export interface HttpExchange {
   readonly response: unknown;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
-  readonly headers: HeaderBag;
+  readonly headers: McpHeaderBag;
 }
 
 /** The extra headers of answers that have none (never written to). */
 export const NO_HEADERS: Record<string, string> = Object.freeze({});
 
 /** The first value of a header (Node gives repeated headers as an array). */
-export function firstHeader(headers: HeaderBag, name: string): string | undefined {
+export function firstHeader(headers: McpHeaderBag, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -235,7 +235,7 @@ export class SseStream {
    * `data` is the message as JSON when the caller has it already. Returns false when the
    * connection is closed or its buffer is full (see {@link drained}).
    */
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[], id?: string, data?: string): boolean {
+  send(message: JSONRPCMessage | readonly JSONRPCMessage[], id?: string, data?: string): boolean {
     if (!this.open) {
       return false;
     }

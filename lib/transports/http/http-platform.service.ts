@@ -22,7 +22,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { MCP_HTTP_SETTINGS, MCP_SERVER_IDENTITY } from '../../shared/mcp.constants';
 import type { McpServerIdentity } from '../../identity/server-identity';
 import type { HttpSettings } from './http-settings';
-import { ErrorCode, failure } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure } from '../../protocol/messages/json-rpc';
 import type { McpEndpointKind, McpEndpointMarker, McpEndpointVerb } from './endpoint-marker';
 import { EndpointRoutes } from './endpoint-routes.service';
 import { postHeadersRefusal, type HttpRefusal, type PostAnswer } from './content-negotiation';
@@ -155,7 +155,7 @@ export class HttpPlatform implements OnModuleInit, PlatformEndpoints {
       (kind === 'media-type'
         ? {
             status: 415,
-            error: failure(null, ErrorCode.InvalidRequest, 'Unsupported Media Type: send application/json in UTF-8'),
+            error: failure(null, McpErrorCode.InvalidRequest, 'Unsupported Media Type: send application/json in UTF-8'),
           }
         : undefined);
     const outcome: BodyOutcome & { ok: false } =

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MCP_OWN_AUTH } from '../../shared/mcp.constants';
 import type { IncomingMessage } from 'node:http';
-import { ErrorCode, isJsonObject, type JsonRpcResponse } from '../../protocol/messages/json-rpc';
-import type { Era } from '../../protocol/messages/revisions';
+import { McpErrorCode, isJsonObject, type JSONRPCResponse } from '../../protocol/messages/json-rpc';
+import type { McpEra } from '../../protocol/messages/revisions';
 import { httpStatusForError } from '../../protocol/messages/error-status';
 import type { AuthRefusal } from '../../auth/authenticator';
 import { McpAuthService } from '../../auth/mcp-auth.service';
@@ -92,13 +92,13 @@ export class HttpRefusals {
    * The HTTP status and headers of a JSON-RPC answer: a call that lacks scopes gets, with bearer
    * tokens, the step-up challenge naming them (SEP-835).
    */
-  statusOf(response: JsonRpcResponse, era: Era): { status: number; headers?: Record<string, string> } {
+  statusOf(response: JSONRPCResponse, era: McpEra): { status: number; headers?: Record<string, string> } {
     if (!('error' in response)) {
       return OK;
     }
     const { code, data } = response.error;
     const status = httpStatusForError(code, era);
-    if (code !== ErrorCode.InsufficientScope) {
+    if (code !== McpErrorCode.InsufficientScope) {
       return { status };
     }
     const scopes = isJsonObject(data) && Array.isArray(data.requiredScopes) ? (data.requiredScopes as string[]) : [];

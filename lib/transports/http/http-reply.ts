@@ -3,7 +3,7 @@
  * the statuses of the refusals every HTTP transport shares.
  */
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import type { JSONRPCResponse } from '../../protocol/messages/json-rpc';
 import type { RefusalReason } from '../../protocol/inbound';
 import { sendEmpty, sendJson } from './http-exchange';
 import { merged } from '../../protocol/messages/object-copies';
@@ -21,7 +21,7 @@ export type HttpReply =
   | {
       readonly type: 'respond';
       readonly status: number;
-      readonly response: JsonRpcResponse;
+      readonly response: JSONRPCResponse;
       readonly headers?: Record<string, string>;
     }
   /** The channel ends the exchange without a response (a cancelled request). */
@@ -31,7 +31,7 @@ export type HttpReply =
 
 /** The HTTP status and headers of a JSON-RPC answer (the gate's: error codes, step-up challenges). */
 export type AnswerStatus = (
-  response: JsonRpcResponse,
+  response: JSONRPCResponse,
   era: 'legacy' | 'modern',
 ) => { status: number; headers?: Record<string, string> };
 

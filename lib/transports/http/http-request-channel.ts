@@ -4,7 +4,7 @@
  */
 import type { RequestChannel } from '../../protocol/engine';
 import type { CancellationSource } from '../../protocol/calls/call-scope';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../../protocol/messages/json-rpc';
 import {
   isAbandoned,
   NO_HEADERS,
@@ -75,17 +75,17 @@ export class HttpRequestChannel implements RequestChannel, CancellationSource {
     return onAbandoned(this.exchange.res, listener);
   }
 
-  notify(message: JsonRpcNotification): void {
+  notify(message: JSONRPCNotification): void {
     this.send(message);
   }
 
   /** Legacy: a request to the client rides the call's stream, like its notifications. */
-  request(message: JsonRpcRequest): boolean {
+  request(message: JSONRPCRequest): boolean {
     return this.send(message);
   }
 
   /** Sends on the call's stream, opening it first; returns whether the stream took the message. */
-  private send(message: JsonRpcRequest | JsonRpcNotification): boolean {
+  private send(message: JSONRPCRequest | JSONRPCNotification): boolean {
     if (!this.writable) {
       return false;
     }
@@ -102,7 +102,7 @@ export class HttpRequestChannel implements RequestChannel, CancellationSource {
     this.stream = this.open();
   }
 
-  respond(status: number, response: JsonRpcResponse, headers?: Record<string, string>): void {
+  respond(status: number, response: JSONRPCResponse, headers?: Record<string, string>): void {
     this.finished = true;
     if (this.stream !== undefined) {
       this.stream.send(response);

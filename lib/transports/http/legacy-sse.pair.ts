@@ -3,28 +3,28 @@
  * goes: open on this instance (`PairStream`), or on another one (`RemotePair`).
  */
 import type { RequestChannel } from '../../protocol/engine';
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../protocol/messages/json-rpc';
+import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest } from '../../protocol/messages/json-rpc';
 import type { SessionChannel } from '../../sessions/session-channels';
 import type { SseStream } from './http-exchange';
 
 /** Where the answers and messages of an SSE pair's session go. */
 export interface PairChannel extends RequestChannel {
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean;
+  send(message: JSONRPCMessage | readonly JSONRPCMessage[]): boolean;
 }
 
 /** One open SSE pair: the session's event stream, which carries every answer and message of the session. */
 export class PairStream implements SessionChannel, PairChannel {
   constructor(private readonly stream: SseStream) {}
 
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
+  send(message: JSONRPCMessage | readonly JSONRPCMessage[]): boolean {
     return this.stream.send(message);
   }
 
-  notify(message: JsonRpcNotification): void {
+  notify(message: JSONRPCNotification): void {
     this.stream.send(message);
   }
 
-  request(message: JsonRpcRequest): boolean {
+  request(message: JSONRPCRequest): boolean {
     return this.stream.send(message);
   }
 
@@ -38,10 +38,10 @@ export class PairStream implements SessionChannel, PairChannel {
  * written by the instance that holds the stream. A batch's answers go one by one.
  */
 export class RemotePair implements PairChannel {
-  constructor(private readonly forward: (message: JsonRpcMessage) => Promise<unknown>) {}
+  constructor(private readonly forward: (message: JSONRPCMessage) => Promise<unknown>) {}
 
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
-    const messages: readonly JsonRpcMessage[] = Array.isArray(message) ? message : [message as JsonRpcMessage];
+  send(message: JSONRPCMessage | readonly JSONRPCMessage[]): boolean {
+    const messages: readonly JSONRPCMessage[] = Array.isArray(message) ? message : [message as JSONRPCMessage];
     for (const each of messages) {
       // The holder's stream may be gone (the session then ends everywhere): nothing to tell.
       this.forward(each).catch(() => undefined);
@@ -49,11 +49,11 @@ export class RemotePair implements PairChannel {
     return true;
   }
 
-  notify(message: JsonRpcNotification): void {
+  notify(message: JSONRPCNotification): void {
     this.send(message);
   }
 
-  request(message: JsonRpcRequest): boolean {
+  request(message: JSONRPCRequest): boolean {
     return this.send(message);
   }
 }

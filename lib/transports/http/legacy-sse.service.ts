@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { MCP_HTTP_PATHS, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS } from '../../shared/mcp.constants';
 import type { HttpSettings } from './http-settings';
 import { McpEngine } from '../../protocol/engine';
-import { ErrorCode, failure } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure } from '../../protocol/messages/json-rpc';
 import { InboundDispatcher } from '../../protocol/inbound';
 import { McpSessionService } from '../../sessions/mcp-session.service';
 import { LegacySessionResolver, SESSION_NOT_FOUND } from '../../sessions/legacy-session.resolver';
@@ -85,7 +85,7 @@ export class LegacySseService implements OnModuleDestroy {
       sendJson(
         res,
         406,
-        failure(null, ErrorCode.InvalidRequest, 'Not Acceptable: Accept must include text/event-stream'),
+        failure(null, McpErrorCode.InvalidRequest, 'Not Acceptable: Accept must include text/event-stream'),
       );
       return;
     }
@@ -96,7 +96,7 @@ export class LegacySseService implements OnModuleDestroy {
     }
     const opened = await this.resolver.open(principal);
     if (!opened.ok) {
-      writeReply(res, refusalReply(opened.reason, failure(null, ErrorCode.InternalError, opened.message)));
+      writeReply(res, refusalReply(opened.reason, failure(null, McpErrorCode.InternalError, opened.message)));
       return;
     }
     const sessionId = opened.record.id;
@@ -150,7 +150,7 @@ export class LegacySseService implements OnModuleDestroy {
     const { res } = exchange;
     const sessionId = new URL(exchange.req.url ?? '/', 'http://localhost').searchParams.get('sessionId');
     if (sessionId === null || sessionId === '') {
-      sendJson(res, 400, failure(null, ErrorCode.InvalidRequest, 'Bad Request: sessionId query parameter required'));
+      sendJson(res, 400, failure(null, McpErrorCode.InvalidRequest, 'Bad Request: sessionId query parameter required'));
       return;
     }
     const principal = principalOf(exchange.request);
@@ -159,7 +159,7 @@ export class LegacySseService implements OnModuleDestroy {
     const found = pair === undefined ? undefined : await this.resolver.find(sessionId, principal);
     if (pair === undefined || found?.ok !== true) {
       // Unknown, ended, another principal's, or not an SSE pair: all alike to the sender.
-      writeReply(res, refusalReply('unknown-session', failure(null, ErrorCode.InvalidRequest, SESSION_NOT_FOUND)));
+      writeReply(res, refusalReply('unknown-session', failure(null, McpErrorCode.InvalidRequest, SESSION_NOT_FOUND)));
       return;
     }
     const { maxBodyBytes, maxJsonDepth } = this.http;

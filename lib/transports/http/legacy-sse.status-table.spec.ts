@@ -1,15 +1,15 @@
 import type { RequestChannel } from '../../protocol/engine';
 import type { InboundResult } from '../../protocol/inbound';
-import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, type JSONRPCResponse } from '../../protocol/messages/json-rpc';
 import type { SessionHandle } from '../../protocol/messages/session-handle';
 import { pairReply } from './legacy-sse.status-table';
 
 const session = { id: 'mcp_s' } as SessionHandle;
 const channel: RequestChannel = { notify: () => undefined };
-const error = failure(1, ErrorCode.InvalidRequest, 'no');
-const ok: JsonRpcResponse = { jsonrpc: '2.0', id: 1, result: {} };
+const error = failure(1, McpErrorCode.InvalidRequest, 'no');
+const ok: JSONRPCResponse = { jsonrpc: '2.0', id: 1, result: {} };
 const NONE = { type: 'none' };
-const outage = failure(7, ErrorCode.InternalError, 'Service unavailable');
+const outage = failure(7, McpErrorCode.InternalError, 'Service unavailable');
 
 describe('pairReply', () => {
   it.each<[string, InboundResult, unknown]>([

@@ -2,7 +2,7 @@
  * The status table of the SSE pair's messages path. A POST that passes every check is answered
  * 202 before its message runs (`accept`); its answer then goes on the session's event stream.
  */
-import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../../protocol/messages/json-rpc';
 import type { InboundResult } from '../../protocol/inbound';
 import type { RequestChannel } from '../../protocol/engine';
 import { refusalReply, type HttpReply } from './http-reply';
@@ -15,7 +15,7 @@ export interface PairReply {
   /** The POST's own answer; `none` when it was answered 202 already. */
   readonly reply: HttpReply;
   /** The message, or batch of answers, to send on the stream. */
-  readonly stream?: JsonRpcMessage | readonly JsonRpcMessage[];
+  readonly stream?: JSONRPCMessage | readonly JSONRPCMessage[];
 }
 
 const ANSWERED: PairReply = Object.freeze<PairReply>({ reply: { type: 'none' } });

@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Injectable } from '@nestjs/common';
-import { ErrorCode, failure } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure } from '../../protocol/messages/json-rpc';
 import { STORE_UNAVAILABLE } from '../../shared/mcp.messages';
 import { isStoreUnavailable, logStoreUnavailable } from '../../protocol/bounds/store-unavailable';
 import { RefusalLog } from '../../protocol/bounds/refusal-log';
@@ -79,9 +79,9 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
       }
     } else if (unavailable) {
       const { status, headers } = STORE_UNAVAILABLE_STATUS;
-      sendJson(res, status, failure(null, ErrorCode.InternalError, STORE_UNAVAILABLE), headers);
+      sendJson(res, status, failure(null, McpErrorCode.InternalError, STORE_UNAVAILABLE), headers);
     } else {
-      sendJson(res, 500, failure(null, ErrorCode.InternalError, 'Internal error'));
+      sendJson(res, 500, failure(null, McpErrorCode.InternalError, 'Internal error'));
     }
   }
 }

@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { ErrorCode, failure } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure } from '../../protocol/messages/json-rpc';
 import type { AuthRefusal } from '../../auth/authenticator';
 import { sendJson } from './http-exchange';
 import { FORBIDDEN, type HostOriginRefusal } from './host-origin';
@@ -41,7 +41,7 @@ export class McpHttpRefusal extends HttpException {
       );
     }
     if (refusal.retryAfterSec !== undefined) {
-      return new McpHttpRefusal(refusal.status, failure(null, ErrorCode.InternalError, refusal.description), {
+      return new McpHttpRefusal(refusal.status, failure(null, McpErrorCode.InternalError, refusal.description), {
         'retry-after': String(refusal.retryAfterSec),
       });
     }
@@ -57,19 +57,19 @@ export class McpHttpRefusal extends HttpException {
    * returns `false`, with a JSON-RPC body.
    */
   static guardRefused(): McpHttpRefusal {
-    return new McpHttpRefusal(403, failure(null, ErrorCode.AccessDenied, 'Forbidden resource', { status: 403 }));
+    return new McpHttpRefusal(403, failure(null, McpErrorCode.AccessDenied, 'Forbidden resource', { status: 403 }));
   }
 
   /** A request that came before the application finished starting: 503, to be retried. */
   static starting(): McpHttpRefusal {
-    return new McpHttpRefusal(503, failure(null, ErrorCode.InternalError, 'Server is starting'), {
+    return new McpHttpRefusal(503, failure(null, McpErrorCode.InternalError, 'Server is starting'), {
       'retry-after': '1',
     });
   }
 
   /** A verb the endpoint does not serve: 405 with `Allow`. */
   static methodNotAllowed(allow: string): McpHttpRefusal {
-    return new McpHttpRefusal(405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow });
+    return new McpHttpRefusal(405, failure(null, McpErrorCode.InvalidRequest, 'Method Not Allowed'), { allow });
   }
 
   /** Writes the refusal on a raw response (nothing is written if an answer already started). */

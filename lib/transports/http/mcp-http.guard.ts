@@ -47,6 +47,7 @@ export class McpHttpGuard implements CanActivate {
   /** Each controller's marker; `NO_MARKER` for a controller without one, so that one lookup tells. */
   private readonly markers = new WeakMap<Type<unknown>, McpEndpointMarker | typeof NO_MARKER>();
 
+  /** @internal */
   constructor(
     private readonly exchanges: HttpExchanges,
     private readonly admission: HttpAdmission,

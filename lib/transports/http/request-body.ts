@@ -10,7 +10,7 @@
  * answer to the reset. Past the bound, the answer goes out at once and the connection closes.
  */
 import type { IncomingMessage } from 'node:http';
-import { ErrorCode, failure, type JsonRpcFailure } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, type JSONRPCErrorResponse } from '../../protocol/messages/json-rpc';
 import { BODY_TOO_DEEP, BODY_TOO_LARGE } from '../../shared/mcp.messages';
 
 /** Why a body was refused. */
@@ -21,7 +21,7 @@ export type BodyOutcome =
   | {
       ok: false;
       status: number;
-      error: JsonRpcFailure;
+      error: JSONRPCErrorResponse;
       reason: BodyRefusalReason;
       /** Part of the body is still unread (past what is dropped): the answer closes the connection. */
       unread?: boolean;
@@ -81,7 +81,7 @@ export function tooLarge(limit: number, unread = false): BodyOutcome & { ok: fal
   return {
     ok: false,
     status: 413,
-    error: failure(null, ErrorCode.InvalidRequest, BODY_TOO_LARGE(limit)),
+    error: failure(null, McpErrorCode.InvalidRequest, BODY_TOO_LARGE(limit)),
     reason: 'too-large',
     unread,
   };
@@ -89,7 +89,7 @@ export function tooLarge(limit: number, unread = false): BodyOutcome & { ok: fal
 
 /** A body that is not JSON (HTTP 400, -32700). */
 export function parseError(): BodyOutcome & { ok: false } {
-  return { ok: false, status: 400, error: failure(null, ErrorCode.ParseError, 'Parse error'), reason: 'parse' };
+  return { ok: false, status: 400, error: failure(null, McpErrorCode.ParseError, 'Parse error'), reason: 'parse' };
 }
 
 /** Whether a decoded value nests deeper than `limit` arrays and objects. */
@@ -217,7 +217,7 @@ function checked(value: unknown, maxDepth: number): BodyOutcome {
     return {
       ok: false,
       status: 400,
-      error: failure(null, ErrorCode.InvalidRequest, BODY_TOO_DEEP(maxDepth)),
+      error: failure(null, McpErrorCode.InvalidRequest, BODY_TOO_DEEP(maxDepth)),
       reason: 'too-deep',
     };
   }

@@ -3,10 +3,10 @@ import type { ServerResponse } from 'node:http';
 import { MCP_CLUSTER_LINK, MCP_HTTP_SETTINGS, MCP_OWN_SESSIONS, MCP_REPLAY_STORE } from '../../shared/mcp.constants';
 import type { ClusterLink } from '../../cluster/cluster-link.interface';
 import type { HttpSettings } from './http-settings';
-import { ErrorCode, failure, notification, type JsonRpcMessage } from '../../protocol/messages/json-rpc';
-import { hasFeature, type Revision } from '../../protocol/messages/revisions';
+import { McpErrorCode, failure, notification, type JSONRPCMessage } from '../../protocol/messages/json-rpc';
+import { hasFeature, type McpRevision } from '../../protocol/messages/revisions';
 import { McpSessionService } from '../../sessions/mcp-session.service';
-import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../interfaces/replay-store.interface';
+import type { McpReplayEvent, McpReplayStore, McpReplayWindow } from '../../interfaces/replay-store.interface';
 import { SessionChannels } from '../../sessions/session-channels';
 import { sendJson, SseStream } from './http-exchange';
 import { newInstanceStreamId, newStreamId, parseEventId } from './sse/event-ids';
@@ -22,7 +22,7 @@ import { RefusalLog } from '../../protocol/bounds/refusal-log';
 // The HTTP services take both the registry and the stream type from here.
 export { ResumableStream, type EventSink, type StreamKind } from './sse/resumable-stream';
 
-function isResponse(message: JsonRpcMessage | undefined): boolean {
+function isResponse(message: JSONRPCMessage | undefined): boolean {
   return message !== undefined && !('method' in message);
 }
 
@@ -49,7 +49,7 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
 
   constructor(
     @Inject(MCP_HTTP_SETTINGS) private readonly http: HttpSettings,
-    @Inject(MCP_REPLAY_STORE) private readonly store: ReplayStore,
+    @Inject(MCP_REPLAY_STORE) private readonly store: McpReplayStore,
     @Inject(MCP_OWN_SESSIONS) private readonly sessions: McpSessionService,
     private readonly channels: SessionChannels,
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
@@ -99,7 +99,7 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
    */
   openRequestStream(
     sessionId: string,
-    revision: Revision | undefined,
+    revision: McpRevision | undefined,
     res: ServerResponse,
     headers: Record<string, string>,
   ): ResumableStream {
@@ -124,7 +124,7 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     res: ServerResponse,
     headers: Record<string, string>,
     sessionId: string,
-    revision: Revision | undefined,
+    revision: McpRevision | undefined,
     lastEventId: string | undefined,
   ): Promise<void> {
     if (lastEventId === undefined || lastEventId.trim() === '') {
@@ -138,12 +138,16 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     res: ServerResponse,
     headers: Record<string, string>,
     sessionId: string,
-    revision: Revision | undefined,
+    revision: McpRevision | undefined,
   ): Promise<void> {
     // Named in the claim: a message for it while its instance is gone waits in the buffer.
     const id = newStreamId();
     if (!(await this.channels.reserve(sessionId, 'get', id))) {
-      sendJson(res, 409, failure(null, ErrorCode.InvalidRequest, 'Conflict: this session already has a stream open'));
+      sendJson(
+        res,
+        409,
+        failure(null, McpErrorCode.InvalidRequest, 'Conflict: this session already has a stream open'),
+      );
       return;
     }
     if (res.destroyed) {
@@ -166,14 +170,14 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     res: ServerResponse,
     headers: Record<string, string>,
     sessionId: string,
-    revision: Revision | undefined,
+    revision: McpRevision | undefined,
     lastEventId: string,
   ): Promise<void> {
     const position = parseEventId(lastEventId);
     const live = position === undefined ? undefined : this.live.get(sessionId)?.get(position.streamId);
     // Held before the buffer is read: nothing the stream sends meanwhile can fall between the two.
     live?.hold();
-    let read: { value: ReplayWindow; ended: boolean };
+    let read: { value: McpReplayWindow; ended: boolean };
     try {
       read =
         position === undefined
@@ -185,7 +189,7 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     }
     const window = read.value;
     if (read.ended) {
-      sendJson(res, 404, failure(null, ErrorCode.InvalidRequest, 'Session not found'));
+      sendJson(res, 404, failure(null, McpErrorCode.InvalidRequest, 'Session not found'));
       return;
     }
     if (res.destroyed) {
@@ -278,7 +282,7 @@ export class ResumableStreams implements StreamHost, OnModuleInit, OnModuleDestr
     return stream;
   }
 
-  record(sessionId: string, event: ReplayEvent, data: string): void {
+  record(sessionId: string, event: McpReplayEvent, data: string): void {
     this.store.append(sessionId, event, data).catch((error: unknown) => {
       const line = `Could not keep an event of session ${sessionId} for replay`;
       // A store outage fails every event of every stream: one line a minute, not one per event.

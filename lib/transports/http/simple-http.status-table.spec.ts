@@ -1,13 +1,13 @@
 import type { RequestChannel } from '../../protocol/engine';
 import type { InboundResult } from '../../protocol/inbound';
-import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, type JSONRPCResponse } from '../../protocol/messages/json-rpc';
 import type { AnswerStatus } from './http-reply';
 import { simpleReply } from './simple-http.status-table';
 
 const channel: RequestChannel = { notify: () => undefined };
-const error = failure(1, ErrorCode.InvalidRequest, 'no');
-const ok: JsonRpcResponse = { jsonrpc: '2.0', id: 1, result: {} };
-const outage = failure(7, ErrorCode.InternalError, 'Service unavailable');
+const error = failure(1, McpErrorCode.InvalidRequest, 'no');
+const ok: JSONRPCResponse = { jsonrpc: '2.0', id: 1, result: {} };
+const outage = failure(7, McpErrorCode.InternalError, 'Service unavailable');
 const RETRY = { 'retry-after': '1' };
 const statusOf: AnswerStatus = (response) =>
   'error' in response ? { status: 403, headers: { 'www-authenticate': 'Bearer' } } : { status: 200 };

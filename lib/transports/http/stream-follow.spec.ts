@@ -1,6 +1,6 @@
 import type { ClusterLink, ClusterMessage } from '../../cluster/cluster-link.interface';
-import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
-import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../interfaces/replay-store.interface';
+import type { JSONRPCMessage } from '../../protocol/messages/json-rpc';
+import type { McpReplayEvent, McpReplayStore, McpReplayWindow } from '../../interfaces/replay-store.interface';
 import type { SseStream } from './http-exchange';
 import { ResumableStream } from './sse/resumable-stream';
 import { StreamFollows } from './stream-follow';
@@ -23,7 +23,7 @@ function fakeLink(shared = true) {
 /** What a connection was asked to write, in order. */
 interface Written {
   id?: string;
-  message?: JsonRpcMessage;
+  message?: JSONRPCMessage;
   retryMs?: number;
 }
 
@@ -38,7 +38,7 @@ function fakeConnection(full = false) {
     get open() {
       return !closed;
     },
-    send: (message: JsonRpcMessage, id?: string) => !closed && written.push({ id, message }) > 0 && !full,
+    send: (message: JSONRPCMessage, id?: string) => !closed && written.push({ id, message }) > 0 && !full,
     prime: (id: string, retryMs: number) => !closed && written.push({ id, retryMs }) > 0 && !full,
     drained: () =>
       closed || !full ? Promise.resolve(!closed) : new Promise<boolean>((resolve) => waiting.push(resolve)),
@@ -59,12 +59,12 @@ function fakeConnection(full = false) {
   };
 }
 
-function store(window: ReplayWindow): ReplayStore {
-  return { after: jest.fn(async () => window) } as unknown as ReplayStore;
+function store(window: McpReplayWindow): McpReplayStore {
+  return { after: jest.fn(async () => window) } as unknown as McpReplayStore;
 }
 
-const note = (n: number): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { n } });
-const event = (streamId: string, seq: number, n: number): ReplayEvent => ({ streamId, seq, message: note(n) });
+const note = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { n } });
+const event = (streamId: string, seq: number, n: number): McpReplayEvent => ({ streamId, seq, message: note(n) });
 
 describe('StreamFollows', () => {
   const logger = { warn: jest.fn() };

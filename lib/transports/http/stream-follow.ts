@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ClusterLink, ClusterMessage } from '../../cluster/cluster-link.interface';
-import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
-import type { ReplayEvent, ReplayStore, ReplayWindow } from '../../interfaces/replay-store.interface';
+import type { JSONRPCMessage } from '../../protocol/messages/json-rpc';
+import type { McpReplayEvent, McpReplayStore, McpReplayWindow } from '../../interfaces/replay-store.interface';
 import type { SseStream } from './http-exchange';
 import { streamInstance, type EventPosition } from './sse/event-ids';
 import { writeEvent, writeEvents, type EventSink, type ResumableStream } from './sse/resumable-stream';
@@ -36,7 +36,7 @@ class RemoteSink implements EventSink {
     private readonly onEnd: (sink: RemoteSink) => void,
   ) {}
 
-  send(message: JsonRpcMessage, id: string): boolean {
+  send(message: JSONRPCMessage, id: string): boolean {
     return this.post({ type: 'stream_event', followId: this.followId, id, message });
   }
 
@@ -93,7 +93,7 @@ export class StreamFollows {
 
   constructor(
     private readonly link: ClusterLink,
-    private readonly store: ReplayStore,
+    private readonly store: McpReplayStore,
     /** The live stream of this process with that id, if any. */
     private readonly findStream: (sessionId: string, streamId: string) => ResumableStream | undefined,
     private readonly logger: StreamFollowLogger,
@@ -118,7 +118,7 @@ export class StreamFollows {
     sessionId: string,
     position: EventPosition,
     connection: SseStream,
-    replayed: readonly ReplayEvent[],
+    replayed: readonly McpReplayEvent[],
   ): void {
     void writeEvents(connection, replayed, position.seq).then((last) => {
       if (last !== undefined && connection.open) {
@@ -221,7 +221,7 @@ export class StreamFollows {
     await this.link.send(request.instanceId, { type: 'stream_ack', followId: request.followId });
     // Held before the buffer is read, as for a resume here.
     stream?.hold();
-    let window: ReplayWindow;
+    let window: McpReplayWindow;
     try {
       window = await this.store.after(request.sessionId, request.streamId, request.afterSeq);
     } catch (error) {

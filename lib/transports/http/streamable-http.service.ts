@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MCP_HTTP_SETTINGS } from '../../shared/mcp.constants';
 import type { HttpSettings } from './http-settings';
 import { McpEngine } from '../../protocol/engine';
-import { ErrorCode, failure } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure } from '../../protocol/messages/json-rpc';
 import { headerValue } from '../../protocol/messages/request-headers';
-import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision, type Revision } from '../../protocol/messages/revisions';
+import { DEFAULT_LEGACY_HEADER_REVISION, eraOf, isRevision, type McpRevision } from '../../protocol/messages/revisions';
 import {
   InboundDispatcher,
   type ChannelTarget,
@@ -16,10 +16,10 @@ import {
 import type { McpPrincipal } from '../../protocol/calls/call-context';
 import type { RequestChannel } from '../../protocol/engine';
 import type { ClassifiedMessage } from '../../protocol/messages/json-rpc';
-import type { HeaderBag } from '../../protocol/messages/request-headers';
+import type { McpHeaderBag } from '../../protocol/messages/request-headers';
 import { isThenable, type Awaitable } from '../../protocol/messages/thenables';
 import { LegacySessionResolver } from '../../sessions/legacy-session.resolver';
-import type { SessionRecord } from '../../interfaces/session-store.interface';
+import type { McpSessionRecord } from '../../interfaces/session-store.interface';
 import { SessionChannels } from '../../sessions/session-channels';
 import { firstHeader, sendEmpty, sendJson, type HttpExchange } from './http-exchange';
 import { readJsonBody, type BodyOutcome } from './request-body';
@@ -119,14 +119,14 @@ export class StreamableHttpService {
     const { headers, res } = exchange;
     const headerVersion = headerValue(headers, 'mcp-protocol-version');
     if (eraOf(headerVersion) === 'modern') {
-      sendJson(res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow: 'POST' });
+      sendJson(res, 405, failure(null, McpErrorCode.InvalidRequest, 'Method Not Allowed'), { allow: 'POST' });
       return;
     }
     if (!accepts(firstHeader(headers, 'accept'), 'text/event-stream')) {
       sendJson(
         res,
         406,
-        failure(null, ErrorCode.InvalidRequest, 'Not Acceptable: Accept must include text/event-stream'),
+        failure(null, McpErrorCode.InvalidRequest, 'Not Acceptable: Accept must include text/event-stream'),
       );
       return;
     }
@@ -154,7 +154,7 @@ export class StreamableHttpService {
   /** DELETE: ends a legacy session. `McpHttpGuard` has admitted it. */
   async delete(exchange: HttpExchange): Promise<void> {
     if (eraOf(headerValue(exchange.headers, 'mcp-protocol-version')) === 'modern') {
-      sendJson(exchange.res, 405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed'), { allow: 'POST' });
+      sendJson(exchange.res, 405, failure(null, McpErrorCode.InvalidRequest, 'Method Not Allowed'), { allow: 'POST' });
       return;
     }
     const record = await this.sessionOf(exchange);
@@ -166,13 +166,13 @@ export class StreamableHttpService {
   }
 
   /** The session a GET or DELETE names, answering 400 or 404 when there is none. */
-  private async sessionOf(exchange: HttpExchange): Promise<SessionRecord | undefined> {
+  private async sessionOf(exchange: HttpExchange): Promise<McpSessionRecord | undefined> {
     const found = await this.resolver.find(
       firstHeader(exchange.headers, SESSION_HEADER),
       principalOf(exchange.request),
     );
     if (!found.ok) {
-      writeReply(exchange.res, refusalReply(found.reason, failure(null, ErrorCode.InvalidRequest, found.message)));
+      writeReply(exchange.res, refusalReply(found.reason, failure(null, McpErrorCode.InvalidRequest, found.message)));
       return undefined;
     }
     return found.record;
@@ -196,7 +196,7 @@ interface BindingParts {
 function resumableOpener(
   streams: ResumableStreams,
   sessionId: string,
-  revision: Revision | undefined,
+  revision: McpRevision | undefined,
   exchange: HttpExchange,
   headers: Record<string, string>,
 ): () => ResumableStream {
@@ -211,7 +211,7 @@ class StreamableHttpBinding implements InboundBinding<HttpRequestChannel> {
   readonly transport = 'streamable-http';
   readonly headersInLegacy = true;
   readonly principal: McpPrincipal;
-  readonly headers: HeaderBag;
+  readonly headers: McpHeaderBag;
   readonly versionHeader: string | undefined;
   private sessionPort: LegacySessionPort | undefined;
 

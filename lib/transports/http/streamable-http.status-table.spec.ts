@@ -1,5 +1,5 @@
 import type { InboundResult } from '../../protocol/inbound';
-import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, type JSONRPCResponse } from '../../protocol/messages/json-rpc';
 import type { SessionHandle } from '../../protocol/messages/session-handle';
 import type { HttpRequestChannel } from './http-request-channel';
 import type { AnswerStatus } from './http-reply';
@@ -7,11 +7,11 @@ import { streamableReply } from './streamable-http.status-table';
 
 const session = { id: 'mcp_s' } as SessionHandle;
 const channel = {} as HttpRequestChannel;
-const error = failure(1, ErrorCode.InvalidRequest, 'no');
-const ok: JsonRpcResponse = { jsonrpc: '2.0', id: 1, result: {} };
+const error = failure(1, McpErrorCode.InvalidRequest, 'no');
+const ok: JSONRPCResponse = { jsonrpc: '2.0', id: 1, result: {} };
 const statusOf: AnswerStatus = (response) => ('error' in response ? { status: 404 } : { status: 200 });
 const SID = { 'mcp-session-id': 'mcp_s' };
-const outage = failure(7, ErrorCode.InternalError, 'Service unavailable');
+const outage = failure(7, McpErrorCode.InternalError, 'Service unavailable');
 const RETRY = { 'retry-after': '1' };
 
 describe('streamableReply', () => {

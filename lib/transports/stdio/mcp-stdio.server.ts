@@ -79,6 +79,7 @@ export class McpStdioServer implements OnApplicationShutdown {
   private draining = false;
   private closing = false;
 
+  /** @internal */
   constructor(
     @Inject(MCP_STDIO_SETTINGS) private readonly stdio: StdioSettings,
     @Inject(MCP_HTTP_SETTINGS) private readonly http: HttpSettings,

@@ -15,6 +15,7 @@ import { ConsoleLogger, type LogLevel } from '@nestjs/common';
 export class McpStderrLogger extends ConsoleLogger {
   // Nest 11 and 12 both route every line, JSON or not, through `printMessages`, which takes the
   // stream to write to; forcing it keeps formatting, colours and JSON mode as they are.
+  /** @internal */
   protected override printMessages(
     messages: unknown[],
     context?: string,

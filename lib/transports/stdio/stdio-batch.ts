@@ -5,12 +5,12 @@
  */
 import type { McpEngine, RequestFacts } from '../../protocol/engine';
 import {
-  ErrorCode,
+  McpErrorCode,
   failure,
   type ClassifiedMessage,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcResponse,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCResponse,
 } from '../../protocol/messages/json-rpc';
 import { planBatch } from '../../protocol/batch';
 import type { InboundDispatcher } from '../../protocol/inbound';
@@ -29,9 +29,9 @@ export interface StdioBatchHost {
   readonly workers: StdioWorkers;
   readonly session: StdioSession;
   readonly draining: boolean;
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): void;
+  send(message: JSONRPCMessage | readonly JSONRPCMessage[]): void;
   /** A notification of the batch, served like a single one. */
-  notification(message: JsonRpcNotification): void;
+  notification(message: JSONRPCNotification): void;
   /** The facts of the batch's requests, within the connection's session. */
   facts(session: SessionHandle): RequestFacts;
 }
@@ -65,7 +65,7 @@ export function acceptBatch(host: StdioBatchHost, elements: readonly unknown[]):
   if (!host.workers.admit(batch)) {
     for (const request of batch.requests) {
       host.workers.inflight.delete(request.id);
-      batch.early.push(failure(request.id, ErrorCode.InternalError, OVERLOADED_MESSAGE));
+      batch.early.push(failure(request.id, McpErrorCode.InternalError, OVERLOADED_MESSAGE));
     }
     sendAnswers(host, batch.early);
   }
@@ -75,7 +75,7 @@ function acceptItem(host: StdioBatchHost, batch: BatchWork, item: ClassifiedMess
   switch (item.kind) {
     case 'invalid':
       if (!item.isNotification) {
-        batch.early.push(failure(item.id, ErrorCode.InvalidRequest, item.reason));
+        batch.early.push(failure(item.id, McpErrorCode.InvalidRequest, item.reason));
       }
       return;
     case 'response':
@@ -86,11 +86,11 @@ function acceptItem(host: StdioBatchHost, batch: BatchWork, item: ClassifiedMess
       return;
     case 'request':
       if (host.draining) {
-        batch.early.push(failure(item.message.id, ErrorCode.InternalError, SHUTTING_DOWN));
+        batch.early.push(failure(item.message.id, McpErrorCode.InternalError, SHUTTING_DOWN));
         return;
       }
       if (host.workers.inflight.has(item.message.id)) {
-        batch.early.push(failure(item.message.id, ErrorCode.InvalidRequest, DUPLICATE_ID_MESSAGE));
+        batch.early.push(failure(item.message.id, McpErrorCode.InvalidRequest, DUPLICATE_ID_MESSAGE));
         return;
       }
       host.workers.inflight.set(item.message.id, batch);
@@ -112,7 +112,7 @@ export async function runBatch(host: StdioBatchHost, batch: BatchWork): Promise<
       return facts === undefined
         ? Promise.resolve({
             type: 'response' as const,
-            response: failure(request.id, ErrorCode.InternalError, 'Session closed'),
+            response: failure(request.id, McpErrorCode.InternalError, 'Session closed'),
           })
         : host.engine.handle(facts, request);
     });
@@ -140,12 +140,12 @@ export function refuseQueuedBatch(host: StdioBatchHost, batch: BatchWork): void 
     .filter((request) => !batch.cancelled.has(request.id))
     .map((request) => {
       host.workers.inflight.delete(request.id);
-      return failure(request.id, ErrorCode.InternalError, SHUTTING_DOWN);
+      return failure(request.id, McpErrorCode.InternalError, SHUTTING_DOWN);
     });
   sendAnswers(host, [...batch.early, ...refusals]);
 }
 
-function sendAnswers(host: StdioBatchHost, answers: readonly JsonRpcResponse[]): void {
+function sendAnswers(host: StdioBatchHost, answers: readonly JSONRPCResponse[]): void {
   if (answers.length > 0) {
     host.send(answers);
   }

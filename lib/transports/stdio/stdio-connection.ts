@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import type { McpEngine } from '../../protocol/engine';
-import { classifyMessage, ErrorCode, failure, type JsonRpcId } from '../../protocol/messages/json-rpc';
+import { classifyMessage, McpErrorCode, failure, type RequestId } from '../../protocol/messages/json-rpc';
 import { InboundDispatcher } from '../../protocol/inbound';
 import type { McpPrincipal } from '../../protocol/calls/call-context';
 import { logMessage, logStack } from '../../protocol/bounds/log-text';
@@ -81,14 +81,14 @@ export class StdioConnection {
     this.output = new StdioOutput(output, limits.maxPendingNotifications, deps.logger);
     this.reader = new StdioFrameReader(limits.maxFrameBytes, {
       frame: (line) => this.onLine(line),
-      oversize: () => this.output.send(failure(null, ErrorCode.InvalidRequest, OVERSIZE_MESSAGE)),
+      oversize: () => this.output.send(failure(null, McpErrorCode.InvalidRequest, OVERSIZE_MESSAGE)),
     });
     this.workers = new StdioWorkers(limits, {
       run: (work) => (work.kind === 'batch' ? runBatch(this.requests, work) : this.requests.run(work)),
       failed: (work, error) => {
         this.deps.logger.error(`A request failed outside the engine: ${logMessage(error)}`, logStack(error));
         if (work.kind === 'request') {
-          this.output.send(failure(work.message.id, ErrorCode.InternalError, 'Internal error'));
+          this.output.send(failure(work.message.id, McpErrorCode.InternalError, 'Internal error'));
         }
       },
     });
@@ -175,7 +175,7 @@ export class StdioConnection {
         refuseQueuedBatch(this.requests, work);
       } else {
         this.workers.inflight.delete(work.message.id);
-        this.output.send(failure(work.message.id, ErrorCode.InternalError, SHUTTING_DOWN));
+        this.output.send(failure(work.message.id, McpErrorCode.InternalError, SHUTTING_DOWN));
       }
     }
     this.requests.endListens();
@@ -234,11 +234,11 @@ export class StdioConnection {
     try {
       value = JSON.parse(line);
     } catch {
-      this.output.send(failure(null, ErrorCode.ParseError, 'Parse error'));
+      this.output.send(failure(null, McpErrorCode.ParseError, 'Parse error'));
       return;
     }
     if (exceedsDepth(value, this.limits.maxJsonDepth)) {
-      this.output.send(failure(idOf(value), ErrorCode.InvalidRequest, BODY_TOO_DEEP(this.limits.maxJsonDepth)));
+      this.output.send(failure(idOf(value), McpErrorCode.InvalidRequest, BODY_TOO_DEEP(this.limits.maxJsonDepth)));
       return;
     }
     if (Array.isArray(value)) {
@@ -250,7 +250,7 @@ export class StdioConnection {
       case 'invalid':
         this.requests.write({
           kind: 'invalid',
-          error: failure(message.id, ErrorCode.InvalidRequest, message.reason),
+          error: failure(message.id, McpErrorCode.InvalidRequest, message.reason),
           notification: message.isNotification,
         });
         return;
@@ -267,7 +267,7 @@ export class StdioConnection {
   }
 }
 /** The id of a decoded message, when it has a usable one. */
-function idOf(value: unknown): JsonRpcId | null {
+function idOf(value: unknown): RequestId | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return null;
   }

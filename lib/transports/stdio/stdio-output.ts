@@ -6,7 +6,7 @@
  * must not make the server hold an unbounded backlog of progress and change notifications.
  */
 import type { Writable } from 'node:stream';
-import { ErrorCode, failure, type JsonRpcId, type JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, type RequestId, type JSONRPCMessage } from '../../protocol/messages/json-rpc';
 import { logText } from '../../protocol/bounds/log-text';
 
 /** Where the writer reports what went wrong. */
@@ -63,23 +63,23 @@ export class StdioOutput {
   }
 
   /** Writes an answer or a request to the client: never dropped while the stream can be written. */
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): boolean {
+  send(message: JSONRPCMessage | readonly JSONRPCMessage[]): boolean {
     let line: string;
     try {
       line = JSON.stringify(message);
     } catch (error) {
       // A result that cannot be serialized (a BigInt, a cycle) still gets an answer.
-      const id = Array.isArray(message) ? null : ((message as { id?: JsonRpcId | null }).id ?? null);
+      const id = Array.isArray(message) ? null : ((message as { id?: RequestId | null }).id ?? null);
       this.logger.error(
         `Could not serialize a message for request ${logText(id)}: ${error instanceof Error ? error.message : String(error)}`,
       );
-      line = JSON.stringify(failure(id, ErrorCode.InternalError, 'Internal error'));
+      line = JSON.stringify(failure(id, McpErrorCode.InternalError, 'Internal error'));
     }
     return this.write(line);
   }
 
   /** Writes a notification, or drops it when too many are already waiting behind a slow reader. */
-  notify(message: JsonRpcMessage): boolean {
+  notify(message: JSONRPCMessage): boolean {
     if (this.congested) {
       if (this.backlog >= this.maxPendingNotifications) {
         this.drop();

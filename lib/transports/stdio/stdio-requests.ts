@@ -6,12 +6,12 @@
  */
 import type { McpEngine, RequestChannel, RequestFacts } from '../../protocol/engine';
 import {
-  ErrorCode,
+  McpErrorCode,
   failure,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
+  type RequestId,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
 } from '../../protocol/messages/json-rpc';
 import { decideEra } from '../../protocol/messages/request-meta';
 import { LONG_LIVED_METHODS } from '../../protocol/methods';
@@ -76,7 +76,7 @@ export class StdioRequests implements StdioBatchHost {
     return this.deps.session;
   }
 
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+  send(message: JSONRPCMessage | readonly JSONRPCMessage[]): void {
     this.deps.output.send(message);
   }
 
@@ -104,14 +104,14 @@ export class StdioRequests implements StdioBatchHost {
   }
 
   /** Admits a request: started, queued, or refused at once. */
-  accept(message: JsonRpcRequest): void {
+  accept(message: JSONRPCRequest): void {
     const { output, workers } = this.deps;
     if (this.draining) {
-      output.send(failure(message.id, ErrorCode.InternalError, SHUTTING_DOWN));
+      output.send(failure(message.id, McpErrorCode.InternalError, SHUTTING_DOWN));
       return;
     }
     if (workers.inflight.has(message.id)) {
-      output.send(failure(message.id, ErrorCode.InvalidRequest, DUPLICATE_ID_MESSAGE));
+      output.send(failure(message.id, McpErrorCode.InvalidRequest, DUPLICATE_ID_MESSAGE));
       return;
     }
     const era = decideEra(message.params, undefined);
@@ -127,7 +127,7 @@ export class StdioRequests implements StdioBatchHost {
     };
     const admitted = listen ? workers.listen(work) : workers.admit(work);
     if (!admitted) {
-      output.send(failure(message.id, ErrorCode.InternalError, OVERLOADED_MESSAGE));
+      output.send(failure(message.id, McpErrorCode.InternalError, OVERLOADED_MESSAGE));
       return;
     }
     if (!listen) {
@@ -161,7 +161,7 @@ export class StdioRequests implements StdioBatchHost {
    * in its queue); the others (initialized, progress, roots/list_changed...) go to the engine,
    * which answers none of them and needs no session for them.
    */
-  notification(message: JsonRpcNotification): void {
+  notification(message: JSONRPCNotification): void {
     if (message.method === 'notifications/cancelled') {
       this.cancel(message);
       return;
@@ -169,7 +169,7 @@ export class StdioRequests implements StdioBatchHost {
     void this.serveNotification(message);
   }
 
-  private async serveNotification(message: JsonRpcNotification): Promise<void> {
+  private async serveNotification(message: JSONRPCNotification): Promise<void> {
     try {
       await this.deps.dispatcher.serve(message, {
         ...this.factsInput(),
@@ -185,7 +185,7 @@ export class StdioRequests implements StdioBatchHost {
    * `notifications/cancelled`: a queued request leaves the queue, a running one is aborted by
    * the engine; neither is answered.
    */
-  private cancel(message: JsonRpcNotification): void {
+  private cancel(message: JSONRPCNotification): void {
     const requestId = message.params?.requestId;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') {
       return;
@@ -223,7 +223,7 @@ export class StdioRequests implements StdioBatchHost {
     }
   }
 
-  private abortInEngine(scope: string | undefined, id: JsonRpcId, reason: string | undefined): void {
+  private abortInEngine(scope: string | undefined, id: RequestId, reason: string | undefined): void {
     if (scope !== undefined) {
       this.deps.engine.cancelRequest(scope, id, reason ?? 'Cancelled by the client');
     }

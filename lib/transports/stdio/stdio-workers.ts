@@ -4,14 +4,14 @@
  * Admission is synchronous, so that whether a request starts, waits or is refused does not
  * depend on timing.
  */
-import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from '../../protocol/messages/json-rpc';
-import type { Era } from '../../protocol/messages/revisions';
+import type { RequestId, JSONRPCRequest, JSONRPCResponse } from '../../protocol/messages/json-rpc';
+import type { McpEra } from '../../protocol/messages/revisions';
 
 /** A single request, from admission to its answer. */
 export interface RequestWork {
   readonly kind: 'request';
-  readonly message: JsonRpcRequest;
-  readonly era: Era;
+  readonly message: JSONRPCRequest;
+  readonly era: McpEra;
   /** `subscriptions/listen`: holds no worker slot, counted against `maxSubscriptions`. */
   readonly listen: boolean;
   /** A listen that no longer counts against `maxSubscriptions`. */
@@ -29,12 +29,12 @@ export interface RequestWork {
 export interface BatchWork {
   readonly kind: 'batch';
   /** Answers known at admission (invalid elements, duplicate ids), in element order. */
-  readonly early: JsonRpcResponse[];
-  readonly requests: JsonRpcRequest[];
+  readonly early: JSONRPCResponse[];
+  readonly requests: JSONRPCRequest[];
   state: 'queued' | 'running';
   handed: boolean;
   /** Requests of the batch cancelled before they were handed to the engine. */
-  readonly cancelled: Set<JsonRpcId>;
+  readonly cancelled: Set<RequestId>;
   scope?: string;
 }
 
@@ -55,7 +55,7 @@ export interface StdioWorkerHooks {
 
 export class StdioWorkers {
   /** Requests admitted and not yet answered, by id (queued, running, listening, in a batch). */
-  readonly inflight = new Map<JsonRpcId, Work>();
+  readonly inflight = new Map<RequestId, Work>();
   private readonly queue: Work[] = [];
   private running = 0;
   private listening = 0;

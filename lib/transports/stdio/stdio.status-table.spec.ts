@@ -1,12 +1,12 @@
 import type { RequestChannel } from '../../protocol/engine';
 import type { InboundResult } from '../../protocol/inbound';
-import { ErrorCode, failure, type JsonRpcResponse } from '../../protocol/messages/json-rpc';
+import { McpErrorCode, failure, type JSONRPCResponse } from '../../protocol/messages/json-rpc';
 import { stdioFrame } from './stdio.status-table';
 
 const channel: RequestChannel = { notify: () => undefined };
-const error = failure(1, ErrorCode.InvalidRequest, 'Invalid Request: bad');
-const outage = failure(7, ErrorCode.InternalError, 'Service unavailable');
-const ok: JsonRpcResponse = { jsonrpc: '2.0', id: 1, result: {} };
+const error = failure(1, McpErrorCode.InvalidRequest, 'Invalid Request: bad');
+const outage = failure(7, McpErrorCode.InternalError, 'Service unavailable');
+const ok: JSONRPCResponse = { jsonrpc: '2.0', id: 1, result: {} };
 
 describe('stdioFrame', () => {
   it.each<[string, InboundResult, unknown]>([

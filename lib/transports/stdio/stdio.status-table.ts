@@ -4,11 +4,11 @@
  * the engine saw it) writes nothing.
  */
 import type { InboundResult } from '../../protocol/inbound';
-import type { JsonRpcMessage } from '../../protocol/messages/json-rpc';
+import type { JSONRPCMessage } from '../../protocol/messages/json-rpc';
 
 /** What one result writes: a frame to send, or a line for the debug log. */
 export interface StdioFrame {
-  readonly send?: JsonRpcMessage | readonly JsonRpcMessage[];
+  readonly send?: JSONRPCMessage | readonly JSONRPCMessage[];
   readonly debug?: string;
 }
 

@@ -10,7 +10,7 @@ import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminu
 import { metrics, propagation, trace } from '@opentelemetry/api';
 import { IsString, MinLength } from 'class-validator';
 import { Cluster, Redis } from 'ioredis';
-import { McpHealthIndicator, McpModule, McpTool, ToolArgs, type McpRedisClient } from 'nest-mcp';
+import { McpHealthIndicator, McpModule, McpTool, McpArgs, type McpRedisClient } from 'nest-mcp';
 import { z } from 'zod';
 
 const redis: McpRedisClient = new Redis({ lazyConnect: true, enableOfflineQueue: false, commandTimeout: 1_000 });
@@ -27,12 +27,12 @@ const Search = z.object({ query: z.string(), limit: z.number().int().default(10)
 @Injectable()
 export class PeerTools {
   @McpTool({ description: 'Echoes its text', input: EchoDto })
-  echo(@ToolArgs() args: EchoDto): string {
+  echo(@McpArgs() args: EchoDto): string {
     return args.text;
   }
 
   @McpTool({ description: 'Searches', input: Search })
-  search(@ToolArgs() args: z.infer<typeof Search>): string {
+  search(@McpArgs() args: z.infer<typeof Search>): string {
     return `${args.query} (${args.limit})`;
   }
 }

@@ -1,5 +1,5 @@
-import type { JsonRpcMessage } from '../../../protocol/messages/json-rpc';
-import type { ReplayEvent } from '../../../interfaces/replay-store.interface';
+import type { JSONRPCMessage } from '../../../protocol/messages/json-rpc';
+import type { McpReplayEvent } from '../../../interfaces/replay-store.interface';
 import type { SseStream } from '../http-exchange';
 import { ResumableStream } from './resumable-stream';
 import { flush } from '../../../../test/support/waiting';
@@ -7,7 +7,7 @@ import { flush } from '../../../../test/support/waiting';
 /** What a connection was asked to write, in order. */
 interface Written {
   id: string;
-  message?: JsonRpcMessage;
+  message?: JSONRPCMessage;
   retryMs?: number;
 }
 
@@ -27,7 +27,7 @@ function fakeConnection(full = false): {
   let closed = false;
   const settle = (drained: boolean): void => waiting.splice(0).forEach((resolve) => resolve(drained));
   const connection = {
-    send: (message: JsonRpcMessage, id: string) => !closed && written.push({ id, message }) > 0 && !full,
+    send: (message: JSONRPCMessage, id: string) => !closed && written.push({ id, message }) > 0 && !full,
     prime: (id: string, retryMs: number) => !closed && written.push({ id, retryMs }) > 0 && !full,
     drained: () =>
       closed || !full ? Promise.resolve(!closed) : new Promise<boolean>((resolve) => waiting.push(resolve)),
@@ -49,16 +49,16 @@ function fakeConnection(full = false): {
 }
 
 function host() {
-  const recorded: ReplayEvent[] = [];
+  const recorded: McpReplayEvent[] = [];
   return {
     recorded,
-    record: jest.fn((_sessionId: string, event: ReplayEvent, _data: string) => void recorded.push(event)),
+    record: jest.fn((_sessionId: string, event: McpReplayEvent, _data: string) => void recorded.push(event)),
     forget: jest.fn(),
     lost: jest.fn(),
   };
 }
 
-const note = (n: number): JsonRpcMessage => ({
+const note = (n: number): JSONRPCMessage => ({
   jsonrpc: '2.0',
   method: 'notifications/message',
   params: { n },
@@ -89,7 +89,7 @@ describe('ResumableStream', () => {
     const { connection } = fakeConnection();
     stream.connect({
       ...connection,
-      send: (_message: JsonRpcMessage, _id: string, data?: string) => sent.push(data) > 0,
+      send: (_message: JSONRPCMessage, _id: string, data?: string) => sent.push(data) > 0,
     } as unknown as SseStream);
     stream.prime(0);
     stream.send(note(1));
@@ -125,7 +125,7 @@ describe('ResumableStream', () => {
     stream.hold();
     stream.send(note(3)); // seq 3: sent while the buffer is read, and also found there
     stream.send(note(4)); // seq 4: sent after the buffer was read
-    const replayed: ReplayEvent[] = [
+    const replayed: McpReplayEvent[] = [
       { streamId: 'aaaa', seq: 2, message: note(2) },
       { streamId: 'aaaa', seq: 3, message: note(3) },
     ];

@@ -1,5 +1,5 @@
-import type { JsonRpcMessage } from '../../../protocol/messages/json-rpc';
-import type { ReplayEvent } from '../../../interfaces/replay-store.interface';
+import type { JSONRPCMessage } from '../../../protocol/messages/json-rpc';
+import type { McpReplayEvent } from '../../../interfaces/replay-store.interface';
 import type { SessionChannel } from '../../../sessions/session-channels';
 import { formatEventId } from './event-ids';
 
@@ -9,7 +9,7 @@ export type StreamKind = 'request' | 'session';
 /** What a stream needs from the streams of its process. */
 export interface StreamHost {
   /** Keeps an event in the session's replay buffer; `data` is its message's JSON (`''` for none). */
-  record(sessionId: string, event: ReplayEvent, data: string): void;
+  record(sessionId: string, event: McpReplayEvent, data: string): void;
   /** The stream is over: it can no longer be resumed live. */
   forget(stream: ResumableStream): void;
   /** The stream's connection closed (client gone, or the server let it go). */
@@ -22,7 +22,7 @@ export interface StreamHost {
  */
 export interface EventSink {
   /** Writes a message (`data`: its JSON, when the caller has it); false when the sink is full or closed. */
-  send(message: JsonRpcMessage, id: string, data?: string): boolean;
+  send(message: JSONRPCMessage, id: string, data?: string): boolean;
   prime(id: string, retryMs: number): boolean;
   /** Resolves true once the sink takes more writes, false once it is closed. */
   drained(): Promise<boolean>;
@@ -31,7 +31,7 @@ export interface EventSink {
 }
 
 /** Writes a buffered event with its id: a priming event (no message) or a message. */
-export function writeEvent(connection: EventSink, event: ReplayEvent, retryMs: number, data?: string): boolean {
+export function writeEvent(connection: EventSink, event: McpReplayEvent, retryMs: number, data?: string): boolean {
   const id = formatEventId(event.streamId, event.seq);
   return event.message === undefined ? connection.prime(id, retryMs) : connection.send(event.message, id, data);
 }
@@ -45,7 +45,7 @@ export function writeEvent(connection: EventSink, event: ReplayEvent, retryMs: n
  */
 export async function writeEvents(
   connection: EventSink,
-  events: readonly ReplayEvent[],
+  events: readonly McpReplayEvent[],
   afterSeq: number,
 ): Promise<number | undefined> {
   let last = afterSeq;
@@ -68,7 +68,7 @@ export async function writeEvents(
 export class ResumableStream implements SessionChannel {
   private connection: EventSink | undefined;
   /** Events sent while a resume reads the buffer and replays it; written once it has. */
-  private held: ReplayEvent[] | undefined;
+  private held: McpReplayEvent[] | undefined;
   /** The connection of the resume replaying the buffer, until it carries the stream. */
   private replaying: EventSink | undefined;
   private done = false;
@@ -87,7 +87,7 @@ export class ResumableStream implements SessionChannel {
   }
 
   /** Sends a message; returns whether a connection took it (it is buffered either way). */
-  send(message: JsonRpcMessage): boolean {
+  send(message: JSONRPCMessage): boolean {
     return this.emit(message, 0);
   }
 
@@ -160,13 +160,13 @@ export class ResumableStream implements SessionChannel {
    * while the buffer was read and while they are written, each once, at the pace the client
    * reads them; then the connection carries the stream.
    */
-  resume(connection: EventSink, replayed: readonly ReplayEvent[], afterSeq: number): void {
+  resume(connection: EventSink, replayed: readonly McpReplayEvent[], afterSeq: number): void {
     this.replaying = connection;
     this.held ??= [];
     void this.replay(connection, replayed, afterSeq);
   }
 
-  private async replay(connection: EventSink, replayed: readonly ReplayEvent[], afterSeq: number): Promise<void> {
+  private async replay(connection: EventSink, replayed: readonly McpReplayEvent[], afterSeq: number): Promise<void> {
     let last = await writeEvents(connection, replayed, afterSeq);
     // Events sent meanwhile are held, in order; more may come while they are written, and the
     // walk over the array takes them too. A resume that takes the stream over ends this
@@ -199,14 +199,15 @@ export class ResumableStream implements SessionChannel {
     connection?.end();
   }
 
-  private emit(message: JsonRpcMessage | undefined, retryMs: number): boolean {
+  private emit(message: JSONRPCMessage | undefined, retryMs: number): boolean {
     if (this.done) {
       return false;
     }
     const seq = this.nextSeq++;
     // Serialized once: the buffer measures (or stores) it, the connection writes it.
     const data = message === undefined ? '' : JSON.stringify(message);
-    const event: ReplayEvent = message === undefined ? { streamId: this.id, seq } : { streamId: this.id, seq, message };
+    const event: McpReplayEvent =
+      message === undefined ? { streamId: this.id, seq } : { streamId: this.id, seq, message };
     this.host.record(this.sessionId, event, data);
     if (this.held !== undefined) {
       this.held.push(event);

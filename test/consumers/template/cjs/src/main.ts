@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
-import { McpHealthIndicator, getMcpHealthIndicatorToken } from 'nest-mcp';
+import { McpHealthIndicator, getMcpToken } from 'nest-mcp';
 import { AppModule } from './app.module';
 
 /** The error code a require of an internal path of nest-mcp fails with, or `loaded`. */
@@ -36,7 +36,7 @@ async function bootstrap(): Promise<void> {
   app.enableShutdownHooks();
   await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
   console.log(`HEALTH ${JSON.stringify(await app.get(McpHealthIndicator).isHealthy())}`);
-  const adminHealth = app.get<McpHealthIndicator>(getMcpHealthIndicatorToken('admin'));
+  const adminHealth = app.get<McpHealthIndicator>(getMcpToken(McpHealthIndicator, 'admin'));
   console.log(`ADMIN_HEALTH ${JSON.stringify(await adminHealth.isHealthy())}`);
   const { port } = app.getHttpServer().address() as AddressInfo;
   console.log(`ADMIN_URL http://127.0.0.1:${port}/admin`);

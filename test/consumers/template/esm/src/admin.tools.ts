@@ -1,5 +1,5 @@
 import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
-import { InjectMcpRegistry, McpCtx, McpRegistry, McpTool, ToolArgs } from 'nest-mcp';
+import { InjectMcp, McpCtx, type McpCallContext, McpRegistry, McpTool, McpArgs } from 'nest-mcp';
 
 /** The API key of the admin server; the e2e spec sends it in `x-api-key`. */
 export const ADMIN_KEY = 'consumer-admin-key-0123456789';
@@ -12,7 +12,7 @@ export class AdminTools {
     input: { type: 'object', properties: {}, additionalProperties: false },
     output: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
   })
-  admin_whoami(@McpCtx() ctx: McpCtx): { id: string } {
+  admin_whoami(@McpCtx() ctx: McpCallContext): { id: string } {
     return { id: ctx.principal.id };
   }
 
@@ -25,7 +25,7 @@ export class AdminTools {
       additionalProperties: false,
     },
   })
-  admin_reverse(@ToolArgs() args: { text: string }): string {
+  admin_reverse(@McpArgs() args: { text: string }): string {
     return [...args.text].reverse().join('');
   }
 }
@@ -36,7 +36,7 @@ export class AdminTools {
  */
 @Injectable()
 export class AdminRuntimeTools implements OnModuleInit {
-  constructor(@InjectMcpRegistry('admin') private readonly registry: McpRegistry) {}
+  constructor(@InjectMcp(McpRegistry, 'admin') private readonly registry: McpRegistry) {}
 
   onModuleInit(): void {
     this.registry.addTool({

@@ -1,5 +1,5 @@
 import { Injectable, Module } from '@nestjs/common';
-import { McpTool, ToolArgs } from 'nest-mcp';
+import { McpTool, McpArgs } from 'nest-mcp';
 
 @Injectable()
 export class MathTools {
@@ -17,7 +17,7 @@ export class MathTools {
       required: ['sum'],
     },
   })
-  add(@ToolArgs() args: { a: number; b: number }): { sum: number } {
+  add(@McpArgs() args: { a: number; b: number }): { sum: number } {
     return { sum: args.a + args.b };
   }
 }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { runMcpStdio } from 'nest-mcp';
+import { runMcpStdio } from 'nest-mcp/stdio';
 import { AppModule } from './app.module.js';
 
 /** The same app served over stdio: JSON-RPC on stdin/stdout, logs on stderr. */
