@@ -16,7 +16,7 @@ import { Collector, MODERN_REVISION, type RpcMessage } from './fixtures/raw-rpc'
 
 const ROOT = join(__dirname, '..');
 const TS_NODE = join(ROOT, 'node_modules', '.bin', 'ts-node');
-const SAMPLE_ARGS = ['--transpile-only', '-r', 'tsconfig-paths/register', 'sample/stdio.ts'];
+const SAMPLE_ARGS = ['--swc', '-r', 'tsconfig-paths/register', 'sample/stdio.ts'];
 const SPAWN_TIMEOUT_MS = 90_000;
 
 /** The environment of the spawned server: ours (PATH, HOME...), as strings. */

@@ -31,7 +31,7 @@ import { Collector, META, modernRequest, type RpcMessage } from './fixtures/raw-
 
 const ROOT = join(__dirname, '..');
 const TS_NODE = join(ROOT, 'node_modules', '.bin', 'ts-node');
-const ENTRY_ARGS = ['--transpile-only', '-r', 'tsconfig-paths/register', 'test/fixtures/tasks-stdio-main.ts'];
+const ENTRY_ARGS = ['--swc', '-r', 'tsconfig-paths/register', 'test/fixtures/tasks-stdio-main.ts'];
 const SPAWN_TIMEOUT_MS = 90_000;
 const TEST_TIMEOUT_MS = 30_000;
 /** The fixture's poll interval: short, so that polling clients do not wait a second between polls. */
