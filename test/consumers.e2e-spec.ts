@@ -62,6 +62,14 @@ const SETUP_TIMEOUT_MS = 10 * 60_000;
 const START_TIMEOUT_MS = 60_000;
 /** TypeScript 5.9 checking an app and every declaration it reaches, on a busy machine. */
 const TYPE_CHECK_TIMEOUT_MS = 120_000;
+/**
+ * How many type checks run at once. They start as soon as their consumer is installed, while the
+ * apps of the other consumers install, compile and serve (waiting on npm, sockets and child
+ * processes), rather than one after another once every app has been tested. One: a compiler takes
+ * a core, and on the 2-core machine Jest's other worker needs the other (two at once starved the
+ * CPU-bound suites beside this one).
+ */
+const TYPE_CHECKS_AT_ONCE = 1;
 
 const FORMATS = ['cjs', 'esm'] as const;
 type Format = (typeof FORMATS)[number];
@@ -71,10 +79,11 @@ interface RunResult {
   stderr: string;
 }
 
-/** Runs a command to completion; a failure carries the command's output. */
-function run(command: string, args: string[], cwd: string): Promise<RunResult> {
+/** Runs a command to completion (killed after `timeout` ms, if given); a failure carries the command's output. */
+function run(command: string, args: string[], cwd: string, timeout?: number): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, env: process.env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    const options = { cwd, env: process.env, maxBuffer: 64 * 1024 * 1024, timeout };
+    execFile(command, args, options, (error, stdout, stderr) => {
       if (error) {
         const tail = (text: string) => text.split('\n').slice(-40).join('\n');
         const what = `${command} ${args.join(' ')} (in ${cwd}) failed: ${error.message}`;
@@ -346,6 +355,30 @@ let workDir: string | undefined;
 const prepared = new Map<string, Promise<string>>();
 /** Per consumer of the type-check matrix: its apps, once it is installed. */
 const typeApps = new Map<string, Promise<Record<Format, string>>>();
+/** Per consumer, format and compiler (`typeCheckKey`): the type check, started once the apps are there. */
+const typeChecks = new Map<string, Promise<void>>();
+
+const typeCheckKey = (consumer: string, format: Format, typescript: number) => `${consumer} ${format} ${typescript}`;
+
+/** Runs the tasks given to it, at most `width` at a time, in the order given. */
+function queue(width: number): (task: () => Promise<void>) => Promise<void> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return (task) =>
+    new Promise<void>((resolve, reject) => {
+      const go = () => {
+        running += 1;
+        task()
+          .then(resolve, reject)
+          .finally(() => {
+            running -= 1;
+            waiting.shift()?.();
+          });
+      };
+      if (running < width) go();
+      else waiting.push(go);
+    });
+}
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'nest-mcp-consumers-'));
@@ -359,6 +392,7 @@ beforeAll(async () => {
       Promise.all([packing, installDependencies(consumer)]).then(([packed]) => installLibrary(consumer, packed)),
     );
   }
+  const typeCheck = queue(TYPE_CHECKS_AT_ONCE);
   const running = new Map<number, Promise<Record<Format, string>>>();
   for (const [nest, installed] of installing) {
     const consumer = join(CONSUMERS, `nest${nest}`);
@@ -383,10 +417,22 @@ beforeAll(async () => {
     const installed = nest
       ? installing.get(Number(nest[1]))!
       : Promise.all([packing, installDependencies(dir)]).then(([packed]) => installLibrary(dir, packed));
-    typeApps.set(
-      consumer,
-      installed.then(() => copyApps(dir, peers, join(workDir!, 'types', basename(consumer)))),
-    );
+    const apps = installed.then(() => copyApps(dir, peers, join(workDir!, 'types', basename(consumer))));
+    typeApps.set(consumer, apps);
+    for (const format of FORMATS) {
+      for (const { typescript, bin } of COMPILERS) {
+        const check = apps.then((ready) =>
+          typeCheck(() => {
+            const tsc = join(dir, 'node_modules', bin);
+            const args = [tsc, '-p', ready[format], '--noEmit', '--preserveSymlinks'];
+            return run(process.execPath, args, ready[format], TYPE_CHECK_TIMEOUT_MS).then(() => undefined);
+          }),
+        );
+        // Its test awaits it; until then, a failure is not an unhandled rejection.
+        check.catch(() => undefined);
+        typeChecks.set(typeCheckKey(consumer, format, typescript), check);
+      }
+    }
   }
   // A failure is reported by the combinations it concerns: their beforeAll awaits it.
   await Promise.allSettled([...prepared.values(), ...typeApps.values()]);
@@ -628,13 +674,16 @@ describe.each(typeConsumers)(
 
     it.each(FORMATS.flatMap((format) => COMPILERS.map((compiler) => ({ format, ...compiler }))))(
       'type-checks the $format app with TypeScript $typescript and skipLibCheck false',
-      async ({ format, bin }) => {
+      async ({ format, typescript }) => {
         const appDir = apps![format];
         expect(readJson(join(appDir, 'tsconfig.json')).compilerOptions.skipLibCheck).toBe(false);
-        const tsc = join(dir, 'node_modules', bin);
-        await run(process.execPath, [tsc, '-p', appDir, '--noEmit', '--preserveSymlinks'], appDir);
+        // `tsc -p <app> --noEmit --preserveSymlinks` with the consumer's compiler, started by the
+        // shared setup (see TYPE_CHECKS_AT_ONCE); each one is killed after TYPE_CHECK_TIMEOUT_MS.
+        const check = typeChecks.get(typeCheckKey(consumer, format, typescript));
+        if (!check) throw new Error('the shared setup did not start this type check');
+        await check;
       },
-      TYPE_CHECK_TIMEOUT_MS,
+      SETUP_TIMEOUT_MS,
     );
   },
 );
