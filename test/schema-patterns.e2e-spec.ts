@@ -12,8 +12,13 @@ import { McpConfigurationError, McpModule, McpTool } from 'nest-mcp';
 import { type Adapter, firstText, startApp, startupError, type RunningApp } from './fixtures/pipeline-app';
 
 const ADAPTERS: Adapter[] = ['express', 'fastify'];
-/** Thirty characters that make `^(a+)+$` backtrack through 2^29 ways before failing. */
-const HOSTILE = `${'a'.repeat(29)}!`;
+/**
+ * Forty-one characters that make `^(a+)+$` backtrack through 2^40 ways before failing: hours for
+ * a backtracking engine, well under a millisecond for the linear one. The bound the tests put on
+ * a call (a second) is no speed target (speed is measured by npm run bench): it only tells the
+ * two engines apart, with room for a busy machine.
+ */
+const HOSTILE = `${'a'.repeat(40)}!`;
 
 @Injectable()
 class PatternTools {
@@ -80,11 +85,11 @@ describe.each(ADAPTERS)('schema patterns (%s)', (adapter) => {
       client = await running.connect();
     });
 
-    it('answers ^(a+)+$ on a hostile argument in under 50 ms, with the validation error', async () => {
+    it('answers ^(a+)+$ on a hostile argument without backtracking, with the validation error', async () => {
       const { result, ms } = await timedCall(call, { word: HOSTILE });
       expect(result.isError).toBe(true);
       expect(firstText(result)).toBe('Invalid arguments for tool check: /word must match pattern "^(a+)+$"');
-      expect(ms).toBeLessThan(50);
+      expect(ms).toBeLessThan(1_000);
     });
 
     it('validates ordinary patterns as before', async () => {
@@ -109,11 +114,11 @@ describe.each(ADAPTERS)('schema patterns (%s)', (adapter) => {
       await client.close();
     });
 
-    it('answers ^(a+)+$ on a hostile argument in under 50 ms, with the validation error', async () => {
+    it('answers ^(a+)+$ on a hostile argument without backtracking, with the validation error', async () => {
       const { result, ms } = await timedCall(call, { word: HOSTILE });
       expect(result.isError).toBe(true);
       expect(firstText(result)).toBe('Invalid arguments for tool check: /word must match pattern "^(a+)+$"');
-      expect(ms).toBeLessThan(50);
+      expect(ms).toBeLessThan(1_000);
     });
 
     it('validates ordinary patterns as before', async () => {
