@@ -102,10 +102,10 @@ describe('test tiers', () => {
     );
   });
 
-  it('runs on every core, with the 20 s test timeout for every tier (a global option of Jest)', async () => {
+  it('runs two workers per core, with the 20 s test timeout for every tier (a global option of Jest)', async () => {
     const { globalConfig } = await showConfig();
     expect(globalConfig).toMatchObject({
-      maxWorkers: availableParallelism(),
+      maxWorkers: 2 * availableParallelism(),
       testTimeout: 20_000,
       testSequencer: join(ROOT, 'jest.sequencer.js'),
     });
