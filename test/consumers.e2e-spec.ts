@@ -1,6 +1,7 @@
 /**
  * The published package, loaded by real consumer apps: NestJS 11 and 12, each as a CommonJS and
- * an ESM app. The apps are written once, in test/consumers/template/{cjs,esm}; each consumer
+ * an ESM app. The apps are written once, in test/consumers/template/{cjs,esm}, with the modules
+ * both share in test/consumers/template/shared; each consumer
  * (test/consumers/nest{11,12}, test/consumers/types/<variant>) is an install, a package.json and
  * its lockfile, and the spec makes a copy of the template apps for each one, outside the
  * repository, linked to the consumer's node_modules (see `copyApps`).
@@ -237,6 +238,8 @@ function copyApps(consumer: string, peers: boolean, into: string): Record<Format
     for (const name of ['package.json', 'tsconfig.json', 'src']) {
       cpSync(join(TEMPLATE, format, name), join(apps[format], name), { recursive: true });
     }
+    // The modules both formats compile from the same text (no relative import to spell apart).
+    cpSync(join(TEMPLATE, 'shared'), join(apps[format], 'src'), { recursive: true });
     if (peers) cpSync(join(CONSUMERS, 'types', 'with-peers.ts'), join(apps[format], 'src', 'with-peers.ts'));
   }
   return apps;
