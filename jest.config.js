@@ -30,8 +30,7 @@ const esmPackages = [
 /** Specs that run the TypeScript compiler (tens of seconds each): the `types` tier. */
 const typeSpecs = [
   'lib/decorators/mcp-typed-tool.decorator.spec.ts',
-  // The public API report and the docs' TypeScript blocks, each one compiler run.
-  'test/api-report.spec.ts',
+  // The docs' TypeScript blocks, one compiler run.
   'test/docs-snippets.spec.ts',
 ];
 /** The console's specs and the other Chromium ones: the `browser` tier. */

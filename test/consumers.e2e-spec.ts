@@ -6,7 +6,8 @@
  * its lockfile, and the spec makes a copy of the template apps for each one, outside the
  * repository, linked to the consumer's node_modules (see `copyApps`).
  *
- * The library is built and packed with `npm pack`; each consumer installs its pinned
+ * The library is built and packed with `npm pack`. Its declarations, as packed, must be the public
+ * API on record (api/*.api.md, see scripts/api-report.mjs). Each consumer installs its pinned
  * dependencies with `npm ci` and the tarball with `npm install --no-save`, so nest-mcp resolves
  * the consumer's own @nestjs packages, never the repository's. Each app is compiled with the
  * consumer's TypeScript, started with `node`, and driven with the MCP SDK client. Each app also
@@ -24,7 +25,9 @@
  * optional peer and `@types/node` 20; test/consumers/types/<variant> install NestJS 12 with
  * `@types/node` 26, the peers, or both. Every consumer has both compilers (`typescript` 5.9 and
  * `typescript-7`), which check its copies of the apps (with types/with-peers.ts beside them where
- * the peers are installed), so that nothing resolves from the repository's own node_modules.
+ * the peers are installed), so that nothing resolves from the repository's own node_modules. For
+ * nest11 and nest12, the copies checked are those that run, and the compile of each (TypeScript
+ * 5.9, `--preserveSymlinks`) is its 5.9 check.
  *
  * Installs are reused while the consumer's lockfile and the packed tarball are unchanged (a
  * stamp in its node_modules records both), so reruns only build, pack and compile.
@@ -150,6 +153,24 @@ async function buildAndPack(destination: string): Promise<Packed> {
   return { tarball: join(destination, pack.filename), integrity: pack.integrity };
 }
 
+/**
+ * scripts/api-report.mjs --check on the declarations just built into dist: the exports of the
+ * package as packed, against the committed api/nest-mcp.api.md and api/nest-mcp-stdio.api.md
+ * (`npm run api:report` writes them again after a deliberate change).
+ */
+function checkApiReport(): Promise<{ code: number; output: string }> {
+  const script = join(ROOT, 'scripts', 'api-report.mjs');
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [script, '--check', '--declarations', join(ROOT, 'dist')],
+      { cwd: ROOT, timeout: TYPE_CHECK_TIMEOUT_MS },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : Number(error.code ?? 1), output: stdout + stderr }),
+    );
+  });
+}
+
 interface Stamp {
   /** The hash of package.json and package-lock.json node_modules was installed from. */
   lock: string;
@@ -191,10 +212,15 @@ async function installLibrary(consumer: string, packed: Packed): Promise<void> {
   writeStamp(consumer, { lock, tarball: packed.integrity });
 }
 
-/** Compiles an app with its consumer's own TypeScript into `<app>/dist`. */
+/**
+ * Compiles an app with its consumer's own TypeScript into `<app>/dist`. With `--preserveSymlinks`,
+ * as the type checks run (see `copyApps`), so that this compile is also the TypeScript 5.9 check
+ * of the app: the copies that run are the copies the matrix checks.
+ */
 async function compile(consumer: string, appDir: string): Promise<void> {
   rmSync(join(appDir, 'dist'), { recursive: true, force: true });
-  await run(process.execPath, [join(consumer, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', appDir], consumer);
+  const tsc = join(consumer, 'node_modules', 'typescript', 'bin', 'tsc');
+  await run(process.execPath, [tsc, '-p', appDir, '--preserveSymlinks'], consumer, TYPE_CHECK_TIMEOUT_MS);
 }
 
 /** The optional peers of nest-mcp (peerDependenciesMeta), none of which the apps import. */
@@ -354,6 +380,8 @@ const combinations = [
 ] as const;
 
 let workDir: string | undefined;
+/** The API report check of the packed declarations (scripts/api-report.mjs --check), once the build is there. */
+let apiReport: Promise<{ code: number; output: string }> | undefined;
 /** Per combination: resolves with its app's folder once it is installed and compiled, rejects with the cause. */
 const prepared = new Map<string, Promise<string>>();
 /** Per consumer of the type-check matrix: its apps, once it is installed. */
@@ -387,6 +415,8 @@ beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'nest-mcp-consumers-'));
   // Building the library and installing the consumers' dependencies are independent.
   const packing = buildAndPack(workDir);
+  apiReport = packing.then(checkApiReport);
+  apiReport.catch(() => undefined);
   const installing = new Map<number, Promise<void>>();
   for (const nest of new Set(combinations.map((c) => c.nest))) {
     const consumer = join(CONSUMERS, `nest${nest}`);
@@ -417,20 +447,26 @@ beforeAll(async () => {
   for (const { consumer, peers } of typeConsumers) {
     const dir = join(CONSUMERS, consumer);
     const nest = /^nest(\d+)$/.exec(consumer);
-    const installed = nest
-      ? installing.get(Number(nest[1]))!
-      : Promise.all([packing, installDependencies(dir)]).then(([packed]) => installLibrary(dir, packed));
-    const apps = installed.then(() => copyApps(dir, peers, join(workDir!, 'types', basename(consumer))));
+    // The apps that run are copies like any other (no optional peer), so they are the ones checked.
+    const apps = nest
+      ? running.get(Number(nest[1]))!
+      : Promise.all([packing, installDependencies(dir)])
+          .then(([packed]) => installLibrary(dir, packed))
+          .then(() => copyApps(dir, peers, join(workDir!, 'types', basename(consumer))));
     typeApps.set(consumer, apps);
     for (const format of FORMATS) {
       for (const { typescript, bin } of COMPILERS) {
-        const check = apps.then((ready) =>
-          typeCheck(() => {
-            const tsc = join(dir, 'node_modules', bin);
-            const args = [tsc, '-p', ready[format], '--noEmit', '--preserveSymlinks'];
-            return run(process.execPath, args, ready[format], TYPE_CHECK_TIMEOUT_MS).then(() => undefined);
-          }),
-        );
+        const compiled = nest && typescript === 5 ? prepared.get(`${nest[1]}-${format}`) : undefined;
+        const check = compiled
+          ? // That app's compile (see `compile`) is this check.
+            compiled.then(() => undefined)
+          : apps.then((ready) =>
+              typeCheck(() => {
+                const tsc = join(dir, 'node_modules', bin);
+                const args = [tsc, '-p', ready[format], '--noEmit', '--preserveSymlinks'];
+                return run(process.execPath, args, ready[format], TYPE_CHECK_TIMEOUT_MS).then(() => undefined);
+              }),
+            );
         // Its test awaits it; until then, a failure is not an unhandled rejection.
         check.catch(() => undefined);
         typeChecks.set(typeCheckKey(consumer, format, typescript), check);
@@ -444,6 +480,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...children].map(stop));
   if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+it('packs the public API on record: api/nest-mcp.api.md and api/nest-mcp-stdio.api.md', async () => {
+  if (!apiReport) throw new Error('the shared setup did not run');
+  expect(await apiReport).toEqual({
+    code: 0,
+    output: expect.stringMatching(/matches api\/nest-mcp\.api\.md\.\n[^]*matches api\/nest-mcp-stdio\.api\.md\./),
+  });
 });
 
 describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, format }) => {
