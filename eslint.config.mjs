@@ -71,6 +71,7 @@ export default tseslint.config(
       'lib/schema/meta/**',
       'eslint.config.mjs',
       'jest.config.js',
+      'jest.sequencer.js',
     ],
   },
   eslint.configs.recommended,

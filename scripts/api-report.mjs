@@ -3,15 +3,17 @@
 // entry point (api/nest-mcp-stdio.api.md for lib/stdio.ts, `nest-mcp/stdio`;
 // api/nest-mcp-testing.api.md for lib/testing/index.ts, `nest-mcp/testing`). A change to the exported
 // surface changes the report, so it shows in review; CI fails while the committed report and the
-// code disagree (test/api-report.spec.ts runs this with --check).
+// code disagree (test/consumers.e2e-spec.ts runs this with --check on the declarations it packs).
 //
 //   node scripts/api-report.mjs           writes the report from the code
 //   node scripts/api-report.mjs --check   fails (exit 1) when the committed report is not the code's
+//   ... --declarations <dir>              reads the declarations of a build in <dir> (dist) instead
 //
-// The declarations are compiled on their own into api/.build (git-ignored), not taken from dist,
-// so that the check needs no build.
+// The declarations are compiled on their own into api/.build (git-ignored), so that the check
+// needs no build; with --declarations, those of a build are copied there instead (the consumer
+// apps' spec checks the declarations it packs, and saves a compiler run).
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import process from 'node:process';
@@ -27,19 +29,30 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const check = process.argv.includes('--check');
 const build = join(root, 'api', '.build');
 
+const declarationsAt = process.argv.indexOf('--declarations');
+const declarations = declarationsAt === -1 ? undefined : resolve(process.argv[declarationsAt + 1]);
+
 rmSync(build, { recursive: true, force: true });
-execFileSync(
-  process.execPath,
-  [
-    require.resolve('typescript/bin/tsc'),
-    '-p',
-    join(root, 'tsconfig.build.json'),
-    '--emitDeclarationOnly',
-    '--outDir',
-    build,
-  ],
-  { cwd: root, stdio: 'inherit' },
-);
+if (declarations) {
+  // Only the declarations: API Extractor reads nothing else.
+  cpSync(declarations, build, {
+    recursive: true,
+    filter: (path) => statSync(path).isDirectory() || path.endsWith('.d.ts'),
+  });
+} else {
+  execFileSync(
+    process.execPath,
+    [
+      require.resolve('typescript/bin/tsc'),
+      '-p',
+      join(root, 'tsconfig.build.json'),
+      '--emitDeclarationOnly',
+      '--outDir',
+      build,
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
+}
 
 /** Each entry point: its API Extractor configuration and its report. */
 const ENTRIES = [

@@ -1,11 +1,13 @@
 /**
  * The published package, loaded by real consumer apps: NestJS 11 and 12, each as a CommonJS and
- * an ESM app. The apps are written once, in test/consumers/template/{cjs,esm}; each consumer
+ * an ESM app. The apps are written once, in test/consumers/template/{cjs,esm}, with the modules
+ * both share in test/consumers/template/shared; each consumer
  * (test/consumers/nest{11,12}, test/consumers/types/<variant>) is an install, a package.json and
  * its lockfile, and the spec makes a copy of the template apps for each one, outside the
  * repository, linked to the consumer's node_modules (see `copyApps`).
  *
- * The library is built and packed with `npm pack`; each consumer installs its pinned
+ * The library is built and packed with `npm pack`. Its declarations, as packed, must be the public
+ * API on record (api/*.api.md, see scripts/api-report.mjs). Each consumer installs its pinned
  * dependencies with `npm ci` and the tarball with `npm install --no-save`, so nest-mcp resolves
  * the consumer's own @nestjs packages, never the repository's. Each app is compiled with the
  * consumer's TypeScript, started with `node`, and driven with the MCP SDK client. Each app also
@@ -23,7 +25,9 @@
  * optional peer and `@types/node` 20; test/consumers/types/<variant> install NestJS 12 with
  * `@types/node` 26, the peers, or both. Every consumer has both compilers (`typescript` 5.9 and
  * `typescript-7`), which check its copies of the apps (with types/with-peers.ts beside them where
- * the peers are installed), so that nothing resolves from the repository's own node_modules.
+ * the peers are installed), so that nothing resolves from the repository's own node_modules. For
+ * nest11 and nest12, the copies checked are those that run, and the compile of each (TypeScript
+ * 5.9, `--preserveSymlinks`) is its 5.9 check.
  *
  * Installs are reused while the consumer's lockfile and the packed tarball are unchanged (a
  * stamp in its node_modules records both), so reruns only build, pack and compile.
@@ -62,6 +66,14 @@ const SETUP_TIMEOUT_MS = 10 * 60_000;
 const START_TIMEOUT_MS = 60_000;
 /** TypeScript 5.9 checking an app and every declaration it reaches, on a busy machine. */
 const TYPE_CHECK_TIMEOUT_MS = 120_000;
+/**
+ * How many type checks run at once. They start as soon as their consumer is installed, while the
+ * apps of the other consumers install, compile and serve (waiting on npm, sockets and child
+ * processes), rather than one after another once every app has been tested. One: a compiler takes
+ * a core, and on the 2-core machine Jest's other worker needs the other (two at once starved the
+ * CPU-bound suites beside this one).
+ */
+const TYPE_CHECKS_AT_ONCE = 1;
 
 const FORMATS = ['cjs', 'esm'] as const;
 type Format = (typeof FORMATS)[number];
@@ -71,10 +83,11 @@ interface RunResult {
   stderr: string;
 }
 
-/** Runs a command to completion; a failure carries the command's output. */
-function run(command: string, args: string[], cwd: string): Promise<RunResult> {
+/** Runs a command to completion (killed after `timeout` ms, if given); a failure carries the command's output. */
+function run(command: string, args: string[], cwd: string, timeout?: number): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, env: process.env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    const options = { cwd, env: process.env, maxBuffer: 64 * 1024 * 1024, timeout };
+    execFile(command, args, options, (error, stdout, stderr) => {
       if (error) {
         const tail = (text: string) => text.split('\n').slice(-40).join('\n');
         const what = `${command} ${args.join(' ')} (in ${cwd}) failed: ${error.message}`;
@@ -140,6 +153,24 @@ async function buildAndPack(destination: string): Promise<Packed> {
   return { tarball: join(destination, pack.filename), integrity: pack.integrity };
 }
 
+/**
+ * scripts/api-report.mjs --check on the declarations just built into dist: the exports of the
+ * package as packed, against the committed api/nest-mcp.api.md and api/nest-mcp-stdio.api.md
+ * (`npm run api:report` writes them again after a deliberate change).
+ */
+function checkApiReport(): Promise<{ code: number; output: string }> {
+  const script = join(ROOT, 'scripts', 'api-report.mjs');
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [script, '--check', '--declarations', join(ROOT, 'dist')],
+      { cwd: ROOT, timeout: TYPE_CHECK_TIMEOUT_MS },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : Number(error.code ?? 1), output: stdout + stderr }),
+    );
+  });
+}
+
 interface Stamp {
   /** The hash of package.json and package-lock.json node_modules was installed from. */
   lock: string;
@@ -181,10 +212,15 @@ async function installLibrary(consumer: string, packed: Packed): Promise<void> {
   writeStamp(consumer, { lock, tarball: packed.integrity });
 }
 
-/** Compiles an app with its consumer's own TypeScript into `<app>/dist`. */
+/**
+ * Compiles an app with its consumer's own TypeScript into `<app>/dist`. With `--preserveSymlinks`,
+ * as the type checks run (see `copyApps`), so that this compile is also the TypeScript 5.9 check
+ * of the app: the copies that run are the copies the matrix checks.
+ */
 async function compile(consumer: string, appDir: string): Promise<void> {
   rmSync(join(appDir, 'dist'), { recursive: true, force: true });
-  await run(process.execPath, [join(consumer, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', appDir], consumer);
+  const tsc = join(consumer, 'node_modules', 'typescript', 'bin', 'tsc');
+  await run(process.execPath, [tsc, '-p', appDir, '--preserveSymlinks'], consumer, TYPE_CHECK_TIMEOUT_MS);
 }
 
 /** The optional peers of nest-mcp (peerDependenciesMeta), none of which the apps import. */
@@ -228,6 +264,8 @@ function copyApps(consumer: string, peers: boolean, into: string): Record<Format
     for (const name of ['package.json', 'tsconfig.json', 'src']) {
       cpSync(join(TEMPLATE, format, name), join(apps[format], name), { recursive: true });
     }
+    // The modules both formats compile from the same text (no relative import to spell apart).
+    cpSync(join(TEMPLATE, 'shared'), join(apps[format], 'src'), { recursive: true });
     if (peers) cpSync(join(CONSUMERS, 'types', 'with-peers.ts'), join(apps[format], 'src', 'with-peers.ts'));
   }
   return apps;
@@ -342,15 +380,43 @@ const combinations = [
 ] as const;
 
 let workDir: string | undefined;
+/** The API report check of the packed declarations (scripts/api-report.mjs --check), once the build is there. */
+let apiReport: Promise<{ code: number; output: string }> | undefined;
 /** Per combination: resolves with its app's folder once it is installed and compiled, rejects with the cause. */
 const prepared = new Map<string, Promise<string>>();
 /** Per consumer of the type-check matrix: its apps, once it is installed. */
 const typeApps = new Map<string, Promise<Record<Format, string>>>();
+/** Per consumer, format and compiler (`typeCheckKey`): the type check, started once the apps are there. */
+const typeChecks = new Map<string, Promise<void>>();
+
+const typeCheckKey = (consumer: string, format: Format, typescript: number) => `${consumer} ${format} ${typescript}`;
+
+/** Runs the tasks given to it, at most `width` at a time, in the order given. */
+function queue(width: number): (task: () => Promise<void>) => Promise<void> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return (task) =>
+    new Promise<void>((resolve, reject) => {
+      const go = () => {
+        running += 1;
+        task()
+          .then(resolve, reject)
+          .finally(() => {
+            running -= 1;
+            waiting.shift()?.();
+          });
+      };
+      if (running < width) go();
+      else waiting.push(go);
+    });
+}
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'nest-mcp-consumers-'));
   // Building the library and installing the consumers' dependencies are independent.
   const packing = buildAndPack(workDir);
+  apiReport = packing.then(checkApiReport);
+  apiReport.catch(() => undefined);
   const installing = new Map<number, Promise<void>>();
   for (const nest of new Set(combinations.map((c) => c.nest))) {
     const consumer = join(CONSUMERS, `nest${nest}`);
@@ -359,6 +425,7 @@ beforeAll(async () => {
       Promise.all([packing, installDependencies(consumer)]).then(([packed]) => installLibrary(consumer, packed)),
     );
   }
+  const typeCheck = queue(TYPE_CHECKS_AT_ONCE);
   const running = new Map<number, Promise<Record<Format, string>>>();
   for (const [nest, installed] of installing) {
     const consumer = join(CONSUMERS, `nest${nest}`);
@@ -380,13 +447,31 @@ beforeAll(async () => {
   for (const { consumer, peers } of typeConsumers) {
     const dir = join(CONSUMERS, consumer);
     const nest = /^nest(\d+)$/.exec(consumer);
-    const installed = nest
-      ? installing.get(Number(nest[1]))!
-      : Promise.all([packing, installDependencies(dir)]).then(([packed]) => installLibrary(dir, packed));
-    typeApps.set(
-      consumer,
-      installed.then(() => copyApps(dir, peers, join(workDir!, 'types', basename(consumer)))),
-    );
+    // The apps that run are copies like any other (no optional peer), so they are the ones checked.
+    const apps = nest
+      ? running.get(Number(nest[1]))!
+      : Promise.all([packing, installDependencies(dir)])
+          .then(([packed]) => installLibrary(dir, packed))
+          .then(() => copyApps(dir, peers, join(workDir!, 'types', basename(consumer))));
+    typeApps.set(consumer, apps);
+    for (const format of FORMATS) {
+      for (const { typescript, bin } of COMPILERS) {
+        const compiled = nest && typescript === 5 ? prepared.get(`${nest[1]}-${format}`) : undefined;
+        const check = compiled
+          ? // That app's compile (see `compile`) is this check.
+            compiled.then(() => undefined)
+          : apps.then((ready) =>
+              typeCheck(() => {
+                const tsc = join(dir, 'node_modules', bin);
+                const args = [tsc, '-p', ready[format], '--noEmit', '--preserveSymlinks'];
+                return run(process.execPath, args, ready[format], TYPE_CHECK_TIMEOUT_MS).then(() => undefined);
+              }),
+            );
+        // Its test awaits it; until then, a failure is not an unhandled rejection.
+        check.catch(() => undefined);
+        typeChecks.set(typeCheckKey(consumer, format, typescript), check);
+      }
+    }
   }
   // A failure is reported by the combinations it concerns: their beforeAll awaits it.
   await Promise.allSettled([...prepared.values(), ...typeApps.values()]);
@@ -395,6 +480,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...children].map(stop));
   if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+it('packs the public API on record: api/nest-mcp.api.md and api/nest-mcp-stdio.api.md', async () => {
+  if (!apiReport) throw new Error('the shared setup did not run');
+  expect(await apiReport).toEqual({
+    code: 0,
+    output: expect.stringMatching(/matches api\/nest-mcp\.api\.md\.\n[^]*matches api\/nest-mcp-stdio\.api\.md\./),
+  });
 });
 
 describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, format }) => {
@@ -628,13 +721,16 @@ describe.each(typeConsumers)(
 
     it.each(FORMATS.flatMap((format) => COMPILERS.map((compiler) => ({ format, ...compiler }))))(
       'type-checks the $format app with TypeScript $typescript and skipLibCheck false',
-      async ({ format, bin }) => {
+      async ({ format, typescript }) => {
         const appDir = apps![format];
         expect(readJson(join(appDir, 'tsconfig.json')).compilerOptions.skipLibCheck).toBe(false);
-        const tsc = join(dir, 'node_modules', bin);
-        await run(process.execPath, [tsc, '-p', appDir, '--noEmit', '--preserveSymlinks'], appDir);
+        // `tsc -p <app> --noEmit --preserveSymlinks` with the consumer's compiler, started by the
+        // shared setup (see TYPE_CHECKS_AT_ONCE); each one is killed after TYPE_CHECK_TIMEOUT_MS.
+        const check = typeChecks.get(typeCheckKey(consumer, format, typescript));
+        if (!check) throw new Error('the shared setup did not start this type check');
+        await check;
       },
-      TYPE_CHECK_TIMEOUT_MS,
+      SETUP_TIMEOUT_MS,
     );
   },
 );

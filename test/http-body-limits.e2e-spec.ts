@@ -6,7 +6,7 @@
  * makes it, is a JSON-RPC answer after the Host/Origin check.
  */
 import { Body, Controller, type DynamicModule, type INestApplication, Injectable, Module, Post } from '@nestjs/common';
-import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import {
   Client as ClientV2,
@@ -29,6 +29,7 @@ import {
 } from './fixtures/raw-rpc';
 import { openSsePair } from './fixtures/sessions-fixture';
 import { RecordingLogger } from './fixtures/recording-logger';
+import { sendBody, type SentBody } from './support/chunked-body';
 import { type RoundRobinProxy, startRoundRobinProxy } from './support/round-robin-proxy';
 import { settledMemory } from './support/settled-memory';
 
@@ -91,73 +92,20 @@ function sizedCall(bytes: number, era: 'modern' | 'legacy', id: number | string 
   return build('x'.repeat(bytes - overhead));
 }
 
-interface StreamedAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-  /** From the first byte written to the answer's head. */
-  elapsedMs: number;
-  /** How much of the body went out before the answer came. */
-  sentBytes: number;
-}
-
 /**
- * POSTs `totalBytes` of a JSON string (one reused 64 KiB chunk, so the client allocates almost
- * nothing), honouring backpressure, and stops writing once the answer arrives.
+ * POSTs `totalBytes` of a JSON string (its opening quote, then 0x78 bytes), with a Content-Length
+ * or chunked, and stops writing once the answer arrives.
  */
-function streamBody(url: URL, totalBytes: number, declareLength: boolean): Promise<StreamedAnswer> {
-  const chunk = Buffer.alloc(64 * 1024, 0x78);
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = {
-      'content-type': 'application/json',
-      accept: ACCEPT_BOTH,
-      'mcp-protocol-version': '2025-03-26',
-    };
-    if (declareLength) {
-      headers['content-length'] = totalBytes;
-    }
-    const started = performance.now();
-    let sent = 0;
-    let answered = false;
-    const req = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {
-      answered = true;
-      const elapsedMs = performance.now() - started;
-      const parts: Buffer[] = [];
-      res.on('data', (part: Buffer) => parts.push(part));
-      res.on('end', () => {
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: Buffer.concat(parts).toString('utf8'),
-          elapsedMs,
-          sentBytes: sent,
-        });
-        req.destroy();
-      });
-      res.on('error', reject);
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      // The server closes the connection after refusing the body: expected once it answered.
-      if (!answered && error.code !== 'EPIPE' && error.code !== 'ECONNRESET') {
-        reject(error);
-      }
-    });
-    const pump = (): void => {
-      while (!answered && sent < totalBytes) {
-        const piece = chunk.subarray(0, Math.min(chunk.length, totalBytes - sent));
-        sent += piece.length;
-        if (!req.write(piece)) {
-          req.once('drain', pump);
-          return;
-        }
-      }
-      if (!answered) {
-        req.end();
-      }
-    };
-    req.write('"');
-    pump();
-  });
+function streamBody(url: URL, totalBytes: number, declareLength: boolean): Promise<SentBody> {
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json',
+    accept: ACCEPT_BOTH,
+    'mcp-protocol-version': '2025-03-26',
+  };
+  if (declareLength) {
+    headers['content-length'] = totalBytes;
+  }
+  return sendBody(url, totalBytes, { headers, prefix: '"' });
 }
 
 describe.each(PLATFORMS)('the module reads its own bodies (%s, default app)', (platform) => {
@@ -252,12 +200,12 @@ describe.each(PLATFORMS)('the module reads its own bodies (%s, default app)', (p
       // What is still held once the answer came: the body's bytes read and dropped are garbage.
       const after = await settledMemory();
       expect(answer.status).toBe(413);
-      expect(JSON.parse(answer.body)).toEqual({
+      expect(JSON.parse(answer.body ?? '')).toEqual({
         jsonrpc: '2.0',
         id: null,
         error: { code: -32600, message: TOO_LARGE_MESSAGE },
       });
-      expect(answer.headers.connection).toBe('close');
+      expect(answer.headers?.connection).toBe('close');
       expect(answer.elapsedMs).toBeLessThan(1000);
       // With a Content-Length the server reads nothing of it; chunked, it stops at the limit and
       // drops at most twice the limit more (12 MiB): what went beyond is what the sockets buffered.

@@ -12,8 +12,13 @@ import { type Adapter, firstText, startupError } from './fixtures/pipeline-app';
 import { mcpApp } from './support/mcp-app';
 
 const ADAPTERS: Adapter[] = ['express', 'fastify'];
-/** Thirty characters that make `^(a+)+$` backtrack through 2^29 ways before failing. */
-const HOSTILE = `${'a'.repeat(29)}!`;
+/**
+ * Forty-one characters that make `^(a+)+$` backtrack through 2^40 ways before failing: hours for
+ * a backtracking engine, well under a millisecond for the linear one. The bound the tests put on
+ * a call (a second) is no speed target (speed is measured by npm run bench): it only tells the
+ * two engines apart, with room for a busy machine.
+ */
+const HOSTILE = `${'a'.repeat(40)}!`;
 
 @Injectable()
 class PatternTools {
@@ -68,11 +73,11 @@ describe.each(ADAPTERS.flatMap((adapter) => ['2025-06-18', '2026-07-28'].map((re
       await app.close();
     });
 
-    it('answers ^(a+)+$ on a hostile argument in under 50 ms, with the validation error', async () => {
+    it('answers ^(a+)+$ on a hostile argument without backtracking, with the validation error', async () => {
       const { result, ms } = await timedCall(client, { word: HOSTILE });
       expect(result.isError).toBe(true);
       expect(firstText(result)).toBe('Invalid arguments for tool check: /word must match pattern "^(a+)+$"');
-      expect(ms).toBeLessThan(50);
+      expect(ms).toBeLessThan(1_000);
     });
 
     it('validates ordinary patterns as before', async () => {

@@ -13,10 +13,9 @@ import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextpro
 import { Client as V2Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport as V2StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Collector, MODERN_REVISION, type RpcMessage } from './fixtures/raw-rpc';
+import { tsEntry } from './support/server-process';
 
 const ROOT = join(__dirname, '..');
-const TS_NODE = join(ROOT, 'node_modules', '.bin', 'ts-node');
-const SAMPLE_ARGS = ['--transpile-only', '-r', 'tsconfig-paths/register', 'sample/stdio.ts'];
 const SPAWN_TIMEOUT_MS = 90_000;
 
 /** The environment of the spawned server: ours (PATH, HOME...), as strings. */
@@ -45,7 +44,7 @@ function collectStderr(stream: NodeJS.ReadableStream | null): () => string {
 
 /** How the SDK clients spawn the sample (their `StdioClientTransport` parameters). */
 function sampleServer() {
-  return { command: TS_NODE, args: SAMPLE_ARGS, cwd: ROOT, env: childEnv(), stderr: 'pipe' as const };
+  return { ...tsEntry('sample/stdio.ts'), env: childEnv(), stderr: 'pipe' as const };
 }
 
 /**

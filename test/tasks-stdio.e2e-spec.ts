@@ -12,9 +12,8 @@
  *
  * The server runs in another process, so its probe cannot be read: what happened to the work is
  * read from the task's status and what the client received. Each spawn compiles the fixture with
- * ts-node and takes seconds, hence one process per era and generous timeouts.
+ * ts-node (SWC, `tsEntry`) and takes a few seconds, hence one process per era and generous timeouts.
  */
-import { join } from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -28,10 +27,8 @@ import {
 import { StdioClientTransport as V2StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { MCP_TASKS_EXTENSION } from 'nest-mcp';
 import { Collector, META, modernRequest, type RpcMessage } from './fixtures/raw-rpc';
+import { tsEntry } from './support/server-process';
 
-const ROOT = join(__dirname, '..');
-const TS_NODE = join(ROOT, 'node_modules', '.bin', 'ts-node');
-const ENTRY_ARGS = ['--transpile-only', '-r', 'tsconfig-paths/register', 'test/fixtures/tasks-stdio-main.ts'];
 const SPAWN_TIMEOUT_MS = 90_000;
 const TEST_TIMEOUT_MS = 30_000;
 /** The fixture's poll interval: short, so that polling clients do not wait a second between polls. */
@@ -45,9 +42,7 @@ function fixtureServer() {
     Object.entries(process.env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );
   return {
-    command: TS_NODE,
-    args: ENTRY_ARGS,
-    cwd: ROOT,
+    ...tsEntry('test/fixtures/tasks-stdio-main.ts'),
     env: { ...env, MCP_TASKS_OPTIONS: JSON.stringify({ pollIntervalMs: POLL_INTERVAL_MS }) },
     stderr: 'pipe' as const,
   };

@@ -1,7 +1,8 @@
 /**
  * The test tiers of jest.config.js (its projects) as Jest itself lists them: every spec file of
  * the repository is in exactly one tier, `npm test` runs the union on every core, and each
- * `npm run test:<tier>` script selects its own tier.
+ * `npm run test:<tier>` script selects its own tier. And the order Jest starts them in
+ * (jest.sequencer.js): the longest first, from the committed durations when Jest has none.
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -11,6 +12,22 @@ import { join, relative, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '..');
 const TIERS = ['unit', 'types', 'e2e', 'browser', 'consumers'] as const;
 const JEST = require.resolve('jest/bin/jest', { paths: [ROOT] });
+/** Seconds per spec file (test/suite-durations.json), for a fresh clone's first run. */
+const DURATIONS = JSON.parse(readFileSync(join(ROOT, 'test', 'suite-durations.json'), 'utf8')) as Record<
+  string,
+  number
+>;
+
+/** What jest.sequencer.js sorts: a spec file, in a context without Jest's cache of durations. */
+interface SequencedTest {
+  path: string;
+  duration?: number;
+  context: { config: { cache: boolean }; hasteFS: { getSize(path: string): number } };
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- jest.config.js names it: plain CommonJS.
+const DurationSequencer = require('../jest.sequencer.js') as new (options: object) => {
+  sort(tests: SequencedTest[]): SequencedTest[];
+};
 
 /** The spec files Jest lists, relative to the root: all of them, or those of `tier`. */
 function listed(tier?: string): Promise<string[]> {
@@ -85,9 +102,34 @@ describe('test tiers', () => {
     );
   });
 
-  it('runs on every core, with the 20 s test timeout for every tier (a global option of Jest)', async () => {
+  it('runs two workers per core, with the 20 s test timeout for every tier (a global option of Jest)', async () => {
     const { globalConfig } = await showConfig();
-    expect(globalConfig).toMatchObject({ maxWorkers: availableParallelism(), testTimeout: 20_000 });
+    expect(globalConfig).toMatchObject({
+      maxWorkers: 2 * availableParallelism(),
+      testTimeout: 20_000,
+      testSequencer: join(ROOT, 'jest.sequencer.js'),
+    });
+  });
+
+  it('keeps durations of spec files Jest runs only, a whole number of seconds each', () => {
+    const entries = Object.entries(DURATIONS);
+    expect(entries.length).toBeGreaterThan(10);
+    expect(entries.filter(([file]) => !all.includes(file)).map(([file]) => file)).toEqual([]);
+    expect(entries.filter(([, seconds]) => !Number.isInteger(seconds) || seconds <= 0)).toEqual([]);
+  });
+
+  it('starts the files with a committed duration first, longest first, then the others largest first', () => {
+    const [longest, next] = Object.entries(DURATIONS).sort(([, a], [, b]) => b - a);
+    const sizes: Record<string, number> = { 'lib/a.spec.ts': 10, 'lib/b.spec.ts': 900, [longest[0]]: 1, [next[0]]: 5 };
+    const context = { config: { cache: false }, hasteFS: { getSize: (path: string) => sizes[relative(ROOT, path)] } };
+    const tests = Object.keys(sizes).map((file) => ({ path: join(ROOT, file), context }));
+    const sorted = new DurationSequencer({}).sort(tests);
+    expect(sorted.map((test) => [relative(ROOT, test.path), test.duration])).toEqual([
+      [longest[0], longest[1] * 1000],
+      [next[0], next[1] * 1000],
+      ['lib/b.spec.ts', undefined],
+      ['lib/a.spec.ts', undefined],
+    ]);
   });
 
   it('has an npm script per tier, and `npm test` runs Jest on every tier', () => {

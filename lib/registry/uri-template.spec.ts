@@ -109,17 +109,20 @@ describe('UriTemplate', () => {
   });
 
   describe('matching time', () => {
-    // A backtracking matcher takes seconds on these (quadratic or cubic in the URI's length for
-    // adjacent expressions, exponential for {;x}); a linear one, a few milliseconds. The matcher
-    // is warmed first on a tenth of the URI, so that what is timed is matching, not compiling.
+    // A backtracking matcher takes minutes on these (quadratic or cubic in the URI's length for
+    // adjacent expressions, exponential for {;x}); a linear one, tens of milliseconds at most.
+    // The bound of a second is no speed target (speed is measured by npm run bench): it sits
+    // far above what the linear matcher takes on a busy machine and far below what a
+    // backtracking one would. The matcher is warmed first on a tenth of the URI, so that what is
+    // timed is matching, not compiling.
     it.each<[template: string, head: string, unit: string, count: number, tail: string]>([
-      ['x://{a}.{b}', 'x://', 'a.', 50_000, '/'],
-      ['x://{a}{b}{c}', 'x://', 'a', 2_000, '/'],
-      ['x://{+a}{+b}', 'x://', 'a/', 50_000, '#'],
-      ['x://{a}{.b}{/c}', 'x://', 'a.', 50_000, '?'],
+      ['x://{a}.{b}', 'x://', 'a.', 200_000, '/'],
+      ['x://{a}{b}{c}', 'x://', 'a', 8_000, '/'],
+      ['x://{+a}{+b}', 'x://', 'a/', 200_000, '#'],
+      ['x://{a}{.b}{/c}', 'x://', 'a.', 200_000, '?'],
       ['map{;x}', 'map', ';', 40, '/'],
-      ['map{;x,y}', 'map', ';x=', 2_000, '/'],
-    ])('%s answers a hostile URI in under 50 ms', (source, head, unit, count, tail) => {
+      ['map{;x,y}', 'map', ';x=', 8_000, '/'],
+    ])('%s answers a hostile URI without backtracking', (source, head, unit, count, tail) => {
       const template = new UriTemplate(source);
       const warmUp = `${head}${unit.repeat(count / 10)}${tail}`;
       for (let round = 0; round < 3; round++) {
@@ -128,7 +131,7 @@ describe('UriTemplate', () => {
       const uri = `${head}${unit.repeat(count)}${tail}`;
       const started = performance.now();
       expect(template.match(uri)).toBeUndefined();
-      expect(performance.now() - started).toBeLessThan(50);
+      expect(performance.now() - started).toBeLessThan(1_000);
     });
   });
 

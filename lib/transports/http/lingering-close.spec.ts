@@ -1,6 +1,7 @@
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { lingerOnClose, type LingerBounds } from './lingering-close';
+import { sendBody } from '../../../test/support/chunked-body';
 import { waitUntil } from '../../../test/support/waiting';
 
 const LIMIT = 256 * 1024;
@@ -50,42 +51,6 @@ async function refusingServer(
   return { server, port: (server.address() as AddressInfo).port, closed };
 }
 
-/** Node's client sending a chunked body of `total` bytes as fast as it can, stopping once answered. */
-function sendChunked(port: number, total: number): Promise<{ status?: number; body?: string; error?: string }> {
-  const piece = Buffer.alloc(64 * 1024, 0x78);
-  return new Promise((resolve) => {
-    let answered = false;
-    let sent = 0;
-    const req = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: '/', agent: false }, (res) => {
-      answered = true;
-      const parts: Buffer[] = [];
-      res.on('data', (part: Buffer) => parts.push(part));
-      res.on('end', () => {
-        resolve({ status: res.statusCode, body: Buffer.concat(parts).toString() });
-        req.destroy();
-      });
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      if (!answered) {
-        resolve({ error: error.code });
-      }
-    });
-    const pump = (): void => {
-      while (!answered && sent < total) {
-        sent += piece.length;
-        if (!req.write(piece)) {
-          req.once('drain', pump);
-          return;
-        }
-      }
-      if (!answered) {
-        req.end();
-      }
-    };
-    pump();
-  });
-}
-
 /** A raw client that sends a chunked request head and one chunk over the limit, then waits. */
 async function rawClient(port: number): Promise<{ socket: Socket; received: () => string }> {
   // Half-open allowed: the client keeps its side open after the server's FIN, as a client still
@@ -115,7 +80,9 @@ describe('lingerOnClose', () => {
     const started = await refusingServer({ ms: 2_000, bytes: 16 * 1024 * 1024 }, 12 * 1024 * 1024);
     server = started.server;
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      await expect(sendChunked(started.port, 64 * 1024 * 1024)).resolves.toEqual({ status: 413, body: ANSWER });
+      // Node's client sending a chunked body as fast as it can, stopping once answered.
+      const { status, body, error } = await sendBody(`http://127.0.0.1:${started.port}/`, 64 * 1024 * 1024);
+      expect({ status, body, error }).toEqual({ status: 413, body: ANSWER });
     }
   });
 
