@@ -48,6 +48,8 @@ describe('cluster: SIGKILL to one of two instances behind a balancer', () => {
   let instances: ServerProcess[] = [];
   let proxy: RoundRobinProxy | undefined;
   let client: V1Client | undefined;
+  /** What the last client's transport reported (`onerror`), for a failure's message. */
+  let transportErrors: string[] = [];
 
   afterEach(async () => {
     instances.forEach((instance) => instance.kill());
@@ -84,7 +86,7 @@ describe('cluster: SIGKILL to one of two instances behind a balancer', () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => listChanged.push(notification));
     // The SDK's own reconnection: twice, the server's `retry` apart, then it gives up.
     const transport = new V1StreamableHTTPClientTransport(new URL('/mcp', proxy.url), { fetch });
-    const errors: string[] = [];
+    const errors: string[] = (transportErrors = []);
     transport.onerror = (error) => errors.push(error.message);
     await client.connect(transport);
     const [firstGet] = await streams.waitFor(1, (stream) => stream.method === 'GET');
@@ -99,7 +101,12 @@ describe('cluster: SIGKILL to one of two instances behind a balancer', () => {
 
   function withOutputs(error: unknown): Error {
     const outputs = instances.map((instance, index) => `--- ${NAMES[index]} ---\n${instance.output()}`);
-    return new Error(`${String(error)}\n${outputs.join('\n')}`, { cause: error });
+    // What the client's transport reported, and where the balancer sent each request.
+    const routes = (proxy?.routes ?? []).map(
+      (route) => `${route.method} ${route.url} -> ${route.target} ${route.status}`,
+    );
+    const client = `--- client errors ---\n${transportErrors.join('\n')}\n--- proxy routes ---\n${routes.join('\n')}`;
+    return new Error(`${String(error)}\n${outputs.join('\n')}\n${client}`, { cause: error });
   }
 
   it("the client's stream goes on on the other instance, with every message sent while its instance was dead", async () => {
