@@ -33,6 +33,33 @@ describe('the test client’s targets', () => {
     await expect(client.listTools()).rejects.toThrow('The MCP test client is closed');
   });
 
+  it('shares the application among the clients made from one module, closed with the last', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [twoServersModule()] }).compile();
+    const made = jest.spyOn(moduleRef, 'createNestApplication');
+    // One client per principal and server, in both eras, at once: one application.
+    const [first, admin] = await Promise.all([
+      createMcpTestClient(moduleRef),
+      createMcpTestClient(moduleRef, {
+        server: 'admin',
+        revision: '2025-11-25',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      }),
+    ]);
+    expect(made).toHaveBeenCalledTimes(1);
+    const app = made.mock.results[0].value as INestApplication;
+    const closing = jest.spyOn(app, 'close');
+    // A server it does not have: refused, and holding nothing.
+    await expect(createMcpTestClient(moduleRef, { server: 'nope' })).rejects.toThrow('no MCP server named "nope"');
+    expect((await first.listTools()).map((tool) => tool.name)).toEqual(['echo', 'time']);
+    expect((await admin.listTools()).map((tool) => tool.name)).toEqual(['admin_reindex', 'admin_reset', 'admin_users']);
+    await first.close();
+    expect(closing).not.toHaveBeenCalled();
+    expect((await admin.listTools()).length).toBe(3);
+    await admin.close();
+    await admin.close();
+    expect(closing).toHaveBeenCalledTimes(1);
+  });
+
   it('closes the legacy session it opened (DELETE), and opens none in the modern era', async () => {
     const app = await kitApp('fastify');
     const sessions = app.get(McpSessionService);
