@@ -33,8 +33,9 @@ const protocolBoundary = (depth) => ({
 
 /**
  * lib/testing (the `nest-mcp/testing` entry) uses the library as an application does: its own
- * files, the public API (`../index`), node built-ins and the Nest peers; nothing internal
- * (test/architecture.spec.ts checks the same).
+ * files, the public API (`../index` for values; `nest-mcp` for types, so that its published
+ * declarations name the root entry's types as an application does rather than repeat them),
+ * node built-ins and the Nest peers; nothing internal (test/architecture.spec.ts checks the same).
  */
 const testingBoundary = {
   files: ['lib/testing/*.ts'],
@@ -44,8 +45,8 @@ const testingBoundary = {
       {
         patterns: [
           {
-            regex: '^(?!node:|@nestjs/common$|@nestjs/core$|\\.\\.?/)',
-            message: 'lib/testing may import node built-ins and the Nest peers, no other package.',
+            regex: '^(?!node:|@nestjs/common$|@nestjs/core$|nest-mcp$|\\.\\.?/)',
+            message: 'lib/testing may import node built-ins, the Nest peers and nest-mcp (types), no other package.',
           },
           {
             regex: '^\\.\\./(?!index$)',

@@ -3,7 +3,7 @@
  * era's `initialize` handshake (then `notifications/initialized`), which opens the session whose
  * id and revision every later request carries.
  */
-import type { ClientCapabilities, Implementation, LoggingLevel } from '../index';
+import type { ClientCapabilities, Implementation, LoggingLevel } from 'nest-mcp';
 import {
   MCP_TEST_MODERN_REVISION,
   type McpTestCallOptions,

@@ -10,7 +10,7 @@ import type {
   LoggingLevel,
   McpCompletion,
   ReadResourceResult,
-} from '../index';
+} from 'nest-mcp';
 import { readText, type Connector } from './http-exchange';
 import {
   type McpTestCall,

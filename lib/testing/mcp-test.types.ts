@@ -14,7 +14,7 @@ import type {
   Implementation,
   ListRootsResult,
   LoggingLevel,
-} from '../index';
+} from 'nest-mcp';
 
 /** The modern revision, the default of the test client. @publicApi */
 export const MCP_TEST_MODERN_REVISION = '2026-07-28';

@@ -3,7 +3,7 @@
  * `roots/list`) with the test's `answers`, fixed values or functions, in either era; each question
  * is recorded, with the answer given, for the test's assertions.
  */
-import type { ClientCapabilities } from '../index';
+import type { ClientCapabilities } from 'nest-mcp';
 import type { McpTestAnswers, McpTestClientOptions, McpTestQuestion } from './mcp-test.types';
 
 /** The capabilities a client declares: the test's own, else one per answer it was given. */

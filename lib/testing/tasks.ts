@@ -3,7 +3,7 @@
  * legacy era, the tasks extension declared in the modern one), polled, waited for with its
  * questions answered, answered by key (`tasks/update`) and cancelled.
  */
-import type { CallToolResult } from '../index';
+import type { CallToolResult } from 'nest-mcp';
 import { McpTestError } from './mcp-test.errors';
 import type {
   McpTestCallOptions,

@@ -6,7 +6,7 @@
  * requests in flight, the streams held open.
  */
 import type { IncomingMessage } from 'node:http';
-import type { ClientCapabilities, LoggingLevel } from '../index';
+import type { ClientCapabilities, LoggingLevel } from 'nest-mcp';
 import { type Connector, readText, sseMessages } from './http-exchange';
 import { McpHttpError, McpTestError } from './mcp-test.errors';
 import {
