@@ -69,6 +69,10 @@ it('checks every document there must be, and every page under docs/', () => {
   expect(REQUIRED.filter((document) => !DOCUMENTS.includes(document))).toEqual([]);
 });
 
+it('keeps README.md a front page: at most 12 KB, the rest in docs/', () => {
+  expect(statSync(join(ROOT, 'README.md')).size).toBeLessThanOrEqual(12 * 1024);
+});
+
 it.each(['README.md', 'docs/README.md'])('finds links to check in %s', (document) => {
   expect(
     existsSync(join(ROOT, document)) && extractLinks(readFileSync(join(ROOT, document), 'utf8')).length,

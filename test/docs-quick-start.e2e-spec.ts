@@ -13,15 +13,20 @@
  * repository's node_modules (a link). That the published package works in such an app is
  * test/consumers.e2e-spec.ts's part; that the blocks compile, docs-snippets.spec.ts's.
  *
+ * The page's Jest spec (a `<!-- file: test/<name>.spec.ts -->` block, README.md's Testing section)
+ * then runs in that app with the page's Jest configuration (`<!-- jest-config -->`), `nest-mcp`
+ * and `nest-mcp/testing` mapped to the repository's source as the app's `paths` map them.
+ *
  * `QUICK_START_PAGE=test/fixtures/docs/quick-start.md` runs another page's quick start.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { extractSnippets, type Snippet } from '../scripts/check-doc-snippets';
+import { jestConfigBlock } from './support/jest-config-block';
 import { freePort } from './support/ports';
 import { exitOf, terminateProcess, watchOutput, type ProcessExit } from './support/server-process';
 
@@ -165,6 +170,33 @@ async function answering(url: string, exited: Promise<ProcessExit>, output: () =
   }
 }
 
+/** The page's Jest specs (`<!-- file: test/<name>.spec.ts -->` blocks), by path. */
+function jestSpecs(page: string, markdown: string): Snippet[] {
+  return extractSnippets(page, markdown).filter(
+    (snippet) => snippet.named && /^test\/[\w.-]+\.spec\.ts$/.test(snippet.file),
+  );
+}
+
+/** Runs the repository's Jest in `app` with `config` written as its jest.config.js; resolves with its exit code and report. */
+function runJest(app: string, config: string): Promise<{ code: number; report: string }> {
+  writeFileSync(join(app, 'jest.config.js'), config);
+  const jest = require.resolve('jest/bin/jest', { paths: [ROOT] });
+  const args = [
+    jest,
+    '--ci',
+    '--runInBand',
+    '--config',
+    join(app, 'jest.config.js'),
+    '--cacheDirectory',
+    join(app, '.jest'),
+  ];
+  return new Promise((done) => {
+    execFile(process.execPath, args, { cwd: app, timeout: START_TIMEOUT_MS }, (error, stdout, stderr) =>
+      done({ code: error === null ? 0 : Number(error.code ?? 1), report: `${stdout}${stderr}` }),
+    );
+  });
+}
+
 describe(`the quick start of ${PAGE}`, () => {
   let files: Map<string, Snippet>;
   let app: string | undefined;
@@ -232,4 +264,25 @@ describe(`the quick start of ${PAGE}`, () => {
     // The field left out is named (a DTO's message: `/sku: sku is required`).
     expect(text).toContain(`/${tool.inputSchema.required![0]}`);
   });
+
+  const markdown = readFileSync(resolve(ROOT, PAGE), 'utf8');
+  const specs = jestSpecs(PAGE, markdown);
+  (specs.length > 0 ? it : it.skip)(
+    "passes its Jest spec, with the page's Jest configuration",
+    async () => {
+      for (const spec of specs) {
+        mkdirSync(dirname(join(app!, spec.file)), { recursive: true });
+        writeFileSync(join(app!, spec.file), spec.code);
+      }
+      // The app resolves nest-mcp to the repository's source (its tsconfig's paths); so does Jest.
+      const mapped = JSON.stringify({
+        '^nest-mcp$': join(ROOT, 'lib'),
+        '^nest-mcp/testing$': join(ROOT, 'lib', 'testing'),
+      });
+      const config = `${jestConfigBlock(PAGE, markdown)}Object.assign((module.exports.moduleNameMapper ??= {}), ${mapped});\n`;
+      const { code, report } = await runJest(app!, config);
+      expect({ code, report }).toEqual({ code: 0, report: expect.stringMatching(/^Tests: +\d+ passed, \d+ total$/m) });
+    },
+    START_TIMEOUT_MS + 10_000,
+  );
 });
