@@ -12,7 +12,9 @@
  * the consumer's own @nestjs packages, never the repository's. Each app is compiled with the
  * consumer's TypeScript, started with `node`, and driven with the MCP SDK client. Each app also
  * reports what a deep import of an internal path gives (the exports map refuses it) and what
- * `McpHealthIndicator` says with no @nestjs/terminus installed.
+ * `McpHealthIndicator` says with no @nestjs/terminus installed. And each app runs its own Jest
+ * spec (template/spec/app.spec.ts, with the Jest configuration of the README, verbatim), which
+ * drives it in-process with `nest-mcp/testing` from the installed package.
  *
  * Each app runs two servers: the default one at /mcp (the `add` tool) and `admin` at /admin
  * behind an API key, with two decorated tools and one its app registers at runtime through
@@ -50,6 +52,7 @@ import { basename, dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { jestConfigBlock } from './support/jest-config-block';
 
 const ROOT = join(__dirname, '..');
 const CONSUMERS = join(__dirname, 'consumers');
@@ -77,6 +80,11 @@ const TYPE_CHECKS_AT_ONCE = 1;
 
 const FORMATS = ['cjs', 'esm'] as const;
 type Format = (typeof FORMATS)[number];
+/** Each app's Jest configuration file: `.cjs` in the ES module app (its package is "type": "module"). */
+const JEST_CONFIG: Record<Format, string> = { cjs: 'jest.config.js', esm: 'jest.config.cjs' };
+
+/** The Jest configuration of the README's Testing section. */
+const README_JEST_CONFIG = jestConfigBlock('README.md', readFileSync(join(ROOT, 'README.md'), 'utf8'));
 
 interface RunResult {
   stdout: string;
@@ -249,13 +257,14 @@ const typeConsumers = [
 /**
  * The template apps instantiated for `consumer`: copies under `into`, outside the repository,
  * resolving their packages through a link to `consumer`'s node_modules; types/with-peers.ts is
- * added to their sources when `peers`. In the repository, the declarations would find what they
+ * added to their sources when `peers`, and with `withJest` (the consumers that run, whose installs
+ * have Jest) the app's Jest spec and the README's Jest configuration. In the repository, the declarations would find what they
  * import in the repository's own node_modules (an ancestor of the consumer's), where every
  * optional peer is. The type checks run with `--preserveSymlinks`, so that resolution walks up
  * from the link, not from where it points; the running apps are compiled and started from copies
  * like these (Node resolves the link to the consumer's own packages).
  */
-function copyApps(consumer: string, peers: boolean, into: string): Record<Format, string> {
+function copyApps(consumer: string, peers: boolean, into: string, withJest = false): Record<Format, string> {
   mkdirSync(into, { recursive: true });
   symlinkSync(join(consumer, 'node_modules'), join(into, 'node_modules'), 'junction');
   const apps = {} as Record<Format, string>;
@@ -263,6 +272,11 @@ function copyApps(consumer: string, peers: boolean, into: string): Record<Format
     apps[format] = join(into, format);
     for (const name of ['package.json', 'tsconfig.json', 'src']) {
       cpSync(join(TEMPLATE, format, name), join(apps[format], name), { recursive: true });
+    }
+    if (withJest) {
+      // The app's own Jest spec, beside the modules it tests, and the README's Jest configuration.
+      cpSync(join(TEMPLATE, 'spec', 'app.spec.ts'), join(apps[format], 'src', 'app.spec.ts'));
+      writeFileSync(join(apps[format], JEST_CONFIG[format]), README_JEST_CONFIG);
     }
     // The modules both formats compile from the same text (no relative import to spell apart).
     cpSync(join(TEMPLATE, 'shared'), join(apps[format], 'src'), { recursive: true });
@@ -431,7 +445,7 @@ beforeAll(async () => {
     const consumer = join(CONSUMERS, `nest${nest}`);
     running.set(
       nest,
-      installed.then(() => copyApps(consumer, false, join(workDir!, 'run', `nest${nest}`))),
+      installed.then(() => copyApps(consumer, false, join(workDir!, 'run', `nest${nest}`), true)),
     );
   }
   for (const { nest, format } of combinations) {
@@ -636,6 +650,24 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
   it('wrote nothing to stderr', () => {
     expect(app!.stderr()).toBe('');
   });
+
+  it(
+    "runs the app's own Jest spec, which drives it in-process through nest-mcp/testing",
+    async () => {
+      // The consumer's Jest, in one process, with a cache of its own.
+      const jest = join(consumer, 'node_modules', 'jest', 'bin', 'jest.js');
+      const args = [jest, '--ci', '--runInBand', '--config', join(appDir, JEST_CONFIG[format])];
+      const { stderr } = await run(
+        process.execPath,
+        [...args, '--cacheDirectory', join(appDir, '.jest-cache')],
+        appDir,
+      );
+      // Jest reports on stderr.
+      expect(stderr).toMatch(/^Tests: {7}3 passed, 3 total$/m);
+      expect(stderr).toContain('PASS src/app.spec.ts');
+    },
+    START_TIMEOUT_MS,
+  );
 
   it(
     'serves the same app over stdio with runMcpStdio, stdout left to JSON-RPC',
