@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
-import * as ts from 'typescript';
+import { expectErrorFixture } from '../../test/support/expect-error-fixture';
 import { z } from 'zod';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MCP_TOOL_METADATA, McpParamType } from '../shared/mcp.constants';
@@ -11,52 +10,11 @@ import type { McpCallContext } from '../protocol/calls/call-context';
 import { McpRequest, McpArgs } from './mcp-params.decorator';
 import { McpTypedTool } from './mcp-typed-tool.decorator';
 
-const ROOT = join(__dirname, '..', '..');
-const FIXTURE = join(ROOT, 'test', 'fixtures', 'typed-tool.types.ts');
-const DIRECTIVE = /^\s*\/\/ @ts-expect-error\b/;
-
-/** The compiler options of the project (tsconfig.json), without emitting anything. */
-function projectOptions(): ts.CompilerOptions {
-  const configPath = join(ROOT, 'tsconfig.json');
-  const { config } = ts.readConfigFile(configPath, (path) => ts.sys.readFile(path));
-  return { ...ts.parseJsonConfigFileContent(config, ts.sys, ROOT).options, noEmit: true };
-}
-
-/**
- * Type-checks the fixture, its text replaced by `text` when given; returns its diagnostics (and the
- * program's own). Only the fixture's: the library it imports is checked by `npm run lint`, and
- * checking its ~200 files again here tripled this spec's time.
- */
-function check(options: ts.CompilerOptions, text?: string, oldProgram?: ts.Program) {
-  const host = ts.createCompilerHost(options);
-  if (text !== undefined) {
-    const getSourceFile = host.getSourceFile.bind(host);
-    host.getSourceFile = (fileName, language, ...rest) =>
-      fileName === FIXTURE ? ts.createSourceFile(fileName, text, language) : getSourceFile(fileName, language, ...rest);
-  }
-  const program = ts.createProgram({ rootNames: [FIXTURE], options, host, oldProgram });
-  const fixture = program.getSourceFile(FIXTURE)!;
-  const diagnostics = [
-    ...program.getOptionsDiagnostics(),
-    ...program.getGlobalDiagnostics(),
-    ...program.getSyntacticDiagnostics(fixture),
-    ...program.getSemanticDiagnostics(fixture),
-  ];
-  return { program, diagnostics };
-}
-
-function describeDiagnostic(diagnostic: ts.Diagnostic): string {
-  const where =
-    diagnostic.file && diagnostic.start !== undefined
-      ? `${diagnostic.file.fileName}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1}`
-      : '(no file)';
-  return `${where} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
-}
+const FIXTURE = join(__dirname, '..', '..', 'test', 'fixtures', 'typed-tool.types.ts');
 
 describe('@McpTypedTool() types (the TypeScript compiler over test/fixtures/typed-tool.types.ts)', () => {
-  const source = readFileSync(FIXTURE, 'utf8');
-  const lines = source.split('\n');
-  const directiveLines = lines.flatMap((line, index) => (DIRECTIVE.test(line) ? [index] : []));
+  const fixture = expectErrorFixture(FIXTURE);
+  const { lines, directiveLines } = fixture;
 
   it('the fixture marks its wrong uses, each right above an @McpTypedTool', () => {
     expect(directiveLines.length).toBeGreaterThanOrEqual(8);
@@ -66,21 +24,11 @@ describe('@McpTypedTool() types (the TypeScript compiler over test/fixtures/type
   });
 
   it('the correct uses compile and every wrong use fails, at its own line only', () => {
-    const options = projectOptions();
-    const checked = check(options);
+    const { withDirectives, failingWithout } = fixture.check();
     // An unused @ts-expect-error (a wrong use that compiles) is itself an error.
-    expect(checked.diagnostics.map(describeDiagnostic)).toEqual([]);
-
+    expect(withDirectives).toEqual([]);
     // Without the directives, the errors are exactly on the lines they marked.
-    const stripped = lines.map((line) => (DIRECTIVE.test(line) ? '' : line)).join('\n');
-    const { diagnostics } = check(options, stripped, checked.program);
-    const failing = new Set(
-      diagnostics.map((diagnostic) => {
-        expect(diagnostic.file?.fileName).toBe(FIXTURE);
-        return diagnostic.file!.getLineAndCharacterOfPosition(diagnostic.start!).line;
-      }),
-    );
-    expect([...failing].sort((a, b) => a - b)).toEqual(directiveLines.map((index) => index + 1));
+    expect(failingWithout).toEqual(directiveLines.map((index) => index + 1));
   }, 120_000);
 });
 
