@@ -5,26 +5,14 @@
  * `app.close()`.
  */
 import type { DynamicModule, INestApplication, ModuleMetadata, Type } from '@nestjs/common';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
-import type { HttpAppOptions } from '../fixtures/http-app';
+import { createE2eApp, type HttpAppOptions } from '../fixtures/http-app';
 
 export async function mcpApp(
   root: Type | DynamicModule | ModuleMetadata,
   options: Pick<HttpAppOptions, 'platform' | 'configure' | 'globalPrefix'> = {},
 ): Promise<INestApplication> {
   const metadata = typeof root === 'function' || 'module' in root ? { imports: [root] } : root;
-  const moduleRef = await Test.createTestingModule(metadata).compile();
-  const appOptions = { logger: process.env.MCP_E2E_LOG ? undefined : (false as const) };
-  const platform = options.platform ?? (process.env.MCP_E2E_PLATFORM === 'fastify' ? 'fastify' : 'express');
-  const app =
-    platform === 'fastify'
-      ? moduleRef.createNestApplication(new FastifyAdapter(), appOptions)
-      : moduleRef.createNestApplication(appOptions);
-  if (options.globalPrefix !== undefined) {
-    app.setGlobalPrefix(options.globalPrefix);
-  }
-  await options.configure?.(app);
+  const app = await createE2eApp(metadata, options);
   await app.init();
   return app;
 }
