@@ -85,17 +85,17 @@ function secondaryEntry(file) {
   return `${lines.join('\n')}\n`;
 }
 
-await build({
-  entryPoints: [entry],
-  outfile: bundled,
+/** How each entry is bundled: CommonJS for Node 20, every package left to the application. */
+const bundling = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
   target: 'node20',
   packages: 'external',
   logLevel: 'warning',
-  plugins: [carrySecondaryEntries],
-});
+};
+
+await build({ ...bundling, entryPoints: [entry], outfile: bundled, plugins: [carrySecondaryEntries] });
 
 /** `nest-mcp/testing`: bundled on its own, the root entry left external. */
 const testingEntry = join(dir, 'testing', 'index.js');
@@ -111,17 +111,7 @@ const keepRootExternal = {
   },
 };
 if (bundlesTesting) {
-  await build({
-    entryPoints: [testingEntry],
-    outfile: testingBundled,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-    plugins: [keepRootExternal],
-  });
+  await build({ ...bundling, entryPoints: [testingEntry], outfile: testingBundled, plugins: [keepRootExternal] });
 }
 
 /** Every compiled module under `from`, but the console's browser files (served as they are). */
