@@ -91,6 +91,33 @@ export function methodEntry(method: string): MethodEntry | undefined {
   return METHODS.get(method);
 }
 
+/** The notifications of the specification (every era's), sent by clients and by servers. */
+const NOTIFICATIONS: ReadonlySet<string> = new Set([
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/message',
+  'notifications/roots/list_changed',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+  'notifications/elicitation/complete',
+  'notifications/tasks/status',
+  'notifications/tasks',
+  'notifications/subscriptions/acknowledged',
+  // This server's own: a resumed stream whose replay no longer holds what the client missed.
+  'notifications/replay_truncated',
+]);
+
+/**
+ * Whether `method` is one the server knows: a request of the table (whatever the era or the
+ * transport) or a notification of the specification. Anything else came from a client alone.
+ */
+export function isKnownMethod(method: string): boolean {
+  return METHODS.has(method) || NOTIFICATIONS.has(method);
+}
+
 /**
  * Whether `method` is served to a request of `era` arriving on `transport`; for a legacy
  * request, `revision` is the session's (methods some revisions lack are refused without it).

@@ -6,6 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import type { EngineOutcome, RequestFacts } from '../protocol/engine';
 import { isJsonObject, type JSONRPCNotification, type JSONRPCRequest } from '../protocol/messages/json-rpc';
 import { META_KEYS, metaOf } from '../protocol/messages/request-meta';
+import { isRevision } from '../protocol/messages/revisions';
+import { isKnownMethod } from '../protocol/methods';
 
 /** Attribute values as OpenTelemetry takes them. */
 export type Attributes = Record<string, string | number | boolean>;
@@ -28,6 +30,10 @@ export const ATTR = {
   clientPort: 'client.port',
   errorType: 'error.type',
   statusCode: 'rpc.response.status_code',
+  // Not in the conventions: what a client sent where the conventions' attribute holds `_OTHER`
+  // (as HTTP keeps `http.request.method_original`), on spans only.
+  methodOriginal: 'mcp.method.name_original',
+  protocolVersionOriginal: 'mcp.protocol.version_original',
   // Not in the conventions: the task a span or an event is about, and its status.
   taskId: 'mcp.task.id',
   taskStatus: 'mcp.task.status',
@@ -47,6 +53,13 @@ export const METRIC_ATTRIBUTES: readonly string[] = [
   ATTR.errorType,
   ATTR.statusCode,
 ];
+
+/**
+ * What `mcp.method.name` and the span name say of a method the server does not know, and
+ * `mcp.protocol.version` of a revision it does not serve: a client's made-up values would make
+ * one metric series (and one span name) each.
+ */
+export const OTHER = '_OTHER';
 
 /** The `error.type` of a tool result with `isError` (the conventions' value). */
 export const TOOL_ERROR = 'tool_error';
@@ -73,8 +86,11 @@ export interface MessageTarget {
  * the target is the tool or prompt (low cardinality); resource URIs are attributes only.
  */
 export function messageAttributes(facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): MessageTarget {
-  const { method } = message;
+  const method = isKnownMethod(message.method) ? message.method : OTHER;
   const attributes: Attributes = { [ATTR.method]: method };
+  if (method === OTHER) {
+    attributes[ATTR.methodOriginal] = message.method;
+  }
   let spanName = method;
   let target: string | undefined;
   const params = isJsonObject(message.params) ? message.params : undefined;
@@ -95,8 +111,11 @@ export function messageAttributes(facts: RequestFacts, message: JSONRPCRequest |
     attributes[ATTR.resourceUri] = params.uri;
   }
   const version = protocolVersionOf(facts, message, params);
-  if (version !== undefined) {
+  if (isRevision(version)) {
     attributes[ATTR.protocolVersion] = version;
+  } else if (version !== undefined) {
+    attributes[ATTR.protocolVersion] = OTHER;
+    attributes[ATTR.protocolVersionOriginal] = version;
   }
   if (facts.session !== undefined) {
     attributes[ATTR.sessionId] = facts.session.id;
