@@ -5,7 +5,7 @@
  * `IncomingMessage` and `ServerResponse` (no socket, nothing written). What is left is what the
  * route costs: Nest's router and guards, the module's checks, the engine, the tool, the answer.
  *
- *   npx ts-node --transpile-only -r tsconfig-paths/register bench/route-cost.ts [--era modern|legacy] [--evict 2] [--rounds 15] [--calls 3000]
+ *   npx ts-node --transpile-only -r tsconfig-paths/register bench/route-cost.ts [--era modern|legacy] [--evict 2] [--rounds 15] [--calls 3000] [--telemetry]
  *
  * Two regimes. Warm (`--evict 0`): the same request in a tight loop, everything in the CPU's
  * caches, the least the route can cost. Cold (`--evict <MiB>`, 2 by default): before every
@@ -18,6 +18,9 @@
  * Figures are CPU µs per call (`process.cpuUsage`) of alternating rounds, and the difference
  * `mcp − floor` as the median of the per-round differences. One process does both, so the
  * noise of a shared machine moves them together: a change of a microsecond or two shows.
+ *
+ * With `--telemetry`, the OpenTelemetry SDK of the bench's telemetry child (bench/telemetry-sdk.ts)
+ * is registered first: run with and without it, `mcp − floor` grows by what recording costs.
  *
  * With `--alloc`, the figure is the heap each call allocates instead (bytes, from V8's heap
  * statistics across a round that no garbage collection interrupted): what a request makes,
@@ -44,6 +47,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '15' },
     calls: { type: 'string', default: '3000' },
     alloc: { type: 'boolean', default: false },
+    telemetry: { type: 'boolean', default: false },
   },
 });
 
@@ -97,6 +101,11 @@ async function main(): Promise<void> {
       routes.set(route.url, route);
     }
   });
+  if (args.telemetry) {
+    // Registered before the app is created, as the bench's telemetry child does: the module finds
+    // the global providers at startup. The floor records nothing either way.
+    (await import('./telemetry-sdk')).registerTelemetrySdk();
+  }
   const app = await NestFactory.create(RouteCostModule, adapter, { logger: ['error', 'warn'] });
   await app.init();
 
