@@ -9,7 +9,14 @@ import type {
   McpTemplateEntry,
   McpToolEntry,
 } from './calls/catalog';
-import { McpEngine, type EngineLogger, type EngineOptions, type EngineOutcome, type RequestFacts } from './engine';
+import {
+  McpEngine,
+  type EngineLogger,
+  type EngineObserver,
+  type EngineOptions,
+  type EngineOutcome,
+  type RequestFacts,
+} from './engine';
 import {
   McpErrorCode,
   type JSONObject,
@@ -21,7 +28,7 @@ import {
   type JSONRPCResultResponse,
 } from './messages/json-rpc';
 import type { LoggingLevel } from './messages/log-levels';
-import { McpError, McpToolError } from './messages/mcp-error';
+import { McpError, McpInternalError, McpToolError } from './messages/mcp-error';
 import { isThenable } from './messages/thenables';
 import type { McpHeaderBag } from './messages/request-headers';
 import type { McpRevision } from './messages/revisions';
@@ -281,6 +288,7 @@ const SERVER_INFO = { name: 'fixture-server', version: '9.9.9', title: 'Fixture 
 function makeEngine(
   catalog: Catalog = standardCatalog(),
   options: Partial<EngineOptions> = {},
+  observer?: EngineObserver,
 ): { engine: McpEngine; logger: RecordingLogger } {
   const logger = new RecordingLogger();
   const engine = new McpEngine(
@@ -300,6 +308,8 @@ function makeEngine(
       ...options,
     },
     catalog,
+    {},
+    observer,
   );
   return { engine, logger };
 }
@@ -1015,6 +1025,89 @@ describe('McpEngine.handle', () => {
           data: { warehouse: 'w9' },
         });
       }
+    });
+
+    describe("the observer hears each failure the engine logs, once, with the handler's own error", () => {
+      const internal = new Error('what the filter saw');
+      const validation = new Error('the validator broke');
+      const catalog = () =>
+        failing()
+          .addTool(
+            tool('filtered', () => {
+              throw new McpInternalError(internal);
+            }),
+          )
+          .addTool(
+            tool('refuse', () => {
+              throw new McpError(McpErrorCode.InvalidParams, 'Unknown warehouse');
+            }),
+          )
+          .addTool(
+            tool('reject', () => {
+              throw new McpToolError('Out of stock');
+            }),
+          )
+          .addTool(
+            tool('broken-validator', () => 'never', {
+              input: {
+                ...anyObject,
+                validate: () => {
+                  throw validation;
+                },
+              },
+            }),
+          );
+
+      function observedEngine(): { engine: McpEngine; logger: RecordingLogger; exceptions: unknown[] } {
+        const exceptions: unknown[] = [];
+        const observer: EngineObserver = {
+          message: (_facts, _message, handle) => handle(),
+          question: (_request, question) => ({ question, end: () => undefined }),
+          task: () => {
+            throw new Error('no task in these tests');
+          },
+          exception: (error) => exceptions.push(error),
+        };
+        return { ...makeEngine(catalog(), {}, observer), exceptions };
+      }
+
+      it.each([
+        ['a tool that throws', 'tools/call', { name: 'explode' }],
+        ['a resource that throws', 'resources/read', { uri: 'test://explode' }],
+        ['a prompt that throws', 'prompts/get', { name: 'explode' }],
+      ])('%s: its error', async (_title, method, params) => {
+        const { engine, logger, exceptions } = observedEngine();
+        await engine.handle(makeFacts(), legacyRequest(method, params));
+        expect(logger.errors).toHaveLength(1);
+        expect(exceptions).toEqual([new Error(secret)]);
+      });
+
+      it('an error a filter made 5xx (McpInternalError): the error it caught, not the wrapper', async () => {
+        const { engine, logger, exceptions } = observedEngine();
+        const answer = errorOf(await engine.handle(makeFacts(), legacyRequest('tools/call', { name: 'filtered' })));
+        expect(answer.code).toBe(McpErrorCode.InternalError);
+        expect(logger.errors).toHaveLength(1);
+        expect(exceptions).toHaveLength(1);
+        expect(exceptions[0]).toBe(internal);
+      });
+
+      it('an error that escapes the handler (the generic answer of the result finisher)', async () => {
+        const { engine, logger, exceptions } = observedEngine();
+        const answer = errorOf(
+          await engine.handle(makeFacts(), legacyRequest('tools/call', { name: 'broken-validator' })),
+        );
+        expect(answer).toMatchObject({ code: McpErrorCode.InternalError, message: 'Internal error' });
+        expect(logger.errors).toHaveLength(1);
+        expect(exceptions).toHaveLength(1);
+        expect(exceptions[0]).toBe(validation);
+      });
+
+      it('a protocol error or a tool error: nothing (the handler meant it)', async () => {
+        const { engine, exceptions } = observedEngine();
+        await engine.handle(makeFacts(), legacyRequest('tools/call', { name: 'refuse' }));
+        await engine.handle(makeFacts(), legacyRequest('tools/call', { name: 'reject' }));
+        expect(exceptions).toEqual([]);
+      });
     });
 
     it('an McpToolError is an isError result carrying its message', async () => {

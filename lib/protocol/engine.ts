@@ -90,7 +90,7 @@ export class McpEngine {
     this.requester = new ClientRequester(this.clientRequests, options.clientRequestTimeoutMs, questions);
     this.rounds = new RoundTrips(options.requestState, options.logger);
     this.resolver = new RequestResolver(options.revisions, options.defaultLogLevel, this.rounds);
-    this.finisher = new ResultFinisher(options);
+    this.finisher = new ResultFinisher(options, (request, error) => this.logFailure(request, error));
     this.taskCalls = new TaskCalls({
       logger: options.logger,
       observer,
@@ -217,9 +217,23 @@ export class McpEngine {
     return this.rounds.roundOf(request);
   }
 
-  /** Logs a handler failure once, with what finds it; the client only sees a generic error. */
+  /**
+   * Logs a handler failure once, with what finds it, and hands it to the observer within the
+   * observation of its task, if the call runs as one (the work of an escalated call still runs
+   * in its request's context, whose span ended with the hand-off); the client only sees a
+   * generic error.
+   */
   logFailure(request: ResolvedRequest, error: unknown): void {
     logFailure(this.options.logger, request, error);
+    const observer = this.observer;
+    if (observer?.exception !== undefined) {
+      const { task } = request;
+      if (task === undefined) {
+        observer.exception(error);
+      } else {
+        task.run(() => observer.exception!(error));
+      }
+    }
   }
 
   /** The context handed to a tool, resource, prompt or completion handler, bound to the request's channel. */

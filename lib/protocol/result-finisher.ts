@@ -42,7 +42,12 @@ export class ResultFinisher {
   /** Store outages: one warning a minute (unless the store logged it), the rest as debug lines. */
   private readonly outages: RefusalLog;
 
-  constructor(private readonly options: EngineOptions) {
+  constructor(
+    private readonly options: EngineOptions,
+    /** How a handler's unexpected failure is logged (the engine's `logFailure`, which the observer hears too). */
+    private readonly logHandlerFailure: (request: ResolvedRequest, error: unknown) => void = (request, error) =>
+      logFailure(options.logger, request, error),
+  ) {
     this.outages = new RefusalLog(options.logger);
   }
 
@@ -84,7 +89,7 @@ export class ResultFinisher {
         storeUnavailable: true,
       };
     }
-    logFailure(this.options.logger, request, error);
+    this.logHandlerFailure(request, error);
     return this.error(request.id, new McpError(McpErrorCode.InternalError, 'Internal error'));
   }
 

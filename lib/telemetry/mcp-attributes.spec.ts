@@ -1,6 +1,14 @@
 import type { EngineOutcome, RequestFacts } from '../protocol/engine';
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/messages/json-rpc';
-import { ATTR, messageAttributes, metricAttributes, outcomeAttributes, transportAttributes } from './mcp-attributes';
+import {
+  ATTR,
+  isCallerError,
+  messageAttributes,
+  metricAttributes,
+  outcomeAttributes,
+  REQUEST_OUTCOME,
+  transportAttributes,
+} from './mcp-attributes';
 
 const MODERN_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 
@@ -27,6 +35,11 @@ const notification = (method: string, params?: Record<string, unknown>): JSONRPC
 const answer = (result: Record<string, unknown>): EngineOutcome => ({
   type: 'response',
   response: { jsonrpc: '2.0', id: 7, result } as never,
+});
+
+const errorAnswer = (code: number, message: string): EngineOutcome => ({
+  type: 'response',
+  response: { jsonrpc: '2.0', id: 7, error: { code, message } } as never,
 });
 
 /** A Node request as a platform hands it over: HTTP version and the socket's peer. */
@@ -201,16 +214,39 @@ describe('transportAttributes', () => {
 });
 
 describe('outcomeAttributes', () => {
-  it('a JSON-RPC error: its code as error.type and rpc.response.status_code, its message as the error', () => {
-    const outcome: EngineOutcome = {
-      type: 'response',
-      response: { jsonrpc: '2.0', id: 7, error: { code: -32602, message: 'Unknown tool: nope' } } as never,
-    };
-    expect(outcomeAttributes(request('tools/call', { name: 'nope' }), outcome)).toEqual({
-      attributes: { [ATTR.errorType]: '-32602', [ATTR.statusCode]: '-32602' },
-      error: 'Unknown tool: nope',
-    });
+  it.each([
+    ['-32700 parse error', -32700],
+    ['-32600 invalid request', -32600],
+    ['-32601 method not found', -32601],
+    ['-32602 invalid params', -32602],
+    ['-32002 resource not found', -32002],
+    ['-32020 header mismatch', -32020],
+    ['-32021 missing client capability', -32021],
+    ['-32022 unsupported protocol version', -32022],
+  ])("the caller's fault (%s): rpc.response.status_code only, no error.type, no error", (_title, code) => {
+    expect(isCallerError(code)).toBe(true);
+    expect(outcomeAttributes(request('tools/call', { name: 'nope' }), errorAnswer(code, 'Unknown tool: nope'))).toEqual(
+      {
+        attributes: { [ATTR.statusCode]: String(code) },
+      },
+    );
   });
+
+  it.each([
+    ['-32603 internal error', -32603],
+    ['-32000 server error (a stopped call)', -32000],
+    ['-32003 insufficient scope', -32003],
+    ["-32050 an application's own code", -32050],
+  ])(
+    "the server's fault (%s): its code as error.type and rpc.response.status_code, its message as the error",
+    (_title, code) => {
+      expect(isCallerError(code)).toBe(false);
+      expect(outcomeAttributes(request('resources/read', { uri: 'mem://x' }), errorAnswer(code, 'It broke'))).toEqual({
+        attributes: { [ATTR.errorType]: String(code), [ATTR.statusCode]: String(code) },
+        error: 'It broke',
+      });
+    },
+  );
 
   it('a tool result with isError: tool_error, a fixed status message (not the tool output), the result kept', () => {
     const result = { isError: true, content: [{ type: 'text', text: 'secret details' }] };
@@ -229,10 +265,19 @@ describe('outcomeAttributes', () => {
     });
   });
 
-  it("a request answered by nothing ('none'): cancelled, with an error", () => {
-    const facts = outcomeAttributes(request('tools/call', { name: 'echo' }), { type: 'none' });
-    expect(facts.attributes).toEqual({ [ATTR.errorType]: 'cancelled' });
-    expect(facts.error).toEqual(expect.any(String));
+  it("a request answered by nothing ('none'): the outcome cancelled, no error", () => {
+    expect(outcomeAttributes(request('tools/call', { name: 'echo' }), { type: 'none' })).toEqual({
+      attributes: { [ATTR.requestOutcome]: REQUEST_OUTCOME.cancelled },
+    });
+    expect(REQUEST_OUTCOME.cancelled).toBe('cancelled');
+  });
+
+  it('a listen request answered by nothing (its client closed the stream): the outcome closed, no error', () => {
+    expect(outcomeAttributes(request('subscriptions/listen'), { type: 'none' })).toEqual({
+      attributes: { [ATTR.requestOutcome]: REQUEST_OUTCOME.closed },
+    });
+    expect(ATTR.requestOutcome).toBe('nest_mcp.request.outcome');
+    expect(REQUEST_OUTCOME.closed).toBe('closed');
   });
 
   it("a notification ('none' is normal): nothing", () => {
@@ -268,6 +313,7 @@ describe('metricAttributes', () => {
       [ATTR.resourceUri]: 'mem://x',
       [ATTR.errorType]: '-32603',
       [ATTR.statusCode]: '-32603',
+      [ATTR.requestOutcome]: 'cancelled',
       [ATTR.promptName]: 'greet',
     };
     expect(metricAttributes(all)).toEqual({
@@ -281,6 +327,7 @@ describe('metricAttributes', () => {
       [ATTR.networkProtocolVersion]: '1.1',
       [ATTR.errorType]: '-32603',
       [ATTR.statusCode]: '-32603',
+      [ATTR.requestOutcome]: 'cancelled',
     });
   });
 

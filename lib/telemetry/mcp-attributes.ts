@@ -4,7 +4,12 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { EngineOutcome, RequestFacts } from '../protocol/engine';
-import { isJsonObject, type JSONRPCNotification, type JSONRPCRequest } from '../protocol/messages/json-rpc';
+import {
+  isJsonObject,
+  McpErrorCode,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+} from '../protocol/messages/json-rpc';
 import { META_KEYS, metaOf } from '../protocol/messages/request-meta';
 import { isRevision } from '../protocol/messages/revisions';
 import { isKnownMethod } from '../protocol/methods';
@@ -38,6 +43,9 @@ export const ATTR = {
   taskId: 'mcp.task.id',
   taskStatus: 'mcp.task.status',
   streamKind: 'mcp.stream.kind',
+  // Not in the conventions, and outside their `mcp.*` namespace: how a request ended without
+  // an answer (see `REQUEST_OUTCOME`).
+  requestOutcome: 'nest_mcp.request.outcome',
 } as const;
 
 /** The attributes a duration metric keeps: the low-cardinality ones (no ids, no addresses, no URIs). */
@@ -52,6 +60,7 @@ export const METRIC_ATTRIBUTES: readonly string[] = [
   ATTR.networkProtocolVersion,
   ATTR.errorType,
   ATTR.statusCode,
+  ATTR.requestOutcome,
 ];
 
 /**
@@ -63,8 +72,39 @@ export const OTHER = '_OTHER';
 
 /** The `error.type` of a tool result with `isError` (the conventions' value). */
 export const TOOL_ERROR = 'tool_error';
-/** The `error.type` of a request the client cancelled, or lost, before its answer. */
-export const CANCELLED = 'cancelled';
+
+/**
+ * The values of `nest_mcp.request.outcome`: a request that ended without an answer, which is no
+ * error (nothing failed), yet one an operator wants to count.
+ */
+export const REQUEST_OUTCOME = {
+  /** The client cancelled the request (`notifications/cancelled`), or went away, before its answer. */
+  cancelled: 'cancelled',
+  /** The client closed its `subscriptions/listen` stream (what such a stream is for). */
+  closed: 'closed',
+} as const;
+
+/**
+ * The JSON-RPC codes of a request the caller got wrong: like HTTP's 4xx on a SERVER span, they
+ * say what the server answered (`rpc.response.status_code`) but are no error of the server's
+ * (no `error.type`, no status ERROR), or a client's mistakes would move its error rate. Every
+ * other code (-32603, -32000, the application's own) is the server's fault.
+ */
+const CALLER_CODES: ReadonlySet<number> = new Set([
+  McpErrorCode.ParseError,
+  McpErrorCode.InvalidRequest,
+  McpErrorCode.MethodNotFound,
+  McpErrorCode.InvalidParams,
+  McpErrorCode.ResourceNotFound,
+  McpErrorCode.HeaderMismatch,
+  McpErrorCode.MissingRequiredClientCapability,
+  McpErrorCode.UnsupportedProtocolVersion,
+]);
+
+/** Whether a JSON-RPC error code says the caller, not the server, was at fault. */
+export function isCallerError(code: number): boolean {
+  return CALLER_CODES.has(code);
+}
 
 const RESOURCE_METHODS: ReadonlySet<string> = new Set([
   'resources/read',
@@ -191,22 +231,36 @@ export interface OutcomeFacts {
   readonly result?: unknown;
 }
 
+// Shared, never written to: a request that ended without an answer allocates nothing.
+const CANCELLED: OutcomeFacts = Object.freeze({
+  attributes: Object.freeze({ [ATTR.requestOutcome]: REQUEST_OUTCOME.cancelled }),
+});
+const CLOSED: OutcomeFacts = Object.freeze({
+  attributes: Object.freeze({ [ATTR.requestOutcome]: REQUEST_OUTCOME.closed }),
+});
+
 /**
- * The attributes of a message's outcome: a JSON-RPC error's code as `error.type` and
- * `rpc.response.status_code`; a tool result with `isError` as `tool_error`; a request that
- * was never answered (cancelled, lost) as `cancelled`; `initialize`'s negotiated revision.
+ * The attributes of a message's outcome: a JSON-RPC error's code as `rpc.response.status_code`,
+ * and as `error.type` when it is the server's fault (not `isCallerError`); a tool result with
+ * `isError` as `tool_error`; a request never answered as `nest_mcp.request.outcome` (`closed`
+ * for a listen stream, `cancelled` for any other), which is no error; `initialize`'s negotiated
+ * revision.
  */
 export function outcomeAttributes(message: JSONRPCRequest | JSONRPCNotification, outcome: EngineOutcome): OutcomeFacts {
   if (!('id' in message)) {
     return { attributes: {} };
   }
   if (outcome.type === 'none') {
-    return { attributes: { [ATTR.errorType]: CANCELLED }, error: 'The request was cancelled before its answer' };
+    // The engine answers nothing only to a client that cancelled or went away: a listen
+    // stream ends so whenever its client is done with it.
+    return message.method === 'subscriptions/listen' ? CLOSED : CANCELLED;
   }
   const { response } = outcome;
   if ('error' in response) {
     const code = String(response.error.code);
-    return { attributes: { [ATTR.errorType]: code, [ATTR.statusCode]: code }, error: response.error.message };
+    return isCallerError(response.error.code)
+      ? { attributes: { [ATTR.statusCode]: code } }
+      : { attributes: { [ATTR.errorType]: code, [ATTR.statusCode]: code }, error: response.error.message };
   }
   const result = response.result;
   if (message.method === 'initialize' && typeof result.protocolVersion === 'string') {

@@ -65,6 +65,11 @@ function errorTypeOf(error: unknown): string {
   return error instanceof Error && error.name !== 'Error' ? error.name : '_OTHER';
 }
 
+/** What `recordException` takes of a thrown value: the error itself (its stack), or its message. */
+function exceptionOf(error: unknown): Error | string {
+  return error instanceof Error ? error : messageOf(error);
+}
+
 export class McpTelemetry implements EngineObserver {
   private readonly operationDuration: Histogram | undefined;
   private readonly sessionDuration: Histogram | undefined;
@@ -227,6 +232,15 @@ export class McpTelemetry implements EngineObserver {
     };
   }
 
+  /**
+   * A handler's unexpected failure (logged by the engine, answered with a generic error): an
+   * `exception` event on the span it ran in, the request's or its task's, which the engine made
+   * active. Its type, message and stack stay on the trace, never on the wire.
+   */
+  exception(error: unknown): void {
+    this.parts.api.trace.getActiveSpan()?.recordException(exceptionOf(error));
+  }
+
   /** A legacy session ended (here or on another instance): its duration, if it opened here. */
   sessionEnded(sessionId: string): void {
     const session = this.sessions.get(sessionId);
@@ -291,7 +305,7 @@ export class McpTelemetry implements EngineObserver {
 
   private failed(span: Span, attributes: Attributes, start: number, error: unknown, unknown: boolean): void {
     const errorType = errorTypeOf(error);
-    span.recordException(error instanceof Error ? error : messageOf(error));
+    span.recordException(exceptionOf(error));
     span.setAttribute(ATTR.errorType, errorType);
     span.setStatus({ code: this.parts.api.SpanStatusCode.ERROR, message: messageOf(error) });
     span.end();

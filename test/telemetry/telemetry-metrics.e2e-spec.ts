@@ -1,7 +1,7 @@
 /**
  * The metrics over Streamable HTTP, read from the real SDK's metric reader: the operation
  * duration histogram (one point per low-cardinality attribute set, counting the calls, in
- * seconds, with `error.type` on an error), the legacy session duration recorded when the
+ * seconds, with `rpc.response.status_code` on an error answer), the legacy session duration recorded when the
  * session is deleted, and the gauges (live sessions, open standalone and listen streams,
  * questions waiting for the client's answer). Each test has its own server and SDK, so that
  * the cumulative counts are its own. A Fastify smoke checks the same attribute set there, where
@@ -108,7 +108,7 @@ describe('telemetry metrics over Streamable HTTP (express)', () => {
     expect(initialize.value.count).toBe(1);
   });
 
-  it('operation duration: an error call gets its own point with error.type and rpc.response.status_code', async () => {
+  it("operation duration: an error answer gets its own point with rpc.response.status_code (a caller's fault: no error.type)", async () => {
     const { client } = await connect();
     await client.callTool({ name: 'echo', arguments: { text: 'fine' } });
     const failure: unknown = await client
@@ -123,12 +123,11 @@ describe('telemetry metrics over Streamable HTTP (express)', () => {
     const calls = await histogramPoints(telemetry, 'mcp.server.operation.duration', 'tools/call');
     expect(calls).toHaveLength(2);
     // The unknown name is the client's alone: out of the metric, or each guess would be a series.
-    const failed = calls.find((point) => point.attributes['error.type'] !== undefined);
+    const failed = calls.find((point) => point.attributes['rpc.response.status_code'] !== undefined);
     expect(failed?.attributes).toEqual({
       'mcp.method.name': 'tools/call',
       'mcp.protocol.version': LEGACY,
       'gen_ai.operation.name': 'execute_tool',
-      'error.type': code,
       'rpc.response.status_code': code,
       ...HTTP,
     });

@@ -16,7 +16,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { startTelemetryTasksApp, type TelemetryTasksApp, WORK_SPAN } from '../fixtures/telemetry-tasks-fixture';
+import {
+  startTelemetryTasksApp,
+  TASK_THROWER,
+  type TelemetryTasksApp,
+  WORK_SPAN,
+} from '../fixtures/telemetry-tasks-fixture';
 import { META, modernHeaders, modernRequest, post, type RawResponse, waitUntil } from '../fixtures/raw-rpc';
 import { registerOtelGlobals, resetOtelGlobals, TestTelemetry } from '../fixtures/telemetry-sdk';
 import { JOB_ERROR_CODE } from '../fixtures/tasks-fixture';
@@ -59,6 +64,22 @@ async function taskSpans(
     .find((span) => span.spanContext().spanId === link.context.spanId);
   expect(creator).toBeDefined();
   return { task, creator: creator! };
+}
+
+/** The `exception` events of a span. */
+function exceptions(span: ReadableSpan): ReadableSpan['events'] {
+  return span.events.filter((event) => event.name === 'exception');
+}
+
+/** An unexpected error of the task's work: one exception event with its stack on the task span, none on the call's. */
+function expectExceptionOnTask(task: ReadableSpan, creator: ReadableSpan): void {
+  expect(exceptions(task)).toHaveLength(1);
+  expect(exceptions(task)[0].attributes).toMatchObject({
+    'exception.type': 'Error',
+    'exception.message': 'the task crashed',
+    'exception.stacktrace': expect.stringContaining(TASK_THROWER),
+  });
+  expect(exceptions(creator)).toEqual([]);
 }
 
 /** What every task span is: INTERNAL, a root of its own trace, linked to its creating SERVER span. */
@@ -196,6 +217,18 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     // The code the request would have answered, as on a request span.
     expect(task.attributes['error.type']).toBe(String(JOB_ERROR_CODE));
   });
+  it("an unexpected error of the task's work: an exception event on the task span", async () => {
+    const client = await connect();
+    const created = await startTask(client, 'crashing', { ms: 0 });
+    await waitUntil(
+      async () => (await client.experimental.tasks.getTask(created.taskId)).status === 'failed',
+      'the task to fail',
+    );
+    const { task, creator } = await taskSpans(telemetry, 'crashing', created.taskId);
+    expect(task.attributes['error.type']).toBe('tool_error');
+    expectExceptionOnTask(task, creator);
+  });
+
   it('a tool error fails the task at 2025-11-25: the span ends failed too', async () => {
     const client = await connect();
     const created = await startTask(client, 'tool_error', { ms: 0 });
@@ -304,6 +337,15 @@ describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
     expect(statusEvents(task)).toEqual(['working', 'failed']);
     expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Quota exceeded' });
     expect(task.attributes['error.type']).toBe(String(JOB_ERROR_CODE));
+  });
+
+  it('an unexpected error of the work once the call became a task: an exception event on the task span', async () => {
+    const taskId = await startTask('crashing', { ms: PAST_WINDOW_MS }, 'call-6');
+    const done = await untilStatus(taskId, 'completed', 'failed', 'cancelled');
+    expect(done).toMatchObject({ status: 'completed', result: { isError: true } });
+    expect(JSON.stringify(done)).not.toContain(TASK_THROWER);
+    const { task, creator } = await taskSpans(telemetry, 'crashing', taskId);
+    expectExceptionOnTask(task, creator);
   });
 
   it('a tool error completes the task at 2026-07-28 (the result says isError): a completed event, no ERROR', async () => {

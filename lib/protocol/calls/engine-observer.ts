@@ -42,4 +42,11 @@ export interface EngineObserver {
   question(request: ResolvedRequest, question: InputRequest): ObservedQuestion;
   /** A call became task `record` (its status is `working`). */
   task(request: ResolvedRequest, record: McpTaskRecord): ObservedTask;
+  /**
+   * A handler failed unexpectedly (not a protocol error, not a tool error): what the engine logs
+   * once and answers with a generic error. Called once per failure, within the observation the
+   * handler ran in (its message's, or its task's once the call runs as a task), so that the
+   * watcher may keep the error with it; nothing of it goes to the client.
+   */
+  exception?(error: unknown): void;
 }

@@ -24,6 +24,8 @@ export interface RunningTask {
   notify(message: JSONRPCNotification): void;
   /** Modern era: progress becomes the task's status message. */
   describe(progress: number, total: number | undefined, text: string | undefined): void;
+  /** Runs `work` within the task's observation (see `ObservedTask.run`). */
+  run<T>(work: () => T): T;
 }
 
 /** A request once its era and envelope are settled, as handlers see it. */
