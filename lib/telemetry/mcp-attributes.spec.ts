@@ -223,6 +223,9 @@ describe('outcomeAttributes', () => {
     ['-32020 header mismatch', -32020],
     ['-32021 missing client capability', -32021],
     ['-32022 unsupported protocol version', -32022],
+    ['-32003 insufficient scope', -32003],
+    ['-32004 access denied', -32004],
+    ['-32042 URL elicitation required', -32042],
   ])("the caller's fault (%s): rpc.response.status_code only, no error.type, no error", (_title, code) => {
     expect(isCallerError(code)).toBe(true);
     expect(outcomeAttributes(request('tools/call', { name: 'nope' }), errorAnswer(code, 'Unknown tool: nope'))).toEqual(
@@ -235,7 +238,6 @@ describe('outcomeAttributes', () => {
   it.each([
     ['-32603 internal error', -32603],
     ['-32000 server error (a stopped call)', -32000],
-    ['-32003 insufficient scope', -32003],
     ["-32050 an application's own code", -32050],
   ])(
     "the server's fault (%s): its code as error.type and rpc.response.status_code, its message as the error",

@@ -99,6 +99,11 @@ const CALLER_CODES: ReadonlySet<number> = new Set([
   McpErrorCode.HeaderMismatch,
   McpErrorCode.MissingRequiredClientCapability,
   McpErrorCode.UnsupportedProtocolVersion,
+  // Refusals of the caller's credentials (401/403 over HTTP) and a URL elicitation it must do
+  // first: an attacker's probing would otherwise page the operator as an outage.
+  McpErrorCode.InsufficientScope,
+  McpErrorCode.AccessDenied,
+  McpErrorCode.UrlElicitationRequired,
 ]);
 
 /** Whether a JSON-RPC error code says the caller, not the server, was at fault. */
