@@ -303,3 +303,23 @@ describe('metricAttributes', () => {
     expect(messageAttributes(base, request('resources/read', { uri: 'mem://x' }, 1)).name).toBeUndefined();
   });
 });
+
+describe('ATTR', () => {
+  it("keeps the module's own names out of the conventions' mcp.* namespace; mcp.task.id is the proposed one", () => {
+    expect({
+      taskId: ATTR.taskId,
+      taskStatus: ATTR.taskStatus,
+      taskStatusMessage: ATTR.taskStatusMessage,
+      streamKind: ATTR.streamKind,
+      methodOriginal: ATTR.methodOriginal,
+      protocolVersionOriginal: ATTR.protocolVersionOriginal,
+    }).toEqual({
+      taskId: 'mcp.task.id',
+      taskStatus: 'nest_mcp.task.status',
+      taskStatusMessage: 'nest_mcp.task.status_message',
+      streamKind: 'nest_mcp.stream.kind',
+      methodOriginal: 'nest_mcp.method.name_original',
+      protocolVersionOriginal: 'nest_mcp.protocol.version_original',
+    });
+  });
+});

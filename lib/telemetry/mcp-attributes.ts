@@ -30,15 +30,21 @@ export const ATTR = {
   clientPort: 'client.port',
   errorType: 'error.type',
   statusCode: 'rpc.response.status_code',
-  // Not in the conventions: what a client sent where the conventions' attribute holds `_OTHER`
-  // (as HTTP keeps `http.request.method_original`), on spans only.
-  methodOriginal: 'mcp.method.name_original',
-  protocolVersionOriginal: 'mcp.protocol.version_original',
-  // Not in the conventions: the task a span or an event is about, and its status.
+  // Proposed, not yet in the conventions: the task a span is about. Spans only: one value per task.
   taskId: 'mcp.task.id',
-  taskStatus: 'mcp.task.status',
-  streamKind: 'mcp.stream.kind',
+  // The module's own names, out of the `mcp.*` namespace the conventions own.
+  // What a client sent where the conventions' attribute holds `_OTHER` (as HTTP keeps
+  // `http.request.method_original`), on spans only.
+  methodOriginal: 'nest_mcp.method.name_original',
+  protocolVersionOriginal: 'nest_mcp.protocol.version_original',
+  // A task's status (its span, its status events, the task metrics) and a status change's message.
+  taskStatus: 'nest_mcp.task.status',
+  taskStatusMessage: 'nest_mcp.task.status_message',
+  streamKind: 'nest_mcp.stream.kind',
 } as const;
+
+/** The event a task span gets at each status change (`ATTR.taskStatus` says which). */
+export const TASK_STATUS_EVENT = 'nest_mcp.task.status';
 
 /** The attributes a duration metric keeps: the low-cardinality ones (no ids, no addresses, no URIs). */
 export const METRIC_ATTRIBUTES: readonly string[] = [

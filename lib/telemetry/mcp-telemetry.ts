@@ -1,8 +1,9 @@
 /**
  * One server's OpenTelemetry: the engine's watcher (`EngineObserver`). It makes a SERVER span
  * per message, a CLIENT span per question to the client, a span per task, and records the
- * `mcp.server.*` metrics. It exists only when a tracer or meter provider is there to take them
- * (`telemetry.factory.ts`); otherwise the engine has no watcher and spends nothing.
+ * `mcp.server.*` metrics of the conventions and the module's own `nest_mcp.server.*` ones. It
+ * exists only when a tracer or meter provider is there to take them (`telemetry.factory.ts`);
+ * otherwise the engine has no watcher and spends nothing.
  */
 import type { Context, Histogram, Link, Meter, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
 import type { EngineObserver, ObservedQuestion, ObservedTask } from '../protocol/calls/engine-observer';
@@ -17,6 +18,7 @@ import {
   messageAttributes,
   metricAttributes,
   outcomeAttributes,
+  TASK_STATUS_EVENT,
   TOOL_ERROR,
   transportAttributes,
   type Attributes,
@@ -36,7 +38,7 @@ export interface TelemetryParts {
   readonly captureArguments: boolean;
 }
 
-/** What the telemetry reads of its server: the counts the gauges report, and its catalog. */
+/** What the telemetry reads of its server: the live counts it reports, and its catalog. */
 export interface TelemetrySources {
   /** Modern `subscriptions/listen` streams open on this instance. */
   listenStreams(): number;
@@ -69,7 +71,7 @@ export class McpTelemetry implements EngineObserver {
   private readonly operationDuration: Histogram | undefined;
   private readonly sessionDuration: Histogram | undefined;
   private readonly sessions = new Map<string, OpenSession>();
-  /** The live tasks watched here, by id: what the task gauge counts. */
+  /** The live tasks watched here, by id: what the tasks counter counts. */
   private readonly tasks = new Map<string, McpTaskStatus>();
   private pendingQuestions = 0;
   private sources: TelemetrySources | undefined;
@@ -89,10 +91,10 @@ export class McpTelemetry implements EngineObserver {
       description: 'The duration of the MCP session as observed on the MCP server',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });
-    this.gauges(meter);
+    this.liveCounts(meter);
   }
 
-  /** Where the gauges read their counts and names are checked; set once the engine exists. */
+  /** Where the live counts are read and names are checked; set once the engine exists. */
   watch(sources: TelemetrySources): void {
     this.sources = sources;
   }
@@ -188,16 +190,16 @@ export class McpTelemetry implements EngineObserver {
     });
     const tasks = this.tasks;
     tasks.set(record.id, 'working');
-    span.addEvent('mcp.task.status', { [ATTR.taskStatus]: 'working' });
+    span.addEvent(TASK_STATUS_EVENT, { [ATTR.taskStatus]: 'working' });
     const status = (next: McpTaskStatus, message?: string, errorType = '_OTHER'): void => {
       if (!tasks.has(record.id)) {
         return;
       }
       const event: Attributes = { [ATTR.taskStatus]: next };
       if (message !== undefined) {
-        event['mcp.task.status_message'] = message;
+        event[ATTR.taskStatusMessage] = message;
       }
-      span.addEvent('mcp.task.status', event);
+      span.addEvent(TASK_STATUS_EVENT, event);
       if (!isTerminal(next)) {
         tasks.set(record.id, next);
         return;
@@ -301,16 +303,20 @@ export class McpTelemetry implements EngineObserver {
     );
   }
 
-  /** The gauges a team runs the service by; read only when the metrics are collected. */
-  private gauges(meter: Meter): void {
+  /**
+   * The live counts a team runs the service by, read only when the metrics are collected. Each is
+   * an up-down counter (a sum, not a gauge): the counts of several instances add up. The names
+   * are the module's own, out of the `mcp.*` namespace the conventions own.
+   */
+  private liveCounts(meter: Meter): void {
     meter
-      .createObservableGauge('mcp.server.sessions.active', {
+      .createObservableUpDownCounter('nest_mcp.server.sessions.active', {
         unit: '{session}',
         description: 'Legacy sessions initialized on this instance and not ended',
       })
       .addCallback((result) => result.observe(this.sessions.size));
     meter
-      .createObservableGauge('mcp.server.tasks.active', {
+      .createObservableUpDownCounter('nest_mcp.server.tasks.active', {
         unit: '{task}',
         description: 'Tasks whose work runs on this instance and has not ended, by status',
       })
@@ -326,7 +332,7 @@ export class McpTelemetry implements EngineObserver {
         }
       });
     meter
-      .createObservableGauge('mcp.server.streams.open', {
+      .createObservableUpDownCounter('nest_mcp.server.streams.open', {
         unit: '{stream}',
         description: 'Streams held open on this instance: modern listen streams, legacy standalone streams',
       })
@@ -337,7 +343,7 @@ export class McpTelemetry implements EngineObserver {
         }
       });
     meter
-      .createObservableGauge('mcp.server.client_requests.pending', {
+      .createObservableUpDownCounter('nest_mcp.server.client_requests.pending', {
         unit: '{request}',
         description: 'Questions sent to clients (elicitation, sampling, roots) waiting for their answers',
       })

@@ -1,10 +1,10 @@
 /**
  * Telemetry of tasks, both eras, over real HTTP: a call that becomes a task gets an INTERNAL
  * root span `execute_tool <tool>` linked to the creating `tools/call <tool>` SERVER span, with
- * the task id and a `mcp.task.status` event per status change; cancelled and failed tasks end
- * their spans so; in the legacy `task` mode the work runs inside the task's span (its own spans
- * and the CLIENT span of a question it asks are children of it); the tasks gauge counts the
- * working task while it runs and not after.
+ * the task id and a `nest_mcp.task.status` event per status change; cancelled and failed tasks
+ * end their spans so; in the legacy `task` mode the work runs inside the task's span (its own
+ * spans and the CLIENT span of a question it asks are children of it); the tasks counter counts
+ * the working task while it runs and not after.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -15,6 +15,7 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { DataPointType } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { startTelemetryTasksApp, type TelemetryTasksApp, WORK_SPAN } from '../fixtures/telemetry-tasks-fixture';
 import { META, modernHeaders, modernRequest, post, type RawResponse, waitUntil } from '../fixtures/raw-rpc';
@@ -27,17 +28,18 @@ const TASK_TTL_MS = 60_000;
 /** Well past the modern inline window (100 ms by default): the call is a task by then. */
 const PAST_WINDOW_MS = 600;
 
-/** The statuses of a task span's `mcp.task.status` events, in order. */
+/** The statuses of a task span's `nest_mcp.task.status` events, in order. */
 function statusEvents(span: ReadableSpan): string[] {
   return span.events
-    .filter((event) => event.name === 'mcp.task.status')
-    .map((event) => String(event.attributes?.['mcp.task.status']));
+    .filter((event) => event.name === 'nest_mcp.task.status')
+    .map((event) => String(event.attributes?.['nest_mcp.task.status']));
 }
 
-/** The task gauge's value for `status` now (0 when it reported nothing for it). */
+/** The tasks counter's value for `status` now (0 when it reported nothing for it): a non-monotonic sum. */
 async function activeTasks(telemetry: TestTelemetry, status: string): Promise<number> {
-  const points = await telemetry.points('mcp.server.tasks.active');
-  const point = points.find((candidate) => candidate.attributes['mcp.task.status'] === status);
+  const metric = (await telemetry.metrics()).get('nest_mcp.server.tasks.active');
+  expect(metric).toMatchObject({ dataPointType: DataPointType.SUM, isMonotonic: false });
+  const point = metric!.dataPoints.find((candidate) => candidate.attributes['nest_mcp.task.status'] === status);
   return (point?.value as number | undefined) ?? 0;
 }
 
@@ -132,7 +134,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     const { task, creator } = await taskSpans(telemetry, 'traced_work', created.taskId);
     expectLinkedRoot(task, creator, 'traced_work', created.taskId);
     expect(task.attributes['mcp.session.id']).toBe(creator.attributes['mcp.session.id']);
-    expect(task.attributes['mcp.task.status']).toBe('completed');
+    expect(task.attributes['nest_mcp.task.status']).toBe('completed');
     expect(statusEvents(task)).toEqual(['working', 'completed']);
     expect(task.status.code).not.toBe(SpanStatusCode.ERROR);
     expect(task.attributes).not.toHaveProperty('error.type');
@@ -157,7 +159,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     expect(question.parentSpanContext?.spanId).toBe(task.spanContext().spanId);
   });
 
-  it('the tasks gauge counts a working task while it runs, and not after it completed', async () => {
+  it('the tasks counter counts a working task while it runs, and not after it completed', async () => {
     const client = await connect();
     const created = await startTask(client, 'gated', { label: 'gauge-legacy' });
     await server.gates.whenStarted('gauge-legacy');
@@ -169,7 +171,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     expect(await activeTasks(telemetry, 'working')).toBe(0);
   });
 
-  it('tasks/cancel ends the span with a cancelled event, and the gauge drops to 0', async () => {
+  it('tasks/cancel ends the span with a cancelled event, and the counter drops to 0', async () => {
     const client = await connect();
     const created = await startTask(client, 'sleepy', { ms: 30_000, label: 'cancelled-legacy' });
     expect(await activeTasks(telemetry, 'working')).toBe(1);
@@ -177,7 +179,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     const { task, creator } = await taskSpans(telemetry, 'sleepy', created.taskId);
     expectLinkedRoot(task, creator, 'sleepy', created.taskId);
     expect(statusEvents(task)).toEqual(['working', 'cancelled']);
-    expect(task.attributes['mcp.task.status']).toBe('cancelled');
+    expect(task.attributes['nest_mcp.task.status']).toBe('cancelled');
     expect(await activeTasks(telemetry, 'working')).toBe(0);
   });
 
@@ -191,7 +193,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     const { task, creator } = await taskSpans(telemetry, 'protocol_error', created.taskId);
     expectLinkedRoot(task, creator, 'protocol_error', created.taskId);
     expect(statusEvents(task)).toEqual(['working', 'failed']);
-    expect(task.attributes['mcp.task.status']).toBe('failed');
+    expect(task.attributes['nest_mcp.task.status']).toBe('failed');
     expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Quota exceeded' });
     // The code the request would have answered, as on a request span.
     expect(task.attributes['error.type']).toBe(String(JOB_ERROR_CODE));
@@ -205,7 +207,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     );
     const { task } = await taskSpans(telemetry, 'tool_error', created.taskId);
     expect(statusEvents(task)).toEqual(['working', 'failed']);
-    expect(task.attributes['mcp.task.status']).toBe('failed');
+    expect(task.attributes['nest_mcp.task.status']).toBe('failed');
     expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'The tool reported an error' });
     expect(task.attributes['error.type']).toBe('tool_error');
   });
@@ -278,7 +280,7 @@ describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
     expect(statusEvents(task)).toEqual(['working', 'completed']);
   });
 
-  it('the tasks gauge counts a working task while it runs, 0 after it completed', async () => {
+  it('the tasks counter counts a working task while it runs, 0 after it completed', async () => {
     const taskId = await startTask('gated', { label: 'gauge-modern' }, 'call-2');
     expect(await activeTasks(telemetry, 'working')).toBe(1);
     server.gates.release('gauge-modern');
