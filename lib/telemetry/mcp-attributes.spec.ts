@@ -110,6 +110,25 @@ describe('messageAttributes', () => {
     expect(attributes).not.toHaveProperty(ATTR.resourceUri);
   });
 
+  it.each(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update'])(
+    '%s: the task it names (params.taskId) as mcp.task.id, out of the span name',
+    (method) => {
+      const { spanName, attributes } = messageAttributes(legacy, request(method, { taskId: 'task_1' }));
+      expect(spanName).toBe(method);
+      expect(attributes[ATTR.taskId]).toBe('task_1');
+    },
+  );
+
+  it('a taskId elsewhere is not read: tasks/list, tools/call, a tasks/get without a string id', () => {
+    expect(messageAttributes(legacy, request('tasks/list', { taskId: 'task_1' })).attributes).not.toHaveProperty(
+      ATTR.taskId,
+    );
+    expect(
+      messageAttributes(legacy, request('tools/call', { name: 'echo', taskId: 'task_1' })).attributes,
+    ).not.toHaveProperty(ATTR.taskId);
+    expect(messageAttributes(legacy, request('tasks/get', { taskId: 7 })).attributes).not.toHaveProperty(ATTR.taskId);
+  });
+
   it('a null request id is not recorded', () => {
     const { attributes } = messageAttributes(legacy, { jsonrpc: '2.0', id: null, method: 'ping' } as never);
     expect(attributes).not.toHaveProperty(ATTR.requestId);
@@ -281,6 +300,12 @@ describe('metricAttributes', () => {
       [ATTR.networkProtocolVersion]: '1.1',
       [ATTR.errorType]: '-32603',
       [ATTR.statusCode]: '-32603',
+    });
+  });
+
+  it('drops the task id', () => {
+    expect(metricAttributes({ [ATTR.method]: 'tasks/get', [ATTR.taskId]: 'task_1' })).toEqual({
+      [ATTR.method]: 'tasks/get',
     });
   });
 

@@ -30,7 +30,8 @@ export const ATTR = {
   clientPort: 'client.port',
   errorType: 'error.type',
   statusCode: 'rpc.response.status_code',
-  // Proposed, not yet in the conventions: the task a span is about. Spans only: one value per task.
+  // Proposed, not yet in the conventions: the task a span is about (the task's own span, the
+  // call that created it, every `tasks/*` request naming it). Spans only: one value per task.
   taskId: 'mcp.task.id',
   // The module's own names, out of the `mcp.*` namespace the conventions own.
   // What a client sent where the conventions' attribute holds `_OTHER` (as HTTP keeps
@@ -79,6 +80,9 @@ const RESOURCE_METHODS: ReadonlySet<string> = new Set([
   'notifications/resources/updated',
 ]);
 
+/** The requests about one task, which name it in `params.taskId` (`tasks/list` names none). */
+const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update']);
+
 /** What a message names: the span's name target and the attributes that name it. */
 export interface MessageTarget {
   readonly spanName: string;
@@ -89,7 +93,8 @@ export interface MessageTarget {
 
 /**
  * The span name and the attributes known before the message runs: `{method} {target}` where
- * the target is the tool or prompt (low cardinality); resource URIs are attributes only.
+ * the target is the tool or prompt (low cardinality); resource URIs and the task a `tasks/*`
+ * request names are attributes only.
  */
 export function messageAttributes(facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): MessageTarget {
   const method = isKnownMethod(message.method) ? message.method : OTHER;
@@ -115,6 +120,8 @@ export function messageAttributes(facts: RequestFacts, message: JSONRPCRequest |
     target = name;
   } else if (RESOURCE_METHODS.has(method) && typeof params?.uri === 'string') {
     attributes[ATTR.resourceUri] = params.uri;
+  } else if (TASK_METHODS.has(method) && typeof params?.taskId === 'string') {
+    attributes[ATTR.taskId] = params.taskId;
   }
   const version = protocolVersionOf(facts, message, params);
   if (isRevision(version)) {

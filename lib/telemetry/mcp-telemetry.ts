@@ -5,7 +5,7 @@
  * exists only when a tracer or meter provider is there to take them (`telemetry.factory.ts`);
  * otherwise the engine has no watcher and spends nothing.
  */
-import type { Context, Histogram, Link, Meter, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
+import type { Context, Histogram, Link, Meter, Span, SpanContext, TextMapPropagator, Tracer } from '@opentelemetry/api';
 import type { EngineObserver, ObservedQuestion, ObservedTask } from '../protocol/calls/engine-observer';
 import type { EngineOutcome, RequestFacts, ResolvedRequest } from '../protocol/engine';
 import type { InputRequest } from '../protocol/messages/client-requests';
@@ -25,7 +25,7 @@ import {
 } from './mcp-attributes';
 import type { OpenTelemetryApi } from './open-telemetry';
 
-/** The buckets the conventions give both duration histograms, in seconds. */
+/** The buckets the conventions give both duration histograms (and the task duration), in seconds. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
 /** What the telemetry of one server is made of. */
@@ -54,6 +54,13 @@ interface OpenSession {
   readonly attributes: Attributes;
 }
 
+/** A task whose work runs here, until it ends. */
+interface LiveTask {
+  status: McpTaskStatus;
+  /** Its span, which the requests about it link to. */
+  readonly span: SpanContext;
+}
+
 /** Seconds since a `performance.now()` reading. */
 function secondsSince(start: number): number {
   return (performance.now() - start) / 1000;
@@ -70,9 +77,13 @@ function errorTypeOf(error: unknown): string {
 export class McpTelemetry implements EngineObserver {
   private readonly operationDuration: Histogram | undefined;
   private readonly sessionDuration: Histogram | undefined;
+  private readonly taskDuration: Histogram | undefined;
   private readonly sessions = new Map<string, OpenSession>();
-  /** The live tasks watched here, by id: what the tasks counter counts. */
-  private readonly tasks = new Map<string, McpTaskStatus>();
+  /**
+   * The live tasks watched here, by id: what the tasks counter counts, and the span each request
+   * about one links to. Bounded by the tasks running here: an entry goes at its task's end.
+   */
+  private readonly tasks = new Map<string, LiveTask>();
   private pendingQuestions = 0;
   private sources: TelemetrySources | undefined;
 
@@ -89,6 +100,11 @@ export class McpTelemetry implements EngineObserver {
     this.sessionDuration = meter.createHistogram('mcp.server.session.duration', {
       unit: 's',
       description: 'The duration of the MCP session as observed on the MCP server',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
+    this.taskDuration = meter.createHistogram('nest_mcp.server.task.duration', {
+      unit: 's',
+      description: 'The run time of a task whose work ran on this instance, from its creation to its end',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });
     this.liveCounts(meter);
@@ -113,6 +129,15 @@ export class McpTelemetry implements EngineObserver {
     const unknown = target.name !== undefined && this.sources?.knows(message.method, target.name) === false;
     const spanName = unknown ? message.method : target.spanName;
     const { parent, links } = this.parentOf(message);
+    const taskId = attributes[ATTR.taskId];
+    if (taskId !== undefined) {
+      // A task that ended, or that another instance runs, has no span here: its id alone says
+      // which task it is.
+      const task = this.tasks.get(taskId as string);
+      if (task !== undefined) {
+        links.push({ context: task.span });
+      }
+    }
     const span = tracer.startSpan(spanName, { kind: api.SpanKind.SERVER, attributes, links }, parent);
     if (captureArguments && message.method === 'tools/call' && isJsonObject(message.params)) {
       span.setAttribute(ATTR.toolArguments, JSON.stringify(message.params.arguments ?? {}));
@@ -170,7 +195,11 @@ export class McpTelemetry implements EngineObserver {
 
   task(request: ResolvedRequest, record: McpTaskRecord): ObservedTask {
     const { api, tracer } = this.parts;
-    const creator = api.trace.getSpanContext(api.context.active());
+    const start = performance.now();
+    // The call that created the task is being served: its span is the active one.
+    const creatorSpan = api.trace.getSpan(api.context.active());
+    creatorSpan?.setAttribute(ATTR.taskId, record.id);
+    const creator = creatorSpan?.spanContext();
     const attributes: Attributes = {
       [ATTR.operation]: 'execute_tool',
       [ATTR.toolName]: record.name,
@@ -189,10 +218,11 @@ export class McpTelemetry implements EngineObserver {
       root: true,
     });
     const tasks = this.tasks;
-    tasks.set(record.id, 'working');
+    const live: LiveTask = { status: 'working', span: span.spanContext() };
+    tasks.set(record.id, live);
     span.addEvent(TASK_STATUS_EVENT, { [ATTR.taskStatus]: 'working' });
     const status = (next: McpTaskStatus, message?: string, errorType = '_OTHER'): void => {
-      if (!tasks.has(record.id)) {
+      if (tasks.get(record.id) !== live) {
         return;
       }
       const event: Attributes = { [ATTR.taskStatus]: next };
@@ -201,15 +231,18 @@ export class McpTelemetry implements EngineObserver {
       }
       span.addEvent(TASK_STATUS_EVENT, event);
       if (!isTerminal(next)) {
-        tasks.set(record.id, next);
+        live.status = next;
         return;
       }
       tasks.delete(record.id);
       span.setAttribute(ATTR.taskStatus, next);
+      const ended: Attributes = { [ATTR.taskStatus]: next, [ATTR.toolName]: record.name };
       if (next === 'failed') {
         span.setAttribute(ATTR.errorType, errorType);
         span.setStatus({ code: api.SpanStatusCode.ERROR, message });
+        ended[ATTR.errorType] = errorType;
       }
+      this.taskDuration?.record(secondsSince(start), ended);
       span.end();
     };
     return {
@@ -322,7 +355,7 @@ export class McpTelemetry implements EngineObserver {
       })
       .addCallback((result) => {
         const counts: Record<'working' | 'input_required', number> = { working: 0, input_required: 0 };
-        for (const status of this.tasks.values()) {
+        for (const { status } of this.tasks.values()) {
           if (status === 'working' || status === 'input_required') {
             counts[status] += 1;
           }

@@ -4,7 +4,9 @@
  * the task id and a `nest_mcp.task.status` event per status change; cancelled and failed tasks
  * end their spans so; in the legacy `task` mode the work runs inside the task's span (its own
  * spans and the CLIENT span of a question it asks are children of it); the tasks counter counts
- * the working task while it runs and not after.
+ * the working task while it runs and not after. The task can be followed: the creating call and
+ * every `tasks/get|result|cancel|update` about it carry `mcp.task.id` and link to the task's
+ * span; its run time is recorded by outcome in `nest_mcp.server.task.duration`.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -15,7 +17,7 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { DataPointType } from '@opentelemetry/sdk-metrics';
+import { DataPointType, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { startTelemetryTasksApp, type TelemetryTasksApp, WORK_SPAN } from '../fixtures/telemetry-tasks-fixture';
 import { META, modernHeaders, modernRequest, post, type RawResponse, waitUntil } from '../fixtures/raw-rpc';
@@ -27,6 +29,9 @@ const MCP_TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const TASK_TTL_MS = 60_000;
 /** Well past the modern inline window (100 ms by default): the call is a task by then. */
 const PAST_WINDOW_MS = 600;
+
+/** The buckets of both duration histograms of the conventions, which the task duration shares. */
+const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
 /** The statuses of a task span's `nest_mcp.task.status` events, in order. */
 function statusEvents(span: ReadableSpan): string[] {
@@ -41,6 +46,54 @@ async function activeTasks(telemetry: TestTelemetry, status: string): Promise<nu
   expect(metric).toMatchObject({ dataPointType: DataPointType.SUM, isMonotonic: false });
   const point = metric!.dataPoints.find((candidate) => candidate.attributes['nest_mcp.task.status'] === status);
   return (point?.value as number | undefined) ?? 0;
+}
+
+/**
+ * The task duration point of `tool` ended `status`: exactly the status, the tool and the error
+ * type (when given), in seconds, with the buckets of the operation duration.
+ */
+async function expectTaskDuration(
+  telemetry: TestTelemetry,
+  tool: string,
+  status: string,
+  errorType?: string,
+): Promise<void> {
+  const metric = (await telemetry.metrics()).get('nest_mcp.server.task.duration');
+  expect(metric?.descriptor.unit).toBe('s');
+  const points = (metric?.dataPoints ?? []) as Array<DataPoint<Histogram>>;
+  const point = points.find(
+    (candidate) =>
+      candidate.attributes['gen_ai.tool.name'] === tool && candidate.attributes['nest_mcp.task.status'] === status,
+  );
+  expect(point?.attributes).toEqual({
+    'nest_mcp.task.status': status,
+    'gen_ai.tool.name': tool,
+    ...(errorType === undefined ? {} : { 'error.type': errorType }),
+  });
+  expect(point!.value.count).toBeGreaterThanOrEqual(1);
+  expect(point!.value.sum).toBeGreaterThan(0);
+  expect(point!.value.buckets.boundaries).toEqual(DURATION_BUCKETS);
+}
+
+/** The finished span named `name` that carries `mcp.task.id` = `taskId` (the last one). */
+async function spanAbout(telemetry: TestTelemetry, name: string, taskId: string): Promise<ReadableSpan> {
+  await waitUntil(
+    () => telemetry.named(name).some((span) => span.attributes['mcp.task.id'] === taskId),
+    `a ${name} span about task ${taskId}`,
+  );
+  return telemetry
+    .named(name)
+    .filter((span) => span.attributes['mcp.task.id'] === taskId)
+    .at(-1)!;
+}
+
+/** A span about a task: a SERVER span with its id, linked to the task's own span. */
+function expectFollows(span: ReadableSpan, task: ReadableSpan, taskId: string): void {
+  expect(span.kind).toBe(SpanKind.SERVER);
+  expect(span.attributes['mcp.task.id']).toBe(taskId);
+  const link = span.links.find((candidate) => candidate.context.spanId === task.spanContext().spanId);
+  expect(link?.context.traceId).toBe(task.spanContext().traceId);
+  expect(link?.context.spanId).toBe(task.spanContext().spanId);
 }
 
 /** The task span of task `taskId` once it ended, and the SERVER span of the call that created it. */
@@ -72,7 +125,12 @@ function expectLinkedRoot(task: ReadableSpan, creator: ReadableSpan, tool: strin
   expect(task.links[0].context.traceId).toBe(creator.spanContext().traceId);
   expect(task.links[0].context.spanId).toBe(creator.spanContext().spanId);
   expect(creator.kind).toBe(SpanKind.SERVER);
-  expect(creator.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool });
+  // The creating call names the task it made.
+  expect(creator.attributes).toMatchObject({
+    'mcp.method.name': 'tools/call',
+    'gen_ai.tool.name': tool,
+    'mcp.task.id': taskId,
+  });
   expect(task.attributes).toMatchObject({
     'mcp.task.id': taskId,
     'gen_ai.tool.name': tool,
@@ -142,6 +200,24 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     const [work] = telemetry.named(WORK_SPAN);
     expect(work.spanContext().traceId).toBe(task.spanContext().traceId);
     expect(work.parentSpanContext?.spanId).toBe(task.spanContext().spanId);
+    await expectTaskDuration(telemetry, 'traced_work', 'completed');
+  });
+
+  it('tasks/get and tasks/result about a task started here: its id, and a link to its span', async () => {
+    const client = await connect();
+    const created = await startTask(client, 'gated', { label: 'follow-legacy' });
+    await server.gates.whenStarted('follow-legacy');
+    expect((await client.experimental.tasks.getTask(created.taskId)).status).toBe('working');
+    // tasks/result waits for the end: released once the server serves it, the task still working.
+    const result = client.experimental.tasks.getTaskResult(created.taskId, CallToolResultSchema);
+    await telemetry.waitForStart('tasks/result');
+    server.gates.release('follow-legacy');
+    expect((await result).content).toEqual([{ type: 'text', text: 'released follow-legacy' }]);
+
+    const { task, creator } = await taskSpans(telemetry, 'gated', created.taskId);
+    expectLinkedRoot(task, creator, 'gated', created.taskId);
+    expectFollows(await spanAbout(telemetry, 'tasks/get', created.taskId), task, created.taskId);
+    expectFollows(await spanAbout(telemetry, 'tasks/result', created.taskId), task, created.taskId);
   });
 
   it("a question the task's work asks: a CLIENT span under the task span, and input_required between working", async () => {
@@ -171,7 +247,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     expect(await activeTasks(telemetry, 'working')).toBe(0);
   });
 
-  it('tasks/cancel ends the span with a cancelled event, and the counter drops to 0', async () => {
+  it('tasks/cancel ends the span with a cancelled event, the counter drops to 0, the cancel span follows', async () => {
     const client = await connect();
     const created = await startTask(client, 'sleepy', { ms: 30_000, label: 'cancelled-legacy' });
     expect(await activeTasks(telemetry, 'working')).toBe(1);
@@ -181,6 +257,8 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     expect(statusEvents(task)).toEqual(['working', 'cancelled']);
     expect(task.attributes['nest_mcp.task.status']).toBe('cancelled');
     expect(await activeTasks(telemetry, 'working')).toBe(0);
+    expectFollows(await spanAbout(telemetry, 'tasks/cancel', created.taskId), task, created.taskId);
+    await expectTaskDuration(telemetry, 'sleepy', 'cancelled');
   });
 
   it('a task whose work fails with a protocol error: a failed event, status ERROR with its message', async () => {
@@ -197,6 +275,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Quota exceeded' });
     // The code the request would have answered, as on a request span.
     expect(task.attributes['error.type']).toBe(String(JOB_ERROR_CODE));
+    await expectTaskDuration(telemetry, 'protocol_error', 'failed', String(JOB_ERROR_CODE));
   });
   it('a tool error fails the task at 2025-11-25: the span ends failed too', async () => {
     const client = await connect();
@@ -210,6 +289,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     expect(task.attributes['nest_mcp.task.status']).toBe('failed');
     expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'The tool reported an error' });
     expect(task.attributes['error.type']).toBe('tool_error');
+    await expectTaskDuration(telemetry, 'tool_error', 'failed', 'tool_error');
   });
 });
 
@@ -217,12 +297,14 @@ describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
   const telemetry = new TestTelemetry();
   let server: TelemetryTasksApp;
 
-  /** One modern request declaring the tasks extension, with the headers mirroring it. */
+  /** One modern request declaring the tasks extension (and elicitation), with the headers mirroring it. */
   function rpc(method: string, params: Record<string, unknown>, id: string): Promise<RawResponse> {
     const name = typeof params.name === 'string' ? params.name : (params.taskId as string | undefined);
     return post(
       server.url,
-      modernRequest(method, params, id, { [META.clientCapabilities]: { extensions: { [MCP_TASKS_EXTENSION]: {} } } }),
+      modernRequest(method, params, id, {
+        [META.clientCapabilities]: { elicitation: {}, extensions: { [MCP_TASKS_EXTENSION]: {} } },
+      }),
       modernHeaders(method, name),
     );
   }
@@ -278,24 +360,49 @@ describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
     expect(creator.attributes['mcp.protocol.version']).toBe('2026-07-28');
     expect(task.attributes).not.toHaveProperty(['mcp.session.id']);
     expect(statusEvents(task)).toEqual(['working', 'completed']);
+    await expectTaskDuration(telemetry, 'sleepy', 'completed');
   });
 
-  it('the tasks counter counts a working task while it runs, 0 after it completed', async () => {
+  it('the tasks counter counts a working task while it runs, 0 after it completed; tasks/get follows it', async () => {
     const taskId = await startTask('gated', { label: 'gauge-modern' }, 'call-2');
     expect(await activeTasks(telemetry, 'working')).toBe(1);
+    expect(resultOf(await rpc('tasks/get', { taskId }, 'get-working')).status).toBe('working');
     server.gates.release('gauge-modern');
     expect((await untilStatus(taskId, 'completed', 'failed', 'cancelled')).status).toBe('completed');
-    await taskSpans(telemetry, 'gated', taskId);
+    const { task, creator } = await taskSpans(telemetry, 'gated', taskId);
+    expectLinkedRoot(task, creator, 'gated', taskId);
     expect(await activeTasks(telemetry, 'working')).toBe(0);
+    const [working] = telemetry
+      .named('tasks/get')
+      .filter((span) => span.attributes['jsonrpc.request.id'] === 'get-working');
+    expectFollows(working, task, taskId);
   });
 
-  it('tasks/cancel: the span ends with a cancelled event', async () => {
+  it('tasks/update answers a task waiting for input: its span has the id and a link to the task', async () => {
+    const taskId = await startTask('ask_name', { ms: PAST_WINDOW_MS, label: 'update-modern' }, 'call-6');
+    await untilStatus(taskId, 'input_required');
+    resultOf(
+      await rpc(
+        'tasks/update',
+        { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } },
+        'update-6',
+      ),
+    );
+    expect((await untilStatus(taskId, 'completed', 'failed', 'cancelled')).status).toBe('completed');
+    const { task, creator } = await taskSpans(telemetry, 'ask_name', taskId);
+    expectLinkedRoot(task, creator, 'ask_name', taskId);
+    expectFollows(await spanAbout(telemetry, 'tasks/update', taskId), task, taskId);
+  });
+
+  it('tasks/cancel: the span ends with a cancelled event; the cancel span follows the task', async () => {
     const taskId = await startTask('sleepy', { ms: 30_000, label: 'cancelled-modern' }, 'call-3');
     resultOf(await rpc('tasks/cancel', { taskId }, 'cancel-3'));
     const { task, creator } = await taskSpans(telemetry, 'sleepy', taskId);
     expectLinkedRoot(task, creator, 'sleepy', taskId);
     expect(statusEvents(task)).toEqual(['working', 'cancelled']);
     expect(await activeTasks(telemetry, 'working')).toBe(0);
+    expectFollows(await spanAbout(telemetry, 'tasks/cancel', taskId), task, taskId);
+    await expectTaskDuration(telemetry, 'sleepy', 'cancelled');
   });
 
   it('a protocol error fails the task: a failed event, status ERROR', async () => {
@@ -306,6 +413,7 @@ describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
     expect(statusEvents(task)).toEqual(['working', 'failed']);
     expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Quota exceeded' });
     expect(task.attributes['error.type']).toBe(String(JOB_ERROR_CODE));
+    await expectTaskDuration(telemetry, 'protocol_error', 'failed', String(JOB_ERROR_CODE));
   });
 
   it('a tool error completes the task at 2026-07-28 (the result says isError): a completed event, no ERROR', async () => {
@@ -315,5 +423,7 @@ describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
     const { task } = await taskSpans(telemetry, 'tool_error', taskId);
     expect(statusEvents(task)).toEqual(['working', 'completed']);
     expect(task.status.code).not.toBe(SpanStatusCode.ERROR);
+    // Completed, whatever its result says: no error.type on the duration either.
+    await expectTaskDuration(telemetry, 'tool_error', 'completed');
   });
 });
