@@ -303,10 +303,10 @@ describe('metricAttributes', () => {
     });
   });
 
-  it('drops the task id', () => {
-    expect(metricAttributes({ [ATTR.method]: 'tasks/get', [ATTR.taskId]: 'task_1' })).toEqual({
-      [ATTR.method]: 'tasks/get',
-    });
+  it("keeps the server's name, drops the task id", () => {
+    expect(
+      metricAttributes({ [ATTR.method]: 'tasks/get', [ATTR.taskId]: 'task_1', [ATTR.serverName]: 'admin' }),
+    ).toEqual({ [ATTR.method]: 'tasks/get', [ATTR.serverName]: 'admin' });
   });
 
   it('adds nothing that is not there', () => {
@@ -338,6 +338,7 @@ describe('ATTR', () => {
       streamKind: ATTR.streamKind,
       methodOriginal: ATTR.methodOriginal,
       protocolVersionOriginal: ATTR.protocolVersionOriginal,
+      serverName: ATTR.serverName,
     }).toEqual({
       taskId: 'mcp.task.id',
       taskStatus: 'nest_mcp.task.status',
@@ -345,6 +346,7 @@ describe('ATTR', () => {
       streamKind: 'nest_mcp.stream.kind',
       methodOriginal: 'nest_mcp.method.name_original',
       protocolVersionOriginal: 'nest_mcp.protocol.version_original',
+      serverName: 'nest_mcp.server.name',
     });
   });
 });

@@ -42,6 +42,8 @@ export const ATTR = {
   taskStatus: 'nest_mcp.task.status',
   taskStatusMessage: 'nest_mcp.task.status_message',
   streamKind: 'nest_mcp.stream.kind',
+  // The server (its `name`) of an application that has several; absent with one.
+  serverName: 'nest_mcp.server.name',
 } as const;
 
 /** The event a task span gets at each status change (`ATTR.taskStatus` says which). */
@@ -59,6 +61,7 @@ export const METRIC_ATTRIBUTES: readonly string[] = [
   ATTR.networkProtocolVersion,
   ATTR.errorType,
   ATTR.statusCode,
+  ATTR.serverName,
 ];
 
 /**

@@ -36,6 +36,8 @@ export interface TelemetryParts {
   readonly meter?: Meter;
   readonly propagator: TextMapPropagator;
   readonly captureArguments: boolean;
+  /** `nest_mcp.server.name` of every span and metric point: only when the application has several servers. */
+  readonly serverName?: string;
 }
 
 /** What the telemetry reads of its server: the live counts it reports, and its catalog. */
@@ -86,9 +88,12 @@ export class McpTelemetry implements EngineObserver {
   private readonly tasks = new Map<string, LiveTask>();
   private pendingQuestions = 0;
   private sources: TelemetrySources | undefined;
+  /** What every live count's point carries: the server's name, when there are several. */
+  private readonly countAttributes: Attributes;
 
   constructor(private readonly parts: TelemetryParts) {
-    const { meter } = parts;
+    const { meter, serverName } = parts;
+    this.countAttributes = serverName === undefined ? {} : { [ATTR.serverName]: serverName };
     if (meter === undefined) {
       return;
     }
@@ -124,6 +129,9 @@ export class McpTelemetry implements EngineObserver {
     const start = performance.now();
     const target = messageAttributes(facts, message);
     const { attributes } = target;
+    if (this.parts.serverName !== undefined) {
+      attributes[ATTR.serverName] = this.parts.serverName;
+    }
     // A name the server does not have comes from the client alone: kept as an attribute of the
     // span, but out of its name and the metrics, which it would flood with one series per guess.
     const unknown = target.name !== undefined && this.sources?.knows(message.method, target.name) === false;
@@ -167,6 +175,9 @@ export class McpTelemetry implements EngineObserver {
     if (request.revision !== undefined) {
       attributes[ATTR.protocolVersion] = request.revision;
     }
+    if (this.parts.serverName !== undefined) {
+      attributes[ATTR.serverName] = this.parts.serverName;
+    }
     if (request.facts.session !== undefined) {
       attributes[ATTR.sessionId] = request.facts.session.id;
     }
@@ -194,7 +205,7 @@ export class McpTelemetry implements EngineObserver {
   }
 
   task(request: ResolvedRequest, record: McpTaskRecord): ObservedTask {
-    const { api, tracer } = this.parts;
+    const { api, tracer, serverName } = this.parts;
     const start = performance.now();
     // The call that created the task is being served: its span is the active one.
     const creatorSpan = api.trace.getSpan(api.context.active());
@@ -208,6 +219,9 @@ export class McpTelemetry implements EngineObserver {
     };
     if (request.facts.session !== undefined) {
       attributes[ATTR.sessionId] = request.facts.session.id;
+    }
+    if (serverName !== undefined) {
+      attributes[ATTR.serverName] = serverName;
     }
     // A task outlives the request that made it: its span starts a trace of its own, linked to
     // the request's, rather than stretching the request's trace for hours.
@@ -241,6 +255,9 @@ export class McpTelemetry implements EngineObserver {
         span.setAttribute(ATTR.errorType, errorType);
         span.setStatus({ code: api.SpanStatusCode.ERROR, message });
         ended[ATTR.errorType] = errorType;
+      }
+      if (serverName !== undefined) {
+        ended[ATTR.serverName] = serverName;
       }
       this.taskDuration?.record(secondsSince(start), ended);
       span.end();
@@ -318,6 +335,7 @@ export class McpTelemetry implements EngineObserver {
         start,
         attributes: metricAttributes({
           [ATTR.protocolVersion]: all[ATTR.protocolVersion],
+          [ATTR.serverName]: all[ATTR.serverName],
           ...transportAttributes(facts),
         }),
       });
@@ -342,12 +360,13 @@ export class McpTelemetry implements EngineObserver {
    * are the module's own, out of the `mcp.*` namespace the conventions own.
    */
   private liveCounts(meter: Meter): void {
+    const server = this.countAttributes;
     meter
       .createObservableUpDownCounter('nest_mcp.server.sessions.active', {
         unit: '{session}',
         description: 'Legacy sessions initialized on this instance and not ended',
       })
-      .addCallback((result) => result.observe(this.sessions.size));
+      .addCallback((result) => result.observe(this.sessions.size, server));
     meter
       .createObservableUpDownCounter('nest_mcp.server.tasks.active', {
         unit: '{task}',
@@ -361,7 +380,7 @@ export class McpTelemetry implements EngineObserver {
           }
         }
         for (const [status, count] of Object.entries(counts)) {
-          result.observe(count, { [ATTR.taskStatus]: status });
+          result.observe(count, { ...server, [ATTR.taskStatus]: status });
         }
       });
     meter
@@ -371,8 +390,8 @@ export class McpTelemetry implements EngineObserver {
       })
       .addCallback((result) => {
         if (this.sources !== undefined) {
-          result.observe(this.sources.listenStreams(), { [ATTR.streamKind]: 'listen' });
-          result.observe(this.sources.standaloneStreams(), { [ATTR.streamKind]: 'standalone' });
+          result.observe(this.sources.listenStreams(), { ...server, [ATTR.streamKind]: 'listen' });
+          result.observe(this.sources.standaloneStreams(), { ...server, [ATTR.streamKind]: 'standalone' });
         }
       });
     meter
@@ -380,6 +399,6 @@ export class McpTelemetry implements EngineObserver {
         unit: '{request}',
         description: 'Questions sent to clients (elicitation, sampling, roots) waiting for their answers',
       })
-      .addCallback((result) => result.observe(this.pendingQuestions));
+      .addCallback((result) => result.observe(this.pendingQuestions, server));
   }
 }
