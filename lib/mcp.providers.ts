@@ -108,10 +108,23 @@ export function createMcpRegistry(compiler: McpSchemaCompiler, settings: McpServ
   });
 }
 
-/** The server's telemetry, or `null` when it records nothing (no SDK, or `telemetry: false`). */
-export function createTelemetry(settings: TelemetrySettings, identity: McpServerIdentity): McpTelemetry | null {
+/**
+ * The server's telemetry, or `null` when it records nothing (no SDK, or `telemetry: false`).
+ * With several servers in the application, its spans and metric points carry its name; with
+ * one, nothing is added (the name would tell nothing apart).
+ */
+export function createTelemetry(
+  settings: TelemetrySettings,
+  identity: McpServerIdentity,
+  modules: ModulesContainer,
+): McpTelemetry | null {
   const logger = new McpLogger('McpTelemetry');
-  return createMcpTelemetry(settings, (line) => logger.log(`${line} (server "${identity.name}")`));
+  const several = serverIdentities(modules).length > 1;
+  return createMcpTelemetry(
+    settings,
+    (line) => logger.log(`${line} (server "${identity.name}")`),
+    several ? identity.name : undefined,
+  );
 }
 
 /**
@@ -186,7 +199,11 @@ export const MCP_PROVIDERS: Provider[] = [
   SessionChannels,
   { provide: MCP_OWN_SESSIONS, useClass: McpSessionService },
   LegacySessionResolver,
-  { provide: MCP_TELEMETRY, useFactory: createTelemetry, inject: [MCP_TELEMETRY_SETTINGS, MCP_SERVER_IDENTITY] },
+  {
+    provide: MCP_TELEMETRY,
+    useFactory: createTelemetry,
+    inject: [MCP_TELEMETRY_SETTINGS, MCP_SERVER_IDENTITY, ModulesContainer],
+  },
   {
     provide: McpEngine,
     useFactory: createMcpEngine,

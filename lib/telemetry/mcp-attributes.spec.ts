@@ -123,6 +123,25 @@ describe('messageAttributes', () => {
     expect(attributes).not.toHaveProperty(ATTR.resourceUri);
   });
 
+  it.each(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update'])(
+    '%s: the task it names (params.taskId) as mcp.task.id, out of the span name',
+    (method) => {
+      const { spanName, attributes } = messageAttributes(legacy, request(method, { taskId: 'task_1' }));
+      expect(spanName).toBe(method);
+      expect(attributes[ATTR.taskId]).toBe('task_1');
+    },
+  );
+
+  it('a taskId elsewhere is not read: tasks/list, tools/call, a tasks/get without a string id', () => {
+    expect(messageAttributes(legacy, request('tasks/list', { taskId: 'task_1' })).attributes).not.toHaveProperty(
+      ATTR.taskId,
+    );
+    expect(
+      messageAttributes(legacy, request('tools/call', { name: 'echo', taskId: 'task_1' })).attributes,
+    ).not.toHaveProperty(ATTR.taskId);
+    expect(messageAttributes(legacy, request('tasks/get', { taskId: 7 })).attributes).not.toHaveProperty(ATTR.taskId);
+  });
+
   it('a null request id is not recorded', () => {
     const { attributes } = messageAttributes(legacy, { jsonrpc: '2.0', id: null, method: 'ping' } as never);
     expect(attributes).not.toHaveProperty(ATTR.requestId);
@@ -333,6 +352,12 @@ describe('metricAttributes', () => {
     });
   });
 
+  it("keeps the server's name, drops the task id", () => {
+    expect(
+      metricAttributes({ [ATTR.method]: 'tasks/get', [ATTR.taskId]: 'task_1', [ATTR.serverName]: 'admin' }),
+    ).toEqual({ [ATTR.method]: 'tasks/get', [ATTR.serverName]: 'admin' });
+  });
+
   it('adds nothing that is not there', () => {
     expect(metricAttributes({ [ATTR.method]: 'ping', [ATTR.requestId]: '1' })).toEqual({ [ATTR.method]: 'ping' });
   });
@@ -350,5 +375,27 @@ describe('metricAttributes', () => {
     expect(messageAttributes(base, request('tools/call', { name: 'echo' }, 1)).name).toBe('echo');
     expect(messageAttributes(base, request('prompts/get', { name: 'greet' }, 1)).name).toBe('greet');
     expect(messageAttributes(base, request('resources/read', { uri: 'mem://x' }, 1)).name).toBeUndefined();
+  });
+});
+
+describe('ATTR', () => {
+  it("keeps the module's own names out of the conventions' mcp.* namespace; mcp.task.id is the proposed one", () => {
+    expect({
+      taskId: ATTR.taskId,
+      taskStatus: ATTR.taskStatus,
+      taskStatusMessage: ATTR.taskStatusMessage,
+      streamKind: ATTR.streamKind,
+      methodOriginal: ATTR.methodOriginal,
+      protocolVersionOriginal: ATTR.protocolVersionOriginal,
+      serverName: ATTR.serverName,
+    }).toEqual({
+      taskId: 'mcp.task.id',
+      taskStatus: 'nest_mcp.task.status',
+      taskStatusMessage: 'nest_mcp.task.status_message',
+      streamKind: 'nest_mcp.stream.kind',
+      methodOriginal: 'nest_mcp.method.name_original',
+      protocolVersionOriginal: 'nest_mcp.protocol.version_original',
+      serverName: 'nest_mcp.server.name',
+    });
   });
 });

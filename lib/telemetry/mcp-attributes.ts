@@ -35,18 +35,26 @@ export const ATTR = {
   clientPort: 'client.port',
   errorType: 'error.type',
   statusCode: 'rpc.response.status_code',
-  // Not in the conventions: what a client sent where the conventions' attribute holds `_OTHER`
-  // (as HTTP keeps `http.request.method_original`), on spans only.
-  methodOriginal: 'mcp.method.name_original',
-  protocolVersionOriginal: 'mcp.protocol.version_original',
-  // Not in the conventions: the task a span or an event is about, and its status.
+  // Proposed, not yet in the conventions: the task a span is about (the task's own span, the
+  // call that created it, every `tasks/*` request naming it). Spans only: one value per task.
   taskId: 'mcp.task.id',
-  taskStatus: 'mcp.task.status',
-  streamKind: 'mcp.stream.kind',
-  // Not in the conventions, and outside their `mcp.*` namespace: how a request ended without
-  // an answer (see `REQUEST_OUTCOME`).
+  // The module's own names, out of the `mcp.*` namespace the conventions own.
+  // What a client sent where the conventions' attribute holds `_OTHER` (as HTTP keeps
+  // `http.request.method_original`), on spans only.
+  methodOriginal: 'nest_mcp.method.name_original',
+  protocolVersionOriginal: 'nest_mcp.protocol.version_original',
+  // A task's status (its span, its status events, the task metrics) and a status change's message.
+  taskStatus: 'nest_mcp.task.status',
+  taskStatusMessage: 'nest_mcp.task.status_message',
+  streamKind: 'nest_mcp.stream.kind',
+  // The server (its `name`) of an application that has several; absent with one.
+  serverName: 'nest_mcp.server.name',
+  // How a request ended without an answer (see `REQUEST_OUTCOME`).
   requestOutcome: 'nest_mcp.request.outcome',
 } as const;
+
+/** The event a task span gets at each status change (`ATTR.taskStatus` says which). */
+export const TASK_STATUS_EVENT = 'nest_mcp.task.status';
 
 /** The attributes a duration metric keeps: the low-cardinality ones (no ids, no addresses, no URIs). */
 export const METRIC_ATTRIBUTES: readonly string[] = [
@@ -61,6 +69,7 @@ export const METRIC_ATTRIBUTES: readonly string[] = [
   ATTR.errorType,
   ATTR.statusCode,
   ATTR.requestOutcome,
+  ATTR.serverName,
 ];
 
 /**
@@ -118,6 +127,9 @@ const RESOURCE_METHODS: ReadonlySet<string> = new Set([
   'notifications/resources/updated',
 ]);
 
+/** The requests about one task, which name it in `params.taskId` (`tasks/list` names none). */
+const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update']);
+
 /** What a message names: the span's name target and the attributes that name it. */
 export interface MessageTarget {
   readonly spanName: string;
@@ -128,7 +140,8 @@ export interface MessageTarget {
 
 /**
  * The span name and the attributes known before the message runs: `{method} {target}` where
- * the target is the tool or prompt (low cardinality); resource URIs are attributes only.
+ * the target is the tool or prompt (low cardinality); resource URIs and the task a `tasks/*`
+ * request names are attributes only.
  */
 export function messageAttributes(facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): MessageTarget {
   const method = isKnownMethod(message.method) ? message.method : OTHER;
@@ -154,6 +167,8 @@ export function messageAttributes(facts: RequestFacts, message: JSONRPCRequest |
     target = name;
   } else if (RESOURCE_METHODS.has(method) && typeof params?.uri === 'string') {
     attributes[ATTR.resourceUri] = params.uri;
+  } else if (TASK_METHODS.has(method) && typeof params?.taskId === 'string') {
+    attributes[ATTR.taskId] = params.taskId;
   }
   const version = protocolVersionOf(facts, message, params);
   if (isRevision(version)) {

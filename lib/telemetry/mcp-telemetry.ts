@@ -1,10 +1,11 @@
 /**
  * One server's OpenTelemetry: the engine's watcher (`EngineObserver`). It makes a SERVER span
  * per message, a CLIENT span per question to the client, a span per task, and records the
- * `mcp.server.*` metrics. It exists only when a tracer or meter provider is there to take them
- * (`telemetry.factory.ts`); otherwise the engine has no watcher and spends nothing.
+ * `mcp.server.*` metrics of the conventions and the module's own `nest_mcp.server.*` ones. It
+ * exists only when a tracer or meter provider is there to take them (`telemetry.factory.ts`);
+ * otherwise the engine has no watcher and spends nothing.
  */
-import type { Context, Histogram, Link, Meter, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
+import type { Context, Histogram, Link, Meter, Span, SpanContext, TextMapPropagator, Tracer } from '@opentelemetry/api';
 import type { EngineObserver, ObservedQuestion, ObservedTask } from '../protocol/calls/engine-observer';
 import type { EngineOutcome, RequestFacts, ResolvedRequest } from '../protocol/engine';
 import type { InputRequest } from '../protocol/messages/client-requests';
@@ -17,13 +18,14 @@ import {
   messageAttributes,
   metricAttributes,
   outcomeAttributes,
+  TASK_STATUS_EVENT,
   TOOL_ERROR,
   transportAttributes,
   type Attributes,
 } from './mcp-attributes';
 import type { OpenTelemetryApi } from './open-telemetry';
 
-/** The buckets the conventions give both duration histograms, in seconds. */
+/** The buckets the conventions give both duration histograms (and the task duration), in seconds. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
 /** What the telemetry of one server is made of. */
@@ -34,9 +36,11 @@ export interface TelemetryParts {
   readonly meter?: Meter;
   readonly propagator: TextMapPropagator;
   readonly captureArguments: boolean;
+  /** `nest_mcp.server.name` of every span and metric point: only when the application has several servers. */
+  readonly serverName?: string;
 }
 
-/** What the telemetry reads of its server: the counts the gauges report, and its catalog. */
+/** What the telemetry reads of its server: the live counts it reports, and its catalog. */
 export interface TelemetrySources {
   /** Modern `subscriptions/listen` streams open on this instance. */
   listenStreams(): number;
@@ -50,6 +54,13 @@ export interface TelemetrySources {
 interface OpenSession {
   readonly start: number;
   readonly attributes: Attributes;
+}
+
+/** A task whose work runs here, until it ends. */
+interface LiveTask {
+  status: McpTaskStatus;
+  /** Its span, which the requests about it link to. */
+  readonly span: SpanContext;
 }
 
 /** Seconds since a `performance.now()` reading. */
@@ -73,14 +84,21 @@ function exceptionOf(error: unknown): Error | string {
 export class McpTelemetry implements EngineObserver {
   private readonly operationDuration: Histogram | undefined;
   private readonly sessionDuration: Histogram | undefined;
+  private readonly taskDuration: Histogram | undefined;
   private readonly sessions = new Map<string, OpenSession>();
-  /** The live tasks watched here, by id: what the task gauge counts. */
-  private readonly tasks = new Map<string, McpTaskStatus>();
+  /**
+   * The live tasks watched here, by id: what the tasks counter counts, and the span each request
+   * about one links to. Bounded by the tasks running here: an entry goes at its task's end.
+   */
+  private readonly tasks = new Map<string, LiveTask>();
   private pendingQuestions = 0;
   private sources: TelemetrySources | undefined;
+  /** What every live count's point carries: the server's name, when there are several. */
+  private readonly countAttributes: Attributes;
 
   constructor(private readonly parts: TelemetryParts) {
-    const { meter } = parts;
+    const { meter, serverName } = parts;
+    this.countAttributes = serverName === undefined ? {} : { [ATTR.serverName]: serverName };
     if (meter === undefined) {
       return;
     }
@@ -94,10 +112,15 @@ export class McpTelemetry implements EngineObserver {
       description: 'The duration of the MCP session as observed on the MCP server',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });
-    this.gauges(meter);
+    this.taskDuration = meter.createHistogram('nest_mcp.server.task.duration', {
+      unit: 's',
+      description: 'The run time of a task whose work ran on this instance, from its creation to its end',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
+    this.liveCounts(meter);
   }
 
-  /** Where the gauges read their counts and names are checked; set once the engine exists. */
+  /** Where the live counts are read and names are checked; set once the engine exists. */
   watch(sources: TelemetrySources): void {
     this.sources = sources;
   }
@@ -111,11 +134,23 @@ export class McpTelemetry implements EngineObserver {
     const start = performance.now();
     const target = messageAttributes(facts, message);
     const { attributes } = target;
+    if (this.parts.serverName !== undefined) {
+      attributes[ATTR.serverName] = this.parts.serverName;
+    }
     // A name the server does not have comes from the client alone: kept as an attribute of the
     // span, but out of its name and the metrics, which it would flood with one series per guess.
     const unknown = target.name !== undefined && this.sources?.knows(message.method, target.name) === false;
     const spanName = unknown ? message.method : target.spanName;
     const { parent, links } = this.parentOf(message);
+    const taskId = attributes[ATTR.taskId];
+    if (taskId !== undefined) {
+      // A task that ended, or that another instance runs, has no span here: its id alone says
+      // which task it is.
+      const task = this.tasks.get(taskId as string);
+      if (task !== undefined) {
+        links.push({ context: task.span });
+      }
+    }
     const span = tracer.startSpan(spanName, { kind: api.SpanKind.SERVER, attributes, links }, parent);
     if (captureArguments && message.method === 'tools/call' && isJsonObject(message.params)) {
       span.setAttribute(ATTR.toolArguments, JSON.stringify(message.params.arguments ?? {}));
@@ -145,6 +180,9 @@ export class McpTelemetry implements EngineObserver {
     if (request.revision !== undefined) {
       attributes[ATTR.protocolVersion] = request.revision;
     }
+    if (this.parts.serverName !== undefined) {
+      attributes[ATTR.serverName] = this.parts.serverName;
+    }
     if (request.facts.session !== undefined) {
       attributes[ATTR.sessionId] = request.facts.session.id;
     }
@@ -172,8 +210,12 @@ export class McpTelemetry implements EngineObserver {
   }
 
   task(request: ResolvedRequest, record: McpTaskRecord): ObservedTask {
-    const { api, tracer } = this.parts;
-    const creator = api.trace.getSpanContext(api.context.active());
+    const { api, tracer, serverName } = this.parts;
+    const start = performance.now();
+    // The call that created the task is being served: its span is the active one.
+    const creatorSpan = api.trace.getSpan(api.context.active());
+    creatorSpan?.setAttribute(ATTR.taskId, record.id);
+    const creator = creatorSpan?.spanContext();
     const attributes: Attributes = {
       [ATTR.operation]: 'execute_tool',
       [ATTR.toolName]: record.name,
@@ -182,6 +224,9 @@ export class McpTelemetry implements EngineObserver {
     };
     if (request.facts.session !== undefined) {
       attributes[ATTR.sessionId] = request.facts.session.id;
+    }
+    if (serverName !== undefined) {
+      attributes[ATTR.serverName] = serverName;
     }
     // A task outlives the request that made it: its span starts a trace of its own, linked to
     // the request's, rather than stretching the request's trace for hours.
@@ -192,27 +237,34 @@ export class McpTelemetry implements EngineObserver {
       root: true,
     });
     const tasks = this.tasks;
-    tasks.set(record.id, 'working');
-    span.addEvent('mcp.task.status', { [ATTR.taskStatus]: 'working' });
+    const live: LiveTask = { status: 'working', span: span.spanContext() };
+    tasks.set(record.id, live);
+    span.addEvent(TASK_STATUS_EVENT, { [ATTR.taskStatus]: 'working' });
     const status = (next: McpTaskStatus, message?: string, errorType = '_OTHER'): void => {
-      if (!tasks.has(record.id)) {
+      if (tasks.get(record.id) !== live) {
         return;
       }
       const event: Attributes = { [ATTR.taskStatus]: next };
       if (message !== undefined) {
-        event['mcp.task.status_message'] = message;
+        event[ATTR.taskStatusMessage] = message;
       }
-      span.addEvent('mcp.task.status', event);
+      span.addEvent(TASK_STATUS_EVENT, event);
       if (!isTerminal(next)) {
-        tasks.set(record.id, next);
+        live.status = next;
         return;
       }
       tasks.delete(record.id);
       span.setAttribute(ATTR.taskStatus, next);
+      const ended: Attributes = { [ATTR.taskStatus]: next, [ATTR.toolName]: record.name };
       if (next === 'failed') {
         span.setAttribute(ATTR.errorType, errorType);
         span.setStatus({ code: api.SpanStatusCode.ERROR, message });
+        ended[ATTR.errorType] = errorType;
       }
+      if (serverName !== undefined) {
+        ended[ATTR.serverName] = serverName;
+      }
+      this.taskDuration?.record(secondsSince(start), ended);
       span.end();
     };
     return {
@@ -297,6 +349,7 @@ export class McpTelemetry implements EngineObserver {
         start,
         attributes: metricAttributes({
           [ATTR.protocolVersion]: all[ATTR.protocolVersion],
+          [ATTR.serverName]: all[ATTR.serverName],
           ...transportAttributes(facts),
         }),
       });
@@ -315,46 +368,51 @@ export class McpTelemetry implements EngineObserver {
     );
   }
 
-  /** The gauges a team runs the service by; read only when the metrics are collected. */
-  private gauges(meter: Meter): void {
+  /**
+   * The live counts a team runs the service by, read only when the metrics are collected. Each is
+   * an up-down counter (a sum, not a gauge): the counts of several instances add up. The names
+   * are the module's own, out of the `mcp.*` namespace the conventions own.
+   */
+  private liveCounts(meter: Meter): void {
+    const server = this.countAttributes;
     meter
-      .createObservableGauge('mcp.server.sessions.active', {
+      .createObservableUpDownCounter('nest_mcp.server.sessions.active', {
         unit: '{session}',
         description: 'Legacy sessions initialized on this instance and not ended',
       })
-      .addCallback((result) => result.observe(this.sessions.size));
+      .addCallback((result) => result.observe(this.sessions.size, server));
     meter
-      .createObservableGauge('mcp.server.tasks.active', {
+      .createObservableUpDownCounter('nest_mcp.server.tasks.active', {
         unit: '{task}',
         description: 'Tasks whose work runs on this instance and has not ended, by status',
       })
       .addCallback((result) => {
         const counts: Record<'working' | 'input_required', number> = { working: 0, input_required: 0 };
-        for (const status of this.tasks.values()) {
+        for (const { status } of this.tasks.values()) {
           if (status === 'working' || status === 'input_required') {
             counts[status] += 1;
           }
         }
         for (const [status, count] of Object.entries(counts)) {
-          result.observe(count, { [ATTR.taskStatus]: status });
+          result.observe(count, { ...server, [ATTR.taskStatus]: status });
         }
       });
     meter
-      .createObservableGauge('mcp.server.streams.open', {
+      .createObservableUpDownCounter('nest_mcp.server.streams.open', {
         unit: '{stream}',
         description: 'Streams held open on this instance: modern listen streams, legacy standalone streams',
       })
       .addCallback((result) => {
         if (this.sources !== undefined) {
-          result.observe(this.sources.listenStreams(), { [ATTR.streamKind]: 'listen' });
-          result.observe(this.sources.standaloneStreams(), { [ATTR.streamKind]: 'standalone' });
+          result.observe(this.sources.listenStreams(), { ...server, [ATTR.streamKind]: 'listen' });
+          result.observe(this.sources.standaloneStreams(), { ...server, [ATTR.streamKind]: 'standalone' });
         }
       });
     meter
-      .createObservableGauge('mcp.server.client_requests.pending', {
+      .createObservableUpDownCounter('nest_mcp.server.client_requests.pending', {
         unit: '{request}',
         description: 'Questions sent to clients (elicitation, sampling, roots) waiting for their answers',
       })
-      .addCallback((result) => result.observe(this.pendingQuestions));
+      .addCallback((result) => result.observe(this.pendingQuestions, server));
   }
 }

@@ -2,8 +2,9 @@ import { metrics, trace } from '@opentelemetry/api';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { RequestFacts } from '../protocol/engine';
+import { PACKAGE_VERSION } from '../shared/package-version';
 import { McpTelemetry } from './mcp-telemetry';
-import { createMcpTelemetry } from './telemetry.factory';
+import { createMcpTelemetry, INSTRUMENTATION_SCOPE } from './telemetry.factory';
 import { resolveTelemetrySettings } from './telemetry-settings';
 
 /** Creates the telemetry of `telemetry` and the startup line it told. */
@@ -52,6 +53,25 @@ describe('createMcpTelemetry', () => {
     expect(telemetry).toBeInstanceOf(McpTelemetry);
     expect(lines).toEqual(['OpenTelemetry: traces, no metrics']);
     expect(await watchPing(telemetry!, spans)).toEqual(['ping']);
+  });
+
+  it("spans come from the scope nest-mcp with the package's version", async () => {
+    const { provider, spans } = recordingProvider();
+    const telemetry = createMcpTelemetry(resolveTelemetrySettings({ tracerProvider: provider }));
+    await watchPing(telemetry!, spans);
+    const [span] = spans.getFinishedSpans();
+    expect(span.instrumentationScope).toMatchObject({ name: INSTRUMENTATION_SCOPE, version: PACKAGE_VERSION });
+    expect(INSTRUMENTATION_SCOPE).toBe('nest-mcp');
+  });
+
+  it('a server name (given with several servers) on every span; none without it', async () => {
+    const named = recordingProvider();
+    const settings = resolveTelemetrySettings({ tracerProvider: named.provider });
+    await watchPing(createMcpTelemetry(settings, undefined, 'admin')!, named.spans);
+    expect(named.spans.getFinishedSpans()[0].attributes['nest_mcp.server.name']).toBe('admin');
+    const unnamed = recordingProvider();
+    await watchPing(createMcpTelemetry(resolveTelemetrySettings({ tracerProvider: unnamed.provider }))!, unnamed.spans);
+    expect(unnamed.spans.getFinishedSpans()[0].attributes).not.toHaveProperty(['nest_mcp.server.name']);
   });
 
   it('a given meter provider: telemetry with metrics, no traces', () => {

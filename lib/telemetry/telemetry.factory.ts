@@ -5,12 +5,13 @@
  */
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { PACKAGE_VERSION } from '../shared/package-version';
 import type * as TelemetryModule from './mcp-telemetry';
 import type { McpTelemetry } from './mcp-telemetry';
 import { openTelemetry, registeredOpenTelemetry, type OpenTelemetryApi } from './open-telemetry';
 import type { TelemetrySettings } from './telemetry-settings';
 
-/** The instrumentation scope of every span and metric of the module. */
+/** The instrumentation scope of every span and metric of the module (its version: `PACKAGE_VERSION`). */
 export const INSTRUMENTATION_SCOPE = 'nest-mcp';
 
 /** The global tracer provider, when an SDK registered one (the API's own is a no-op proxy until then). */
@@ -32,10 +33,13 @@ function globalMeterProvider(api: OpenTelemetryApi): MeterProvider | undefined {
 /**
  * The telemetry of one server, or `null` when it records nothing.
  * @param describe told what was chosen, for the startup log
+ * @param serverName put on every span and metric point as `nest_mcp.server.name`: given only
+ *   when the application has several servers, which it tells apart
  */
 export function createMcpTelemetry(
   settings: TelemetrySettings,
   describe: (line: string) => void = () => undefined,
+  serverName?: string,
 ): McpTelemetry | null {
   if (settings === false) {
     return null;
@@ -67,9 +71,10 @@ export function createMcpTelemetry(
   return new McpTelemetry({
     api,
     // Without a tracer provider the API's no-op tracer makes spans that record nothing.
-    tracer: (tracerProvider ?? api.trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE),
-    meter: meterProvider?.getMeter(INSTRUMENTATION_SCOPE),
+    tracer: (tracerProvider ?? api.trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE, PACKAGE_VERSION),
+    meter: meterProvider?.getMeter(INSTRUMENTATION_SCOPE, PACKAGE_VERSION),
     propagator: (settings.propagator as Parameters<typeof api.propagation.setGlobalPropagator>[0]) ?? api.propagation,
     captureArguments: settings.captureArguments,
+    serverName,
   });
 }

@@ -2,7 +2,7 @@
  * A client cannot make metric series or span names at will. Methods the server does not know
  * and revisions it does not serve are recorded as `_OTHER` in `mcp.method.name`,
  * `mcp.protocol.version` and the span name; what the client sent stays on the span only
- * (`mcp.method.name_original`, `mcp.protocol.version_original`), as HTTP keeps
+ * (`nest_mcp.method.name_original`, `nest_mcp.protocol.version_original`), as HTTP keeps
  * `http.request.method_original`. Read from the real SDK's in-memory readers, over Streamable
  * HTTP in both eras and the simple POST endpoint (`/rpc`), on Express and Fastify.
  */
@@ -93,10 +93,10 @@ describe.each<HttpPlatform>(['express', 'fastify'])('metric and span cardinality
     for (const span of others) {
       expect(span.attributes).toMatchObject({
         'mcp.method.name': '_OTHER',
-        'mcp.method.name_original': madeUpMethod(0),
+        'nest_mcp.method.name_original': madeUpMethod(0),
       });
     }
-    const guessed = spans.filter((span) => span.attributes['mcp.protocol.version_original'] === madeUpVersion(0));
+    const guessed = spans.filter((span) => span.attributes['nest_mcp.protocol.version_original'] === madeUpVersion(0));
     // The modern request's revision is _OTHER; initialize's is the revision the server answered.
     expect(guessed.map((span) => [span.name, span.attributes['mcp.protocol.version']]).sort()).toEqual([
       ['initialize', '2025-11-25'],

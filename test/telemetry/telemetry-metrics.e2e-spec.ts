@@ -1,16 +1,17 @@
 /**
  * The metrics over Streamable HTTP, read from the real SDK's metric reader: the operation
  * duration histogram (one point per low-cardinality attribute set, counting the calls, in
- * seconds, with `rpc.response.status_code` on an error answer), the legacy session duration recorded when the
- * session is deleted, and the gauges (live sessions, open standalone and listen streams,
- * questions waiting for the client's answer). Each test has its own server and SDK, so that
+ * seconds, with `rpc.response.status_code` on an error answer), the legacy session duration
+ * recorded when the session is deleted, and the live counts, up-down counters read as
+ * non-monotonic sums (live sessions, open standalone and listen streams, questions waiting for
+ * the client's answer). Each test has its own server and SDK, so that
  * the cumulative counts are its own. A Fastify smoke checks the same attribute set there, where
  * the Node request is the platform request's `raw`.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type ElicitResult, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { DataPoint, Histogram } from '@opentelemetry/sdk-metrics';
+import { DataPointType, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { ROUTINGS, startTransportsApp, type TransportsApp } from '../fixtures/transports-fixture';
 import { modernHeaders, modernRequest, send, SseReader, waitUntil } from '../fixtures/raw-rpc';
 import { TestTelemetry } from '../fixtures/telemetry-sdk';
@@ -28,10 +29,14 @@ const ECHO_CALL = {
   ...HTTP,
 };
 
-/** The value of a gauge for the point whose attributes include `attributes` (0 when there is none). */
-async function gauge(telemetry: TestTelemetry, name: string, attributes: Record<string, string> = {}): Promise<number> {
-  const points = await telemetry.points(name);
-  const point = points.find((candidate) =>
+/**
+ * The value of a live count for the point whose attributes include `attributes` (0 when there is
+ * none). Each is an up-down counter: a sum that is not monotonic, which adds up across instances.
+ */
+async function count(telemetry: TestTelemetry, name: string, attributes: Record<string, string> = {}): Promise<number> {
+  const metric = (await telemetry.metrics()).get(name);
+  expect(metric).toMatchObject({ dataPointType: DataPointType.SUM, isMonotonic: false });
+  const point = metric!.dataPoints.find((candidate) =>
     Object.entries(attributes).every(([key, value]) => candidate.attributes[key] === value),
   );
   return (point?.value as number | undefined) ?? 0;
@@ -138,11 +143,11 @@ describe('telemetry metrics over Streamable HTTP (express)', () => {
 
   it('session duration and live sessions: counted while the session lives, recorded when it is deleted', async () => {
     const { transport } = await connect();
-    expect(await gauge(telemetry, 'mcp.server.sessions.active')).toBe(1);
+    expect(await count(telemetry, 'nest_mcp.server.sessions.active')).toBe(1);
     expect(await histogramPoints(telemetry, 'mcp.server.session.duration')).toEqual([]);
 
     await transport.terminateSession();
-    expect(await gauge(telemetry, 'mcp.server.sessions.active')).toBe(0);
+    expect(await count(telemetry, 'nest_mcp.server.sessions.active')).toBe(0);
     const sessions = await histogramPoints(telemetry, 'mcp.server.session.duration');
     expect(sessions).toHaveLength(1);
     expect(sessions[0].attributes).toEqual({ 'mcp.protocol.version': LEGACY, ...HTTP });
@@ -153,20 +158,20 @@ describe('telemetry metrics over Streamable HTTP (express)', () => {
   });
 
   it('open streams: the standalone GET stream of a legacy session while it is open', async () => {
-    const standalone = { 'mcp.stream.kind': 'standalone' };
-    expect(await gauge(telemetry, 'mcp.server.streams.open', standalone)).toBe(0);
+    const standalone = { 'nest_mcp.stream.kind': 'standalone' };
+    expect(await count(telemetry, 'nest_mcp.server.streams.open', standalone)).toBe(0);
     const { transport } = await connect();
-    expect(await gauge(telemetry, 'mcp.server.streams.open', standalone)).toBe(1);
-    expect(await gauge(telemetry, 'mcp.server.streams.open', { 'mcp.stream.kind': 'listen' })).toBe(0);
+    expect(await count(telemetry, 'nest_mcp.server.streams.open', standalone)).toBe(1);
+    expect(await count(telemetry, 'nest_mcp.server.streams.open', { 'nest_mcp.stream.kind': 'listen' })).toBe(0);
     await transport.terminateSession();
     await waitUntil(
-      async () => (await gauge(telemetry, 'mcp.server.streams.open', standalone)) === 0,
+      async () => (await count(telemetry, 'nest_mcp.server.streams.open', standalone)) === 0,
       'the standalone stream to close with its session',
     );
   });
 
   it('open streams: a modern subscriptions/listen while it is open', async () => {
-    const listen = { 'mcp.stream.kind': 'listen' };
+    const listen = { 'nest_mcp.stream.kind': 'listen' };
     const stop = new AbortController();
     const response = await send(server.url, {
       body: modernRequest('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'listen-1'),
@@ -176,11 +181,11 @@ describe('telemetry metrics over Streamable HTTP (express)', () => {
     expect(response.status).toBe(200);
     const reader = new SseReader(response);
     expect((await reader.next()).method).toBe('notifications/subscriptions/acknowledged');
-    expect(await gauge(telemetry, 'mcp.server.streams.open', listen)).toBe(1);
-    expect(await gauge(telemetry, 'mcp.server.streams.open', { 'mcp.stream.kind': 'standalone' })).toBe(0);
+    expect(await count(telemetry, 'nest_mcp.server.streams.open', listen)).toBe(1);
+    expect(await count(telemetry, 'nest_mcp.server.streams.open', { 'nest_mcp.stream.kind': 'standalone' })).toBe(0);
     stop.abort();
     await waitUntil(
-      async () => (await gauge(telemetry, 'mcp.server.streams.open', listen)) === 0,
+      async () => (await count(telemetry, 'nest_mcp.server.streams.open', listen)) === 0,
       'the listen stream to close',
     );
   });
@@ -196,14 +201,14 @@ describe('telemetry metrics over Streamable HTTP (express)', () => {
           asked();
         }),
     );
-    expect(await gauge(telemetry, 'mcp.server.client_requests.pending')).toBe(0);
+    expect(await count(telemetry, 'nest_mcp.server.client_requests.pending')).toBe(0);
     const call = client.callTool({ name: 'try_elicit', arguments: { label: 'pending' } });
     await question;
-    expect(await gauge(telemetry, 'mcp.server.client_requests.pending')).toBe(1);
+    expect(await count(telemetry, 'nest_mcp.server.client_requests.pending')).toBe(1);
     answer({ action: 'accept', content: { name: 'Ada' } });
     const result = await call;
     expect(result.content).toEqual([{ type: 'text', text: 'answered action=accept' }]);
-    expect(await gauge(telemetry, 'mcp.server.client_requests.pending')).toBe(0);
+    expect(await count(telemetry, 'nest_mcp.server.client_requests.pending')).toBe(0);
   });
 });
 

@@ -1,10 +1,12 @@
 /**
  * Telemetry of tasks, both eras, over real HTTP: a call that becomes a task gets an INTERNAL
  * root span `execute_tool <tool>` linked to the creating `tools/call <tool>` SERVER span, with
- * the task id and a `mcp.task.status` event per status change; cancelled and failed tasks end
- * their spans so; in the legacy `task` mode the work runs inside the task's span (its own spans
- * and the CLIENT span of a question it asks are children of it); the tasks gauge counts the
- * working task while it runs and not after.
+ * the task id and a `nest_mcp.task.status` event per status change; cancelled and failed tasks
+ * end their spans so; in the legacy `task` mode the work runs inside the task's span (its own
+ * spans and the CLIENT span of a question it asks are children of it); the tasks counter counts
+ * the working task while it runs and not after. The task can be followed: the creating call and
+ * every `tasks/get|result|cancel|update` about it carry `mcp.task.id` and link to the task's
+ * span; its run time is recorded by outcome in `nest_mcp.server.task.duration`.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -15,6 +17,7 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { DataPointType, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import {
   startTelemetryTasksApp,
@@ -32,18 +35,70 @@ const TASK_TTL_MS = 60_000;
 /** Well past the modern inline window (100 ms by default): the call is a task by then. */
 const PAST_WINDOW_MS = 600;
 
-/** The statuses of a task span's `mcp.task.status` events, in order. */
+/** The buckets of both duration histograms of the conventions, which the task duration shares. */
+const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+
+/** The statuses of a task span's `nest_mcp.task.status` events, in order. */
 function statusEvents(span: ReadableSpan): string[] {
   return span.events
-    .filter((event) => event.name === 'mcp.task.status')
-    .map((event) => String(event.attributes?.['mcp.task.status']));
+    .filter((event) => event.name === 'nest_mcp.task.status')
+    .map((event) => String(event.attributes?.['nest_mcp.task.status']));
 }
 
-/** The task gauge's value for `status` now (0 when it reported nothing for it). */
+/** The tasks counter's value for `status` now (0 when it reported nothing for it): a non-monotonic sum. */
 async function activeTasks(telemetry: TestTelemetry, status: string): Promise<number> {
-  const points = await telemetry.points('mcp.server.tasks.active');
-  const point = points.find((candidate) => candidate.attributes['mcp.task.status'] === status);
+  const metric = (await telemetry.metrics()).get('nest_mcp.server.tasks.active');
+  expect(metric).toMatchObject({ dataPointType: DataPointType.SUM, isMonotonic: false });
+  const point = metric!.dataPoints.find((candidate) => candidate.attributes['nest_mcp.task.status'] === status);
   return (point?.value as number | undefined) ?? 0;
+}
+
+/**
+ * The task duration point of `tool` ended `status`: exactly the status, the tool and the error
+ * type (when given), in seconds, with the buckets of the operation duration.
+ */
+async function expectTaskDuration(
+  telemetry: TestTelemetry,
+  tool: string,
+  status: string,
+  errorType?: string,
+): Promise<void> {
+  const metric = (await telemetry.metrics()).get('nest_mcp.server.task.duration');
+  expect(metric?.descriptor.unit).toBe('s');
+  const points = (metric?.dataPoints ?? []) as Array<DataPoint<Histogram>>;
+  const point = points.find(
+    (candidate) =>
+      candidate.attributes['gen_ai.tool.name'] === tool && candidate.attributes['nest_mcp.task.status'] === status,
+  );
+  expect(point?.attributes).toEqual({
+    'nest_mcp.task.status': status,
+    'gen_ai.tool.name': tool,
+    ...(errorType === undefined ? {} : { 'error.type': errorType }),
+  });
+  expect(point!.value.count).toBeGreaterThanOrEqual(1);
+  expect(point!.value.sum).toBeGreaterThan(0);
+  expect(point!.value.buckets.boundaries).toEqual(DURATION_BUCKETS);
+}
+
+/** The finished span named `name` that carries `mcp.task.id` = `taskId` (the last one). */
+async function spanAbout(telemetry: TestTelemetry, name: string, taskId: string): Promise<ReadableSpan> {
+  await waitUntil(
+    () => telemetry.named(name).some((span) => span.attributes['mcp.task.id'] === taskId),
+    `a ${name} span about task ${taskId}`,
+  );
+  return telemetry
+    .named(name)
+    .filter((span) => span.attributes['mcp.task.id'] === taskId)
+    .at(-1)!;
+}
+
+/** A span about a task: a SERVER span with its id, linked to the task's own span. */
+function expectFollows(span: ReadableSpan, task: ReadableSpan, taskId: string): void {
+  expect(span.kind).toBe(SpanKind.SERVER);
+  expect(span.attributes['mcp.task.id']).toBe(taskId);
+  const link = span.links.find((candidate) => candidate.context.spanId === task.spanContext().spanId);
+  expect(link?.context.traceId).toBe(task.spanContext().traceId);
+  expect(link?.context.spanId).toBe(task.spanContext().spanId);
 }
 
 /** The task span of task `taskId` once it ended, and the SERVER span of the call that created it. */
@@ -91,7 +146,12 @@ function expectLinkedRoot(task: ReadableSpan, creator: ReadableSpan, tool: strin
   expect(task.links[0].context.traceId).toBe(creator.spanContext().traceId);
   expect(task.links[0].context.spanId).toBe(creator.spanContext().spanId);
   expect(creator.kind).toBe(SpanKind.SERVER);
-  expect(creator.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool });
+  // The creating call names the task it made.
+  expect(creator.attributes).toMatchObject({
+    'mcp.method.name': 'tools/call',
+    'gen_ai.tool.name': tool,
+    'mcp.task.id': taskId,
+  });
   expect(task.attributes).toMatchObject({
     'mcp.task.id': taskId,
     'gen_ai.tool.name': tool,
@@ -153,7 +213,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     const { task, creator } = await taskSpans(telemetry, 'traced_work', created.taskId);
     expectLinkedRoot(task, creator, 'traced_work', created.taskId);
     expect(task.attributes['mcp.session.id']).toBe(creator.attributes['mcp.session.id']);
-    expect(task.attributes['mcp.task.status']).toBe('completed');
+    expect(task.attributes['nest_mcp.task.status']).toBe('completed');
     expect(statusEvents(task)).toEqual(['working', 'completed']);
     expect(task.status.code).not.toBe(SpanStatusCode.ERROR);
     expect(task.attributes).not.toHaveProperty('error.type');
@@ -161,6 +221,24 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     const [work] = telemetry.named(WORK_SPAN);
     expect(work.spanContext().traceId).toBe(task.spanContext().traceId);
     expect(work.parentSpanContext?.spanId).toBe(task.spanContext().spanId);
+    await expectTaskDuration(telemetry, 'traced_work', 'completed');
+  });
+
+  it('tasks/get and tasks/result about a task started here: its id, and a link to its span', async () => {
+    const client = await connect();
+    const created = await startTask(client, 'gated', { label: 'follow-legacy' });
+    await server.gates.whenStarted('follow-legacy');
+    expect((await client.experimental.tasks.getTask(created.taskId)).status).toBe('working');
+    // tasks/result waits for the end: released once the server serves it, the task still working.
+    const result = client.experimental.tasks.getTaskResult(created.taskId, CallToolResultSchema);
+    await telemetry.waitForStart('tasks/result');
+    server.gates.release('follow-legacy');
+    expect((await result).content).toEqual([{ type: 'text', text: 'released follow-legacy' }]);
+
+    const { task, creator } = await taskSpans(telemetry, 'gated', created.taskId);
+    expectLinkedRoot(task, creator, 'gated', created.taskId);
+    expectFollows(await spanAbout(telemetry, 'tasks/get', created.taskId), task, created.taskId);
+    expectFollows(await spanAbout(telemetry, 'tasks/result', created.taskId), task, created.taskId);
   });
 
   it("a question the task's work asks: a CLIENT span under the task span, and input_required between working", async () => {
@@ -178,7 +256,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     expect(question.parentSpanContext?.spanId).toBe(task.spanContext().spanId);
   });
 
-  it('the tasks gauge counts a working task while it runs, and not after it completed', async () => {
+  it('the tasks counter counts a working task while it runs, and not after it completed', async () => {
     const client = await connect();
     const created = await startTask(client, 'gated', { label: 'gauge-legacy' });
     await server.gates.whenStarted('gauge-legacy');
@@ -190,7 +268,7 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     expect(await activeTasks(telemetry, 'working')).toBe(0);
   });
 
-  it('tasks/cancel ends the span with a cancelled event, and the gauge drops to 0', async () => {
+  it('tasks/cancel ends the span with a cancelled event, the counter drops to 0, the cancel span follows', async () => {
     const client = await connect();
     const created = await startTask(client, 'sleepy', { ms: 30_000, label: 'cancelled-legacy' });
     expect(await activeTasks(telemetry, 'working')).toBe(1);
@@ -198,8 +276,10 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     const { task, creator } = await taskSpans(telemetry, 'sleepy', created.taskId);
     expectLinkedRoot(task, creator, 'sleepy', created.taskId);
     expect(statusEvents(task)).toEqual(['working', 'cancelled']);
-    expect(task.attributes['mcp.task.status']).toBe('cancelled');
+    expect(task.attributes['nest_mcp.task.status']).toBe('cancelled');
     expect(await activeTasks(telemetry, 'working')).toBe(0);
+    expectFollows(await spanAbout(telemetry, 'tasks/cancel', created.taskId), task, created.taskId);
+    await expectTaskDuration(telemetry, 'sleepy', 'cancelled');
   });
 
   it('a task whose work fails with a protocol error: a failed event, status ERROR with its message', async () => {
@@ -212,10 +292,11 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     const { task, creator } = await taskSpans(telemetry, 'protocol_error', created.taskId);
     expectLinkedRoot(task, creator, 'protocol_error', created.taskId);
     expect(statusEvents(task)).toEqual(['working', 'failed']);
-    expect(task.attributes['mcp.task.status']).toBe('failed');
+    expect(task.attributes['nest_mcp.task.status']).toBe('failed');
     expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Quota exceeded' });
     // The code the request would have answered, as on a request span.
     expect(task.attributes['error.type']).toBe(String(JOB_ERROR_CODE));
+    await expectTaskDuration(telemetry, 'protocol_error', 'failed', String(JOB_ERROR_CODE));
   });
   it("an unexpected error of the task's work: an exception event on the task span", async () => {
     const client = await connect();
@@ -238,9 +319,10 @@ describe('task telemetry, 2025-11-25 (v1 client, the legacy `task` mode)', () =>
     );
     const { task } = await taskSpans(telemetry, 'tool_error', created.taskId);
     expect(statusEvents(task)).toEqual(['working', 'failed']);
-    expect(task.attributes['mcp.task.status']).toBe('failed');
+    expect(task.attributes['nest_mcp.task.status']).toBe('failed');
     expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'The tool reported an error' });
     expect(task.attributes['error.type']).toBe('tool_error');
+    await expectTaskDuration(telemetry, 'tool_error', 'failed', 'tool_error');
   });
 });
 
@@ -248,12 +330,14 @@ describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
   const telemetry = new TestTelemetry();
   let server: TelemetryTasksApp;
 
-  /** One modern request declaring the tasks extension, with the headers mirroring it. */
+  /** One modern request declaring the tasks extension (and elicitation), with the headers mirroring it. */
   function rpc(method: string, params: Record<string, unknown>, id: string): Promise<RawResponse> {
     const name = typeof params.name === 'string' ? params.name : (params.taskId as string | undefined);
     return post(
       server.url,
-      modernRequest(method, params, id, { [META.clientCapabilities]: { extensions: { [MCP_TASKS_EXTENSION]: {} } } }),
+      modernRequest(method, params, id, {
+        [META.clientCapabilities]: { elicitation: {}, extensions: { [MCP_TASKS_EXTENSION]: {} } },
+      }),
       modernHeaders(method, name),
     );
   }
@@ -309,24 +393,49 @@ describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
     expect(creator.attributes['mcp.protocol.version']).toBe('2026-07-28');
     expect(task.attributes).not.toHaveProperty(['mcp.session.id']);
     expect(statusEvents(task)).toEqual(['working', 'completed']);
+    await expectTaskDuration(telemetry, 'sleepy', 'completed');
   });
 
-  it('the tasks gauge counts a working task while it runs, 0 after it completed', async () => {
+  it('the tasks counter counts a working task while it runs, 0 after it completed; tasks/get follows it', async () => {
     const taskId = await startTask('gated', { label: 'gauge-modern' }, 'call-2');
     expect(await activeTasks(telemetry, 'working')).toBe(1);
+    expect(resultOf(await rpc('tasks/get', { taskId }, 'get-working')).status).toBe('working');
     server.gates.release('gauge-modern');
     expect((await untilStatus(taskId, 'completed', 'failed', 'cancelled')).status).toBe('completed');
-    await taskSpans(telemetry, 'gated', taskId);
+    const { task, creator } = await taskSpans(telemetry, 'gated', taskId);
+    expectLinkedRoot(task, creator, 'gated', taskId);
     expect(await activeTasks(telemetry, 'working')).toBe(0);
+    const [working] = telemetry
+      .named('tasks/get')
+      .filter((span) => span.attributes['jsonrpc.request.id'] === 'get-working');
+    expectFollows(working, task, taskId);
   });
 
-  it('tasks/cancel: the span ends with a cancelled event', async () => {
+  it('tasks/update answers a task waiting for input: its span has the id and a link to the task', async () => {
+    const taskId = await startTask('ask_name', { ms: PAST_WINDOW_MS, label: 'update-modern' }, 'call-6');
+    await untilStatus(taskId, 'input_required');
+    resultOf(
+      await rpc(
+        'tasks/update',
+        { taskId, inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } } },
+        'update-6',
+      ),
+    );
+    expect((await untilStatus(taskId, 'completed', 'failed', 'cancelled')).status).toBe('completed');
+    const { task, creator } = await taskSpans(telemetry, 'ask_name', taskId);
+    expectLinkedRoot(task, creator, 'ask_name', taskId);
+    expectFollows(await spanAbout(telemetry, 'tasks/update', taskId), task, taskId);
+  });
+
+  it('tasks/cancel: the span ends with a cancelled event; the cancel span follows the task', async () => {
     const taskId = await startTask('sleepy', { ms: 30_000, label: 'cancelled-modern' }, 'call-3');
     resultOf(await rpc('tasks/cancel', { taskId }, 'cancel-3'));
     const { task, creator } = await taskSpans(telemetry, 'sleepy', taskId);
     expectLinkedRoot(task, creator, 'sleepy', taskId);
     expect(statusEvents(task)).toEqual(['working', 'cancelled']);
     expect(await activeTasks(telemetry, 'working')).toBe(0);
+    expectFollows(await spanAbout(telemetry, 'tasks/cancel', taskId), task, taskId);
+    await expectTaskDuration(telemetry, 'sleepy', 'cancelled');
   });
 
   it('a protocol error fails the task: a failed event, status ERROR', async () => {
@@ -337,6 +446,7 @@ describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
     expect(statusEvents(task)).toEqual(['working', 'failed']);
     expect(task.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Quota exceeded' });
     expect(task.attributes['error.type']).toBe(String(JOB_ERROR_CODE));
+    await expectTaskDuration(telemetry, 'protocol_error', 'failed', String(JOB_ERROR_CODE));
   });
 
   it('an unexpected error of the work once the call became a task: an exception event on the task span', async () => {
@@ -355,5 +465,7 @@ describe('task telemetry, 2026-07-28 (raw HTTP, the tasks extension)', () => {
     const { task } = await taskSpans(telemetry, 'tool_error', taskId);
     expect(statusEvents(task)).toEqual(['working', 'completed']);
     expect(task.status.code).not.toBe(SpanStatusCode.ERROR);
+    // Completed, whatever its result says: no error.type on the duration either.
+    await expectTaskDuration(telemetry, 'tool_error', 'completed');
   });
 });
