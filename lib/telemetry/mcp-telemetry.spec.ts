@@ -3,7 +3,7 @@ import type { DataPoint, Histogram } from '@opentelemetry/sdk-metrics';
 import { registerOtelGlobals, resetOtelGlobals, TestTelemetry } from '../../test/fixtures/telemetry-sdk';
 import type { EngineOutcome, RequestFacts, ResolvedRequest } from '../protocol/engine';
 import type { McpTaskRecord } from '../protocol/tasks/task-record';
-import type { McpTelemetry } from './mcp-telemetry';
+import { ENDED_TASK_LINKS, type McpTelemetry } from './mcp-telemetry';
 import { createMcpTelemetry } from './telemetry.factory';
 import { resolveTelemetrySettings } from './telemetry-settings';
 
@@ -42,7 +42,7 @@ describe('McpTelemetry, tasks', () => {
     resetOtelGlobals();
   });
 
-  it('the creating call gets the task id; requests about the task link to its span while it lives here', async () => {
+  it('the creating call gets the task id; requests about the task link to its span, during and after', async () => {
     let observed: ReturnType<McpTelemetry['task']> | undefined;
     const creator = await watch('tools/call', { name: 'slow' }, () => {
       observed = telemetry.task(REQUEST, record('task_1'));
@@ -55,10 +55,24 @@ describe('McpTelemetry, tasks', () => {
     expect(live.attributes['mcp.task.id']).toBe('task_1');
     expect(live.links.map((link) => link.context)).toEqual([task.spanContext()]);
 
-    // Ended: the entry is gone (the map holds live tasks only); the id is still said.
-    const after = await watch('tasks/get', { taskId: 'task_1' });
+    // Ended: `tasks/result` and `tasks/get` mostly come now, and still link to it.
+    const after = await watch('tasks/result', { taskId: 'task_1' });
     expect(after.attributes['mcp.task.id']).toBe('task_1');
-    expect(after.links).toEqual([]);
+    expect(after.links.map((link) => link.context)).toEqual([task.spanContext()]);
+  });
+
+  it(`the spans of the last ${ENDED_TASK_LINKS} ended tasks are kept, the oldest forgotten first`, async () => {
+    for (let index = 0; index <= ENDED_TASK_LINKS; index++) {
+      telemetry.task(REQUEST, record(`t${index}`)).settled(record(`t${index}`, 'completed'));
+    }
+    const tasks = new Map(sdk.named('execute_tool slow').map((span) => [span.attributes['mcp.task.id'], span]));
+    expect((await watch('tasks/get', { taskId: 't0' })).links).toEqual([]);
+    expect((await watch('tasks/get', { taskId: 't1' })).links.map((link) => link.context)).toEqual([
+      tasks.get('t1')!.spanContext(),
+    ]);
+    expect((await watch('tasks/get', { taskId: `t${ENDED_TASK_LINKS}` })).links.map((link) => link.context)).toEqual([
+      tasks.get(`t${ENDED_TASK_LINKS}`)!.spanContext(),
+    ]);
   });
 
   it('a task of another instance (no span here): the id alone, no link', async () => {

@@ -63,6 +63,13 @@ interface LiveTask {
   readonly span: SpanContext;
 }
 
+/**
+ * How many ended tasks' spans are kept for the requests that come after the end (most
+ * `tasks/result` and many `tasks/get` do): the oldest is forgotten first. A span context is a few
+ * dozen bytes, so the bound is about 100 KB per server.
+ */
+export const ENDED_TASK_LINKS = 1024;
+
 /** Seconds since a `performance.now()` reading. */
 function secondsSince(start: number): number {
   return (performance.now() - start) / 1000;
@@ -91,6 +98,8 @@ export class McpTelemetry implements EngineObserver {
    * about one links to. Bounded by the tasks running here: an entry goes at its task's end.
    */
   private readonly tasks = new Map<string, LiveTask>();
+  /** The spans of the last tasks that ended here (at most `ENDED_TASK_LINKS`), oldest first. */
+  private readonly endedTasks = new Map<string, SpanContext>();
   private pendingQuestions = 0;
   private sources: TelemetrySources | undefined;
   /** What every live count's point carries: the server's name, when there are several. */
@@ -144,11 +153,11 @@ export class McpTelemetry implements EngineObserver {
     const { parent, links } = this.parentOf(message);
     const taskId = attributes[ATTR.taskId];
     if (taskId !== undefined) {
-      // A task that ended, or that another instance runs, has no span here: its id alone says
-      // which task it is.
-      const task = this.tasks.get(taskId as string);
+      // A task another instance ran, or one that ended long ago, has no span here: its id alone
+      // says which task it is.
+      const task = this.tasks.get(taskId as string)?.span ?? this.endedTasks.get(taskId as string);
       if (task !== undefined) {
-        links.push({ context: task.span });
+        links.push({ context: task });
       }
     }
     const span = tracer.startSpan(spanName, { kind: api.SpanKind.SERVER, attributes, links }, parent);
@@ -254,6 +263,7 @@ export class McpTelemetry implements EngineObserver {
         return;
       }
       tasks.delete(record.id);
+      this.rememberEnded(record.id, live.span);
       span.setAttribute(ATTR.taskStatus, next);
       const ended: Attributes = { [ATTR.taskStatus]: next, [ATTR.toolName]: record.name };
       if (next === 'failed') {
@@ -282,6 +292,15 @@ export class McpTelemetry implements EngineObserver {
               : undefined,
         ),
     };
+  }
+
+  /** Keeps an ended task's span for the requests about it that come later, within the bound. */
+  private rememberEnded(taskId: string, span: SpanContext): void {
+    const ended = this.endedTasks;
+    if (ended.size >= ENDED_TASK_LINKS) {
+      ended.delete(ended.keys().next().value!);
+    }
+    ended.set(taskId, span);
   }
 
   /**
