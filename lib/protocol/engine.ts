@@ -128,7 +128,7 @@ export class McpEngine {
 
   /**
    * Handles one request or notification: its outcome, synchronously when its handler answered
-   * synchronously (a promise of it otherwise, and always under an observer).
+   * synchronously (a promise of it otherwise), with or without an observer.
    */
   handle(facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): Awaitable<EngineOutcome> {
     const { observer } = this;
@@ -140,8 +140,8 @@ export class McpEngine {
     observer: EngineObserver,
     facts: RequestFacts,
     message: JSONRPCRequest | JSONRPCNotification,
-  ): Promise<EngineOutcome> {
-    return observer.message(facts, message, () => Promise.resolve(this.handleMessage(facts, message)));
+  ): Awaitable<EngineOutcome> {
+    return observer.message(facts, message, () => this.handleMessage(facts, message));
   }
 
   private handleMessage(facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): Awaitable<EngineOutcome> {

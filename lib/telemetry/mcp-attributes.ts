@@ -259,6 +259,10 @@ const CLOSED: OutcomeFacts = Object.freeze({
   attributes: Object.freeze({ [ATTR.requestOutcome]: REQUEST_OUTCOME.closed }),
 });
 
+/** Nothing to add: shared, as most outcomes are so (read only: copied into metric points). */
+const NO_ATTRIBUTES: Attributes = Object.freeze({});
+const ANSWERED: OutcomeFacts = Object.freeze({ attributes: NO_ATTRIBUTES });
+
 /**
  * The attributes of a message's outcome: a JSON-RPC error's code as `rpc.response.status_code`,
  * and as `error.type` when it is the server's fault (not `isCallerError`); a tool result with
@@ -268,7 +272,7 @@ const CLOSED: OutcomeFacts = Object.freeze({
  */
 export function outcomeAttributes(message: JSONRPCRequest | JSONRPCNotification, outcome: EngineOutcome): OutcomeFacts {
   if (!('id' in message)) {
-    return { attributes: {} };
+    return ANSWERED;
   }
   if (outcome.type === 'none') {
     // The engine answers nothing only to a client that cancelled or went away: a listen
@@ -292,9 +296,9 @@ export function outcomeAttributes(message: JSONRPCRequest | JSONRPCNotification,
       // `captureArguments` records.
       return { attributes: { [ATTR.errorType]: TOOL_ERROR }, error: 'The tool reported an error', result };
     }
-    return { attributes: {}, result };
+    return { attributes: NO_ATTRIBUTES, result };
   }
-  return { attributes: {} };
+  return ANSWERED;
 }
 
 /**

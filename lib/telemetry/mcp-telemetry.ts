@@ -9,6 +9,7 @@ import type { Context, Histogram, Link, Meter, Span, SpanContext, TextMapPropaga
 import type { EngineObserver, ObservedQuestion, ObservedTask } from '../protocol/calls/engine-observer';
 import type { EngineOutcome, RequestFacts, ResolvedRequest } from '../protocol/engine';
 import type { InputRequest } from '../protocol/messages/client-requests';
+import { isThenable, type Awaitable } from '../protocol/messages/thenables';
 import { isJsonObject, type JSONRPCNotification, type JSONRPCRequest } from '../protocol/messages/json-rpc';
 import { McpError, messageOf } from '../protocol/messages/mcp-error';
 import { metaOf } from '../protocol/messages/request-meta';
@@ -137,8 +138,8 @@ export class McpTelemetry implements EngineObserver {
   message(
     facts: RequestFacts,
     message: JSONRPCRequest | JSONRPCNotification,
-    handle: () => Promise<EngineOutcome>,
-  ): Promise<EngineOutcome> {
+    handle: () => Awaitable<EngineOutcome>,
+  ): Awaitable<EngineOutcome> {
     const { api, tracer, captureArguments } = this.parts;
     const start = performance.now();
     const target = messageAttributes(facts, message);
@@ -164,14 +165,20 @@ export class McpTelemetry implements EngineObserver {
     if (captureArguments && message.method === 'tools/call' && isJsonObject(message.params)) {
       span.setAttribute(ATTR.toolArguments, JSON.stringify(message.params.arguments ?? {}));
     }
-    let pending: Promise<EngineOutcome>;
+    let pending: Awaitable<EngineOutcome>;
     try {
       pending = api.context.with(api.trace.setSpan(parent, span), handle);
     } catch (error) {
       this.failed(span, attributes, start, error, unknown);
       throw error;
     }
-    return pending.then(
+    if (!isThenable<EngineOutcome>(pending)) {
+      // Answered synchronously: ended now, without a promise (each one costs the context
+      // manager's async hooks, on top of the microtask).
+      this.answered(span, facts, message, pending, attributes, start, unknown);
+      return pending;
+    }
+    return Promise.resolve(pending).then(
       (outcome) => {
         this.answered(span, facts, message, outcome, attributes, start, unknown);
         return outcome;
@@ -361,14 +368,15 @@ export class McpTelemetry implements EngineObserver {
       span.setAttribute(ATTR.toolResult, JSON.stringify(result.structuredContent ?? result.content ?? null));
     }
     span.end();
-    const all = { ...attributes, ...ended.attributes };
-    this.operationDuration?.record(secondsSince(start), metricAttributes(all, unknown));
+    // The outcome's attributes are all metric attributes: added to the point as they are.
+    const point = Object.assign(metricAttributes(attributes, unknown), ended.attributes);
+    this.operationDuration?.record(secondsSince(start), point);
     if (message.method === 'initialize' && facts.session !== undefined && ended.error === undefined) {
       this.sessions.set(facts.session.id, {
         start,
         attributes: metricAttributes({
-          [ATTR.protocolVersion]: all[ATTR.protocolVersion],
-          [ATTR.serverName]: all[ATTR.serverName],
+          [ATTR.protocolVersion]: point[ATTR.protocolVersion],
+          [ATTR.serverName]: point[ATTR.serverName],
           ...transportAttributes(facts),
         }),
       });

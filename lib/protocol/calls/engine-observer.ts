@@ -7,6 +7,7 @@ import type { JSONRPCNotification, JSONRPCRequest } from '../messages/json-rpc';
 import type { InputRequest } from '../messages/client-requests';
 import type { ResolvedRequest } from './resolved-request';
 import type { EngineOutcome, RequestFacts } from './transport-contract';
+import type { Awaitable } from '../messages/thenables';
 import type { McpTaskRecord, McpTaskStatus } from '../tasks/task-record';
 
 /** A question to the client being watched. */
@@ -36,8 +37,8 @@ export interface EngineObserver {
   message(
     facts: RequestFacts,
     message: JSONRPCRequest | JSONRPCNotification,
-    handle: () => Promise<EngineOutcome>,
-  ): Promise<EngineOutcome>;
+    handle: () => Awaitable<EngineOutcome>,
+  ): Awaitable<EngineOutcome>;
   /** A handler asks the client a question (elicitation, sampling, roots). */
   question(request: ResolvedRequest, question: InputRequest): ObservedQuestion;
   /** A call became task `record` (its status is `working`). */
