@@ -88,7 +88,11 @@ export class McpEngine {
     this.clientRequests = new ClientRequestTable(hooks.cluster?.requestIdPrefix);
     const questions = new QuestionLimit(options.maxPendingQuestions, options.logger);
     this.requester = new ClientRequester(this.clientRequests, options.clientRequestTimeoutMs, questions);
-    this.rounds = new RoundTrips(options.requestState, options.logger);
+    this.rounds = new RoundTrips(
+      options.requestState,
+      options.logger,
+      observer?.roundTrace === undefined ? undefined : () => observer.roundTrace?.(),
+    );
     this.resolver = new RequestResolver(options.revisions, options.defaultLogLevel, this.rounds);
     this.finisher = new ResultFinisher(options);
     this.taskCalls = new TaskCalls({

@@ -4,13 +4,14 @@
  * `mcp.server.*` metrics. It exists only when a tracer or meter provider is there to take them
  * (`telemetry.factory.ts`); otherwise the engine has no watcher and spends nothing.
  */
-import type { Context, Histogram, Link, Meter, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
+import type { Context, Histogram, Link, Meter, Span, SpanContext, TextMapPropagator, Tracer } from '@opentelemetry/api';
 import type { EngineObserver, ObservedQuestion, ObservedTask } from '../protocol/calls/engine-observer';
 import type { EngineOutcome, RequestFacts, ResolvedRequest } from '../protocol/engine';
 import type { InputRequest } from '../protocol/messages/client-requests';
 import { isJsonObject, type JSONRPCNotification, type JSONRPCRequest } from '../protocol/messages/json-rpc';
 import { McpError, messageOf } from '../protocol/messages/mcp-error';
 import { metaOf } from '../protocol/messages/request-meta';
+import { sealedTrace } from '../protocol/messages/request-state';
 import { isTerminal, type McpTaskRecord, type McpTaskStatus } from '../protocol/tasks/task-record';
 import {
   ATTR,
@@ -22,6 +23,7 @@ import {
   type Attributes,
 } from './mcp-attributes';
 import type { OpenTelemetryApi } from './open-telemetry';
+import { formatTraceparent, parseTraceparent } from './traceparent';
 
 /** The buckets the conventions give both duration histograms, in seconds. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -227,6 +229,13 @@ export class McpTelemetry implements EngineObserver {
     };
   }
 
+  /** The active span's `traceparent`, sealed into a round's `requestState` (see `parentOf`). */
+  roundTrace(): string | undefined {
+    const { api } = this.parts;
+    const span = api.trace.getSpanContext(api.context.active());
+    return span !== undefined && api.trace.isSpanContextValid(span) ? formatTraceparent(span) : undefined;
+  }
+
   /** A legacy session ended (here or on another instance): its duration, if it opened here. */
   sessionEnded(sessionId: string): void {
     const session = this.sessions.get(sessionId);
@@ -239,7 +248,10 @@ export class McpTelemetry implements EngineObserver {
   /**
    * The parent of a message's span: the context the client propagated in `params._meta`, the
    * HTTP request's span then linked; without one, the ambient context (the HTTP span, if the
-   * platform is instrumented).
+   * platform is instrumented). The retry of a multi round-trip request continues the trace of
+   * the round that asked (sealed in its `requestState` by `roundTrace`): that round is its
+   * parent when the client propagated nothing (the ambient span then linked), and is linked
+   * when it did (the client's trace wins).
    */
   private parentOf(message: JSONRPCRequest | JSONRPCNotification): { parent: Context; links: Link[] } {
     const { api, propagator } = this.parts;
@@ -247,14 +259,38 @@ export class McpTelemetry implements EngineObserver {
     const meta = metaOf(message.params);
     const remote = propagator.extract(api.ROOT_CONTEXT, meta, api.defaultTextMapGetter);
     const remoteSpan = api.trace.getSpanContext(remote);
+    const round = this.roundOf(message);
     if (remoteSpan === undefined || !api.trace.isSpanContextValid(remoteSpan)) {
       // Baggage may come without a trace context: the handler still sees it.
       const baggage = api.propagation.getBaggage(remote);
-      return { parent: baggage === undefined ? ambient : api.propagation.setBaggage(ambient, baggage), links: [] };
+      const context = baggage === undefined ? ambient : api.propagation.setBaggage(ambient, baggage);
+      if (round === undefined) {
+        return { parent: context, links: [] };
+      }
+      return { parent: api.trace.setSpanContext(context, round), links: this.linkTo(ambient) };
     }
-    const transport = api.trace.getSpanContext(ambient);
-    const links = transport !== undefined && api.trace.isSpanContextValid(transport) ? [{ context: transport }] : [];
+    const links = this.linkTo(ambient);
+    if (round !== undefined) {
+      links.push({ context: round });
+    }
     return { parent: remote, links };
+  }
+
+  /** The span of the round a retry continues, from its `requestState` (unchecked: see `sealedTrace`). */
+  private roundOf(message: JSONRPCRequest | JSONRPCNotification): SpanContext | undefined {
+    const params = message.params;
+    if (params?.requestState === undefined) {
+      return undefined;
+    }
+    const span = parseTraceparent(sealedTrace(params.requestState));
+    return span !== undefined && this.parts.api.trace.isSpanContextValid(span) ? span : undefined;
+  }
+
+  /** A link to the span of `context`, if it has a valid one. */
+  private linkTo(context: Context): Link[] {
+    const { api } = this.parts;
+    const span = api.trace.getSpanContext(context);
+    return span !== undefined && api.trace.isSpanContextValid(span) ? [{ context: span }] : [];
   }
 
   private answered(

@@ -1,7 +1,8 @@
 /**
  * What may watch the engine's work from outside (the module's OpenTelemetry layer): each message
- * it handles, each question it sends a client, each call that becomes a task. The engine knows
- * nothing of what the watcher does with them; without one it does no extra work at all.
+ * it handles, each question it sends a client, each call that becomes a task, each round of a
+ * multi round-trip request. The engine knows nothing of what the watcher does with them; without
+ * one it does no extra work at all.
  */
 import type { JSONRPCNotification, JSONRPCRequest } from '../messages/json-rpc';
 import type { InputRequest } from '../messages/client-requests';
@@ -42,4 +43,11 @@ export interface EngineObserver {
   question(request: ResolvedRequest, question: InputRequest): ObservedQuestion;
   /** A call became task `record` (its status is `working`). */
   task(request: ResolvedRequest, record: McpTaskRecord): ObservedTask;
+  /**
+   * A round of a multi round-trip request ends (`input_required`): what to seal into its
+   * `requestState` so that the retry's observation continues this one, opaque to the engine
+   * (the telemetry's `traceparent`); read back with `sealedTrace`. Called within the request's
+   * observation.
+   */
+  roundTrace?(): string | undefined;
 }
