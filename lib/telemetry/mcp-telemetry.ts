@@ -21,6 +21,7 @@ import {
   TOOL_ERROR,
   transportAttributes,
   type Attributes,
+  type ClientAddressSource,
 } from './mcp-attributes';
 import type { OpenTelemetryApi } from './open-telemetry';
 import { formatTraceparent, parseTraceparent } from './traceparent';
@@ -36,6 +37,8 @@ export interface TelemetryParts {
   readonly meter?: Meter;
   readonly propagator: TextMapPropagator;
   readonly captureArguments: boolean;
+  /** Where `client.address` comes from. @default 'socket' */
+  readonly clientAddress?: ClientAddressSource;
 }
 
 /** What the telemetry reads of its server: the counts the gauges report, and its catalog. */
@@ -106,7 +109,7 @@ export class McpTelemetry implements EngineObserver {
   ): Promise<EngineOutcome> {
     const { api, tracer, captureArguments } = this.parts;
     const start = performance.now();
-    const target = messageAttributes(facts, message);
+    const target = messageAttributes(facts, message, this.parts.clientAddress);
     const { attributes } = target;
     // A name the server does not have comes from the client alone: kept as an attribute of the
     // span, but out of its name and the metrics, which it would flood with one series per guess.
@@ -138,7 +141,10 @@ export class McpTelemetry implements EngineObserver {
 
   question(request: ResolvedRequest, question: InputRequest): ObservedQuestion {
     const { api, tracer, propagator } = this.parts;
-    const attributes: Attributes = { [ATTR.method]: question.method, ...transportAttributes(request.facts) };
+    const attributes: Attributes = {
+      [ATTR.method]: question.method,
+      ...transportAttributes(request.facts, this.parts.clientAddress),
+    };
     if (request.revision !== undefined) {
       attributes[ATTR.protocolVersion] = request.revision;
     }
@@ -319,7 +325,7 @@ export class McpTelemetry implements EngineObserver {
         start,
         attributes: metricAttributes({
           [ATTR.protocolVersion]: all[ATTR.protocolVersion],
-          ...transportAttributes(facts),
+          ...transportAttributes(facts, this.parts.clientAddress),
         }),
       });
     }

@@ -23,23 +23,25 @@ describe('resolveTelemetrySettings', () => {
     expect(resolveTelemetrySettings(false)).toBe(false);
   });
 
-  it('absent or empty: no providers (the globals decide later), arguments not captured', () => {
+  it('absent or empty: no providers (the globals decide later), arguments not captured, the socket address', () => {
     const defaults = {
       tracerProvider: undefined,
       meterProvider: undefined,
       propagator: undefined,
       captureArguments: false,
+      clientAddress: 'socket',
     };
     expect(resolveTelemetrySettings(undefined)).toEqual(defaults);
     expect(resolveTelemetrySettings({})).toEqual(defaults);
   });
 
-  it('keeps the given providers as they are, and captureArguments', () => {
+  it('keeps the given providers as they are, captureArguments and clientAddress', () => {
     const settings = resolveTelemetrySettings({
       tracerProvider,
       meterProvider,
       propagator,
       captureArguments: true,
+      clientAddress: 'platform',
     });
     expect(settings).not.toBe(false);
     if (settings !== false) {
@@ -47,6 +49,7 @@ describe('resolveTelemetrySettings', () => {
       expect(settings.meterProvider).toBe(meterProvider);
       expect(settings.propagator).toBe(propagator);
       expect(settings.captureArguments).toBe(true);
+      expect(settings.clientAddress).toBe('platform');
     }
   });
 
@@ -68,6 +71,15 @@ describe('resolveTelemetrySettings', () => {
     expect(error.message).toContain('"telemetry.captureArguments"');
     expect(error.message).toContain('must be a boolean');
   });
+
+  it.each(['proxy', 'Platform', '', null, true, ['platform']])(
+    'clientAddress %o (neither "socket" nor "platform") fails naming the option and the values',
+    (value) => {
+      const error = errorOf({ clientAddress: value });
+      expect(error.message).toContain('"telemetry.clientAddress"');
+      expect(error.message).toContain('must be "socket" or "platform"');
+    },
+  );
 
   it.each([true, 'on', ['tracer']])('telemetry %o (neither false nor an object) fails naming the option', (value) => {
     expect(errorOf(value).message).toContain('"telemetry"');

@@ -18,6 +18,7 @@ export type TelemetrySettings =
       readonly meterProvider?: McpMeterProviderLike;
       readonly propagator?: McpTextMapPropagatorLike;
       readonly captureArguments: boolean;
+      readonly clientAddress: 'socket' | 'platform';
     };
 
 function provider<T>(value: unknown, option: string, method: string, what: string): T | undefined {
@@ -31,7 +32,8 @@ function provider<T>(value: unknown, option: string, method: string, what: strin
 }
 
 /**
- * Validates `telemetry`: `false`, or an object of providers and `captureArguments`.
+ * Validates `telemetry`: `false`, or an object of providers, `captureArguments` and
+ * `clientAddress`.
  *
  * @throws McpConfigurationError naming the first bad option
  */
@@ -43,10 +45,15 @@ export function resolveTelemetrySettings(telemetry: McpTelemetryOptions | false 
   if (options.captureArguments !== undefined && typeof options.captureArguments !== 'boolean') {
     fail('telemetry.captureArguments', 'must be a boolean');
   }
+  const clientAddress = options.clientAddress === undefined ? 'socket' : options.clientAddress;
+  if (clientAddress !== 'socket' && clientAddress !== 'platform') {
+    fail('telemetry.clientAddress', `must be "socket" or "platform" (got ${JSON.stringify(clientAddress)})`);
+  }
   return {
     tracerProvider: provider(options.tracerProvider, 'telemetry.tracerProvider', 'getTracer', 'TracerProvider'),
     meterProvider: provider(options.meterProvider, 'telemetry.meterProvider', 'getMeter', 'MeterProvider'),
     propagator: provider(options.propagator, 'telemetry.propagator', 'extract', 'TextMapPropagator'),
     captureArguments: options.captureArguments ?? false,
+    clientAddress,
   };
 }

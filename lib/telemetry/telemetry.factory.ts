@@ -71,5 +71,6 @@ export function createMcpTelemetry(
     meter: meterProvider?.getMeter(INSTRUMENTATION_SCOPE),
     propagator: (settings.propagator as Parameters<typeof api.propagation.setGlobalPropagator>[0]) ?? api.propagation,
     captureArguments: settings.captureArguments,
+    clientAddress: settings.clientAddress,
   });
 }
