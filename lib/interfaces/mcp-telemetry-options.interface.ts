@@ -47,6 +47,16 @@ export interface McpTelemetryOptions {
    * @see https://expressjs.com/en/guide/behind-proxies.html
    */
   clientAddress?: 'socket' | 'platform';
+  /**
+   * Traces the notifications the server sends (`notifications/progress`, `notifications/message`,
+   * the `list_changed` notifications, `notifications/resources/updated`, task status): a
+   * PRODUCER span each, named by the method, a child of the active span (the progress of a
+   * tool call is a child of the call's span), whose context the notification carries in
+   * `params._meta`. A list change or resource update is one span per event, whatever the
+   * number of listeners. Off by default: a chatty tool's progress makes many spans.
+   * @default false
+   */
+  traceNotifications?: boolean;
 }
 
 /** An OpenTelemetry `TracerProvider` (`@opentelemetry/api`). */

@@ -39,6 +39,8 @@ export interface TelemetryParts {
   readonly captureArguments: boolean;
   /** Where `client.address` comes from. @default 'socket' */
   readonly clientAddress?: ClientAddressSource;
+  /** Whether the notifications the server sends get spans. @default false */
+  readonly traceNotifications?: boolean;
 }
 
 /** What the telemetry reads of its server: the counts the gauges report, and its catalog. */
@@ -78,8 +80,13 @@ export class McpTelemetry implements EngineObserver {
   private readonly tasks = new Map<string, McpTaskStatus>();
   private pendingQuestions = 0;
   private sources: TelemetrySources | undefined;
+  /** Present only with `traceNotifications`: the engine reads once whether it is there. */
+  readonly notification?: (message: JSONRPCNotification, sessionId?: string) => JSONRPCNotification;
 
   constructor(private readonly parts: TelemetryParts) {
+    if (parts.traceNotifications === true) {
+      this.notification = (message, sessionId) => this.notified(message, sessionId);
+    }
     const { meter } = parts;
     if (meter === undefined) {
       return;
@@ -240,6 +247,33 @@ export class McpTelemetry implements EngineObserver {
     const { api } = this.parts;
     const span = api.trace.getSpanContext(api.context.active());
     return span !== undefined && api.trace.isSpanContextValid(span) ? formatTraceparent(span) : undefined;
+  }
+
+  /**
+   * A PRODUCER span per notification the server sends, its context in the notification's
+   * `_meta`. PRODUCER rather than CLIENT: a notification is a one-way message that no answer
+   * ends (CLIENT is for the server's questions, which wait for one), and one event's
+   * notification may go to many listeners, as a message published to many consumers. It ends
+   * as it is made: what happens to it on the wire is the transport's.
+   */
+  private notified(message: JSONRPCNotification, sessionId: string | undefined): JSONRPCNotification {
+    const { api, tracer, propagator } = this.parts;
+    const attributes: Attributes = { [ATTR.method]: message.method };
+    const params = message.params;
+    if (message.method === 'notifications/resources/updated' && typeof params?.uri === 'string') {
+      attributes[ATTR.resourceUri] = params.uri;
+    } else if (typeof params?.taskId === 'string') {
+      attributes[ATTR.taskId] = params.taskId;
+    }
+    if (sessionId !== undefined) {
+      attributes[ATTR.sessionId] = sessionId;
+    }
+    const active = api.context.active();
+    const span = tracer.startSpan(message.method, { kind: api.SpanKind.PRODUCER, attributes }, active);
+    const meta: Record<string, unknown> = { ...metaOf(params) };
+    propagator.inject(api.trace.setSpan(active, span), meta, api.defaultTextMapSetter);
+    span.end();
+    return { ...message, params: { ...params, _meta: meta } };
   }
 
   /** A legacy session ended (here or on another instance): its duration, if it opened here. */

@@ -23,25 +23,27 @@ describe('resolveTelemetrySettings', () => {
     expect(resolveTelemetrySettings(false)).toBe(false);
   });
 
-  it('absent or empty: no providers (the globals decide later), arguments not captured, the socket address', () => {
+  it('absent or empty: no providers (the globals decide later), arguments not captured, the socket address, no notification spans', () => {
     const defaults = {
       tracerProvider: undefined,
       meterProvider: undefined,
       propagator: undefined,
       captureArguments: false,
       clientAddress: 'socket',
+      traceNotifications: false,
     };
     expect(resolveTelemetrySettings(undefined)).toEqual(defaults);
     expect(resolveTelemetrySettings({})).toEqual(defaults);
   });
 
-  it('keeps the given providers as they are, captureArguments and clientAddress', () => {
+  it('keeps the given providers as they are, captureArguments, clientAddress and traceNotifications', () => {
     const settings = resolveTelemetrySettings({
       tracerProvider,
       meterProvider,
       propagator,
       captureArguments: true,
       clientAddress: 'platform',
+      traceNotifications: true,
     });
     expect(settings).not.toBe(false);
     if (settings !== false) {
@@ -50,6 +52,7 @@ describe('resolveTelemetrySettings', () => {
       expect(settings.propagator).toBe(propagator);
       expect(settings.captureArguments).toBe(true);
       expect(settings.clientAddress).toBe('platform');
+      expect(settings.traceNotifications).toBe(true);
     }
   });
 
@@ -80,6 +83,12 @@ describe('resolveTelemetrySettings', () => {
       expect(error.message).toContain('must be "socket" or "platform"');
     },
   );
+
+  it.each(['yes', 1, null])('traceNotifications %o (not a boolean) fails naming the option', (value) => {
+    const error = errorOf({ traceNotifications: value });
+    expect(error.message).toContain('"telemetry.traceNotifications"');
+    expect(error.message).toContain('must be a boolean');
+  });
 
   it.each([true, 'on', ['tracer']])('telemetry %o (neither false nor an object) fails naming the option', (value) => {
     expect(errorOf(value).message).toContain('"telemetry"');

@@ -19,6 +19,7 @@ export type TelemetrySettings =
       readonly propagator?: McpTextMapPropagatorLike;
       readonly captureArguments: boolean;
       readonly clientAddress: 'socket' | 'platform';
+      readonly traceNotifications: boolean;
     };
 
 function provider<T>(value: unknown, option: string, method: string, what: string): T | undefined {
@@ -32,8 +33,8 @@ function provider<T>(value: unknown, option: string, method: string, what: strin
 }
 
 /**
- * Validates `telemetry`: `false`, or an object of providers, `captureArguments` and
- * `clientAddress`.
+ * Validates `telemetry`: `false`, or an object of providers, `captureArguments`,
+ * `clientAddress` and `traceNotifications`.
  *
  * @throws McpConfigurationError naming the first bad option
  */
@@ -49,11 +50,15 @@ export function resolveTelemetrySettings(telemetry: McpTelemetryOptions | false 
   if (clientAddress !== 'socket' && clientAddress !== 'platform') {
     fail('telemetry.clientAddress', `must be "socket" or "platform" (got ${JSON.stringify(clientAddress)})`);
   }
+  if (options.traceNotifications !== undefined && typeof options.traceNotifications !== 'boolean') {
+    fail('telemetry.traceNotifications', 'must be a boolean');
+  }
   return {
     tracerProvider: provider(options.tracerProvider, 'telemetry.tracerProvider', 'getTracer', 'TracerProvider'),
     meterProvider: provider(options.meterProvider, 'telemetry.meterProvider', 'getMeter', 'MeterProvider'),
     propagator: provider(options.propagator, 'telemetry.propagator', 'extract', 'TextMapPropagator'),
     captureArguments: options.captureArguments ?? false,
     clientAddress,
+    traceNotifications: options.traceNotifications ?? false,
   };
 }

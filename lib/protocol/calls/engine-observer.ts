@@ -1,8 +1,8 @@
 /**
  * What may watch the engine's work from outside (the module's OpenTelemetry layer): each message
  * it handles, each question it sends a client, each call that becomes a task, each round of a
- * multi round-trip request. The engine knows nothing of what the watcher does with them; without
- * one it does no extra work at all.
+ * multi round-trip request and, when asked, each notification the server sends. The engine knows
+ * nothing of what the watcher does with them; without one it does no extra work at all.
  */
 import type { JSONRPCNotification, JSONRPCRequest } from '../messages/json-rpc';
 import type { InputRequest } from '../messages/client-requests';
@@ -50,4 +50,13 @@ export interface EngineObserver {
    * observation.
    */
   roundTrace?(): string | undefined;
+  /**
+   * The server sends a notification (progress, a log message, a list change, a resource update,
+   * a task's status), within the context it is sent from: returns the notification to send, the
+   * same or a copy whose `params._meta` carries the watcher's context. A watcher that does not
+   * watch notifications leaves it out, and the engine then never calls it: whether it is there
+   * is read once, when the engine is made.
+   * @param sessionId the legacy session it goes to, when it goes to one
+   */
+  notification?(message: JSONRPCNotification, sessionId?: string): JSONRPCNotification;
 }
