@@ -75,7 +75,7 @@ describe('resolveMcpOptions', () => {
         sweepIntervalMs: 60_000,
         expiredGraceMs: 60_000,
       },
-      telemetry: { captureArguments: false },
+      telemetry: { captureArguments: false, clientAddress: 'socket', traceNotifications: false },
     });
   });
 
@@ -178,7 +178,7 @@ describe('resolveMcpOptions', () => {
         sweepIntervalMs: 10,
         expiredGraceMs: 60_000,
       },
-      telemetry: { captureArguments: true },
+      telemetry: { captureArguments: true, clientAddress: 'socket', traceNotifications: false },
     });
   });
 

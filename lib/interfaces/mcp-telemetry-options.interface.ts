@@ -31,6 +31,32 @@ export interface McpTelemetryOptions {
    * @default false
    */
   captureArguments?: boolean;
+  /**
+   * Where a span's `client.address` comes from. `'socket'`: the TCP peer, which behind a
+   * reverse proxy or a load balancer is the proxy. `'platform'`: the address the HTTP platform
+   * computes with its own trusted-proxy setting (Express `req.ip` after
+   * `app.set('trust proxy', …)`, Fastify `request.ip` with `trustProxy`), falling back to the
+   * socket's; `client.port` is then left out for a forwarded address (the socket's port is the
+   * proxy's). Trust only proxies you run: a client can write `X-Forwarded-For` itself.
+   * @default 'socket'
+   * @example
+   * ```ts
+   * app.set('trust proxy', 'loopback'); // Express
+   * McpModule.forRoot({ name: 'api', version: '1.0.0', telemetry: { clientAddress: 'platform' } });
+   * ```
+   * @see https://expressjs.com/en/guide/behind-proxies.html
+   */
+  clientAddress?: 'socket' | 'platform';
+  /**
+   * Traces the notifications the server sends (`notifications/progress`, `notifications/message`,
+   * the `list_changed` notifications, `notifications/resources/updated`, task status): a
+   * PRODUCER span each, named by the method, a child of the active span (the progress of a
+   * tool call is a child of the call's span), whose context the notification carries in
+   * `params._meta`. A list change or resource update is one span per event, whatever the
+   * number of listeners. Off by default: a chatty tool's progress makes many spans.
+   * @default false
+   */
+  traceNotifications?: boolean;
 }
 
 /** An OpenTelemetry `TracerProvider` (`@opentelemetry/api`). */

@@ -3,7 +3,7 @@ import { MCP_NOTIFICATION_BUS, MCP_OWN_REGISTRY, MCP_OWN_SESSIONS } from '../sha
 import { McpRegistry } from '../registry/mcp-registry.service';
 import { McpSessionService } from '../sessions/mcp-session.service';
 import { SessionChannels } from '../sessions/session-channels';
-import { notification } from '../protocol/messages/json-rpc';
+import { isJsonObject, notification, type JSONObject, type JSONRPCNotification } from '../protocol/messages/json-rpc';
 import { McpEngine } from '../protocol/engine';
 import type { McpEvent, McpNotificationBus } from '../interfaces/notification-bus.interface';
 import { taskNotificationOf } from '../protocol/tasks/task-render';
@@ -101,15 +101,18 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
       this.deliverTask(event.task);
       return;
     }
-    this.engine.subscriptions.publish(event);
+    const message = this.watched(
+      event.type === 'list_changed'
+        ? notification(`notifications/${event.list}/list_changed`)
+        : notification('notifications/resources/updated', { uri: event.uri }),
+    );
+    this.engine.subscriptions.publish(event, watchedMeta(message));
     if (event.type === 'list_changed') {
-      const message = notification(`notifications/${event.list}/list_changed`);
       for (const sessionId of this.channels.sessionIds()) {
         this.channels.send(sessionId, message);
       }
       return;
     }
-    const message = notification('notifications/resources/updated', { uri: event.uri });
     this.sessions
       .subscribers(event.uri)
       .then((sessionIds) => sessionIds.forEach((sessionId) => this.channels.send(sessionId, message)))
@@ -124,10 +127,29 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
     const { method, params } = taskNotificationOf(task);
     if (task.era === 'legacy') {
       if (task.sessionId !== undefined) {
-        this.channels.send(task.sessionId, notification(method, params));
+        this.channels.send(task.sessionId, this.watched(notification(method, params), task.sessionId));
       }
       return;
     }
-    this.engine.subscriptions.publish({ type: 'task_status', taskId: task.id, params });
+    const message = this.watched(notification(method, params));
+    this.engine.subscriptions.publish({ type: 'task_status', taskId: task.id, params }, watchedMeta(message));
   }
+
+  /**
+   * The notification of an event as the engine's watcher makes it (once per event, whatever
+   * the number of its listeners: they all carry its context); itself when nothing watches.
+   */
+  private watched(message: JSONRPCNotification, sessionId?: string): JSONRPCNotification {
+    const watch = this.engine.watchNotification;
+    return watch === undefined ? message : watch(message, sessionId);
+  }
+}
+
+/**
+ * The `_meta` a watcher gave a notification (an event's notification has none of its own), for
+ * the listen streams, which send it with theirs.
+ */
+function watchedMeta(message: JSONRPCNotification): JSONObject | undefined {
+  const meta = message.params?._meta;
+  return isJsonObject(meta) ? meta : undefined;
 }

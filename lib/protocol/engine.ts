@@ -75,6 +75,11 @@ export class McpEngine {
   /** What handlers see of the engine. */
   private readonly handlers: HandlerContext;
   private readonly callHost: CallContextHost;
+  /**
+   * How the server's notifications are watched before they are sent (`EngineObserver.notification`);
+   * `undefined`, decided here once, when they are not: senders then only check this property.
+   */
+  readonly watchNotification: ((message: JSONRPCNotification, sessionId?: string) => JSONRPCNotification) | undefined;
 
   constructor(
     readonly options: EngineOptions,
@@ -88,7 +93,15 @@ export class McpEngine {
     this.clientRequests = new ClientRequestTable(hooks.cluster?.requestIdPrefix);
     const questions = new QuestionLimit(options.maxPendingQuestions, options.logger);
     this.requester = new ClientRequester(this.clientRequests, options.clientRequestTimeoutMs, questions);
-    this.rounds = new RoundTrips(options.requestState, options.logger);
+    this.rounds = new RoundTrips(
+      options.requestState,
+      options.logger,
+      observer?.roundTrace === undefined ? undefined : () => observer.roundTrace?.(),
+    );
+    this.watchNotification =
+      observer?.notification === undefined
+        ? undefined
+        : (message, sessionId) => observer.notification!(message, sessionId);
     this.resolver = new RequestResolver(options.revisions, options.defaultLogLevel, this.rounds);
     this.finisher = new ResultFinisher(options, (request, error) => this.logFailure(request, error));
     this.taskCalls = new TaskCalls({
@@ -103,6 +116,7 @@ export class McpEngine {
     this.callHost = {
       logger: options.logger,
       observer,
+      watchNotification: this.watchNotification,
       roundOf: (request) => this.rounds.roundOf(request),
       askClient: (request, question, timeoutMs) => this.askClient(request, question, timeoutMs),
     };

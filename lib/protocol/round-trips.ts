@@ -18,9 +18,14 @@ const INPUT_REQUIRED = new Error('Input required');
 export class RoundTrips {
   private readonly sealer: RequestStateSealer;
 
+  /**
+   * @param trace the observer's context of the round ending (`EngineObserver.roundTrace`),
+   *   sealed with it so that the retry continues its trace; absent without an observer.
+   */
   constructor(
     requestState: { readonly secret?: string | Buffer; readonly ttlMs: number },
     private readonly logger: EngineLogger,
+    private readonly trace?: () => string | undefined,
   ) {
     this.sealer = new RequestStateSealer(requestState.secret, requestState.ttlMs);
   }
@@ -83,9 +88,10 @@ export class RoundTrips {
     request.scope.abandon(new McpError(McpErrorCode.InternalError, 'Input required: the request ends this round'));
     // Throws when the state outgrew what a retry may bring back: better a failed call now than a
     // round the client can never complete.
+    const state = round.toState();
     const requestState = this.sealer.seal(
       { principalId: request.principal.id, method: request.method, params: request.params },
-      round.toState(),
+      this.trace === undefined ? state : { ...state, trace: this.trace() },
     );
     return { resultType: 'input_required', inputRequests: round.inputRequests(), requestState };
   }

@@ -225,6 +225,43 @@ describe('transportAttributes', () => {
     });
   });
 
+  it("'platform': the platform's address (Express `req.ip`, Fastify `request.ip`); a forwarded one without the proxy's port", () => {
+    const express = Object.assign(nodeRequest('1.1', '10.0.0.5', 51234), { ip: '203.0.113.9' });
+    const fastify = { ip: '198.51.100.4', headers: {}, raw: nodeRequest('2.0', '::1', 4000) };
+    expect(transportAttributes({ transport: 'streamable-http', native: { request: express } }, 'platform')).toEqual({
+      [ATTR.networkTransport]: 'tcp',
+      [ATTR.networkProtocol]: 'http',
+      [ATTR.networkProtocolVersion]: '1.1',
+      [ATTR.clientAddress]: '203.0.113.9',
+    });
+    expect(transportAttributes({ transport: 'simple-http', native: { request: fastify } }, 'platform')).toEqual({
+      [ATTR.networkTransport]: 'tcp',
+      [ATTR.networkProtocol]: 'http',
+      [ATTR.networkProtocolVersion]: '2.0',
+      [ATTR.clientAddress]: '198.51.100.4',
+    });
+  });
+
+  it("'platform' where the platform gives the socket's peer, or nothing: the socket's peer and port", () => {
+    const direct = Object.assign(nodeRequest('1.1', '10.0.0.5', 51234), { ip: '10.0.0.5' });
+    const bare = nodeRequest('1.1', '10.0.0.5', 51234);
+    for (const request of [direct, bare]) {
+      expect(transportAttributes({ transport: 'streamable-http', native: { request } }, 'platform')).toMatchObject({
+        [ATTR.clientAddress]: '10.0.0.5',
+        [ATTR.clientPort]: 51234,
+      });
+    }
+  });
+
+  it("messageAttributes passes 'platform' on; 'socket' (the default) never reads the platform's address", () => {
+    const express = Object.assign(nodeRequest('1.1', '10.0.0.5', 51234), { ip: '203.0.113.9' });
+    const http = facts({ transport: 'streamable-http', native: { request: express } });
+    expect(messageAttributes(http, request('tools/list'), 'platform').attributes[ATTR.clientAddress]).toBe(
+      '203.0.113.9',
+    );
+    expect(messageAttributes(http, request('tools/list')).attributes[ATTR.clientAddress]).toBe('10.0.0.5');
+  });
+
   it('HTTP without a native request, or one without a socket: tcp and http only', () => {
     const base = { [ATTR.networkTransport]: 'tcp', [ATTR.networkProtocol]: 'http' };
     expect(transportAttributes({ transport: 'sse' })).toEqual(base);

@@ -142,8 +142,13 @@ export interface MessageTarget {
  * The span name and the attributes known before the message runs: `{method} {target}` where
  * the target is the tool or prompt (low cardinality); resource URIs and the task a `tasks/*`
  * request names are attributes only.
+ * @param clientAddress where `client.address` comes from (see `transportAttributes`)
  */
-export function messageAttributes(facts: RequestFacts, message: JSONRPCRequest | JSONRPCNotification): MessageTarget {
+export function messageAttributes(
+  facts: RequestFacts,
+  message: JSONRPCRequest | JSONRPCNotification,
+  clientAddress: ClientAddressSource = 'socket',
+): MessageTarget {
   const method = isKnownMethod(message.method) ? message.method : OTHER;
   const attributes: Attributes = { [ATTR.method]: method };
   if (method === OTHER) {
@@ -180,7 +185,7 @@ export function messageAttributes(facts: RequestFacts, message: JSONRPCRequest |
   if (facts.session !== undefined) {
     attributes[ATTR.sessionId] = facts.session.id;
   }
-  Object.assign(attributes, transportAttributes(facts));
+  Object.assign(attributes, transportAttributes(facts, clientAddress));
   return { spanName, attributes, name: target };
 }
 
@@ -207,11 +212,19 @@ function protocolVersionOf(
   return typeof header === 'string' ? header : undefined;
 }
 
+/** Where `client.address` comes from: the socket's peer, or the platform's trusted-proxy rules. */
+export type ClientAddressSource = 'socket' | 'platform';
+
 /**
  * The transport of a message: `pipe` for stdio; over HTTP `tcp`, the HTTP version and the
- * peer's address as the socket gives it (no header is trusted for it).
+ * peer's address. With `'socket'` the socket gives it (no header is trusted for it); with
+ * `'platform'` the platform does, after its trust-proxy setting (Express's `req.ip`, Fastify's
+ * `request.ip`), falling back to the socket.
  */
-export function transportAttributes(facts: Pick<RequestFacts, 'transport' | 'native'>): Attributes {
+export function transportAttributes(
+  facts: Pick<RequestFacts, 'transport' | 'native'>,
+  clientAddress: ClientAddressSource = 'socket',
+): Attributes {
   if (facts.transport === 'stdio') {
     return { [ATTR.networkTransport]: 'pipe' };
   }
@@ -222,14 +235,29 @@ export function transportAttributes(facts: Pick<RequestFacts, 'transport' | 'nat
       attributes[ATTR.networkProtocolVersion] = req.httpVersion;
     }
     const socket = req.socket as IncomingMessage['socket'] | undefined;
-    if (typeof socket?.remoteAddress === 'string') {
-      attributes[ATTR.clientAddress] = socket.remoteAddress;
-      if (typeof socket.remotePort === 'number') {
+    const peer = socket?.remoteAddress;
+    const platform = clientAddress === 'platform' ? platformAddressOf(facts.native?.request) : undefined;
+    if (platform !== undefined && platform !== peer) {
+      // A forwarded client's address: the socket's port is the proxy's, not the client's.
+      attributes[ATTR.clientAddress] = platform;
+    } else if (typeof peer === 'string') {
+      attributes[ATTR.clientAddress] = peer;
+      if (typeof socket?.remotePort === 'number') {
         attributes[ATTR.clientPort] = socket.remotePort;
       }
     }
   }
   return attributes;
+}
+
+/**
+ * The client's address as the platform computes it with its trust-proxy setting: Express's
+ * `req.ip`, Fastify's `request.ip` (the rule `lib/auth/client-address.ts` follows, which this
+ * folder may not import).
+ */
+function platformAddressOf(request: unknown): string | undefined {
+  const ip = (request as { ip?: unknown } | undefined)?.ip;
+  return typeof ip === 'string' && ip !== '' ? ip : undefined;
 }
 
 /** The Node request behind a platform's request (Express hands it over; Fastify wraps it as `raw`). */

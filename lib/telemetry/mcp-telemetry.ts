@@ -13,6 +13,7 @@ import { isThenable, type Awaitable } from '../protocol/messages/thenables';
 import { isJsonObject, type JSONRPCNotification, type JSONRPCRequest } from '../protocol/messages/json-rpc';
 import { McpError, messageOf } from '../protocol/messages/mcp-error';
 import { metaOf } from '../protocol/messages/request-meta';
+import { sealedTrace } from '../protocol/messages/request-state';
 import { isTerminal, type McpTaskRecord, type McpTaskStatus } from '../protocol/tasks/task-record';
 import {
   ATTR,
@@ -23,8 +24,10 @@ import {
   TOOL_ERROR,
   transportAttributes,
   type Attributes,
+  type ClientAddressSource,
 } from './mcp-attributes';
 import type { OpenTelemetryApi } from './open-telemetry';
+import { formatTraceparent, parseTraceparent } from './traceparent';
 
 /** The buckets the conventions give both duration histograms (and the task duration), in seconds. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -39,6 +42,10 @@ export interface TelemetryParts {
   readonly captureArguments: boolean;
   /** `nest_mcp.server.name` of every span and metric point: only when the application has several servers. */
   readonly serverName?: string;
+  /** Where `client.address` comes from. @default 'socket' */
+  readonly clientAddress?: ClientAddressSource;
+  /** Whether the notifications the server sends get spans. @default false */
+  readonly traceNotifications?: boolean;
 }
 
 /** What the telemetry reads of its server: the live counts it reports, and its catalog. */
@@ -105,8 +112,13 @@ export class McpTelemetry implements EngineObserver {
   private sources: TelemetrySources | undefined;
   /** What every live count's point carries: the server's name, when there are several. */
   private readonly countAttributes: Attributes;
+  /** Present only with `traceNotifications`: the engine reads once whether it is there. */
+  readonly notification?: (message: JSONRPCNotification, sessionId?: string) => JSONRPCNotification;
 
   constructor(private readonly parts: TelemetryParts) {
+    if (parts.traceNotifications === true) {
+      this.notification = (message, sessionId) => this.notified(message, sessionId);
+    }
     const { meter, serverName } = parts;
     this.countAttributes = serverName === undefined ? {} : { [ATTR.serverName]: serverName };
     if (meter === undefined) {
@@ -142,7 +154,7 @@ export class McpTelemetry implements EngineObserver {
   ): Awaitable<EngineOutcome> {
     const { api, tracer, captureArguments } = this.parts;
     const start = performance.now();
-    const target = messageAttributes(facts, message);
+    const target = messageAttributes(facts, message, this.parts.clientAddress);
     const { attributes } = target;
     if (this.parts.serverName !== undefined) {
       attributes[ATTR.serverName] = this.parts.serverName;
@@ -192,7 +204,10 @@ export class McpTelemetry implements EngineObserver {
 
   question(request: ResolvedRequest, question: InputRequest): ObservedQuestion {
     const { api, tracer, propagator } = this.parts;
-    const attributes: Attributes = { [ATTR.method]: question.method, ...transportAttributes(request.facts) };
+    const attributes: Attributes = {
+      [ATTR.method]: question.method,
+      ...transportAttributes(request.facts, this.parts.clientAddress),
+    };
     if (request.revision !== undefined) {
       attributes[ATTR.protocolVersion] = request.revision;
     }
@@ -319,6 +334,40 @@ export class McpTelemetry implements EngineObserver {
     this.parts.api.trace.getActiveSpan()?.recordException(exceptionOf(error));
   }
 
+  /** The active span's `traceparent`, sealed into a round's `requestState` (see `parentOf`). */
+  roundTrace(): string | undefined {
+    const { api } = this.parts;
+    const span = api.trace.getSpanContext(api.context.active());
+    return span !== undefined && api.trace.isSpanContextValid(span) ? formatTraceparent(span) : undefined;
+  }
+
+  /**
+   * A PRODUCER span per notification the server sends, its context in the notification's
+   * `_meta`. PRODUCER rather than CLIENT: a notification is a one-way message that no answer
+   * ends (CLIENT is for the server's questions, which wait for one), and one event's
+   * notification may go to many listeners, as a message published to many consumers. It ends
+   * as it is made: what happens to it on the wire is the transport's.
+   */
+  private notified(message: JSONRPCNotification, sessionId: string | undefined): JSONRPCNotification {
+    const { api, tracer, propagator } = this.parts;
+    const attributes: Attributes = { [ATTR.method]: message.method };
+    const params = message.params;
+    if (message.method === 'notifications/resources/updated' && typeof params?.uri === 'string') {
+      attributes[ATTR.resourceUri] = params.uri;
+    } else if (typeof params?.taskId === 'string') {
+      attributes[ATTR.taskId] = params.taskId;
+    }
+    if (sessionId !== undefined) {
+      attributes[ATTR.sessionId] = sessionId;
+    }
+    const active = api.context.active();
+    const span = tracer.startSpan(message.method, { kind: api.SpanKind.PRODUCER, attributes }, active);
+    const meta: Record<string, unknown> = { ...metaOf(params) };
+    propagator.inject(api.trace.setSpan(active, span), meta, api.defaultTextMapSetter);
+    span.end();
+    return { ...message, params: { ...params, _meta: meta } };
+  }
+
   /** A legacy session ended (here or on another instance): its duration, if it opened here. */
   sessionEnded(sessionId: string): void {
     const session = this.sessions.get(sessionId);
@@ -331,7 +380,10 @@ export class McpTelemetry implements EngineObserver {
   /**
    * The parent of a message's span: the context the client propagated in `params._meta`, the
    * HTTP request's span then linked; without one, the ambient context (the HTTP span, if the
-   * platform is instrumented).
+   * platform is instrumented). The retry of a multi round-trip request continues the trace of
+   * the round that asked (sealed in its `requestState` by `roundTrace`): that round is its
+   * parent when the client propagated nothing (the ambient span then linked), and is linked
+   * when it did (the client's trace wins).
    */
   private parentOf(message: JSONRPCRequest | JSONRPCNotification): { parent: Context; links: Link[] } {
     const { api, propagator } = this.parts;
@@ -339,14 +391,38 @@ export class McpTelemetry implements EngineObserver {
     const meta = metaOf(message.params);
     const remote = propagator.extract(api.ROOT_CONTEXT, meta, api.defaultTextMapGetter);
     const remoteSpan = api.trace.getSpanContext(remote);
+    const round = this.roundOf(message);
     if (remoteSpan === undefined || !api.trace.isSpanContextValid(remoteSpan)) {
       // Baggage may come without a trace context: the handler still sees it.
       const baggage = api.propagation.getBaggage(remote);
-      return { parent: baggage === undefined ? ambient : api.propagation.setBaggage(ambient, baggage), links: [] };
+      const context = baggage === undefined ? ambient : api.propagation.setBaggage(ambient, baggage);
+      if (round === undefined) {
+        return { parent: context, links: [] };
+      }
+      return { parent: api.trace.setSpanContext(context, round), links: this.linkTo(ambient) };
     }
-    const transport = api.trace.getSpanContext(ambient);
-    const links = transport !== undefined && api.trace.isSpanContextValid(transport) ? [{ context: transport }] : [];
+    const links = this.linkTo(ambient);
+    if (round !== undefined) {
+      links.push({ context: round });
+    }
     return { parent: remote, links };
+  }
+
+  /** The span of the round a retry continues, from its `requestState` (unchecked: see `sealedTrace`). */
+  private roundOf(message: JSONRPCRequest | JSONRPCNotification): SpanContext | undefined {
+    const params = message.params;
+    if (params?.requestState === undefined) {
+      return undefined;
+    }
+    const span = parseTraceparent(sealedTrace(params.requestState));
+    return span !== undefined && this.parts.api.trace.isSpanContextValid(span) ? span : undefined;
+  }
+
+  /** A link to the span of `context`, if it has a valid one. */
+  private linkTo(context: Context): Link[] {
+    const { api } = this.parts;
+    const span = api.trace.getSpanContext(context);
+    return span !== undefined && api.trace.isSpanContextValid(span) ? [{ context: span }] : [];
   }
 
   private answered(
@@ -377,7 +453,7 @@ export class McpTelemetry implements EngineObserver {
         attributes: metricAttributes({
           [ATTR.protocolVersion]: point[ATTR.protocolVersion],
           [ATTR.serverName]: point[ATTR.serverName],
-          ...transportAttributes(facts),
+          ...transportAttributes(facts, this.parts.clientAddress),
         }),
       });
     }

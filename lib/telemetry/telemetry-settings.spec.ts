@@ -23,23 +23,27 @@ describe('resolveTelemetrySettings', () => {
     expect(resolveTelemetrySettings(false)).toBe(false);
   });
 
-  it('absent or empty: no providers (the globals decide later), arguments not captured', () => {
+  it('absent or empty: no providers (the globals decide later), arguments not captured, the socket address, no notification spans', () => {
     const defaults = {
       tracerProvider: undefined,
       meterProvider: undefined,
       propagator: undefined,
       captureArguments: false,
+      clientAddress: 'socket',
+      traceNotifications: false,
     };
     expect(resolveTelemetrySettings(undefined)).toEqual(defaults);
     expect(resolveTelemetrySettings({})).toEqual(defaults);
   });
 
-  it('keeps the given providers as they are, and captureArguments', () => {
+  it('keeps the given providers as they are, captureArguments, clientAddress and traceNotifications', () => {
     const settings = resolveTelemetrySettings({
       tracerProvider,
       meterProvider,
       propagator,
       captureArguments: true,
+      clientAddress: 'platform',
+      traceNotifications: true,
     });
     expect(settings).not.toBe(false);
     if (settings !== false) {
@@ -47,6 +51,8 @@ describe('resolveTelemetrySettings', () => {
       expect(settings.meterProvider).toBe(meterProvider);
       expect(settings.propagator).toBe(propagator);
       expect(settings.captureArguments).toBe(true);
+      expect(settings.clientAddress).toBe('platform');
+      expect(settings.traceNotifications).toBe(true);
     }
   });
 
@@ -66,6 +72,21 @@ describe('resolveTelemetrySettings', () => {
   it.each(['yes', 1, null, {}])('captureArguments %o (not a boolean) fails naming the option', (value) => {
     const error = errorOf({ captureArguments: value });
     expect(error.message).toContain('"telemetry.captureArguments"');
+    expect(error.message).toContain('must be a boolean');
+  });
+
+  it.each(['proxy', 'Platform', '', null, true, ['platform']])(
+    'clientAddress %o (neither "socket" nor "platform") fails naming the option and the values',
+    (value) => {
+      const error = errorOf({ clientAddress: value });
+      expect(error.message).toContain('"telemetry.clientAddress"');
+      expect(error.message).toContain('must be "socket" or "platform"');
+    },
+  );
+
+  it.each(['yes', 1, null])('traceNotifications %o (not a boolean) fails naming the option', (value) => {
+    const error = errorOf({ traceNotifications: value });
+    expect(error.message).toContain('"telemetry.traceNotifications"');
     expect(error.message).toContain('must be a boolean');
   });
 

@@ -18,6 +18,8 @@ export type TelemetrySettings =
       readonly meterProvider?: McpMeterProviderLike;
       readonly propagator?: McpTextMapPropagatorLike;
       readonly captureArguments: boolean;
+      readonly clientAddress: 'socket' | 'platform';
+      readonly traceNotifications: boolean;
     };
 
 function provider<T>(value: unknown, option: string, method: string, what: string): T | undefined {
@@ -31,7 +33,8 @@ function provider<T>(value: unknown, option: string, method: string, what: strin
 }
 
 /**
- * Validates `telemetry`: `false`, or an object of providers and `captureArguments`.
+ * Validates `telemetry`: `false`, or an object of providers, `captureArguments`,
+ * `clientAddress` and `traceNotifications`.
  *
  * @throws McpConfigurationError naming the first bad option
  */
@@ -43,10 +46,19 @@ export function resolveTelemetrySettings(telemetry: McpTelemetryOptions | false 
   if (options.captureArguments !== undefined && typeof options.captureArguments !== 'boolean') {
     fail('telemetry.captureArguments', 'must be a boolean');
   }
+  const clientAddress = options.clientAddress === undefined ? 'socket' : options.clientAddress;
+  if (clientAddress !== 'socket' && clientAddress !== 'platform') {
+    fail('telemetry.clientAddress', `must be "socket" or "platform" (got ${JSON.stringify(clientAddress)})`);
+  }
+  if (options.traceNotifications !== undefined && typeof options.traceNotifications !== 'boolean') {
+    fail('telemetry.traceNotifications', 'must be a boolean');
+  }
   return {
     tracerProvider: provider(options.tracerProvider, 'telemetry.tracerProvider', 'getTracer', 'TracerProvider'),
     meterProvider: provider(options.meterProvider, 'telemetry.meterProvider', 'getMeter', 'MeterProvider'),
     propagator: provider(options.propagator, 'telemetry.propagator', 'extract', 'TextMapPropagator'),
     captureArguments: options.captureArguments ?? false,
+    clientAddress,
+    traceNotifications: options.traceNotifications ?? false,
   };
 }

@@ -63,7 +63,8 @@ export function createMcpTelemetry(
   }
   describe(
     `OpenTelemetry: ${tracerProvider === undefined ? 'no traces' : 'traces'}, ${meterProvider === undefined ? 'no metrics' : 'metrics'}` +
-      (settings.captureArguments ? ', tool arguments and results recorded' : ''),
+      (settings.captureArguments ? ', tool arguments and results recorded' : '') +
+      (settings.traceNotifications ? ', notifications traced' : ''),
   );
   // Loaded here, not with this file: applications without telemetry never run it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -76,5 +77,7 @@ export function createMcpTelemetry(
     propagator: (settings.propagator as Parameters<typeof api.propagation.setGlobalPropagator>[0]) ?? api.propagation,
     captureArguments: settings.captureArguments,
     serverName,
+    clientAddress: settings.clientAddress,
+    traceNotifications: settings.traceNotifications,
   });
 }

@@ -45,6 +45,8 @@ export type { McpCallContext } from './call-context.interface';
 export interface CallContextHost {
   readonly logger: EngineLogger;
   readonly observer?: EngineObserver;
+  /** Watches a notification before it is sent (`McpEngine.watchNotification`); absent when none is. */
+  readonly watchNotification?: (message: JSONRPCNotification, sessionId?: string) => JSONRPCNotification;
   /** The multi round-trip round of a modern request, made on first use; `undefined` where there is none. */
   roundOf(request: ResolvedRequest): InputRound | undefined;
   /** Legacy era: sends a request to the client on the call's stream and waits for its answer. */
@@ -228,11 +230,13 @@ export class RequestCallContext implements McpCallContext {
 
   /** Sends a notification of the call: on its request's channel, or through its task. */
   private emit(message: JSONRPCNotification): void {
-    const { task } = this.request;
+    const { task, facts } = this.request;
+    const watch = this.host.watchNotification;
+    const sent = watch === undefined ? message : watch(message, facts.session?.id);
     if (task !== undefined) {
-      task.notify(message);
+      task.notify(sent);
     } else {
-      this.request.facts.channel.notify(message);
+      facts.channel.notify(sent);
     }
   }
 

@@ -1,6 +1,7 @@
 /**
  * What may watch the engine's work from outside (the module's OpenTelemetry layer): each message
- * it handles, each question it sends a client, each call that becomes a task. The engine knows
+ * it handles, each question it sends a client, each call that becomes a task, each round of a
+ * multi round-trip request and, when asked, each notification the server sends. The engine knows
  * nothing of what the watcher does with them; without one it does no extra work at all.
  */
 import type { JSONRPCNotification, JSONRPCRequest } from '../messages/json-rpc';
@@ -50,4 +51,20 @@ export interface EngineObserver {
    * watcher may keep the error with it; nothing of it goes to the client.
    */
   exception?(error: unknown): void;
+  /**
+   * A round of a multi round-trip request ends (`input_required`): what to seal into its
+   * `requestState` so that the retry's observation continues this one, opaque to the engine
+   * (the telemetry's `traceparent`); read back with `sealedTrace`. Called within the request's
+   * observation.
+   */
+  roundTrace?(): string | undefined;
+  /**
+   * The server sends a notification (progress, a log message, a list change, a resource update,
+   * a task's status), within the context it is sent from: returns the notification to send, the
+   * same or a copy whose `params._meta` carries the watcher's context. A watcher that does not
+   * watch notifications leaves it out, and the engine then never calls it: whether it is there
+   * is read once, when the engine is made.
+   * @param sessionId the legacy session it goes to, when it goes to one
+   */
+  notification?(message: JSONRPCNotification, sessionId?: string): JSONRPCNotification;
 }

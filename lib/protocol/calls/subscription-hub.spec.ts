@@ -187,6 +187,24 @@ describe('SubscriptionHub', () => {
     expect(both.messages.slice(3).map((message) => message.params?.status)).toEqual(['completed']);
   });
 
+  it("publishes an event's extra _meta (a watcher's context) beside each subscription's own id, which it cannot replace", () => {
+    const hub = new SubscriptionHub();
+    const sink = new RecordingSink();
+    hub.open(1, { toolsListChanged: true, resourceSubscriptions: ['file:///a'], taskIds: ['task-1'] }, sink);
+    const meta = {
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      [SUBSCRIPTION_ID]: 'forged',
+    };
+
+    hub.publish({ type: 'list_changed', list: 'tools' }, meta);
+    hub.publish({ type: 'resource_updated', uri: 'file:///a' }, meta);
+    hub.publish({ type: 'task_status', taskId: 'task-1', params: { taskId: 'task-1', status: 'working' } }, meta);
+
+    const expected = { traceparent: meta.traceparent, [SUBSCRIPTION_ID]: 1 };
+    expect(sink.messages.slice(1).map((message) => message.params?._meta)).toEqual([expected, expected, expected]);
+    expect(sink.messages[3].params).toMatchObject({ taskId: 'task-1', status: 'working' });
+  });
+
   it('keeps subscriptions with the same id apart (two HTTP clients may both use id 1)', () => {
     const hub = new SubscriptionHub();
     const first = new RecordingSink();

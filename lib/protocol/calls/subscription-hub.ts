@@ -119,13 +119,18 @@ export class Subscription {
     return { resultType: 'complete', _meta: { [META_KEYS.subscriptionId]: this.id } };
   }
 
-  /** Writes one notification of the subscription, tagged with its id. */
-  send(method: string, params: JSONObject = {}): void {
+  /**
+   * Writes one notification of the subscription, tagged with its id.
+   * @param meta more `_meta` entries (a watcher's context), under the subscription's own
+   */
+  send(method: string, params: JSONObject = {}, meta?: JSONObject): void {
     if (!this.open) {
       return;
     }
     try {
-      this.sink.notify(notification(method, { _meta: this.meta, ...params }));
+      this.sink.notify(
+        notification(method, { _meta: meta === undefined ? this.meta : { ...meta, ...this.meta }, ...params }),
+      );
     } catch {
       // A channel that cannot be written any more is a listener that went away: its
       // subscription must not stay registered, nor stop the fan-out to the others.
@@ -211,26 +216,29 @@ export class SubscriptionHub {
     return subscription;
   }
 
-  /** Delivers an event to the subscriptions that asked for it. */
-  publish(event: SubscriptionEvent): void {
+  /**
+   * Delivers an event to the subscriptions that asked for it.
+   * @param meta `_meta` entries every message of the event carries (a watcher's context)
+   */
+  publish(event: SubscriptionEvent, meta?: JSONObject): void {
     if (event.type === 'list_changed') {
       const method = `notifications/${event.list}/list_changed`;
       // A copy: a listener whose channel fails is removed from the set while it is walked.
       for (const subscription of [...this.byList[event.list]]) {
-        subscription.send(method);
+        subscription.send(method, undefined, meta);
       }
       return;
     }
     if (event.type === 'task_status') {
       for (const subscription of [...(this.byTask.get(event.taskId) ?? [])]) {
-        subscription.send('notifications/tasks', event.params);
+        subscription.send('notifications/tasks', event.params, meta);
       }
       return;
     }
     const listeners = this.byUri.get(event.uri);
     if (listeners !== undefined) {
       for (const subscription of [...listeners]) {
-        subscription.send('notifications/resources/updated', { uri: event.uri });
+        subscription.send('notifications/resources/updated', { uri: event.uri }, meta);
       }
     }
   }

@@ -1,4 +1,4 @@
-import { canonicalJson, RequestStateSealer, type StateBinding } from './request-state';
+import { canonicalJson, RequestStateSealer, sealedTrace, type StateBinding } from './request-state';
 
 const SECRET = 's'.repeat(32);
 const BINDING: StateBinding = {
@@ -92,5 +92,56 @@ describe('RequestStateSealer', () => {
     ]) {
       expect(seal.open(tampered, BINDING)).toBeUndefined();
     }
+  });
+});
+
+describe('the trace a state carries', () => {
+  const TRACE = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+  it('is sealed with the round and opened with it', () => {
+    const seal = sealer();
+    expect(seal.open(seal.seal(BINDING, { ...ROUND, trace: TRACE }), BINDING)).toEqual({ ...ROUND, trace: TRACE });
+  });
+
+  it('a state without one (sealed before it existed) opens as before, without a trace', () => {
+    const seal = sealer();
+    const opened = seal.open(seal.seal(BINDING, ROUND), BINDING);
+    expect(opened).toEqual(ROUND);
+    expect(opened).not.toHaveProperty('trace');
+  });
+
+  it('sealedTrace reads it without the key, whatever the size of the state', () => {
+    const big = { ...ROUND, state: { blob: 'x'.repeat(40_000) }, trace: TRACE };
+    expect(sealedTrace(sealer().seal(BINDING, { ...ROUND, trace: TRACE }))).toBe(TRACE);
+    expect(sealedTrace(sealer(undefined, 't'.repeat(32)).seal(BINDING, big))).toBe(TRACE);
+  });
+
+  it('sealedTrace trusts nothing: a forged trace reads back (the state is refused later), junk reads as none', () => {
+    const sealed = sealer().seal(BINDING, { ...ROUND, trace: TRACE });
+    const [version, payload, signature] = sealed.split('.');
+    const body = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const forged = Buffer.from(JSON.stringify({ ...body, t: 'forged' })).toString('base64url');
+    expect(sealedTrace(`${version}.${forged}.${signature}`)).toBe('forged');
+    for (const junk of [
+      undefined,
+      42,
+      { t: TRACE },
+      '',
+      `v2.${payload}.${signature}`,
+      `${version}.${Buffer.from(JSON.stringify({ e: 1, t: TRACE })).toString('base64url')}.${signature}`,
+      `${version}.!!!.${signature}`,
+      `${sealed}${'x'.repeat(70_000)}`,
+      sealer().seal(BINDING, ROUND),
+    ]) {
+      expect(sealedTrace(junk)).toBeUndefined();
+    }
+  });
+
+  it('a trace too long to be read back is not sealed; the state still is', () => {
+    const seal = sealer();
+    const sealed = seal.seal(BINDING, { ...ROUND, trace: 'x'.repeat(81) });
+    expect(sealedTrace(sealed)).toBeUndefined();
+    expect(seal.open(sealed, BINDING)).toEqual(ROUND);
+    expect(sealedTrace(seal.seal(BINDING, { ...ROUND, trace: 'y'.repeat(80) }))).toBe('y'.repeat(80));
   });
 });

@@ -14,6 +14,12 @@ export interface RoundState {
   readonly answers: JSONObject;
   /** What the handler kept in `ctx.state`. */
   readonly state: JSONObject;
+  /**
+   * The observer's context of the round that sealed the state (a W3C `traceparent`), opaque
+   * here, so that the next round continues its trace; see `sealedTrace`. Absent from states
+   * sealed without an observer, or before it existed (they open all the same).
+   */
+  readonly trace?: string;
 }
 
 /** The request a state is bound to. */
@@ -26,6 +32,14 @@ export interface StateBinding {
 const VERSION = 'v1';
 /** States above this size are refused before their signature is even checked. */
 const MAX_STATE_LENGTH = 64 * 1024;
+/** The longest trace a state carries: a W3C `traceparent` is 55 characters; longer ones are not sealed. */
+const MAX_TRACE_LENGTH = 80;
+/**
+ * The base64url characters `sealedTrace` decodes: the payload's JSON opens with the trace, and
+ * `{"t":"` + the longest trace + `"` fit in them (a multiple of 4, so that they decode whole).
+ */
+const TRACE_WINDOW = 4 * Math.ceil((6 + MAX_TRACE_LENGTH + 1) / 3);
+const TRACE_FIELD = /^\{"t":"([^"\\]+)"/;
 /** Params that change between rounds and so are not part of the request's identity. */
 const ROUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);
 
@@ -70,8 +84,11 @@ export class RequestStateSealer {
   }
 
   seal(binding: StateBinding, round: RoundState): string {
+    const { trace } = round;
     const payload = Buffer.from(
       JSON.stringify({
+        // First, so that `sealedTrace` finds it in the payload's first characters.
+        t: trace !== undefined && trace.length <= MAX_TRACE_LENGTH ? trace : undefined,
         e: this.now() + this.ttlMs,
         p: digest(binding.principalId),
         r: requestDigest(binding.method, binding.params),
@@ -124,10 +141,30 @@ export class RequestStateSealer {
     ) {
       return undefined;
     }
-    return { answers: body.a, state: body.s };
+    return typeof body.t === 'string'
+      ? { answers: body.a, state: body.s, trace: body.t }
+      : { answers: body.a, state: body.s };
   }
 
   private sign(payload: string): string {
     return createHmac('sha256', this.key).update(`${VERSION}.${payload}`).digest('base64url');
   }
+}
+
+/**
+ * The trace a sealed state carries (`RoundState.trace`), read WITHOUT checking the state: the
+ * observer needs it before the request runs, to start the request's span within it, and the
+ * state is opened (or refused) later. So it is no more trusted than a `traceparent` the client
+ * sends in `_meta`: a client may forge it, and it only ever chooses a span's parent. Cheap
+ * whatever the state's size: it decodes the payload's first characters only, where `seal` puts
+ * the trace. `undefined` for anything else (no trace, not a state, a state too long to open).
+ */
+export function sealedTrace(sealed: unknown): string | undefined {
+  if (typeof sealed !== 'string' || sealed.length > MAX_STATE_LENGTH || !sealed.startsWith(`${VERSION}.`)) {
+    return undefined;
+  }
+  const start = VERSION.length + 1;
+  const end = sealed.indexOf('.', start);
+  const head = sealed.slice(start, Math.min(end === -1 ? sealed.length : end, start + TRACE_WINDOW));
+  return TRACE_FIELD.exec(Buffer.from(head, 'base64url').toString('latin1'))?.[1];
 }
