@@ -1,6 +1,7 @@
 /**
  * What counts as an error, read from the real SDK's in-memory readers, in both eras, over
- * Streamable HTTP and the simple POST endpoint (`/rpc`) on Express and Fastify, and over stdio:
+ * Streamable HTTP, the simple POST endpoint (`/rpc`) and the 2024-11-05 SSE pair on Express and
+ * Fastify, and over stdio:
  *
  * - the caller's faults (-32700, -32600, -32601, -32602, -32002, -32020, -32021, -32022) keep
  *   `rpc.response.status_code` on the span and the metric, without status ERROR or `error.type`
@@ -12,6 +13,9 @@
  * - a handler's unexpected exception is an `exception` event on the span it ran in, with its
  *   stack, and nothing of it reaches the client.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { TestingModule } from '@nestjs/testing';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -44,10 +48,16 @@ import { registerOtelGlobals, resetOtelGlobals, TestTelemetry } from '../fixture
 const DURATION = 'mcp.server.operation.duration';
 const OUTCOME = 'nest_mcp.request.outcome';
 
-/** The one finished span of request `id` (waits for it to end). */
-async function spanOf(telemetry: TestTelemetry, id: string): Promise<ReadableSpan> {
+/** The one finished span of request `id`, of legacy session `session` if given (waits for it to end). */
+async function spanOf(telemetry: TestTelemetry, id: string, session?: string): Promise<ReadableSpan> {
   const ofId = (): ReadableSpan[] =>
-    telemetry.finished().filter((span) => span.attributes['jsonrpc.request.id'] === id);
+    telemetry
+      .finished()
+      .filter(
+        (span) =>
+          span.attributes['jsonrpc.request.id'] === id &&
+          (session === undefined || span.attributes['mcp.session.id'] === session),
+      );
   await waitUntil(() => ofId().length > 0, `the span of request ${id}`);
   expect(ofId()).toHaveLength(1);
   return ofId()[0];
@@ -76,8 +86,8 @@ async function recordings(telemetry: TestTelemetry): Promise<number> {
 }
 
 /** A caller's fault: the code as `rpc.response.status_code`, no ERROR, no `error.type`, on span and metric. */
-async function expectCallerFault(telemetry: TestTelemetry, id: string, code: number): Promise<void> {
-  const span = await spanOf(telemetry, id);
+async function expectCallerFault(telemetry: TestTelemetry, id: string, code: number, session?: string): Promise<void> {
+  const span = await spanOf(telemetry, id, session);
   expect({ id, status: span.status.code, attributes: span.attributes }).toEqual({
     id,
     status: SpanStatusCode.UNSET,
@@ -94,8 +104,13 @@ async function expectCallerFault(telemetry: TestTelemetry, id: string, code: num
 }
 
 /** A server's fault: status ERROR, `error.type` and `rpc.response.status_code` = code on span and metric. */
-async function expectServerFault(telemetry: TestTelemetry, id: string, code: number): Promise<ReadableSpan> {
-  const span = await spanOf(telemetry, id);
+async function expectServerFault(
+  telemetry: TestTelemetry,
+  id: string,
+  code: number,
+  session?: string,
+): Promise<ReadableSpan> {
+  const span = await spanOf(telemetry, id, session);
   expect(span.status.code).toBe(SpanStatusCode.ERROR);
   expect(span.attributes).toMatchObject({ 'error.type': String(code), 'rpc.response.status_code': String(code) });
   const method = String(span.attributes['mcp.method.name']);
@@ -135,7 +150,10 @@ describe.each<HttpPlatform>(['express', 'fastify'])('request outcomes over HTTP 
 
   beforeAll(async () => {
     telemetry = new TestTelemetry();
-    server = await startTelemetryOutcomesApp({ telemetry: telemetry.options, simpleHttpPath: 'rpc' }, platform);
+    server = await startTelemetryOutcomesApp(
+      { telemetry: telemetry.options, simpleHttpPath: 'rpc', ssePath: 'sse', sseMessagesPath: 'messages' },
+      platform,
+    );
     legacy = (await openLegacySession(server.url)).headers;
   });
 
@@ -385,6 +403,37 @@ describe.each<HttpPlatform>(['express', 'fastify'])('request outcomes over HTTP 
     }
     expect(span.events).toEqual([]);
     expect(span.attributes['mcp.protocol.version']).toBe(MODERN_REVISION);
+  });
+
+  it("the 2024-11-05 HTTP+SSE pair (v1 client): a caller's fault is none, a server's fault is", async () => {
+    const client = new Client({ name: 'v1-sse-outcomes', version: '1.0.0' });
+    // The ids the SDK gives its requests, and the pair's session (the POST URL's `sessionId`),
+    // which tells its spans from those of this suite's own legacy session.
+    const ids: string[] = [];
+    let session = '';
+    const recording: typeof fetch = (input, init) => {
+      if ((init?.method ?? 'GET').toUpperCase() === 'POST' && typeof init?.body === 'string') {
+        ids.push(String((JSON.parse(init.body) as { id?: unknown }).id));
+        session = new URL(input instanceof Request ? input.url : input).searchParams.get('sessionId') ?? '';
+      }
+      return fetch(input, init);
+    };
+    await client.connect(new SSEClientTransport(server.route('sse'), { fetch: recording }));
+    try {
+      await expect(client.request({ method: 'x/made-up', params: {} }, EmptyResultSchema)).rejects.toMatchObject({
+        code: -32601,
+      });
+      await expectCallerFault(telemetry, ids.at(-1)!, -32601, session);
+      // A made-up method is `_OTHER` here too (what the client sent stays on the span only).
+      expect((await spanOf(telemetry, ids.at(-1)!, session)).attributes).toMatchObject({
+        'mcp.method.name': '_OTHER',
+        'nest_mcp.method.name_original': 'x/made-up',
+      });
+      await expect(client.readResource({ uri: BROKEN_URI })).rejects.toMatchObject({ code: -32603 });
+      expectException(await expectServerFault(telemetry, ids.at(-1)!, -32603, session));
+    } finally {
+      await client.close();
+    }
   });
 });
 
