@@ -90,7 +90,7 @@ export function registerTelemetrySdk(): void {
     readers: [
       new PeriodicExportingMetricReader({
         exporter: new DroppingMetricExporter(),
-        // Shorter than the SDK's 60 s so that collection (histograms, the observable gauges'
+        // Shorter than the SDK's 60 s so that collection (histograms, the live counts'
         // callbacks) happens during the measured slices too, as it would in a long-running server.
         exportIntervalMillis: 5_000,
       }),
