@@ -9,6 +9,23 @@ import { appendToStream, type McpReplayStore } from '../interfaces/replay-store.
 /** How long the messages of a stopped instance's stream are kept for its client's resume: a claim's TTL. */
 const ORPHAN_MS = 30_000;
 
+/**
+ * How long a message sent to another instance's stream is remembered: long enough for this
+ * instance to learn that the holder stopped (at once on a single Redis, within a heartbeat's
+ * TTL in a Redis Cluster), should it have taken the message and died before keeping it.
+ */
+const SENT_MS = 10_000;
+/** At most this many remembered messages per session, the oldest forgotten first. */
+const SENT_MAX = 64;
+
+/** A message handed to the instance that holds the session's resumable stream. */
+interface Sent {
+  readonly instanceId: string;
+  readonly streamId: string;
+  readonly message: JSONRPCMessage;
+  readonly at: number;
+}
+
 /** A stream whose instance stopped, whose messages this instance keeps in the replay buffer. */
 interface Orphan {
   readonly instanceId: string;
@@ -37,7 +54,12 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new McpLogger('McpSessionChannels');
   private readonly channels = new Map<string, SessionChannel>();
   private readonly orphans = new Map<string, Orphan>();
+  /** What this instance sent lately to the streams other instances hold, by session. */
+  private readonly sent = new Map<string, Sent[]>();
+  /** The recoveries under way (see `recover`), by session: what is kept next waits for them. */
+  private readonly recovering = new Map<string, Promise<void>>();
   private stopListening: (() => void) | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(MCP_CLUSTER_LINK) private readonly link: ClusterLink,
@@ -54,11 +76,14 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
       if (message.type === 'session_message') {
         this.send(message.sessionId, message.message);
       } else if (message.type === 'instance_stopped') {
+        this.recoverAll(message.instanceId);
         this.adopt(message.instanceId).catch((error: unknown) => {
           this.logger.warn(`Could not take in the streams of instance ${message.instanceId}: ${messageOf(error)}`);
         });
       }
     });
+    this.sweeper = setInterval(() => this.forgetSent(Date.now() - SENT_MS), SENT_MS);
+    this.sweeper.unref();
   }
 
   /** Keeps the messages of the GET streams of a stopped instance until their clients resume. */
@@ -82,12 +107,15 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
 
   /** Appends a message for an orphaned stream, while its claim still names the stopped instance. */
   private async keep(sessionId: string, orphan: Orphan, message: JSONRPCMessage): Promise<void> {
+    await this.recover(sessionId, orphan.instanceId);
     const holder = await this.link.streamHolder(sessionId);
     if (holder?.instanceId !== orphan.instanceId || holder.streamId !== orphan.streamId) {
-      // Resumed (on any instance), or gone: the stream's holder delivers from now on.
+      // Resumed (on any instance), or gone: the stream's holder delivers from now on, this
+      // message included.
       if (this.orphans.get(sessionId) === orphan) {
         this.orphans.delete(sessionId);
       }
+      await this.route(sessionId, message);
       return;
     }
     await appendToStream(this.replay, sessionId, orphan.streamId, message);
@@ -95,6 +123,7 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.stopListening?.();
+    clearInterval(this.sweeper);
   }
 
   /**
@@ -176,12 +205,20 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
     }
     // A holder that runs got it (or is reconnecting, and nothing better can be done); in a Redis
     // Cluster, no subscriber seen by one node proves nothing by itself.
-    if ((await this.sendVia(holder.instanceId, sessionId, message)) || (await this.link.isAlive(holder.instanceId))) {
+    if (await this.sendVia(holder.instanceId, sessionId, message)) {
+      if (holder.streamId !== undefined) {
+        this.remember(sessionId, holder.instanceId, holder.streamId, message);
+      }
+      return true;
+    }
+    if (await this.link.isAlive(holder.instanceId)) {
       return true;
     }
     if (holder.streamId === undefined) {
       return false;
     }
+    // What the holder took just before it stopped goes first, in the order it was sent.
+    await this.recover(sessionId, holder.instanceId);
     const seq = await appendToStream(this.replay, sessionId, holder.streamId, message);
     this.logger.debug(
       `Kept a message for session ${sessionId}, whose stream's instance ${holder.instanceId} stopped, ` +
@@ -203,6 +240,7 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
     const channel = this.channels.get(sessionId);
     this.channels.delete(sessionId);
     this.orphans.delete(sessionId);
+    this.sent.delete(sessionId);
     this.release(sessionId);
     channel?.close();
   }
@@ -211,4 +249,117 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
   sessionIds(): string[] {
     return [...this.channels.keys(), ...this.orphans.keys()];
   }
+
+  /**
+   * Remembers a message the holder of the session's stream received: a holder killed before it
+   * ran (or before its replay buffer took the event) loses it, and Redis's pub/sub keeps no copy.
+   */
+  private remember(sessionId: string, instanceId: string, streamId: string, message: JSONRPCMessage): void {
+    const now = Date.now();
+    const sent = (this.sent.get(sessionId) ?? []).filter(
+      (entry) => entry.at > now - SENT_MS && entry.instanceId === instanceId && entry.streamId === streamId,
+    );
+    sent.push({ instanceId, streamId, message, at: now });
+    this.sent.set(sessionId, sent.slice(-SENT_MAX));
+  }
+
+  private forgetSent(before: number): void {
+    for (const [sessionId, sent] of this.sent) {
+      const recent = sent.filter((entry) => entry.at > before);
+      if (recent.length === 0) {
+        this.sent.delete(sessionId);
+      } else {
+        this.sent.set(sessionId, recent);
+      }
+    }
+  }
+
+  /** Recovers what every session's stream held by a stopped instance took from this one. */
+  private recoverAll(instanceId: string): void {
+    for (const [sessionId, sent] of [...this.sent]) {
+      if (sent.some((entry) => entry.instanceId === instanceId)) {
+        this.recover(sessionId, instanceId).catch((error: unknown) => {
+          this.logger.warn(`Could not keep the messages of session ${sessionId} for its resume: ${messageOf(error)}`);
+        });
+      }
+    }
+  }
+
+  /**
+   * Keeps in the replay buffer, in order, the messages this instance sent lately to the
+   * session's stream on instance `instanceId`, which stopped, that the holder did not keep
+   * there; resolves once they are kept (or once a recovery under way is done). Once another
+   * instance holds the stream (the client resumed), they are sent there instead.
+   */
+  private recover(sessionId: string, instanceId: string): Promise<void> {
+    const sent = this.sent.get(sessionId) ?? [];
+    const lost = sent.filter((entry) => entry.instanceId === instanceId);
+    const before = this.recovering.get(sessionId) ?? Promise.resolve();
+    if (lost.length === 0) {
+      return before;
+    }
+    this.sent.delete(sessionId);
+    const run = before
+      .then(() => this.keepLost(sessionId, instanceId, lost))
+      .finally(() => {
+        if (this.recovering.get(sessionId) === run) {
+          this.recovering.delete(sessionId);
+        }
+      });
+    this.recovering.set(sessionId, run);
+    return run;
+  }
+
+  private async keepLost(sessionId: string, instanceId: string, lost: readonly Sent[]): Promise<void> {
+    const { streamId } = lost[0];
+    const { events } = await this.replay.after(sessionId, streamId, -1);
+    const kept = keptPrefix(
+      lost.map((entry) => JSON.stringify(entry.message)),
+      events.map((event) => (event.message === undefined ? '' : JSON.stringify(event.message))),
+    );
+    for (const { message } of lost.slice(kept)) {
+      const holder = await this.link.streamHolder(sessionId);
+      if (holder?.instanceId !== instanceId || holder.streamId !== streamId) {
+        // Resumed meanwhile: its new holder sends it, after what the client already got (not
+        // through `route`, whose next recovery of the session would wait for this one).
+        await this.handOver(sessionId, holder, message);
+        continue;
+      }
+      const seq = await appendToStream(this.replay, sessionId, streamId, message);
+      this.logger.debug(
+        `Kept a message for session ${sessionId} that instance ${instanceId} took but did not keep before it ` +
+          `stopped, for its resume (${streamId}:${seq})`,
+      );
+    }
+  }
+
+  /** Sends a message to the session's stream where `holder` says it is now, if anywhere. */
+  private async handOver(sessionId: string, holder: StreamClaim | undefined, message: JSONRPCMessage): Promise<void> {
+    const channel = this.channels.get(sessionId);
+    if (channel !== undefined) {
+      channel.send(message);
+    } else if (holder !== undefined && (await this.sendVia(holder.instanceId, sessionId, message))) {
+      if (holder.streamId !== undefined) {
+        this.remember(sessionId, holder.instanceId, holder.streamId, message);
+      }
+    }
+  }
+}
+
+/**
+ * How many of `sent` (in the order sent) the holder kept among `buffered` (the stream's events,
+ * as JSON). It ran them in order and its buffer took them in order, so those it kept are a
+ * prefix of `sent`, found in order among the buffered events: the longest such prefix. A
+ * message equal to one the stream carried earlier may be taken for kept (a repeated
+ * notification), never one that differs.
+ */
+function keptPrefix(sent: readonly string[], buffered: readonly string[]): number {
+  // Matching each in turn at its first place is as far as any matching gets.
+  let kept = 0;
+  for (const data of buffered) {
+    if (kept < sent.length && data === sent[kept]) {
+      kept += 1;
+    }
+  }
+  return kept;
 }

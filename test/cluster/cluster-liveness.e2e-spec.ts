@@ -17,7 +17,7 @@ import { MCP_CLUSTER_LINK } from '../../lib/shared/mcp.constants';
 import type { RedisClusterLink } from '../../lib/stores/redis/redis-cluster.link';
 import { startCluster, type Cluster } from '../fixtures/cluster-fixture';
 import { PRINCIPAL_HEADER } from '../fixtures/tasks-fixture';
-import { Collector, openLegacySession, streamWatchingFetch, withTimeout } from '../fixtures/raw-rpc';
+import { Collector, openLegacySession, parseSseEvent, streamWatchingFetch, withTimeout } from '../fixtures/raw-rpc';
 import { startRedisServer, type RedisServerHandle } from '../support/redis-server';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-robin-proxy';
 import { startServerProcess, type ServerProcess } from '../support/server-process';
@@ -26,6 +26,48 @@ import { legacyPost, openLegacyStream, pollFor, rpcMessageOf, rpcResultOf, uniqu
 const ENTRY = 'test/fixtures/shutdown-main.ts';
 const NAMES = ['A', 'B'];
 const TICKS = 8;
+
+/** One GET stream the client opened: its `Last-Event-ID`, and each event it got (`<id> <what>`). */
+interface GetStream {
+  readonly lastEventId: string | null;
+  readonly events: string[];
+}
+
+/**
+ * `fetch` recording the events of every GET stream into `gets`: a failure then tells which
+ * event ids the client got from which instance, and where it resumed from.
+ */
+function getRecordingFetch(inner: typeof fetch, gets: GetStream[]): typeof fetch {
+  return async (input, init) => {
+    const response = await inner(input, init);
+    if ((init?.method ?? 'GET').toUpperCase() !== 'GET' || response.body === null) {
+      return response;
+    }
+    const get: GetStream = { lastEventId: new Headers(init?.headers).get('last-event-id'), events: [] };
+    gets.push(get);
+    const [copy, theirs] = response.body.tee();
+    void (async () => {
+      let text = '';
+      try {
+        for await (const chunk of copy.pipeThrough(new TextDecoderStream())) {
+          const blocks = (text + chunk).split('\n\n');
+          text = blocks.pop() ?? '';
+          for (const event of blocks.map((block) => parseSseEvent(block))) {
+            const params = event?.message?.params as { data?: string } | undefined;
+            get.events.push(`${event?.id ?? '(no id)'} ${params?.data ?? event?.message?.method ?? '(priming)'}`);
+          }
+        }
+      } catch (error) {
+        get.events.push(`(dropped: ${String(error)})`);
+      }
+    })();
+    return new Response(theirs, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
 
 /** The text of the first content block of a tool result. */
 function firstText(result: unknown): string {
@@ -50,6 +92,8 @@ describe('cluster: SIGKILL to one of two instances behind a balancer', () => {
   let client: V1Client | undefined;
   /** What the last client's transport reported (`onerror`), for a failure's message. */
   let transportErrors: string[] = [];
+  /** The client's GET streams, for a failure's message. */
+  let gets: GetStream[] = [];
 
   afterEach(async () => {
     instances.forEach((instance) => instance.kill());
@@ -76,7 +120,9 @@ describe('cluster: SIGKILL to one of two instances behind a balancer', () => {
       instances.map((instance) => instance.baseUrl),
       { failover: true },
     );
-    const { fetch, streams } = streamWatchingFetch();
+    const watched = streamWatchingFetch();
+    const { streams } = watched;
+    const fetch = getRecordingFetch(watched.fetch, (gets = []));
     client = new V1Client({ name: 'liveness-cluster-e2e', version: '1.0.0' });
     const logs = new Collector<string>();
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) =>
@@ -105,50 +151,67 @@ describe('cluster: SIGKILL to one of two instances behind a balancer', () => {
     const routes = (proxy?.routes ?? []).map(
       (route) => `${route.method} ${route.url} -> ${route.target} ${route.status}`,
     );
-    const client = `--- client errors ---\n${transportErrors.join('\n')}\n--- proxy routes ---\n${routes.join('\n')}`;
+    const streams = gets.map(
+      ({ lastEventId, events }) => `GET (Last-Event-ID ${lastEventId ?? 'none'}): ${events.join(', ')}`,
+    );
+    const client =
+      `--- client errors ---\n${transportErrors.join('\n')}\n--- proxy routes ---\n${routes.join('\n')}\n` +
+      `--- client GET streams ---\n${streams.join('\n')}`;
     return new Error(`${String(error)}\n${outputs.join('\n')}\n${client}`, { cause: error });
   }
 
-  it("the client's stream goes on on the other instance, with every message sent while its instance was dead", async () => {
-    // The client comes back 3 s after its stream dropped: meanwhile the survivor keeps what the
-    // dead instance would have sent it.
-    const { victim, survivor, session, logs, listChanged, errors } = await connect('liveness-stream', {
-      MCP_RETRY_MS: '3000',
-    });
-    try {
-      // A task on the survivor whose work logs on the session's stream, held by the victim.
-      const created = rpcResultOf(
-        await legacyPost(
-          survivor.url,
-          session,
-          'tools/call',
-          { name: 'chatter', arguments: { count: TICKS, everyMs: 300, label: 'c' }, task: { ttl: 60_000 } },
-          'chatter',
-        ),
-      );
-      expect(created.task.status).toBe('working');
-      await logs.waitFor(1);
+  // Stalled: a busy machine can leave the victim unscheduled while Redis hands it a tick, which
+  // the survivor then takes for delivered; the kill loses it with the process.
+  it.each([
+    ['killed', false],
+    ['stalled with a tick handed to it, then killed', true],
+  ])(
+    "the client's stream goes on on the other instance, with every message sent while its instance was dead (%s)",
+    async (_, stalled) => {
+      // The client comes back 3 s after its stream dropped: meanwhile the survivor keeps what the
+      // dead instance would have sent it.
+      const { victim, survivor, session, logs, listChanged, errors } = await connect('liveness-stream', {
+        MCP_RETRY_MS: '3000',
+      });
+      try {
+        // A task on the survivor whose work logs on the session's stream, held by the victim.
+        const created = rpcResultOf(
+          await legacyPost(
+            survivor.url,
+            session,
+            'tools/call',
+            { name: 'chatter', arguments: { count: TICKS, everyMs: 300, label: 'c' }, task: { ttl: 60_000 } },
+            'chatter',
+          ),
+        );
+        expect(created.task.status).toBe('working');
+        await logs.waitFor(1);
+        if (stalled) {
+          process.kill(victim.pid, 'SIGSTOP');
+          await survivor.line(/PROBE tick c: 2/);
+        }
 
-      // Killed: no release, no goodbye; its claim on the stream stays in Redis.
-      await victim.terminate('SIGKILL');
-      // Within a beat, the survivor takes in the session; what it announces meanwhile is kept.
-      await survivor.line(/Keeping the messages of 1 stream\(s\) of instance [0-9a-f]{16}, which stopped/);
-      expect(firstText(rpcResultOf(await legacyPost(survivor.url, session, 'tools/call', { name: 'announce' })))).toBe(
-        'announced',
-      );
-      await listChanged.waitFor(1, () => true, 15_000);
-      const ticks = await logs.waitFor(TICKS, () => true, 15_000);
-      expect(ticks).toEqual(Array.from({ length: TICKS }, (_, index) => `tick c ${index + 1}`));
-      expect(errors.filter((message) => /Maximum reconnection attempts/.test(message))).toEqual([]);
-      // The survivor kept what it could not deliver, and the client's resume found it there.
-      await survivor.line(/PROBE tick c: 8/);
-      expect(survivor.output()).toMatch(
-        /Took over the stream of session \S+ from instance [0-9a-f]{16}, which stopped/,
-      );
-    } catch (error) {
-      throw withOutputs(error);
-    }
-  });
+        // Killed: no release, no goodbye; its claim on the stream stays in Redis.
+        await victim.terminate('SIGKILL');
+        // Within a beat, the survivor takes in the session; what it announces meanwhile is kept.
+        await survivor.line(/Keeping the messages of 1 stream\(s\) of instance [0-9a-f]{16}, which stopped/);
+        expect(
+          firstText(rpcResultOf(await legacyPost(survivor.url, session, 'tools/call', { name: 'announce' }))),
+        ).toBe('announced');
+        await listChanged.waitFor(1, () => true, 15_000);
+        const ticks = await logs.waitFor(TICKS, () => true, 15_000);
+        expect(ticks).toEqual(Array.from({ length: TICKS }, (_, index) => `tick c ${index + 1}`));
+        expect(errors.filter((message) => /Maximum reconnection attempts/.test(message))).toEqual([]);
+        // The survivor kept what it could not deliver, and the client's resume found it there.
+        await survivor.line(/PROBE tick c: 8/);
+        expect(survivor.output()).toMatch(
+          /Took over the stream of session \S+ from instance [0-9a-f]{16}, which stopped/,
+        );
+      } catch (error) {
+        throw withOutputs(error);
+      }
+    },
+  );
 
   it('a task whose instance was killed reads failed at once on the other', async () => {
     const { victim, survivor, session } = await connect('liveness-task');
