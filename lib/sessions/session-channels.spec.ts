@@ -116,6 +116,37 @@ describe('SessionChannels: a message whose stream holder stopped', () => {
     expect(await buffered(store)).toEqual(['0=', '1=tick 1', '2=tick 2', '3=tick 3']);
   });
 
+  it('remembers at most the last 64 messages a holder took', async () => {
+    // 70 ticks taken by a stalled holder: only the last 64 can be kept for the resume.
+    for (let n = 2; n <= 71; n += 1) {
+      await channels.route(SESSION, tick(n));
+    }
+    link.listening = false;
+    link.alive.delete('holder');
+    await channels.route(SESSION, tick(72));
+    const kept = await buffered(store);
+    expect(kept.slice(0, 3)).toEqual(['0=', '1=tick 1', '2=tick 8']);
+    expect(kept.at(-1)).toBe('66=tick 72');
+    expect(kept).toHaveLength(67);
+  });
+
+  it('forgets what a holder took more than 10 s before it stopped', async () => {
+    const now = jest.spyOn(Date, 'now');
+    try {
+      now.mockReturnValue(1_000_000);
+      await channels.route(SESSION, tick(2));
+      now.mockReturnValue(1_000_000 + 10_001);
+      await channels.route(SESSION, tick(3));
+      link.listening = false;
+      link.alive.delete('holder');
+      await channels.route(SESSION, tick(4));
+    } finally {
+      now.mockRestore();
+    }
+    // Tick 2 was forgotten when tick 3 was remembered; tick 3 was not, and goes first.
+    expect(await buffered(store)).toEqual(['0=', '1=tick 1', '2=tick 3', '3=tick 4']);
+  });
+
   it('keeps what the holder took when the link tells it stopped, then what comes next after it', async () => {
     await channels.route(SESSION, tick(2));
     await channels.route(SESSION, tick(3));

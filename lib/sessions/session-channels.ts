@@ -256,11 +256,26 @@ export class SessionChannels implements OnModuleInit, OnModuleDestroy {
    */
   private remember(sessionId: string, instanceId: string, streamId: string, message: JSONRPCMessage): void {
     const now = Date.now();
-    const sent = (this.sent.get(sessionId) ?? []).filter(
-      (entry) => entry.at > now - SENT_MS && entry.instanceId === instanceId && entry.streamId === streamId,
-    );
+    let sent = this.sent.get(sessionId);
+    // One list per session, all for one stream: another holder's stream starts it again.
+    if (
+      sent === undefined ||
+      (sent.length > 0 && (sent[0].instanceId !== instanceId || sent[0].streamId !== streamId))
+    ) {
+      sent = [];
+      this.sent.set(sessionId, sent);
+    }
+    // Oldest first, changed in place (this runs for every message sent to a remote holder): what
+    // expired, and what is over the count, goes from the front.
+    let drop = 0;
+    while (drop < sent.length && sent[drop].at <= now - SENT_MS) {
+      drop += 1;
+    }
+    drop = Math.max(drop, sent.length - SENT_MAX + 1);
+    if (drop > 0) {
+      sent.splice(0, drop);
+    }
     sent.push({ instanceId, streamId, message, at: now });
-    this.sent.set(sessionId, sent.slice(-SENT_MAX));
   }
 
   private forgetSent(before: number): void {
