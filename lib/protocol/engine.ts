@@ -40,6 +40,8 @@ import { SubscriptionHub } from './calls/subscription-hub';
 import { CallStoppedError } from './calls/call-scope';
 import { TaskCalls, type TaskCall } from './task-calls';
 import type { TaskPort } from './tasks/task-port';
+import { TASKS_EXTENSION } from './tasks/task-mode';
+import { ExtensionTable } from './extensions/extensions';
 import type { EngineHooks, EngineOutcome, RequestChannel, RequestFacts } from './calls/transport-contract';
 import type { EngineObserver } from './calls/engine-observer';
 import { isThenable, type Awaitable } from './messages/thenables';
@@ -127,6 +129,10 @@ export class McpEngine {
       subscriptions: this.subscriptions,
       tasks: this.tasks,
       taskCalls: this.taskCalls,
+      extensions: new ExtensionTable([
+        ...(this.tasks === undefined ? [] : [TASKS_EXTENSION]),
+        ...(options.extensions ?? []),
+      ]),
       revisionsOf: (era) => this.revisionsOf(era),
       servesMethod: (era, method, transport) => servesMethod(era, method, transport),
       createCallContext: (request, name) => this.createCallContext(request, name),

@@ -4,6 +4,7 @@
 import type { McpRevision } from '../messages/revisions';
 import type { LoggingLevel } from '../messages/log-levels';
 import type { McpCacheScope, Implementation } from '../messages/mcp-types';
+import type { McpExtension } from '../extensions/extensions';
 
 /** The engine's logger: errors from handlers are logged here, never sent to clients. */
 export interface EngineLogger {
@@ -40,5 +41,7 @@ export interface EngineOptions {
   readonly maxPendingQuestions: number;
   /** Modern era: the key `requestState` is signed with (random per process when absent) and its lifetime. */
   readonly requestState: { readonly secret?: string | Buffer; readonly ttlMs: number };
+  /** The application's extensions, checked (`extensionProblem`); the module adds its own (tasks). */
+  readonly extensions?: readonly McpExtension[];
   readonly logger: EngineLogger;
 }

@@ -13,6 +13,7 @@ import type { ResolvedRequest } from '../calls/resolved-request';
 import type { SubscriptionHub } from '../calls/subscription-hub';
 import type { RequestChannel, McpTransportKind } from '../calls/transport-contract';
 import type { TaskPort } from '../tasks/task-port';
+import type { ExtensionTable } from '../extensions/extensions';
 
 /** The settings handlers read. */
 export type HandlerOptions = Pick<
@@ -38,6 +39,8 @@ export interface HandlerContext {
   /** The tasks; `undefined` when the server runs none. */
   readonly tasks: TaskPort | undefined;
   readonly taskCalls: TaskCallRunner;
+  /** The extensions the server declares, the module's own among them (tasks, when it runs them). */
+  readonly extensions: ExtensionTable;
   /** The advertised revisions of one era, newest first. */
   revisionsOf(era: McpEra): readonly McpRevision[];
   /** Whether `method` is served to a request of `era` on `transport` (the method table). */

@@ -11,7 +11,6 @@ import type { McpTransportKind } from '../calls/transport-contract';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
 import type { ClientCapabilities, Implementation } from '../messages/mcp-types';
-import { MCP_TASKS_EXTENSION } from '../tasks/task-mode';
 
 /**
  * Whether change notifications (list changes, resource updates) reach clients of `era` on
@@ -49,6 +48,10 @@ function legacyCapabilities(
   if (context.tasks !== undefined && hasFeature(revision, 'coreTasks')) {
     capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
   }
+  const extensions = context.extensions.advertised('legacy');
+  if (extensions !== undefined) {
+    capabilities.extensions = extensions;
+  }
   return capabilities;
 }
 
@@ -58,8 +61,9 @@ function discoverCapabilities(context: HandlerContext, request: ResolvedRequest)
   if (context.catalog.hasCompletions()) {
     capabilities.completions = {};
   }
-  if (context.tasks !== undefined && request.era === 'modern') {
-    capabilities.extensions = { [MCP_TASKS_EXTENSION]: {} };
+  const extensions = context.extensions.advertised(request.era);
+  if (extensions !== undefined) {
+    capabilities.extensions = extensions;
   }
   return capabilities;
 }

@@ -9,8 +9,9 @@ import type { HandlerContext } from './handler-context';
 import { McpErrorCode } from '../messages/json-rpc';
 import { McpError } from '../messages/mcp-error';
 import { taskOwner } from '../calls/task-owner';
-import { declaresTasksExtension, MCP_TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
+import { declaresTasksExtension, MCP_TASKS_EXTENSION } from '../tasks/task-mode';
 import type { TaskPort } from '../tasks/task-port';
+import { extensionRequired } from '../extensions/extensions';
 import { checkUriLength } from '../messages/resource-uri';
 
 /** How many task ids one listen request may name. */
@@ -25,10 +26,9 @@ async function ownedTaskIds(tasks: TaskPort, request: ResolvedRequest, taskIds: 
     return [];
   }
   if (!declaresTasksExtension(request.clientCapabilities)) {
-    throw new McpError(
-      McpErrorCode.MissingRequiredClientCapability,
+    throw extensionRequired(
+      MCP_TASKS_EXTENSION,
       `Missing required client capability: task notifications need the ${MCP_TASKS_EXTENSION} extension`,
-      TASKS_EXTENSION_REQUIRED,
     );
   }
   if (taskIds.length > MAX_TASK_IDS) {

@@ -9,10 +9,11 @@ import { paginate } from '../messages/pagination';
 import { taskOwner } from '../calls/task-owner';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
-import { declaresTasksExtension, MCP_TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
+import { declaresTasksExtension, MCP_TASKS_EXTENSION } from '../tasks/task-mode';
 import { relatedTaskMeta, renderLegacyTask, renderModernTask } from '../tasks/task-render';
 import { isTerminal, type McpTaskRecord } from '../tasks/task-record';
 import type { TaskPort } from '../tasks/task-port';
+import { extensionRequired } from '../extensions/extensions';
 
 /**
  * The task service, once the request may use it: in the modern era the request must declare
@@ -24,10 +25,9 @@ function serviceFor(context: HandlerContext, request: ResolvedRequest): TaskPort
     throw new McpError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);
   }
   if (request.era === 'modern' && !declaresTasksExtension(request.clientCapabilities)) {
-    throw new McpError(
-      McpErrorCode.MissingRequiredClientCapability,
+    throw extensionRequired(
+      MCP_TASKS_EXTENSION,
       `Missing required client capability: ${request.method} needs the ${MCP_TASKS_EXTENSION} extension`,
-      TASKS_EXTENSION_REQUIRED,
     );
   }
   return tasks;

@@ -12,7 +12,8 @@ import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
 import type { CallToolResult } from '../messages/mcp-types';
 import type { McpToolEntry, McpValidationOutcome } from '../calls/catalog';
-import { clientTakesTasks, taskMode, MCP_TASKS_EXTENSION, TASKS_EXTENSION_REQUIRED } from '../tasks/task-mode';
+import { extensionRequired } from '../extensions/extensions';
+import { clientTakesTasks, taskMode, MCP_TASKS_EXTENSION } from '../tasks/task-mode';
 import { isThenable, type Awaitable } from '../messages/thenables';
 
 export async function handleToolsList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
@@ -55,10 +56,9 @@ export function handleToolsCall(context: HandlerContext, request: ResolvedReques
   switch (mode) {
     case 'refuse':
       throw request.era === 'modern'
-        ? new McpError(
-            McpErrorCode.MissingRequiredClientCapability,
+        ? extensionRequired(
+            MCP_TASKS_EXTENSION,
             `Tool ${tool.name} runs only as a task: the request must declare the ${MCP_TASKS_EXTENSION} extension`,
-            TASKS_EXTENSION_REQUIRED,
           )
         : new McpError(
             McpErrorCode.MethodNotFound,

@@ -3,6 +3,7 @@
  * runs in place for a while and then becomes a task. One function for every transport.
  */
 import { isJsonObject, type JSONObject } from '../messages/json-rpc';
+import { clientSupports, type McpExtension } from '../extensions/extensions';
 import { hasFeature, type McpEra, type McpRevision } from '../messages/revisions';
 import type { ClientCapabilities } from '../messages/mcp-types';
 
@@ -11,6 +12,12 @@ export type McpTaskSupport = 'forbidden' | 'optional' | 'required';
 
 /** The id of the 2026-07-28 tasks extension. */
 export const MCP_TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/**
+ * The tasks extension as the server declares it when it runs tasks: without settings, and in
+ * the modern era only (2025-11-25 has tasks in its core, with a capability of their own).
+ */
+export const TASKS_EXTENSION: McpExtension = Object.freeze({ id: MCP_TASKS_EXTENSION, eras: ['modern'] as const });
 
 /**
  * How one tool call runs:
@@ -42,8 +49,7 @@ export function taskMode(support: McpTaskSupport, clientTakesTasks: boolean, era
 
 /** Whether a modern request declared the tasks extension in its client capabilities. */
 export function declaresTasksExtension(capabilities: ClientCapabilities): boolean {
-  const extensions = (capabilities as JSONObject).extensions;
-  return isJsonObject(extensions) && isJsonObject(extensions[MCP_TASKS_EXTENSION]);
+  return clientSupports(capabilities, MCP_TASKS_EXTENSION);
 }
 
 /**
@@ -62,8 +68,3 @@ export function clientTakesTasks(
   }
   return revision !== undefined && hasFeature(revision, 'coreTasks') && isJsonObject(params.task);
 }
-
-/** The `data` of the -32021 error that asks for the tasks extension. */
-export const TASKS_EXTENSION_REQUIRED: JSONObject = Object.freeze({
-  requiredCapabilities: { extensions: { [MCP_TASKS_EXTENSION]: {} } },
-});
