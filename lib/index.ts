@@ -118,6 +118,7 @@ export type {
 export { McpTaskService } from './tasks/mcp-task.service';
 export type { McpTaskRecord, McpTaskStatus, McpTaskError, McpTaskStore } from './interfaces/task-store.interface';
 export { MCP_TASKS_EXTENSION } from './protocol/tasks/task-mode';
+export type { McpExtension } from './protocol/extensions/extensions';
 export type { McpReplayStore, McpReplayEvent, McpReplayWindow } from './interfaces/replay-store.interface';
 export { McpNotifier } from './notifications/mcp-notifier.service';
 export { McpHealthIndicator } from './health/mcp.health';

@@ -155,6 +155,7 @@ export function createMcpEngine(
     clientRequestTimeoutMs: settings.clientRequestTimeoutMs,
     maxPendingQuestions: settings.maxPendingQuestions,
     requestState: settings.requestState,
+    extensions: settings.extensions,
     logger: {
       error: (message, trace) => logger.error(message, trace),
       warn: (message) => logger.warn(message),

@@ -1,6 +1,7 @@
 import type { McpRevision } from '../protocol/messages/revisions';
 import type { LoggingLevel } from '../protocol/messages/log-levels';
 import type { McpCacheScope, Icon } from '../protocol/messages/mcp-types';
+import type { McpExtension } from '../protocol/extensions/extensions';
 import type { McpAuthOptions } from './mcp-auth-options.interface';
 import type { McpValidatorOptions } from './mcp-schema.interface';
 import type { McpHttpOptions } from './mcp-http-options.interface';
@@ -75,6 +76,16 @@ export interface McpModuleOptions {
   icons?: Icon[];
   /** Guidance for the model on how to use the server. */
   instructions?: string;
+  /**
+   * The extensions the server supports (SEP-2133), advertised with their settings in
+   * `capabilities.extensions` of the `initialize` result and of `server/discover`, in the eras
+   * each applies to. The module declares `io.modelcontextprotocol/tasks` itself when it runs
+   * tasks (`tasks`), so it is not listed here. A malformed id or an id listed twice stops the
+   * application at startup. Handlers ask whether the client supports one with
+   * `ctx.clientSupports(id)`, or refuse the call with `ctx.requireExtension(id)`.
+   * @example { extensions: [{ id: 'com.example/notes-audit', settings: { level: 'full' } }] }
+   */
+  extensions?: McpExtension[];
   /**
    * The protocol revisions to advertise and accept. Listing only legacy revisions makes every
    * modern request fail with -32022, so clients fall back to the handshake.

@@ -9,6 +9,8 @@ import { fail, integer, scope, section, stringList, text } from './option-checks
 import { isLogLevel, type LoggingLevel } from '../protocol/messages/log-levels';
 import type { McpCacheScope, Implementation } from '../protocol/messages/mcp-types';
 import { isRevision, newestFirst, MCP_REVISIONS, type McpRevision } from '../protocol/messages/revisions';
+import { extensionProblem, type McpExtension } from '../protocol/extensions/extensions';
+import { MCP_TASKS_EXTENSION } from '../protocol/tasks/task-mode';
 
 /** The top-level options with every default applied (`MCP_SERVER_SETTINGS`). */
 export interface McpServerSettings {
@@ -31,6 +33,8 @@ export interface McpServerSettings {
   validatorOptions?: McpValidatorOptions;
   /** Schema patterns run on the native RegExp rather than the linear engine; absent when not set. */
   nativeSchemaPatterns?: readonly string[];
+  /** The application's extensions, checked; the module adds its own (tasks) to the engine's. */
+  extensions: readonly McpExtension[];
 }
 
 function checkIcons(icons: unknown, option: string): void {
@@ -91,6 +95,18 @@ function resolveRevisions(revisions: unknown): McpRevision[] {
   return newestFirst(revisions as McpRevision[]);
 }
 
+/** The application's extensions: well-formed, each once, and none the module declares itself. */
+function resolveExtensions(extensions: unknown): readonly McpExtension[] {
+  if (extensions === undefined) {
+    return [];
+  }
+  const problem = extensionProblem(extensions, [MCP_TASKS_EXTENSION]);
+  if (problem !== undefined) {
+    fail(`extensions${problem.at}`, problem.reason);
+  }
+  return extensions as McpExtension[];
+}
+
 /** Validates the top-level options and applies their defaults. */
 export function resolveServerSettings(options: McpModuleOptions): McpServerSettings {
   const serverInfo = resolveServerInfo(options);
@@ -134,5 +150,6 @@ export function resolveServerSettings(options: McpModuleOptions): McpServerSetti
     validatorOptions:
       options.validatorOptions === undefined ? undefined : section(options.validatorOptions, 'validatorOptions'),
     nativeSchemaPatterns: stringList(options.nativeSchemaPatterns, 'nativeSchemaPatterns'),
+    extensions: resolveExtensions(options.extensions),
   };
 }

@@ -42,6 +42,22 @@ export interface McpCallContext {
   readonly principal: McpPrincipal;
   /** The capabilities the client declared (at `initialize`, or in this request's `_meta`). */
   readonly clientCapabilities: ClientCapabilities;
+  /**
+   * Whether the client declared support for extension `id` (`com.example/notes-audit`) in its
+   * capabilities: at `initialize` (legacy era) or in this request's `_meta` (modern era).
+   */
+  clientSupports(id: string): boolean;
+  /**
+   * Refuses the call unless the client declared support for extension `id`: throws the -32021
+   * error whose `data.requiredCapabilities.extensions` names it (HTTP 400 in the modern era).
+   *
+   * @example
+   * ```ts
+   * ctx.requireExtension('com.example/notes-audit'); // a client without it gets -32021
+   * ```
+   * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta
+   */
+  requireExtension(id: string): void;
   /** The client's self-description, when it sent one. */
   readonly clientInfo: Implementation | undefined;
   /** The legacy session id, when the request belongs to one. */

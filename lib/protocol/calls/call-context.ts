@@ -35,6 +35,7 @@ import type { InputRound } from './input-round';
 import type { McpCallContext } from './call-context.interface';
 import type { ResolvedRequest } from './resolved-request';
 import { logText } from '../bounds/log-text';
+import { clientSupports, extensionRequired } from '../extensions/extensions';
 import type { EngineObserver } from './engine-observer';
 
 export { ANONYMOUS_PRINCIPAL, type McpPrincipal } from '../bounds/principal';
@@ -96,6 +97,16 @@ export class RequestCallContext implements McpCallContext {
 
   get clientCapabilities(): ClientCapabilities {
     return this.request.clientCapabilities;
+  }
+
+  clientSupports(id: string): boolean {
+    return clientSupports(this.request.clientCapabilities, id);
+  }
+
+  requireExtension(id: string): void {
+    if (!clientSupports(this.request.clientCapabilities, id)) {
+      throw extensionRequired(id);
+    }
   }
 
   get clientInfo(): Implementation | undefined {
