@@ -17,7 +17,7 @@ import { BASIC_FAILURES_LIMIT, BASIC_HASHES_QUEUED } from '../shared/mcp.message
 import type { ResolvedBasicOptions } from './auth-options';
 import type { McpAuthRequest } from '../interfaces/mcp-auth-options.interface';
 import { authorization, challenge, toPrincipal, type AuthOutcome, type Authenticator } from './authenticator';
-import { clientAddress } from './client-address';
+import { clientAddress } from '../shared/client-address';
 import { ConcurrencyGate } from './concurrency-gate';
 import { FailureLimiter } from './failure-limiter';
 import { hashMcpPassword, parsePasswordHash, verifyMcpPassword } from './password-hash';

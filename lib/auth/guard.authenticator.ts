@@ -20,7 +20,7 @@ import {
   type Authenticator,
   type AuthRefusal,
 } from './authenticator';
-import { clientAddress } from './client-address';
+import { clientAddress } from '../shared/client-address';
 import { McpHttpExecutionContext } from './http-execution-context';
 import type { McpAuthRequest } from '../interfaces/mcp-auth-options.interface';
 import { userPrincipal } from './user-principal';

@@ -13,6 +13,7 @@ import {
 import { META_KEYS, metaOf } from '../protocol/messages/request-meta';
 import { isRevision } from '../protocol/messages/revisions';
 import { isKnownMethod } from '../protocol/methods';
+import { clientAddress as platformClientAddress } from '../shared/client-address';
 
 /** Attribute values as OpenTelemetry takes them. */
 export type Attributes = Record<string, string | number | boolean>;
@@ -236,7 +237,8 @@ export function transportAttributes(
     }
     const socket = req.socket as IncomingMessage['socket'] | undefined;
     const peer = socket?.remoteAddress;
-    const platform = clientAddress === 'platform' ? platformAddressOf(facts.native?.request) : undefined;
+    // The platform's answer is the socket's peer unless its trust-proxy setting says otherwise.
+    const platform = clientAddress === 'platform' ? platformClientAddress(facts.native?.request) : undefined;
     if (platform !== undefined && platform !== peer) {
       // A forwarded client's address: the socket's port is the proxy's, not the client's.
       attributes[ATTR.clientAddress] = platform;
@@ -248,16 +250,6 @@ export function transportAttributes(
     }
   }
   return attributes;
-}
-
-/**
- * The client's address as the platform computes it with its trust-proxy setting: Express's
- * `req.ip`, Fastify's `request.ip` (the rule `lib/auth/client-address.ts` follows, which this
- * folder may not import).
- */
-function platformAddressOf(request: unknown): string | undefined {
-  const ip = (request as { ip?: unknown } | undefined)?.ip;
-  return typeof ip === 'string' && ip !== '' ? ip : undefined;
 }
 
 /** The Node request behind a platform's request (Express hands it over; Fastify wraps it as `raw`). */

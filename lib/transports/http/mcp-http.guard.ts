@@ -6,7 +6,7 @@ import { anonymousAt } from '../../protocol/bounds/principal';
 import { McpAuthService, type PlatformRequest } from '../../auth/mcp-auth.service';
 import { HttpDrain } from './http-drain';
 import { HttpAdmission } from './http-admission.service';
-import { clientAddress } from '../../auth/client-address';
+import { clientAddress } from '../../shared/client-address';
 import { HttpExchanges } from './http-exchanges.service';
 import { HttpRefusals } from './http-refusals.service';
 import { McpHttpRefusal } from './mcp-http-refusal.error';
