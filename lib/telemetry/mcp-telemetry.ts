@@ -203,7 +203,7 @@ export class McpTelemetry implements EngineObserver {
   }
 
   question(request: ResolvedRequest, question: InputRequest): ObservedQuestion {
-    const { api, tracer, propagator } = this.parts;
+    const { api, tracer } = this.parts;
     const attributes: Attributes = {
       [ATTR.method]: question.method,
       ...transportAttributes(request.facts, this.parts.clientAddress),
@@ -219,8 +219,7 @@ export class McpTelemetry implements EngineObserver {
     }
     const active = api.context.active();
     const span = tracer.startSpan(question.method, { kind: api.SpanKind.CLIENT, attributes }, active);
-    const meta: Record<string, unknown> = { ...metaOf(question.params) };
-    propagator.inject(api.trace.setSpan(active, span), meta, api.defaultTextMapSetter);
+    const meta = this.metaWith(question.params, active, span);
     this.pendingQuestions += 1;
     let ended = false;
     return {
@@ -349,7 +348,7 @@ export class McpTelemetry implements EngineObserver {
    * as it is made: what happens to it on the wire is the transport's.
    */
   private notified(message: JSONRPCNotification, sessionId: string | undefined): JSONRPCNotification {
-    const { api, tracer, propagator } = this.parts;
+    const { api, tracer } = this.parts;
     const attributes: Attributes = { [ATTR.method]: message.method };
     const params = message.params;
     if (message.method === 'notifications/resources/updated' && typeof params?.uri === 'string') {
@@ -362,10 +361,17 @@ export class McpTelemetry implements EngineObserver {
     }
     const active = api.context.active();
     const span = tracer.startSpan(message.method, { kind: api.SpanKind.PRODUCER, attributes }, active);
-    const meta: Record<string, unknown> = { ...metaOf(params) };
-    propagator.inject(api.trace.setSpan(active, span), meta, api.defaultTextMapSetter);
+    const meta = this.metaWith(params, active, span);
     span.end();
     return { ...message, params: { ...params, _meta: meta } };
+  }
+
+  /** A copy of the `_meta` of `params` carrying `span`'s context, for the message the span sends. */
+  private metaWith(params: JSONRPCNotification['params'], active: Context, span: Span): Record<string, unknown> {
+    const { api, propagator } = this.parts;
+    const meta: Record<string, unknown> = { ...metaOf(params) };
+    propagator.inject(api.trace.setSpan(active, span), meta, api.defaultTextMapSetter);
+    return meta;
   }
 
   /** A legacy session ended (here or on another instance): its duration, if it opened here. */
