@@ -56,7 +56,9 @@ const bridge = await bundle(
 );
 writeAtomically(
   join(root, 'console-ui', 'vendor', 'ext-apps-bridge.js'),
-  `// @modelcontextprotocol/ext-apps (app-bridge), bundled by scripts/build-browser-bundles.mjs. MIT licence.\n${bridge}`,
+  `// Bundled by scripts/build-browser-bundles.mjs from @modelcontextprotocol/ext-apps (app-bridge),\n` +
+    `// @modelcontextprotocol/client and @modelcontextprotocol/core (Apache-2.0, MIT for older parts)\n` +
+    `// and zod (MIT); their licences are in their packages.\n${bridge}`,
 );
 
 const viewDirectory = join(root, 'sample', 'notes', 'view');
