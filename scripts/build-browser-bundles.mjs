@@ -34,6 +34,21 @@ function writeAtomically(file, text) {
   renameSync(temporary, file);
 }
 
+/**
+ * zod's translated error messages: every bundle would carry all of them (about 250 KB of its
+ * 650), through the `locales` namespace zod re-exports, for messages no view or host shows. Only
+ * English (the one zod configures itself with) is kept.
+ */
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: "export { default as en } from './en.js';\n",
+      loader: 'js',
+    }));
+  },
+};
+
 /** One ES module bundled from `contents` (its imports resolved from `resolveDir`), minified, as text. */
 async function bundle(contents, resolveDir) {
   const result = await build({
@@ -46,6 +61,7 @@ async function bundle(contents, resolveDir) {
     legalComments: 'none',
     write: false,
     logLevel: 'warning',
+    plugins: [englishOnly],
   });
   return result.outputFiles[0].text;
 }
