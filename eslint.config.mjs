@@ -73,15 +73,19 @@ export default tseslint.config(
       'eslint.config.mjs',
       'jest.config.js',
       'jest.sequencer.js',
+      'jest.global-setup.js',
+      // The browser bundles scripts/build-browser-bundles.mjs writes (esbuild's minified output).
+      'console-ui/vendor/*.js',
+      'sample/notes/view/dist/**',
     ],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   eslintPluginPrettierRecommended,
   {
-    // The console's browser modules: plain ES modules, type-checked by console-ui/tsconfig.json
-    // (DOM lib, checkJs), which is also what knows the browser's globals.
-    files: ['console-ui/**/*.js'],
+    // The console's browser modules (and the sample's view): plain ES modules, type-checked by
+    // console-ui/tsconfig.json (DOM lib, checkJs), which is also what knows the browser's globals.
+    files: ['console-ui/**/*.js', 'sample/notes/view/*.js'],
     rules: { 'no-undef': 'off' },
   },
   {

@@ -82,6 +82,8 @@ module.exports = {
   maxWorkers: 2 * availableParallelism(),
   // A global option: Jest reads no testTimeout in a project.
   testTimeout: 20000,
+  // The MCP Apps browser bundles (the console's AppBridge, the sample's view), built once per run.
+  globalSetup: '<rootDir>/jest.global-setup.js',
   projects: [
     {
       ...base,

@@ -6,7 +6,17 @@
  * `notifications/cancelled` beside closing the stream, and the session's GET stream (with
  * `resources/subscribe`) in place of `subscriptions/listen`.
  */
-import { CLIENT_INFO, exchange, httpError, isAbortError, McpRpcError, notifyCall, readEvents } from './rpc-exchange.js';
+import {
+  CLIENT_INFO,
+  exchange,
+  httpError,
+  isAbortError,
+  McpRpcError,
+  MCP_UI_EXTENSION,
+  MCP_UI_SETTINGS,
+  notifyCall,
+  readEvents,
+} from './rpc-exchange.js';
 
 /**
  * @typedef {import('./mcp-client.js').Json} Json
@@ -20,7 +30,12 @@ import { CLIENT_INFO, exchange, httpError, isAbortError, McpRpcError, notifyCall
 /** What the handshake offers: the newest legacy revision (the server answers with one it serves). */
 const LEGACY_REVISION = '2025-11-25';
 // The tasks of 2025-11-25 are not offered: a legacy session runs every call in place.
-const CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: false } };
+const CAPABILITIES = {
+  elicitation: { form: {}, url: {} },
+  sampling: {},
+  roots: { listChanged: false },
+  extensions: { [MCP_UI_EXTENSION]: MCP_UI_SETTINGS },
+};
 
 export class LegacySession {
   #nextId = 0;

@@ -7,7 +7,16 @@
  * result, is answered by the person, and the request is sent again with the answers.
  */
 
-import { CLIENT_INFO, exchange, isAbortError, McpHttpError, McpRpcError, notifyCall } from './rpc-exchange.js';
+import {
+  CLIENT_INFO,
+  exchange,
+  isAbortError,
+  McpHttpError,
+  McpRpcError,
+  MCP_UI_EXTENSION,
+  MCP_UI_SETTINGS,
+  notifyCall,
+} from './rpc-exchange.js';
 import { LegacySession } from './legacy-session.js';
 
 export { McpHttpError, McpRpcError };
@@ -264,9 +273,11 @@ export class McpConsoleClient {
     const progressToken = options.onProgress === undefined ? undefined : `console-${id}`;
     /** @type {Json} */
     const capabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
-    if (options.tasks === true) {
-      capabilities.extensions = { [MCP_TASKS_EXTENSION]: {} };
-    }
+    // The console renders MCP Apps (app-view.js); tasks only when the person asks for one.
+    capabilities.extensions = {
+      [MCP_UI_EXTENSION]: MCP_UI_SETTINGS,
+      ...(options.tasks === true ? { [MCP_TASKS_EXTENSION]: {} } : {}),
+    };
     const given = /** @type {Json | undefined} */ (params._meta);
     const meta = {
       ...given,

@@ -13,6 +13,11 @@
 /** Who the console is, in either era's `clientInfo`. */
 export const CLIENT_INFO = { name: 'nest-mcp-console', title: 'MCP console', version: '1.0.0' };
 
+/** The MCP Apps extension, which the console supports as a host (app-view.js); both eras declare it. */
+export const MCP_UI_EXTENSION = 'io.modelcontextprotocol/ui';
+/** Its settings in the client's capabilities: the one kind of view the console renders. */
+export const MCP_UI_SETTINGS = Object.freeze({ mimeTypes: ['text/html;profile=mcp-app'] });
+
 /**
  * Whether an error is the rejection of an aborted fetch (a cancel, a Stop, a closed panel).
  *

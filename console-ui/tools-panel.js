@@ -9,13 +9,14 @@ import { McpHttpError, McpRpcError, MCP_TASKS_EXTENSION, paramHeaders } from './
 import { isAbortError } from './rpc-exchange.js';
 import { createSchemaForm, SchemaFormError } from './schema-form.js';
 import { renderJson, renderToolResult } from './content-view.js';
+import { renderAppView, viewUriOf } from './app-view.js';
 
 /**
  * @typedef {import('./mcp-client.js').Json} Json
  * @typedef {import('./app.js').ConsoleContext} ConsoleContext
  * @typedef {{ name: string, title?: string, description?: string, inputSchema?: Json,
  *   outputSchema?: Json, annotations?: Record<string, unknown>,
- *   execution?: { taskSupport?: string } }} Tool
+ *   execution?: { taskSupport?: string }, _meta?: Json }} Tool
  */
 
 /** The annotation hints worth a badge, as the person reads them. */
@@ -92,7 +93,7 @@ export function createToolsPanel(ctx) {
     const definition = JSON.stringify(tool);
     let kept = views.get(tool.name);
     if (kept?.definition !== definition) {
-      kept = { definition, view: toolView(ctx, tool) };
+      kept = { definition, view: toolView(ctx, tool, (name) => tools.find((each) => each.name === name)) };
       views.set(tool.name, kept);
     }
     clear(detail);
@@ -133,9 +134,10 @@ export function createToolsPanel(ctx) {
  *
  * @param {ConsoleContext} ctx
  * @param {Tool} tool
+ * @param {(name: string) => Tool | undefined} findTool another tool of the list, by name (for its view's calls)
  * @returns {HTMLElement}
  */
-function toolView(ctx, tool) {
+function toolView(ctx, tool, findTool) {
   const prefix = uid('tool');
   const badges = BADGES.filter(([hint, value]) => tool.annotations?.[hint] === value).map(([, , label]) =>
     h('span', { class: 'badge' }, label),
@@ -160,6 +162,10 @@ function toolView(ctx, tool) {
   const progressText = h('span', { class: 'progress-text', 'aria-live': 'polite' });
   const log = h('ul', { role: 'log', 'aria-label': 'Log', class: 'log' });
   const result = h('div', { role: 'region', 'aria-label': 'Result', class: 'result', 'aria-live': 'polite' });
+  // The tool's MCP App, when it names one: rendered after each call (app-view.js).
+  const viewUri = viewUriOf(tool);
+  /** @type {import('./app-view.js').AppView | undefined} */
+  let appView;
   /** @type {AbortController | undefined} */
   let running;
 
@@ -204,6 +210,8 @@ function toolView(ctx, tool) {
     running = controller;
     clear(log);
     clear(result);
+    appView?.close();
+    appView = undefined;
     progress.hidden = true;
     progressText.textContent = '';
     call.disabled = true;
@@ -239,6 +247,10 @@ function toolView(ctx, tool) {
         ctx.watchTask(answer, tool.name);
       } else {
         result.append(renderToolResult(answer, tool.outputSchema));
+        if (viewUri !== undefined) {
+          appView = renderAppView(ctx, { tool, uri: viewUri, args, result: answer, findTool });
+          result.after(appView.element);
+        }
       }
     } catch (error) {
       if (error instanceof McpHttpError) {

@@ -38,6 +38,23 @@ describe('ConsoleAssets', () => {
     expect(assets.get('console.css')!.etag).not.toBe(etag);
   });
 
+  it('lists the files of vendor/ (the built bundles) as vendor/<name>, of the served types only', () => {
+    const withVendor = mkdtempSync(join(tmpdir(), 'console-assets-'));
+    try {
+      writeFileSync(join(withVendor, 'app.js'), 'export {};\n');
+      mkdirSync(join(withVendor, 'vendor', 'deeper'), { recursive: true });
+      writeFileSync(join(withVendor, 'vendor', 'bridge.js'), 'export {};\n');
+      writeFileSync(join(withVendor, 'vendor', 'bridge.d.ts'), 'export {};\n');
+      writeFileSync(join(withVendor, 'vendor', 'deeper', 'more.js'), 'export {};\n');
+      const assets = new ConsoleAssets(withVendor);
+      expect(assets.names()).toEqual(['app.js', 'vendor/bridge.js']);
+      expect(assets.get('vendor/bridge.js')?.contentType).toBe('text/javascript; charset=utf-8');
+      expect(assets.get('bridge.js')).toBeUndefined();
+    } finally {
+      rmSync(withVendor, { recursive: true, force: true });
+    }
+  });
+
   it('serves nothing from a missing directory', () => {
     expect(new ConsoleAssets(join(directory, 'missing')).names()).toEqual([]);
   });

@@ -1,7 +1,9 @@
 /**
  * The console's browser files: every file of the console's browser app (`console-ui/` at the
  * repository's root from the sources, `dist/console/ui` once built) whose type is in the table
- * below, read once at startup into an allow-list. A request names a file of that list or gets 404: no path reaches the disk.
+ * below, and of its `vendor/` folder (the bundles scripts/build-browser-bundles.mjs writes there,
+ * named `vendor/<file>`), read once at startup into an allow-list. A request names a file of that
+ * list or gets 404: no path reaches the disk.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -55,11 +57,26 @@ export class ConsoleAssets {
 }
 
 function readAssets(directory: string): Map<string, ConsoleAsset> {
+  const assets = readFolder(directory, '');
+  if (assets.size === 0) {
+    return assets;
+  }
+  for (const [name, asset] of readFolder(join(directory, 'vendor'), 'vendor/', false)) {
+    assets.set(name, asset);
+  }
+  return assets;
+}
+
+/** The served files of one folder, named `prefix` + their name; a missing folder warns when `required`. */
+function readFolder(directory: string, prefix: string, required = true): Map<string, ConsoleAsset> {
   const assets = new Map<string, ConsoleAsset>();
   let names: string[];
   try {
     names = readdirSync(directory);
   } catch {
+    if (!required) {
+      return assets;
+    }
     new McpLogger('McpConsole').warn(
       `The MCP console's files are missing (${directory}): its page loads nothing. ` +
         'A build of the package copies them there (npm run build).',
@@ -74,7 +91,7 @@ function readAssets(directory: string): Map<string, ConsoleAsset> {
     }
     const body = readFileSync(path);
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-    assets.set(name, { name, body, contentType, etag });
+    assets.set(prefix + name, { name: prefix + name, body, contentType, etag });
   }
   return assets;
 }

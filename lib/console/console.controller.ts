@@ -1,6 +1,7 @@
 /**
  * The console's controller, made per server for the path it was given: `GET <path>` answers the
- * page, `GET <path>/assets/<file>` one of the allow-listed browser files. It is an ordinary Nest
+ * page, `GET <path>/assets/<file>` (and `assets/vendor/<file>`) one of the allow-listed browser
+ * files, `GET <path>/sandbox` the sandbox proxy of an MCP App's view (console-sandbox.ts). It is an ordinary Nest
  * controller (global prefix, versioning, middleware and the application's guards apply, and the
  * `endpointDecorators` extra), and answers on the raw response, on Express as on Fastify. Before
  * anything, the same Host and Origin checks as the endpoints (403); no authentication: the page
@@ -17,12 +18,23 @@ import { HttpPlatform } from '../transports/http/http-platform.service';
 import { McpHttpRefusal } from '../transports/http/mcp-http-refusal.error';
 import { ConsoleAssets, matchesEtag } from './console-assets';
 import { consolePage } from './console-page';
+import {
+  parseSandboxCsp,
+  SANDBOX_PROXY_SCRIPT,
+  sandboxHeaders,
+  sandboxPage,
+  SandboxCspError,
+  type McpAppCsp,
+} from './console-sandbox';
 import { endpointBesideConsole, endpointsFor, requestPath } from './console-paths';
 
-/** The Content-Security-Policy of every console answer: nothing inline, nothing from another origin. */
+/**
+ * The Content-Security-Policy of every console answer but the sandbox's: nothing inline, nothing
+ * from another origin; the only frames it may hold are its own sandbox pages (an MCP App's view).
+ */
 export const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
-  "media-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; " +
+  "media-src 'self' data: blob:; connect-src 'self'; font-src 'self'; frame-src 'self'; base-uri 'none'; " +
   "form-action 'none'; frame-ancestors 'none'";
 
 /** The headers of every console answer (the page, a file, a refusal), besides `Cache-Control`. */
@@ -101,9 +113,51 @@ export abstract class McpConsoleController {
     res.end(asset.body);
   }
 
-  /** Sets the console's headers, then the Host and Origin checks; a refusal is answered here (403). */
-  private admitted(req: IncomingMessage, res: ServerResponse, cacheControl: string): boolean {
-    for (const [name, value] of Object.entries(CONSOLE_HEADERS)) {
+  /**
+   * `GET <path>/sandbox?csp=<json>`: the sandbox proxy page of an MCP App's view, under the policy
+   * built from the view's declared domains (400 when they are not origins).
+   */
+  protected sandbox(request: unknown, response: unknown): void {
+    const { req, res } = this.exchanges.of(request, response);
+    let csp: McpAppCsp;
+    try {
+      csp = parseSandboxCsp(new URL(req.url ?? '/', 'http://console').searchParams.get('csp'));
+    } catch (error) {
+      if (!(error instanceof SandboxCspError)) {
+        throw error;
+      }
+      if (this.admitted(req, res, 'no-store', sandboxHeaders())) {
+        const body = `Bad Request: ${error.message}`;
+        res.writeHead(400, {
+          'content-type': 'text/plain; charset=utf-8',
+          'content-length': String(Buffer.byteLength(body)),
+        });
+        res.end(body);
+      }
+      return;
+    }
+    if (!this.admitted(req, res, 'no-store', sandboxHeaders(csp))) {
+      return;
+    }
+    const body = sandboxPage(this.assets.get(SANDBOX_PROXY_SCRIPT)?.body.toString('utf8') ?? '');
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+    });
+    res.end(body);
+  }
+
+  /**
+   * Sets the console's headers (or `headers`), then the Host and Origin checks; a refusal is
+   * answered here (403).
+   */
+  private admitted(
+    req: IncomingMessage,
+    res: ServerResponse,
+    cacheControl: string,
+    headers: Readonly<Record<string, string>> = CONSOLE_HEADERS,
+  ): boolean {
+    for (const [name, value] of Object.entries(headers)) {
       res.setHeader(name, value);
     }
     res.setHeader('cache-control', cacheControl);
@@ -148,6 +202,16 @@ export function createConsoleController(
     @Get('assets/:file')
     getAsset(@Req() request: unknown, @Res() response: unknown, @Param('file') file: string): void {
       this.asset(request, response, file);
+    }
+
+    @Get('assets/vendor/:file')
+    getVendorAsset(@Req() request: unknown, @Res() response: unknown, @Param('file') file: string): void {
+      this.asset(request, response, `vendor/${file}`);
+    }
+
+    @Get('sandbox')
+    getSandbox(@Req() request: unknown, @Res() response: unknown): void {
+      this.sandbox(request, response);
     }
   }
   return McpConsolePageController;

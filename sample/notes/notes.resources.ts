@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   McpError,
   McpErrorCode,
@@ -9,6 +11,15 @@ import {
   type McpCallContext,
 } from 'nest-mcp';
 import { NotesService } from './notes.service';
+
+/** The sample's MCP App: the card create_note links to (`_meta.ui.resourceUri`). */
+export const NOTE_CARD_URI = 'ui://notes/note-card';
+
+/** The MIME type of an MCP App's HTML (the Apps extension, `io.modelcontextprotocol/ui`). */
+const MCP_APP_MIME_TYPE = 'text/html;profile=mcp-app';
+
+/** The view, one self-contained HTML file built from sample/notes/view by scripts/build-browser-bundles.mjs. */
+const NOTE_CARD_FILE = join(__dirname, 'view', 'dist', 'note-card.html');
 
 @Injectable()
 export class NotesResources {
@@ -22,6 +33,26 @@ export class NotesResources {
   })
   index() {
     return { text: JSON.stringify(this.notes.list().map(({ id, title }) => ({ id, title }))) };
+  }
+
+  /**
+   * The note card (sample/notes/view): no external origin declared, so hosts run it under the
+   * Apps extension's restrictive default policy.
+   */
+  // TODO(apps): `@McpUiResource({ uri: NOTE_CARD_URI, name: 'note-card', prefersBorder: true })`
+  // once it exists, or the file in `McpModule.forRoot({ apps: { views } })`.
+  @McpResource({
+    uri: NOTE_CARD_URI,
+    name: 'note-card',
+    description: 'The card create_note shows its note in (an MCP App)',
+    mimeType: MCP_APP_MIME_TYPE,
+    _meta: { ui: { prefersBorder: true } },
+  })
+  async noteCard() {
+    const text = await readFile(NOTE_CARD_FILE, 'utf8');
+    return {
+      contents: [{ uri: NOTE_CARD_URI, mimeType: MCP_APP_MIME_TYPE, text, _meta: { ui: { prefersBorder: true } } }],
+    };
   }
 
   @McpResourceTemplate({

@@ -5,6 +5,7 @@ import { EditorGuard } from '../common/editor.guard';
 import { TimingInterceptor } from '../common/timing.interceptor';
 import { CreateNoteDto } from './dto/create-note.dto';
 import { NotesService } from './notes.service';
+import { NOTE_CARD_URI } from './notes.resources';
 
 const SearchInput = z.object({
   query: z.string().min(1).describe('Text to look for in titles and bodies'),
@@ -15,8 +16,17 @@ const SearchInput = z.object({
 export class NotesTools {
   constructor(private readonly notes: NotesService) {}
 
-  /** Input from a class-validator DTO. */
-  @McpTool({ description: 'Creates a note', input: CreateNoteDto, annotations: { destructiveHint: false } })
+  /**
+   * Input from a class-validator DTO. Its MCP App (ui://notes/note-card, see NotesResources) shows
+   * the new note as a card in hosts that render apps; the text stays the answer for the others.
+   */
+  @McpTool({
+    description: 'Creates a note',
+    input: CreateNoteDto,
+    annotations: { destructiveHint: false },
+    // TODO(apps): `ui: { resourceUri: NOTE_CARD_URI }` once @McpTool has the option.
+    _meta: { ui: { resourceUri: NOTE_CARD_URI } },
+  })
   create_note(@McpArgs() args: CreateNoteDto) {
     const note = this.notes.create(args.title, args.body, args.tags);
     return `Created note ${note.id}: ${note.title}`;

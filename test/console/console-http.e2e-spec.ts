@@ -22,13 +22,14 @@ import { isMcpEndpoint, McpModule, type McpModuleExtras, type McpModuleOptions, 
 import { type HttpApp, type HttpPlatform, startHttpApp } from '../fixtures/http-app';
 import { exchange, modernHeaders, modernRequest, rawHttp, toolText } from '../fixtures/raw-rpc';
 import { RecordingLogger } from '../fixtures/recording-logger';
+import { sandboxHeaders } from '../../lib/console/console-sandbox';
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
 const UI = join(__dirname, '..', '..', 'console-ui');
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' data: blob:; " +
-  "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "connect-src 'self'; font-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** The headers of every console answer, whatever it is. */
 const SECURITY_HEADERS = {
@@ -169,6 +170,51 @@ describe.each(PLATFORMS)('MCP console over HTTP (%s)', (platform) => {
       });
       expect(headers.etag).toMatch(/^"[A-Za-z0-9_-]{16,}"$/);
       expect(await response.text()).toBe(readFileSync(join(UI, 'dom.js'), 'utf8'));
+    });
+
+    it('serves the vendor bundle of the MCP Apps host under assets/vendor, not its declarations', async () => {
+      const response = await fetch(`${server.baseUrl}/mcp/console/assets/vendor/ext-apps-bridge.js`);
+      expect(response.status).toBe(200);
+      expect(headersOf(response)).toMatchObject({
+        ...SECURITY_HEADERS,
+        'content-type': 'text/javascript; charset=utf-8',
+      });
+      expect(await response.text()).toBe(readFileSync(join(UI, 'vendor', 'ext-apps-bridge.js'), 'utf8'));
+      for (const file of ['vendor/ext-apps-bridge.d.ts', 'ext-apps-bridge.js']) {
+        expect((await fetch(`${server.baseUrl}/mcp/console/assets/${file}`)).status).toBe(404);
+      }
+    });
+
+    it("serves the sandbox page of an MCP App under the view's policy, framed by the console only", async () => {
+      const csp = { connectDomains: ['https://api.example.com'], resourceDomains: ['https://*.cdn.example.com'] };
+      for (const [query, declared] of [
+        ['', {}],
+        [`?csp=${encodeURIComponent(JSON.stringify(csp))}`, csp],
+      ] as const) {
+        const response = await fetch(`${server.baseUrl}/mcp/console/sandbox${query}`);
+        expect(response.status).toBe(200);
+        const headers = headersOf(response);
+        expect(headers).toMatchObject({
+          ...sandboxHeaders(declared),
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+        });
+        expect(headers['content-security-policy']).toContain("frame-ancestors 'self'");
+        expect(headers['x-frame-options']).toBe('SAMEORIGIN');
+        // The console page's own headers are not the sandbox's: no COOP, no DENY.
+        expect(headers['cross-origin-opener-policy']).toBeUndefined();
+        const html = await response.text();
+        expect(html).toContain(`<script>${readFileSync(join(UI, 'sandbox-proxy.js'), 'utf8')}</script>`);
+      }
+    });
+
+    it('answers 400 to a sandbox page whose declared domains are not origins', async () => {
+      for (const csp of ['{', JSON.stringify({ connectDomains: ["'unsafe-eval'"] }), JSON.stringify({ x: [] })]) {
+        const response = await fetch(`${server.baseUrl}/mcp/console/sandbox?csp=${encodeURIComponent(csp)}`);
+        expect(response.status).toBe(400);
+        expect(headersOf(response)['content-security-policy']).toBe(sandboxHeaders()['content-security-policy']);
+        expect(await response.text()).toMatch(/^Bad Request: csp\b/);
+      }
     });
 
     it('answers 304 without a body to If-None-Match naming its ETag (weak or strong), 200 to another', async () => {
