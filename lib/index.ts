@@ -21,6 +21,8 @@ export type {
   McpRedisNode,
   McpRedisSentinelOptions,
   McpStoreOptions,
+  McpAppsOptions,
+  McpAppViewOptions,
 } from './interfaces/mcp-module-options.interface';
 export type {
   McpTelemetryOptions,
@@ -37,12 +39,14 @@ export type {
   McpServersOption,
   McpToolOptions,
   McpResourceOptions,
+  McpUiResourceOptions,
   McpResourceTemplateOptions,
   McpPromptOptions,
   McpPromptArgument,
   McpCompletionSource,
   McpToolDefinition,
   McpResourceDefinition,
+  McpUiResourceDefinition,
   McpResourceTemplateDefinition,
   McpPromptDefinition,
   McpAccessDefinition,
@@ -60,6 +64,7 @@ export { McpTool } from './decorators/mcp-tool.decorator';
 export { McpTypedTool } from './decorators/mcp-typed-tool.decorator';
 export type { McpTypedToolOptions, McpTypedToolHandler } from './decorators/mcp-typed-tool.decorator';
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
+export { McpUiResource } from './decorators/mcp-ui-resource.decorator';
 export { McpPrompt } from './decorators/mcp-prompt.decorator';
 export { McpArgs, McpRequest } from './decorators/mcp-params.decorator';
 export { McpCtx } from './decorators/mcp-ctx.decorator';
@@ -119,6 +124,15 @@ export { McpTaskService } from './tasks/mcp-task.service';
 export type { McpTaskRecord, McpTaskStatus, McpTaskError, McpTaskStore } from './interfaces/task-store.interface';
 export { MCP_TASKS_EXTENSION } from './protocol/tasks/task-mode';
 export type { McpExtension } from './protocol/extensions/extensions';
+export { MCP_APPS_EXTENSION, MCP_APP_MIME_TYPE } from './protocol/apps/apps';
+export type {
+  McpToolUiOptions,
+  McpUiVisibility,
+  McpUiResourceMeta,
+  McpUiResourceCsp,
+  McpUiResourcePermissions,
+  McpUiPermission,
+} from './protocol/apps/apps';
 export type { McpReplayStore, McpReplayEvent, McpReplayWindow } from './interfaces/replay-store.interface';
 export { McpNotifier } from './notifications/mcp-notifier.service';
 export { McpHealthIndicator } from './health/mcp.health';

@@ -1,3 +1,6 @@
+import { rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { McpConfigurationError } from './errors/mcp-configuration.error';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
@@ -12,6 +15,16 @@ function labelled(rows: Array<[string, Record<string, unknown>]>): Array<[string
 
 function resolveWith(extra: Record<string, unknown>) {
   return resolveMcpOptions({ ...BASE, ...extra });
+}
+
+/** An HTML view file, written once for the apps rows. */
+const VIEW_FILE = join(tmpdir(), `nest-mcp-options-view-${process.pid}.html`);
+writeFileSync(VIEW_FILE, '<!doctype html><title>card</title>');
+afterAll(() => rmSync(VIEW_FILE, { force: true }));
+
+/** One view of `apps.views`, valid unless `overrides` says otherwise. */
+function view(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { uri: 'ui://notes/card', name: 'Card', file: VIEW_FILE, ...overrides };
 }
 
 /** A signing key of the minimum length. */
@@ -76,6 +89,7 @@ describe('resolveMcpOptions', () => {
         sweepIntervalMs: 60_000,
         expiredGraceMs: 60_000,
       },
+      apps: { views: [] },
       telemetry: { captureArguments: false, clientAddress: 'socket', traceNotifications: false },
     });
   });
@@ -180,6 +194,7 @@ describe('resolveMcpOptions', () => {
         sweepIntervalMs: 10,
         expiredGraceMs: 60_000,
       },
+      apps: { views: [] },
       telemetry: { captureArguments: true, clientAddress: 'socket', traceNotifications: false },
     });
   });
@@ -306,6 +321,26 @@ describe('resolveMcpOptions', () => {
       ['redis.keyPrefix', { redis: { url: 'redis://h', keyPrefix: '' } }],
       ['redis.keyPrefix', { redis: { url: 'redis://h', keyPrefix: 'p'.repeat(101) } }],
       ['redis.commandTimeoutMs', { redis: { url: 'redis://h', commandTimeoutMs: 10 } }],
+      ['apps', { apps: [] }],
+      ['apps.views', { apps: { views: {} } }],
+      ['apps.views[0]', { apps: { views: ['ui://a'] } }],
+      ['apps.views[0].uri', { apps: { views: [view({ uri: 'https://example.com/card' })] } }],
+      ['apps.views[0].uri', { apps: { views: [view({ uri: 'ui://' })] } }],
+      ['apps.views[0].name', { apps: { views: [view({ name: undefined })] } }],
+      ['apps.views[1].file', { apps: { views: [view(), view({ file: join(tmpdir(), 'no-such-view.html') })] } }],
+      ['apps.views[0].file', { apps: { views: [view({ file: tmpdir() })] } }],
+      [
+        'apps.views[0].csp.connectDomains[0]',
+        { apps: { views: [view({ csp: { connectDomains: ['https://api.example.com/v1'] } })] } },
+      ],
+      [
+        'apps.views[0].csp.resourceDomains[1]',
+        { apps: { views: [view({ csp: { resourceDomains: ['https://*.example.com', 'https://cdn.*.com'] } })] } },
+      ],
+      ['apps.views[0].csp.scriptDomains', { apps: { views: [view({ csp: { scriptDomains: [] } })] } }],
+      ['apps.views[0].permissions.usb', { apps: { views: [view({ permissions: { usb: {} } })] } }],
+      ['apps.views[0].permissions.camera', { apps: { views: [view({ permissions: { camera: 'yes' } })] } }],
+      ['apps.views[0].prefersBorder', { apps: { views: [view({ prefersBorder: 'yes' })] } }],
     ]),
   )('refuses a bad %s (%s), naming the option', (option, _shown, extra) => {
     let thrown: unknown;
@@ -316,6 +351,35 @@ describe('resolveMcpOptions', () => {
     }
     expect(thrown).toBeInstanceOf(McpConfigurationError);
     expect((thrown as Error).message).toContain(`"${option}"`);
+  });
+
+  it('reads the views of apps.views once, with their settings', () => {
+    const csp = { connectDomains: ['https://api.example.com', 'wss://live.example.com:8443'] };
+    const resolved = resolveWith({ apps: { views: [view({ csp, permissions: { camera: {} }, listed: false })] } });
+    expect(resolved.apps.views).toEqual([
+      expect.objectContaining({
+        uri: 'ui://notes/card',
+        name: 'Card',
+        csp,
+        permissions: { camera: {} },
+        listed: false,
+        html: '<!doctype html><title>card</title>',
+        option: 'apps.views[0]',
+      }),
+    ]);
+  });
+
+  it('refuses a view file over 5 MiB, naming the option and the size', () => {
+    const big = join(tmpdir(), `nest-mcp-options-big-view-${process.pid}.html`);
+    writeFileSync(big, '');
+    truncateSync(big, 5 * 1024 * 1024 + 1);
+    try {
+      expect(() => resolveWith({ apps: { views: [view({ file: big })] } })).toThrow(
+        /"apps\.views\[0\]\.file".*5242881 bytes/,
+      );
+    } finally {
+      rmSync(big, { force: true });
+    }
   });
 
   it.each([

@@ -14,6 +14,7 @@ import { resolveSessionSettings, type SessionSettings } from './sessions/session
 import { resolveRedisSettings, type ResolvedRedisOptions } from './stores/redis/redis-settings';
 import { resolveStoreSettings, type ResolvedStoreOptions } from './stores/store-settings';
 import { resolveTaskOptions, type TaskSettings } from './tasks/task-settings';
+import { resolveAppsSettings, type AppsSettings } from './registry/app-views';
 import { resolveTelemetrySettings, type TelemetrySettings } from './telemetry/telemetry-settings';
 
 export type { ResolvedRedisOptions } from './stores/redis/redis-settings';
@@ -28,6 +29,8 @@ export interface ResolvedMcpOptions extends McpServerSettings {
   stdio: StdioSettings;
   auth: ResolvedAuthOptions;
   tasks: TaskSettings;
+  /** The views of `apps.views`, read. */
+  apps: AppsSettings;
   /** Absent: memory stores, one instance. */
   redis?: ResolvedRedisOptions;
   /** The application's own stores; absent when none is given. */
@@ -55,14 +58,25 @@ export function resolveMcpOptions(
   const stdio = resolveStdioSettings(options.stdio);
   const auth = resolveAuthOptions(options.auth);
   const tasks = resolveTaskOptions(section(options.tasks, 'tasks'));
+  const apps = resolveAppsSettings(options.apps);
   const redis = resolveRedisSettings(options.redis, defaults.keyPrefix);
   const stores = resolveStoreSettings(options.stores, redis !== undefined);
   const telemetry = resolveTelemetrySettings(options.telemetry);
-  return { ...server, sessions, http, stdio, auth, tasks, redis, stores, telemetry };
+  return { ...server, sessions, http, stdio, auth, tasks, apps, redis, stores, telemetry };
 }
 
 /** The server's own settings out of the resolved options (`MCP_SERVER_SETTINGS`). */
 export function serverSettingsOf(options: ResolvedMcpOptions): McpServerSettings {
-  const { sessions: _s, http: _h, stdio: _io, auth: _a, tasks: _t, redis: _r, stores: _st, ...server } = options;
+  const {
+    sessions: _s,
+    http: _h,
+    stdio: _io,
+    auth: _a,
+    tasks: _t,
+    apps: _ap,
+    redis: _r,
+    stores: _st,
+    ...server
+  } = options;
   return server;
 }

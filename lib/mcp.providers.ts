@@ -24,6 +24,7 @@ import {
   MCP_STDIO_SETTINGS,
   MCP_STORE_SETTINGS,
   MCP_TASK_SETTINGS,
+  MCP_APPS_SETTINGS,
   MCP_TELEMETRY,
   MCP_TELEMETRY_SETTINGS,
 } from './shared/mcp.constants';
@@ -32,6 +33,7 @@ import type { McpModuleOptions } from './interfaces/mcp-module-options.interface
 import type { McpServerSettings } from './shared/server-settings';
 import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
 import { McpRegistry } from './registry/mcp-registry.service';
+import { registerAppViews, type AppsSettings } from './registry/app-views';
 import { McpEngine, type EngineHooks, type EngineOptions } from './protocol/engine';
 import { hasFeature } from './protocol/messages/revisions';
 import { McpExplorer } from './explorers/mcp.explorer';
@@ -94,6 +96,7 @@ export const SETTINGS_PROVIDERS: Provider[] = [
       [MCP_SESSION_SETTINGS, (options) => options.sessions],
       [MCP_AUTH_SETTINGS, (options) => options.auth],
       [MCP_TASK_SETTINGS, (options) => options.tasks],
+      [MCP_APPS_SETTINGS, (options) => options.apps],
       [MCP_REDIS_SETTINGS, (options) => options.redis],
       [MCP_STORE_SETTINGS, (options) => options.stores],
       [MCP_TELEMETRY_SETTINGS, (options) => options.telemetry],
@@ -101,11 +104,17 @@ export const SETTINGS_PROVIDERS: Provider[] = [
   ).map(([provide, pick]) => ({ provide, useFactory: pick, inject: [MCP_RESOLVED_OPTIONS] })),
 ];
 
-/** The registry, with the checks the served revisions call for. */
-export function createMcpRegistry(compiler: McpSchemaCompiler, settings: McpServerSettings): McpRegistry {
-  return new McpRegistry(compiler, {
+/** The registry, with the checks the served revisions call for and the views of `apps.views`. */
+export function createMcpRegistry(
+  compiler: McpSchemaCompiler,
+  settings: McpServerSettings,
+  apps: AppsSettings,
+): McpRegistry {
+  const registry = new McpRegistry(compiler, {
     outputSchemaAnyRoot: settings.revisions.some((revision) => hasFeature(revision, 'outputSchemaAnyRoot')),
   });
+  registerAppViews(registry, apps);
+  return registry;
 }
 
 /**
@@ -194,7 +203,11 @@ export function createMcpEngine(
 export const MCP_PROVIDERS: Provider[] = [
   ...SETTINGS_PROVIDERS,
   McpSchemaCompiler,
-  { provide: MCP_OWN_REGISTRY, useFactory: createMcpRegistry, inject: [McpSchemaCompiler, MCP_SERVER_SETTINGS] },
+  {
+    provide: MCP_OWN_REGISTRY,
+    useFactory: createMcpRegistry,
+    inject: [McpSchemaCompiler, MCP_SERVER_SETTINGS, MCP_APPS_SETTINGS],
+  },
   ...STORE_PROVIDERS,
   { provide: MCP_OWN_TASKS, useClass: McpTaskService },
   SessionChannels,

@@ -4,11 +4,13 @@ import { McpPromptMetadata } from '../decorators/mcp-prompt.decorator';
 import { McpResourceMetadata, McpResourceTemplateMetadata } from '../decorators/mcp-resource.decorator';
 import { McpScopesMetadata, McpVisibilityGuardMetadata } from '../decorators/mcp-scopes.decorator';
 import { McpToolMetadata } from '../decorators/mcp-tool.decorator';
+import { McpUiResourceMetadata } from '../decorators/mcp-ui-resource.decorator';
 import type {
   McpPromptOptions,
   McpResourceOptions,
   McpResourceTemplateOptions,
   McpToolOptions,
+  McpUiResourceOptions,
 } from '../interfaces/mcp-definitions.interface';
 import { MCP_DEFAULT_PARAMS_METADATA } from '../shared/mcp.constants';
 import {
@@ -25,6 +27,7 @@ export type McpHandlerMetadata =
   | { readonly kind: 'tool'; readonly options: McpToolOptions }
   | { readonly kind: 'resource'; readonly options: McpResourceOptions }
   | { readonly kind: 'resource template'; readonly options: McpResourceTemplateOptions }
+  | { readonly kind: 'ui resource'; readonly options: McpUiResourceOptions }
   | { readonly kind: 'prompt'; readonly options: McpPromptOptions };
 
 export type McpHandlerKind = McpHandlerMetadata['kind'];
@@ -67,6 +70,8 @@ export class McpMetadataAccessor {
     if (resource !== undefined) found.push({ kind: 'resource', options: resource });
     const template = this.reflector.get(McpResourceTemplateMetadata, method);
     if (template !== undefined) found.push({ kind: 'resource template', options: template });
+    const view = this.reflector.get(McpUiResourceMetadata, method);
+    if (view !== undefined) found.push({ kind: 'ui resource', options: view });
     const prompt = this.reflector.get(McpPromptMetadata, method);
     if (prompt !== undefined) found.push({ kind: 'prompt', options: prompt });
     return found;

@@ -42,6 +42,19 @@ export function registerHandler(registry: McpRegistry, registration: McpRegistra
       );
       return;
     }
+    case 'ui resource': {
+      const view = handler.options;
+      registry.addUiResource(
+        {
+          ...view,
+          ...access,
+          name: view.name ?? methodName,
+          handler: (call, native) => invoke({ uri: call.name }, call, native),
+        },
+        where,
+      );
+      return;
+    }
     case 'resource template': {
       const template = handler.options;
       const complete: Record<string, McpCompletionHandler> = {};

@@ -22,7 +22,7 @@ import type { HostWrapper } from '../shared/nest-internals';
 import { McpLogger } from '../telemetry/mcp.logger';
 
 /**
- * Finds `@McpTool`, `@McpResource`, `@McpResourceTemplate` and `@McpPrompt` methods on the
+ * Finds `@McpTool`, `@McpResource`, `@McpUiResource`, `@McpResourceTemplate` and `@McpPrompt` methods on the
  * providers and controllers of the application and registers those its server owns (`ownersOf`:
  * the handlers whose `servers` name it, else those of the modules its `include` names, else, for
  * a server without `include`, those no `include` names): the accessor says what a method is, the
@@ -105,6 +105,8 @@ export class McpExplorer implements OnModuleInit {
           "Add the handler's module to a server's include, or name an existing server in the decorator's servers.",
       );
     }
+    // Every view is registered now (apps.views with the registry, the decorated ones above).
+    this.registry.checkViewLinks();
     this.count = count;
     // The endpoints' startup lines (EndpointBanner) give the counts per kind.
     this.logger.debug(`Registered ${count} MCP handler${count === 1 ? '' : 's'} on ${describeServer(this.identity)}`);

@@ -10,6 +10,7 @@ import type { McpNativeExchange } from '../protocol/messages/native-exchange';
 import type { McpCompletionHandler, McpTaskSupport } from '../protocol/calls/catalog';
 import type { Icon, PromptArgument, Annotations, ToolAnnotations } from '../protocol/messages/mcp-types';
 import type { McpSchema, McpValidatorOptions } from './mcp-schema.interface';
+import type { McpToolUiOptions, McpUiResourceMeta } from '../protocol/apps/apps';
 
 /**
  * A completion handler, or (in decorator options) the name of a method of the same class that
@@ -63,6 +64,39 @@ export interface McpToolOptions extends McpServersOption {
    * @default 'forbidden'
    */
   taskSupport?: McpTaskSupport;
+  /**
+   * MCP Apps: the view hosts render the tool's results with (a `ui://` resource of the same
+   * server, `@McpUiResource` or `apps.views`), and who may use the tool; advertised as
+   * `_meta.ui`. The tool still returns meaningful text `content` for clients without views.
+   * @example { ui: { resourceUri: 'ui://notes/note-card' } }
+   */
+  ui?: McpToolUiOptions;
+}
+
+/**
+ * A view of MCP Apps (`@McpUiResource`): an HTML resource at a `ui://` URI, served with the
+ * MIME type `text/html;profile=mcp-app`, with how hosts render it (`_meta.ui`).
+ *
+ * @publicApi
+ */
+export interface McpUiResourceOptions extends McpServersOption, McpUiResourceMeta {
+  /** The `ui://` URI tools link to (`ui: { resourceUri }`). */
+  uri: string;
+  /** The resource name. Defaults to the method name. */
+  name?: string;
+  /** A human-readable name (2025-06-18 and later). */
+  title?: string;
+  /** What the view shows, for hosts that list views. */
+  description?: string;
+  icons?: Icon[];
+  /**
+   * Whether `resources/list` shows the view; hosts find views through their tools' `_meta.ui`
+   * either way, and read them by URI.
+   * @default true
+   */
+  listed?: boolean;
+  /** How long clients may cache a read (modern era), overriding the module default. */
+  cacheTtlMs?: number;
 }
 
 /** @publicApi */
@@ -154,6 +188,14 @@ export interface McpToolDefinition extends McpToolOptions, McpAccessDefinition {
 /** A resource registered at runtime. @publicApi */
 export interface McpResourceDefinition extends McpResourceOptions, McpAccessDefinition {
   name: string;
+  handler: (context: McpCallContext, native: McpNativeExchange | undefined) => unknown;
+}
+
+/** A view of MCP Apps registered at runtime. @publicApi */
+export interface McpUiResourceDefinition extends McpUiResourceOptions, McpAccessDefinition {
+  /** The resource name. */
+  name: string;
+  /** Returns the view's HTML: a string (sent as `text`) or bytes (sent as a base64 `blob`). */
   handler: (context: McpCallContext, native: McpNativeExchange | undefined) => unknown;
 }
 

@@ -11,6 +11,7 @@ import type { McpRedisOptions } from './mcp-redis-options.interface';
 import type { McpTaskOptions } from './mcp-task-options.interface';
 import type { McpStoreOptions } from './mcp-store-options.interface';
 import type { McpTelemetryOptions } from './mcp-telemetry-options.interface';
+import type { McpAppsOptions } from './mcp-apps-options.interface';
 
 // The sections live in files of their own; they stay importable from here.
 export type { McpHttpOptions } from './mcp-http-options.interface';
@@ -24,6 +25,7 @@ export type {
   McpRedisSentinelOptions,
 } from './mcp-redis-options.interface';
 export type { McpTaskOptions } from './mcp-task-options.interface';
+export type { McpAppsOptions, McpAppViewOptions } from './mcp-apps-options.interface';
 export type { McpStoreOptions } from './mcp-store-options.interface';
 export type { McpModuleExtras, McpConsoleOptions } from './mcp-module-extras.interface';
 
@@ -156,6 +158,8 @@ export interface McpModuleOptions {
   stdio?: McpStdioOptions;
   /** Tasks: tool calls that outlive their request (`@McpTool({ taskSupport })`). */
   tasks?: McpTaskOptions;
+  /** MCP Apps: views shipped as built HTML files (`@McpUiResource` declares the others). */
+  apps?: McpAppsOptions;
   /**
    * class-validator options for every DTO schema (`whitelist`, `forbidNonWhitelisted`,
    * `skipMissingProperties`...); a tool's own `validatorOptions` override them one by one.

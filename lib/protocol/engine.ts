@@ -42,6 +42,7 @@ import { TaskCalls, type TaskCall } from './task-calls';
 import type { TaskPort } from './tasks/task-port';
 import { TASKS_EXTENSION } from './tasks/task-mode';
 import { ExtensionTable } from './extensions/extensions';
+import { APPS_EXTENSION, isUiResource } from './apps/apps';
 import type { EngineHooks, EngineOutcome, RequestChannel, RequestFacts } from './calls/transport-contract';
 import type { EngineObserver } from './calls/engine-observer';
 import { isThenable, type Awaitable } from './messages/thenables';
@@ -129,10 +130,16 @@ export class McpEngine {
       subscriptions: this.subscriptions,
       tasks: this.tasks,
       taskCalls: this.taskCalls,
-      extensions: new ExtensionTable([
-        ...(this.tasks === undefined ? [] : [TASKS_EXTENSION]),
-        ...(options.extensions ?? []),
-      ]),
+      extensions: new ExtensionTable(
+        [...(this.tasks === undefined ? [] : [TASKS_EXTENSION]), ...(options.extensions ?? [])],
+        [
+          {
+            extension: APPS_EXTENSION,
+            // Views may be registered at runtime: asked per catalog version, not once.
+            when: () => this.lists.memo('has views', catalog.version, () => catalog.listResources().some(isUiResource)),
+          },
+        ],
+      ),
       revisionsOf: (era) => this.revisionsOf(era),
       servesMethod: (era, method, transport) => servesMethod(era, method, transport),
       createCallContext: (request, name) => this.createCallContext(request, name),

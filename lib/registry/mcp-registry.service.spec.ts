@@ -472,4 +472,94 @@ describe('McpRegistry', () => {
       expect(listener).toHaveBeenCalledWith('tools');
     });
   });
+
+  describe('MCP Apps views and the tools that link to them', () => {
+    const view = { uri: 'ui://notes/card', name: 'Card', handler: () => '<!doctype html><p>card</p>' };
+
+    it('registers a view as a UI resource: fixed MIME type, _meta.ui, listed unless told otherwise', async () => {
+      const registry = newRegistry();
+      registry.addUiResource({ ...view, csp: { connectDomains: ['https://api.example.com'] }, prefersBorder: true });
+      registry.addUiResource({ ...view, uri: 'ui://notes/hidden', listed: false });
+      const [card, hidden] = registry.listResources();
+      expect(card).toMatchObject({
+        uri: 'ui://notes/card',
+        mimeType: 'text/html;profile=mcp-app',
+        meta: { ui: { csp: { connectDomains: ['https://api.example.com'] }, prefersBorder: true } },
+        listed: true,
+      });
+      expect(hidden).toMatchObject({ uri: 'ui://notes/hidden', listed: false, meta: undefined });
+      expect(await card.read(noCall, undefined)).toEqual({
+        text: '<!doctype html><p>card</p>',
+        mimeType: 'text/html;profile=mcp-app',
+        _meta: { ui: { csp: { connectDomains: ['https://api.example.com'] }, prefersBorder: true } },
+      });
+    });
+
+    it('refuses a view that is not at a ui:// URI or has bad settings, naming it', () => {
+      expectConfigError(
+        () => newRegistry().addUiResource({ ...view, uri: 'notes://card' }),
+        /UI resource "notes:\/\/card"/,
+        /ui:\/\//,
+      );
+      expectConfigError(
+        () => newRegistry().addUiResource({ ...view, csp: { connectDomains: ['https://*'] } }),
+        /UI resource "ui:\/\/notes\/card"/,
+        /csp\.connectDomains\[0\]/,
+      );
+    });
+
+    it("renders a tool's ui option as _meta.ui beside its own _meta", () => {
+      const registry = newRegistry();
+      registry.addTool(
+        toolDef('open_card', {
+          _meta: { 'com.example/trace': true },
+          ui: { resourceUri: 'ui://notes/card', visibility: ['app'] },
+        }),
+      );
+      expect(registry.getTool('open_card')?.meta).toEqual({
+        'com.example/trace': true,
+        ui: { resourceUri: 'ui://notes/card', visibility: ['app'] },
+      });
+    });
+
+    it('refuses a tool with both ui and _meta.ui, or a link that is not ui://', () => {
+      expectConfigError(
+        () =>
+          newRegistry().addTool(
+            toolDef('twice', { ui: { resourceUri: 'ui://a' }, _meta: { ui: { resourceUri: 'ui://b' } } }),
+          ),
+        /tool "twice"/,
+        /ui option and _meta\.ui/,
+      );
+      expectConfigError(
+        () => newRegistry().addTool(toolDef('web', { ui: { resourceUri: 'https://example.com/card.html' } })),
+        /tool "web"/,
+        /ui\.resourceUri must be a ui:\/\/ URI/,
+      );
+      expectConfigError(
+        () => newRegistry().addTool(toolDef('by_hand', { _meta: { ui: { resourceUri: 'ui://a', visibility: [] } } })),
+        /tool "by_hand"/,
+        /ui\.visibility must be a non-empty array/,
+      );
+    });
+
+    it('checks at startup that every view a tool links to is a UI resource of the registry, then each new tool', () => {
+      const registry = newRegistry();
+      registry.addTool(toolDef('open_card', { ui: { resourceUri: 'ui://notes/card' } }), 'NotesTools.openCard');
+      registry.addUiResource(view);
+      registry.checkViewLinks();
+      expectConfigError(
+        () => registry.addTool(toolDef('open_list', { ui: { resourceUri: 'ui://notes/list' } }), 'NotesTools.list'),
+        /tool "open_list"/,
+        /"ui:\/\/notes\/list" names no UI resource/,
+        /NotesTools\.list/,
+      );
+      expect(registry.getTool('open_list')).toBeUndefined();
+
+      const other = newRegistry();
+      other.addResource({ uri: 'ui://notes/card', name: 'plain', handler: () => 'x' });
+      other.addTool(toolDef('open_card', { ui: { resourceUri: 'ui://notes/card' } }), 'NotesTools.openCard');
+      expectConfigError(() => other.checkViewLinks(), /names no UI resource/, /NotesTools\.openCard/);
+    });
+  });
 });

@@ -5,11 +5,13 @@ import type {
   McpResourceDefinition,
   McpResourceTemplateDefinition,
   McpToolDefinition,
+  McpUiResourceDefinition,
 } from '../interfaces/mcp-definitions.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { DUPLICATE_ENTRY } from '../shared/mcp.messages';
 import { EntrySchemas, type RegistrySettings, type SchemaCompiler } from './entry-schemas';
 import { promptEntry, resourceEntry, templateEntry, toolEntry, type EntryBuild } from './registry-entries';
+import { uiResourceEntry, unlinkedView } from './app-entries';
 import { RegistryChanges, type McpRegistryListener } from './registry-changes';
 import { SortedTable } from './sorted-table';
 
@@ -31,6 +33,8 @@ export class McpRegistry {
   private readonly prompts = new SortedTable<McpPromptEntry>((prompt) => prompt.name);
   private readonly changes = new RegistryChanges();
   private readonly schemas: EntrySchemas;
+  /** Whether startup checked the tools' views: later tools are checked as they come. */
+  private viewsChecked = false;
 
   /** @internal */
   constructor(compiler: SchemaCompiler, settings: RegistrySettings = { outputSchemaAnyRoot: true }) {
@@ -48,7 +52,11 @@ export class McpRegistry {
    * @throws McpConfigurationError for a duplicate or invalid name or schema.
    */
   addTool(definition: McpToolDefinition, source?: string): void {
-    this.tools.set(toolEntry(definition, this.build('tool', this.tools, source)), source);
+    const tool = toolEntry(definition, this.build('tool', this.tools, source));
+    if (this.viewsChecked) {
+      this.checkViewLink(tool, source);
+    }
+    this.tools.set(tool, source);
     this.changes.changed('tools');
   }
 
@@ -64,6 +72,42 @@ export class McpRegistry {
   addResource(definition: McpResourceDefinition, source?: string): void {
     this.resources.set(resourceEntry(definition, this.build('resource', this.resources, source)), source);
     this.changes.changed('resources');
+  }
+
+  /**
+   * Adds a view of MCP Apps: a resource at a `ui://` URI whose handler returns the HTML (a
+   * string, or bytes), served as `text/html;profile=mcp-app` with its `_meta.ui`. Tools link to
+   * it with `ui: { resourceUri }`; the server declares the `io.modelcontextprotocol/ui`
+   * extension while it has one. Remove it with `removeResource(uri)`.
+   * @throws McpConfigurationError for a duplicate URI, a URI that is not `ui://`, or bad `_meta.ui` settings.
+   */
+  addUiResource(definition: McpUiResourceDefinition, source?: string): void {
+    const build = this.build('resource', this.resources, source);
+    this.resources.set(
+      uiResourceEntry(definition, (resource) => resourceEntry(resource, build)),
+      source,
+    );
+    this.changes.changed('resources');
+  }
+
+  /**
+   * Stops startup when a tool links to a view this server does not serve; from then on, a tool
+   * added at runtime must link to a view registered before it.
+   *
+   * @internal
+   */
+  checkViewLinks(): void {
+    this.viewsChecked = true;
+    for (const tool of this.tools.values()) {
+      this.checkViewLink(tool, this.tools.sourceOf(tool.name));
+    }
+  }
+
+  private checkViewLink(tool: McpToolEntry, source: string | undefined): void {
+    const problem = unlinkedView(tool, (uri) => this.resources.get(uri));
+    if (problem !== undefined) {
+      throw new McpConfigurationError(source === undefined ? problem : `${problem} (at ${source})`);
+    }
   }
 
   /** Removes a resource by URI; returns whether it existed. */

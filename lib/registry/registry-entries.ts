@@ -22,6 +22,7 @@ import type {
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { INVALID_ENTRY, INVALID_SCHEMA, INVALID_TOOL_NAME } from '../shared/mcp.messages';
 import type { EntrySchemas } from './entry-schemas';
+import { toolMeta } from './app-entries';
 import { InvalidUriTemplateError, UriTemplate } from './uri-template';
 
 /** What a builder needs from the registry. */
@@ -94,7 +95,7 @@ export function toolEntry(definition: McpToolDefinition, build: EntryBuild): Mcp
     output,
     annotations: definition.annotations,
     icons: definition.icons,
-    meta: definition._meta,
+    meta: toolMeta(definition),
     taskSupport: definition.taskSupport ?? 'forbidden',
     paramHeaders,
     access: accessOf(definition, 'tool', name),

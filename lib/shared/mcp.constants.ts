@@ -6,6 +6,7 @@ export const MCP_TOOL_METADATA = 'nest-mcp:tool';
 export const MCP_RESOURCE_METADATA = 'nest-mcp:resource';
 export const MCP_RESOURCE_TEMPLATE_METADATA = 'nest-mcp:resource-template';
 export const MCP_PROMPT_METADATA = 'nest-mcp:prompt';
+export const MCP_UI_RESOURCE_METADATA = 'nest-mcp:ui-resource';
 /** The `(args, ctx)` parameter layout the handler decorators record on a method without parameter decorators. */
 export const MCP_DEFAULT_PARAMS_METADATA = 'nest-mcp:default-params';
 
@@ -72,6 +73,8 @@ export const MCP_STDIO_SETTINGS = Symbol('nest-mcp:stdio-settings');
 export const MCP_SESSION_SETTINGS = Symbol('nest-mcp:session-settings');
 export const MCP_AUTH_SETTINGS = Symbol('nest-mcp:auth-settings');
 export const MCP_TASK_SETTINGS = Symbol('nest-mcp:task-settings');
+/** Token of the apps settings (`AppsSettings`: the views of `apps.views`, read). */
+export const MCP_APPS_SETTINGS = Symbol('nest-mcp:apps-settings');
 export const MCP_REDIS_SETTINGS = Symbol('nest-mcp:redis-settings');
 export const MCP_STORE_SETTINGS = Symbol('nest-mcp:store-settings');
 export const MCP_TELEMETRY_SETTINGS = Symbol('nest-mcp:telemetry-settings');

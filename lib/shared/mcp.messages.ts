@@ -28,7 +28,7 @@ export const TYPED_TOOL_PARAMETERS = (where: string) =>
   `${where} is an @McpTypedTool: its first parameter receives the arguments and its second the call context; put other parameter decorators after them.`;
 
 export const MULTIPLE_DECORATORS = (where: string) =>
-  `${where} carries more than one of @McpTool, @McpResource, @McpResourceTemplate and @McpPrompt; use one per method.`;
+  `${where} carries more than one of @McpTool, @McpResource, @McpUiResource, @McpResourceTemplate and @McpPrompt; use one per method.`;
 
 /** What a client is told when the shared store (Redis) is away; the details go to the log. The protocol owns the text. */
 export const STORE_UNAVAILABLE = STORE_UNAVAILABLE_MESSAGE;

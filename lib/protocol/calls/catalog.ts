@@ -78,6 +78,8 @@ export interface McpResourceEntry {
   readonly meta?: JSONObject;
   /** Overrides the default `ttlMs` of `resources/read` (modern era). */
   readonly cacheTtlMs?: number;
+  /** `false`: left out of `resources/list` (a view its tools lead to), still read by its URI. */
+  readonly listed?: boolean;
   /**
    * Who may call and see it; `undefined` when anyone may.
    *

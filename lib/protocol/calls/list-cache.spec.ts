@@ -23,4 +23,26 @@ describe('ListCache', () => {
     rendered[0].description = 'changed';
     expect(cached[0].description).toBe('Finds notes');
   });
+
+  it('keeps a variant apart from the list everyone sees: neither is served for the other', () => {
+    const cache = new ListCache();
+    const everyone = cache.get('tools', 1, '2026-07-28', () => [{ name: 'card' }, { name: 'refresh' }]);
+    const variant = cache.get('tools', 1, '2026-07-28', () => [{ name: 'card' }], 'without app-only');
+    expect(variant).toEqual([{ name: 'card' }]);
+    expect(cache.get('tools', 1, '2026-07-28', () => [])).toBe(everyone);
+    expect(cache.get('tools', 1, '2026-07-28', () => [], 'without app-only')).toBe(variant);
+  });
+
+  it('computes a fact once per catalog version', () => {
+    const cache = new ListCache();
+    let computed = 0;
+    const fact = () => {
+      computed += 1;
+      return computed % 2 === 0;
+    };
+    expect(cache.memo('has views', 1, fact)).toBe(false);
+    expect(cache.memo('has views', 1, fact)).toBe(false);
+    expect(cache.memo('has views', 2, fact)).toBe(true);
+    expect(computed).toBe(2);
+  });
 });

@@ -22,7 +22,9 @@ function addDisplay(
   if (entry.icons !== undefined && entry.icons.length > 0 && hasFeature(revision, 'icons')) {
     target.icons = entry.icons;
   }
-  if (entry.meta !== undefined && hasFeature(revision, 'title')) {
+  // `_meta` is in the schema from 2025-06-18 on; MCP Apps puts its `_meta.ui` on tools and
+  // resources whatever the revision (its text negotiates the extension on 2024-11-05 too).
+  if (entry.meta !== undefined && (hasFeature(revision, 'title') || entry.meta.ui !== undefined)) {
     target._meta = entry.meta;
   }
 }

@@ -87,6 +87,23 @@ describe('ExtensionTable', () => {
     expect(new ExtensionTable([{ id: 'com.example/a', eras: ['modern'] }]).advertised('legacy')).toBeUndefined();
   });
 
+  it('adds a conditional extension while it holds, in the eras it applies to', () => {
+    let holds = false;
+    const table = new ExtensionTable(
+      [{ id: 'com.example/a', eras: ['modern'] }],
+      [{ extension: { id: 'com.example/views', settings: { mimeTypes: ['text/html'] } }, when: () => holds }],
+    );
+    expect(table.advertised('legacy')).toBeUndefined();
+    expect(table.advertised('modern')).toEqual({ 'com.example/a': {} });
+    holds = true;
+    expect(table.advertised('legacy')).toEqual({ 'com.example/views': { mimeTypes: ['text/html'] } });
+    expect(table.advertised('modern')).toEqual({
+      'com.example/a': {},
+      'com.example/views': { mimeTypes: ['text/html'] },
+    });
+    expect(table.advertised('modern')).toBe(table.advertised('modern'));
+  });
+
   it('keeps its own copy of the settings', () => {
     const settings = { level: 'full' };
     const own = new ExtensionTable([{ id: 'com.example/a', settings }]);

@@ -111,28 +111,57 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** A declaration with its settings copied and frozen through and through: every response shares them. */
+function ownCopy({ id, settings, eras }: McpExtension): McpExtension {
+  return { id, settings: deepFreeze(structuredClone(settings ?? {})), eras };
+}
+
 /**
- * The server's extensions, rendered once per era at construction: answering `initialize` or
- * `server/discover` reads a property, and the settings cannot change under the server after
- * startup.
+ * An extension the server declares only while something holds (MCP Apps: while it has a view,
+ * which the application may register at runtime). `when` is asked on each `initialize` and
+ * `server/discover`, so it must be cheap.
+ */
+export interface ConditionalExtension {
+  readonly extension: McpExtension;
+  when(): boolean;
+}
+
+/**
+ * The server's extensions, rendered once per era (and per set of conditional extensions that
+ * hold) and kept: answering `initialize` or `server/discover` reads a map, and the settings
+ * cannot change under the server after startup.
  */
 export class ExtensionTable {
-  private readonly byEra: Readonly<Record<McpEra, JSONObject | undefined>>;
+  private readonly rendered = new Map<string, JSONObject | undefined>();
+  private readonly extensions: readonly McpExtension[];
+  private readonly conditional: readonly ConditionalExtension[];
 
-  /** `extensions` must have passed `extensionProblem`. */
-  constructor(extensions: readonly McpExtension[]) {
-    const render = (era: McpEra): JSONObject | undefined => {
-      const applying = extensions.filter((extension) => extension.eras?.includes(era) ?? true);
-      return applying.length === 0
-        ? undefined
-        : deepFreeze(structuredClone(Object.fromEntries(applying.map(({ id, settings }) => [id, settings ?? {}]))));
-    };
-    this.byEra = { legacy: render('legacy'), modern: render('modern') };
+  /** `extensions` must have passed `extensionProblem`, and so must the conditional ones. */
+  constructor(extensions: readonly McpExtension[], conditional: readonly ConditionalExtension[] = []) {
+    // Copied now: what the application changes in its declarations later does not reach clients.
+    this.extensions = extensions.map(ownCopy);
+    this.conditional = conditional.map((entry) => ({ extension: ownCopy(entry.extension), when: () => entry.when() }));
   }
 
   /** `capabilities.extensions` for a request of `era`; `undefined` when none applies. */
   advertised(era: McpEra): JSONObject | undefined {
-    return this.byEra[era];
+    let key: string = era;
+    for (const entry of this.conditional) {
+      key += entry.when() ? '1' : '0';
+    }
+    if (this.rendered.has(key)) {
+      return this.rendered.get(key);
+    }
+    const holding = this.conditional.filter((_entry, index) => key[era.length + index] === '1');
+    const applying = [...this.extensions, ...holding.map(({ extension }) => extension)].filter(
+      (extension) => extension.eras?.includes(era) ?? true,
+    );
+    const extensions =
+      applying.length === 0
+        ? undefined
+        : Object.freeze(Object.fromEntries(applying.map(({ id, settings }) => [id, settings])));
+    this.rendered.set(key, extensions);
+    return extensions;
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The shape every list method shares: the catalog's rendered entries (cached per catalog version
- * and revision), narrowed to what the caller may see, then one page of them.
+ * and revision), narrowed to what the caller may see, then one page of them; `private` to the
+ * caller when it differs by caller.
  */
 import type { JSONObject } from '../messages/json-rpc';
 import { paginate } from '../messages/pagination';
@@ -15,6 +16,8 @@ export async function listResult(
   entries: ReadonlyArray<{ readonly access?: EntryAccess }>,
   rendered: readonly JSONObject[],
   keyOf: (entry: JSONObject) => string,
+  /** Whether the list differs by what the client declared (the tools of a server with app-only tools). */
+  variesByClient = false,
 ): Promise<JSONObject> {
   const visible = await visibleEntries(
     entries,
@@ -28,8 +31,9 @@ export async function listResult(
   if (page.nextCursor !== undefined) {
     result.nextCursor = page.nextCursor;
   }
-  if (visible !== undefined && request.era === 'modern') {
-    // The list depends on who asks: no cache may hand it to anyone else.
+  if ((visible !== undefined || variesByClient) && request.era === 'modern') {
+    // The list depends on who asks: no cache may hand it to anyone else. No scope narrower
+    // than `private` exists for what a client declared; its answers are its own.
     result.cacheScope = 'private';
   }
   return result;

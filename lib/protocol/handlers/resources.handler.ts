@@ -13,19 +13,18 @@ import type { HandlerContext } from './handler-context';
 import { copyOf } from '../messages/object-copies';
 import { checkUriLength } from '../messages/resource-uri';
 
+/** resources/list: every resource but those registered as unlisted (views found through their tools). */
 export async function handleResourcesList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
-  const { catalog } = context;
-  const rendered = context.lists.get('resources', catalog.version, request.revision, () =>
-    catalog.listResources().map((resource) => renderResource(resource, request.revision)),
+  const { catalog, lists } = context;
+  const resources = lists.memo('listed resources', catalog.version, () => {
+    const all = catalog.listResources();
+    const listed = all.filter((resource) => resource.listed !== false);
+    return listed.length === all.length ? all : listed;
+  });
+  const rendered = lists.get('resources', catalog.version, request.revision, () =>
+    resources.map((resource) => renderResource(resource, request.revision)),
   );
-  return listResult(
-    context,
-    request,
-    'resources',
-    catalog.listResources(),
-    rendered,
-    (resource) => resource.uri as string,
-  );
+  return listResult(context, request, 'resources', resources, rendered, (resource) => resource.uri as string);
 }
 
 export async function handleTemplatesList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {

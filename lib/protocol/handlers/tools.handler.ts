@@ -12,16 +12,32 @@ import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
 import type { CallToolResult } from '../messages/mcp-types';
 import type { McpToolEntry, McpValidationOutcome } from '../calls/catalog';
-import { extensionRequired } from '../extensions/extensions';
+import { clientSupports, extensionRequired } from '../extensions/extensions';
+import { MCP_APPS_EXTENSION, withoutAppOnly } from '../apps/apps';
 import { clientTakesTasks, taskMode, MCP_TASKS_EXTENSION } from '../tasks/task-mode';
 import { isThenable, type Awaitable } from '../messages/thenables';
 
+/**
+ * tools/list. A client that declared no MCP Apps support is not shown the tools for views alone
+ * (it has no view to call them from); it still sees every other tool with its `_meta.ui`, which
+ * the text has such a client ignore (the tool is then a standard one): leaving it keeps one
+ * rendering for every client of a server without app-only tools, and the link costs nothing.
+ * Only a server with app-only tools has a list that varies by client, cached apart for each.
+ */
 export async function handleToolsList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
-  const { catalog } = context;
-  const rendered = context.lists.get('tools', catalog.version, request.revision, () =>
-    catalog.listTools().map((tool) => renderTool(tool, request.revision)),
+  const { catalog, lists } = context;
+  const tools = catalog.listTools();
+  const forModel = lists.memo('tools without app-only', catalog.version, () => withoutAppOnly(tools));
+  const varies = forModel !== tools;
+  const shown = varies && !clientSupports(request.clientCapabilities, MCP_APPS_EXTENSION) ? forModel : tools;
+  const rendered = lists.get(
+    'tools',
+    catalog.version,
+    request.revision,
+    () => shown.map((tool) => renderTool(tool, request.revision)),
+    shown === tools ? '' : 'without app-only',
   );
-  return listResult(context, request, 'tools', catalog.listTools(), rendered, (tool) => tool.name as string);
+  return listResult(context, request, 'tools', shown, rendered, (tool) => tool.name as string, varies);
 }
 
 /**
