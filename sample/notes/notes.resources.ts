@@ -6,6 +6,7 @@ import {
   McpErrorCode,
   McpResource,
   McpResourceTemplate,
+  McpUiResource,
   McpArgs,
   McpCtx,
   type McpCallContext,
@@ -14,9 +15,6 @@ import { NotesService } from './notes.service';
 
 /** The sample's MCP App: the card create_note links to (`_meta.ui.resourceUri`). */
 export const NOTE_CARD_URI = 'ui://notes/note-card';
-
-/** The MIME type of an MCP App's HTML (the Apps extension, `io.modelcontextprotocol/ui`). */
-const MCP_APP_MIME_TYPE = 'text/html;profile=mcp-app';
 
 /** The view, one self-contained HTML file built from sample/notes/view by scripts/build-browser-bundles.mjs. */
 const NOTE_CARD_FILE = join(__dirname, 'view', 'dist', 'note-card.html');
@@ -39,20 +37,14 @@ export class NotesResources {
    * The note card (sample/notes/view): no external origin declared, so hosts run it under the
    * Apps extension's restrictive default policy.
    */
-  // TODO(apps): `@McpUiResource({ uri: NOTE_CARD_URI, name: 'note-card', prefersBorder: true })`
-  // once it exists, or the file in `McpModule.forRoot({ apps: { views } })`.
-  @McpResource({
+  @McpUiResource({
     uri: NOTE_CARD_URI,
     name: 'note-card',
     description: 'The card create_note shows its note in (an MCP App)',
-    mimeType: MCP_APP_MIME_TYPE,
-    _meta: { ui: { prefersBorder: true } },
+    prefersBorder: true,
   })
-  async noteCard() {
-    const text = await readFile(NOTE_CARD_FILE, 'utf8');
-    return {
-      contents: [{ uri: NOTE_CARD_URI, mimeType: MCP_APP_MIME_TYPE, text, _meta: { ui: { prefersBorder: true } } }],
-    };
+  noteCard(): Promise<string> {
+    return readFile(NOTE_CARD_FILE, 'utf8');
   }
 
   @McpResourceTemplate({

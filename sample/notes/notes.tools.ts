@@ -24,8 +24,7 @@ export class NotesTools {
     description: 'Creates a note',
     input: CreateNoteDto,
     annotations: { destructiveHint: false },
-    // TODO(apps): `ui: { resourceUri: NOTE_CARD_URI }` once @McpTool has the option.
-    _meta: { ui: { resourceUri: NOTE_CARD_URI } },
+    ui: { resourceUri: NOTE_CARD_URI },
   })
   create_note(@McpArgs() args: CreateNoteDto) {
     const note = this.notes.create(args.title, args.body, args.tags);

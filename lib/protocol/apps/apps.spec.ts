@@ -37,6 +37,7 @@ describe('renderToolUi', () => {
       resourceUri: 'ui://a',
       visibility: ['app'],
     });
+    expect(renderToolUi({ visibility: ['app'] })).toEqual({ visibility: ['app'] });
   });
 });
 

@@ -40,8 +40,12 @@ export type McpUiVisibility = 'model' | 'app';
  * @publicApi
  */
 export interface McpToolUiOptions {
-  /** The `ui://` URI of a UI resource of the same server, which hosts render the tool's results with. */
-  resourceUri: string;
+  /**
+   * The `ui://` URI of a UI resource of the same server, which hosts render the tool's results
+   * with. Absent for a tool that only says who may use it (an app-only tool the server's views
+   * call, which shows nothing of its own).
+   */
+  resourceUri?: string;
   /**
    * Who may use the tool. A tool without `'model'` is for views alone: a client that declared
    * no MCP Apps support does not see it in `tools/list`. Visibility is never authorization:
@@ -139,7 +143,10 @@ export function renderUiResourceMeta(meta: McpUiResourceMeta): JSONObject | unde
 
 /** The `_meta.ui` of a tool: its view and, when given, who may use it. */
 export function renderToolUi(ui: McpToolUiOptions): JSONObject {
-  const rendered: JSONObject = { resourceUri: ui.resourceUri };
+  const rendered: JSONObject = {};
+  if (ui.resourceUri !== undefined) {
+    rendered.resourceUri = ui.resourceUri;
+  }
   if (ui.visibility !== undefined) {
     rendered.visibility = [...ui.visibility];
   }

@@ -83,13 +83,14 @@ describe('toolUiProblem', () => {
     [{ resourceUri: 'ui://notes/card' }],
     [{ resourceUri: 'ui://notes/card', visibility: ['app'] }],
     [{ resourceUri: 'ui://notes/card', visibility: ['model', 'app'] }],
+    [{ visibility: ['app'] }],
   ])('takes %j', (ui) => {
     expect(toolUiProblem(ui)).toBeUndefined();
   });
 
   it.each([
     ['no object', 'ui://notes/card', ''],
-    ['no resourceUri', { visibility: ['app'] }, '.resourceUri'],
+    ['neither resourceUri nor visibility', {}, ''],
     ['an https resourceUri', { resourceUri: 'https://example.com/card.html' }, '.resourceUri'],
     ['an empty visibility', { resourceUri: 'ui://a', visibility: [] }, '.visibility'],
     ['an unknown audience', { resourceUri: 'ui://a', visibility: ['user'] }, '.visibility'],

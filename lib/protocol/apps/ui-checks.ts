@@ -130,16 +130,20 @@ export function uiResourceMetaProblem(meta: {
   return undefined;
 }
 
-/** What is wrong with a tool's link to its view (`{ resourceUri, visibility? }`). */
+/** What is wrong with a tool's link to its view (`{ resourceUri?, visibility? }`). */
 export function toolUiProblem(ui: unknown): UiProblem | undefined {
   if (!isJsonObject(ui)) {
-    return { at: '', reason: 'must be an object { resourceUri, visibility? }' };
+    return { at: '', reason: 'must be an object { resourceUri?, visibility? }' };
   }
-  const uriProblem = uiUriProblem(ui.resourceUri);
+  const { resourceUri, visibility } = ui;
+  // Both are optional in the extension's text, but one must be there for `ui` to say anything.
+  if (resourceUri === undefined && visibility === undefined) {
+    return { at: '', reason: 'must name a view (resourceUri), who may use the tool (visibility), or both' };
+  }
+  const uriProblem = resourceUri === undefined ? undefined : uiUriProblem(resourceUri);
   if (uriProblem !== undefined) {
     return { at: '.resourceUri', reason: uriProblem };
   }
-  const { visibility } = ui;
   if (
     visibility !== undefined &&
     !(
