@@ -176,6 +176,7 @@ export function createMcpEngine(
       standaloneStreams: () => channels.size,
       knows: (method, name) =>
         (method === 'tools/call' ? registry.getTool(name) : registry.getPrompt(name)) !== undefined,
+      knowsMethod: (method) => engine.methods.isKnown(method),
     });
     sessions.onEnd((sessionId) => telemetry.sessionEnded(sessionId));
   }
