@@ -8,6 +8,7 @@ import { MODULE_OPTIONS_TOKEN } from './mcp.module-definition';
 import {
   MCP_AUTH_SETTINGS,
   MCP_CLUSTER_LINK,
+  MCP_EXTENSION_PROVIDERS,
   MCP_HTTP_SETTINGS,
   MCP_OWN_AUTH,
   MCP_OWN_HEALTH,
@@ -35,6 +36,7 @@ import { McpRegistry } from './registry/mcp-registry.service';
 import { McpEngine, type EngineHooks, type EngineOptions } from './protocol/engine';
 import { hasFeature } from './protocol/messages/revisions';
 import { McpExplorer } from './explorers/mcp.explorer';
+import { findExtensionProviders, type McpExtensionProviders } from './explorers/mcp-extension-providers';
 import { McpSessionService } from './sessions/mcp-session.service';
 import { SessionChannels } from './sessions/session-channels';
 import { LegacySessionResolver } from './sessions/legacy-session.resolver';
@@ -139,6 +141,7 @@ export function createMcpEngine(
   channels: SessionChannels,
   link: ClusterLink,
   telemetry: McpTelemetry | null,
+  extensions: McpExtensionProviders,
 ): McpEngine {
   const logger = new McpLogger('McpEngine');
   const cluster = bindEngineToCluster(link, (what, error) => logFailedSend(logger, what, error));
@@ -155,7 +158,8 @@ export function createMcpEngine(
     clientRequestTimeoutMs: settings.clientRequestTimeoutMs,
     maxPendingQuestions: settings.maxPendingQuestions,
     requestState: settings.requestState,
-    extensions: settings.extensions,
+    extensions: extensions.extensions,
+    extensionMethods: extensions.methods,
     logger: {
       error: (message, trace) => logger.error(message, trace),
       warn: (message) => logger.warn(message),
@@ -207,6 +211,12 @@ export const MCP_PROVIDERS: Provider[] = [
     inject: [MCP_TELEMETRY_SETTINGS, MCP_SERVER_IDENTITY, ModulesContainer],
   },
   {
+    provide: MCP_EXTENSION_PROVIDERS,
+    useFactory: (settings: McpServerSettings, identity: McpServerIdentity, modules: ModulesContainer) =>
+      findExtensionProviders(settings.extensions, identity, modules),
+    inject: [MCP_SERVER_SETTINGS, MCP_SERVER_IDENTITY, ModulesContainer],
+  },
+  {
     provide: McpEngine,
     useFactory: createMcpEngine,
     inject: [
@@ -217,6 +227,7 @@ export const MCP_PROVIDERS: Provider[] = [
       SessionChannels,
       MCP_CLUSTER_LINK,
       MCP_TELEMETRY,
+      MCP_EXTENSION_PROVIDERS,
     ],
   },
   McpExplorer,

@@ -12,6 +12,7 @@ import { EntrySchemas, type RegistrySettings, type SchemaCompiler } from './entr
 import { promptEntry, resourceEntry, templateEntry, toolEntry, type EntryBuild } from './registry-entries';
 import { RegistryChanges, type McpRegistryListener } from './registry-changes';
 import { SortedTable } from './sorted-table';
+import { EntryMetaHooks, type EntryMetaHook } from './entry-meta';
 
 export type { RegistrySettings, SchemaCompiler } from './entry-schemas';
 export type { McpRegistryChangeKind, McpRegistryListener } from './registry-changes';
@@ -30,6 +31,7 @@ export class McpRegistry {
   private readonly templates = new SortedTable<McpTemplateEntry>((template) => template.uriTemplate);
   private readonly prompts = new SortedTable<McpPromptEntry>((prompt) => prompt.name);
   private readonly changes = new RegistryChanges();
+  private readonly entryMeta = new EntryMetaHooks();
   private readonly schemas: EntrySchemas;
 
   /** @internal */
@@ -48,6 +50,7 @@ export class McpRegistry {
    * @throws McpConfigurationError for a duplicate or invalid name or schema.
    */
   addTool(definition: McpToolDefinition, source?: string): void {
+    definition = this.entryMeta.apply({ kind: 'tool', definition });
     this.tools.set(toolEntry(definition, this.build('tool', this.tools, source)), source);
     this.changes.changed('tools');
   }
@@ -62,6 +65,7 @@ export class McpRegistry {
    * @throws McpConfigurationError for a duplicate or invalid URI.
    */
   addResource(definition: McpResourceDefinition, source?: string): void {
+    definition = this.entryMeta.apply({ kind: 'resource', definition });
     this.resources.set(resourceEntry(definition, this.build('resource', this.resources, source)), source);
     this.changes.changed('resources');
   }
@@ -76,6 +80,7 @@ export class McpRegistry {
    * @throws McpConfigurationError for a duplicate or invalid template.
    */
   addResourceTemplate(definition: McpResourceTemplateDefinition, source?: string): void {
+    definition = this.entryMeta.apply({ kind: 'resource template', definition });
     this.templates.set(templateEntry(definition, this.build('resource template', this.templates, source)), source);
     this.changes.changed('resources');
   }
@@ -90,6 +95,7 @@ export class McpRegistry {
    * @throws McpConfigurationError for a duplicate or invalid name.
    */
   addPrompt(definition: McpPromptDefinition, source?: string): void {
+    definition = this.entryMeta.apply({ kind: 'prompt', definition });
     this.prompts.set(promptEntry(definition, this.build('prompt', this.prompts, source)), source);
     this.changes.changed('prompts');
   }
@@ -97,6 +103,15 @@ export class McpRegistry {
   /** Removes a prompt; returns whether it existed. */
   removePrompt(name: string): boolean {
     return this.prompts.delete(name) && this.changes.changed('prompts');
+  }
+
+  /**
+   * Adds the `_meta` hook of extension `id` (`McpExtensionHooks.entryMeta`): every entry added
+   * from now on gets what it returns. `source` names the extension's provider in errors.
+   * @internal
+   */
+  addEntryMeta(id: string, hook: EntryMetaHook, source: string): void {
+    this.entryMeta.add(id, hook, source);
   }
 
   /**
