@@ -16,11 +16,21 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Injectable, Module, type ModuleMetadata } from '@nestjs/common';
-import { McpConfigurationError, McpErrorCode, McpExtensionMethod, McpExtensionProvider, McpModule } from 'nest-mcp';
+import { Injectable, Module, type ModuleMetadata, Scope } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import {
+  McpConfigurationError,
+  McpErrorCode,
+  McpExtensionMethod,
+  McpExtensionProvider,
+  McpModule,
+  type McpPrincipal,
+} from 'nest-mcp';
+import { McpStderrLogger, McpStdioServer } from 'nest-mcp/stdio';
 import { z } from 'zod';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
 import {
+  ExtensionMethodsFixtureModule,
   NOTES_AUDIT,
   NOTES_AUDIT_SETTINGS,
   NotesAuditExtension,
@@ -28,7 +38,8 @@ import {
   TOKENS,
   startExtensionMethodsApp,
 } from './fixtures/extension-methods-fixture';
-import { MODERN_REVISION, modernHeaders, modernRequest, post } from './fixtures/raw-rpc';
+import { MODERN_REVISION, legacyRequest, modernHeaders, modernRequest, post } from './fixtures/raw-rpc';
+import { StdioPeer } from './fixtures/stdio-fixture.module';
 import { rpcError } from './fixtures/sdk-errors';
 import { startupError } from './fixtures/pipeline-app';
 
@@ -307,6 +318,14 @@ describe('extension providers that stop the application at startup', () => {
   @McpExtensionProvider({ id: 'notes-audit' })
   class MalformedId {}
 
+  @Injectable()
+  class NoProvider {
+    @McpExtensionMethod('notes-audit/lost')
+    lost() {
+      return {};
+    }
+  }
+
   const base = { name: 'startup', version: '0.0.1' };
   it.each<[string, ModuleMetadata, string[]]>([
     [
@@ -338,6 +357,11 @@ describe('extension providers that stop the application at startup', () => {
       'a malformed extension id',
       { imports: [McpModule.forRoot(base)], providers: [MalformedId] },
       ['MalformedId', 'must be an extension identifier'],
+    ],
+    [
+      'a method on a class that is no extension provider',
+      { imports: [McpModule.forRoot(base)], providers: [NoProvider] },
+      ['NoProvider.lost', 'without @McpExtensionProvider()'],
     ],
   ])('%s', async (_label, metadata, fragments) => {
     const error = await startupError(metadata);
@@ -398,5 +422,95 @@ describe('an extension provider with several servers', () => {
       ((await discover('/public')).json as { result: { capabilities: { extensions?: object } } }).result.capabilities
         .extensions,
     ).not.toHaveProperty(['com.example/admin-audit']);
+  });
+});
+
+/** An extension provider made anew for every call. */
+@Injectable({ scope: Scope.REQUEST })
+@McpExtensionProvider({ id: 'com.example/per-request' })
+class PerRequestExtension {
+  private static made = 0;
+  private readonly serial = (PerRequestExtension.made += 1);
+
+  @McpExtensionMethod('per-request/serial')
+  read() {
+    return { serial: this.serial };
+  }
+}
+
+describe('a vendor extension over stdio (in process)', () => {
+  let moduleRef: TestingModule;
+  let server: McpStdioServer;
+  const peers: StdioPeer[] = [];
+  const guest = { id: 'guest', scopes: [] };
+
+  beforeAll(async () => {
+    moduleRef = await Test.createTestingModule({
+      imports: [ExtensionMethodsFixtureModule.forRoot()],
+      providers: [PerRequestExtension],
+    })
+      .setLogger(new McpStderrLogger({ logLevels: ['error'] }))
+      .compile();
+    await moduleRef.init();
+    server = moduleRef.get(McpStdioServer);
+  });
+
+  afterAll(async () => {
+    await Promise.all(peers.splice(0).map((peer) => peer.end()));
+    await moduleRef?.close();
+  });
+
+  const connect = (principal: McpPrincipal): StdioPeer => {
+    const peer = new StdioPeer(server, { principal });
+    peers.push(peer);
+    return peer;
+  };
+
+  it('serves the methods in the modern era: the result, -32021, the scopes', async () => {
+    const peer = connect(guest);
+    peer.send(modernRequest('notes-audit/entries', { noteId: 'n-5' }, 'entries'));
+    expect((await peer.answer('entries')).result).toMatchObject({ noteId: 'n-5', era: 'modern', name: 'n-5' });
+    peer.send(modernRequest('notes-audit/strict', {}, 'without'));
+    expect((await peer.answer('without')).error).toMatchObject({
+      code: McpErrorCode.MissingRequiredClientCapability,
+      data: REQUIRED,
+    });
+    peer.send(
+      modernRequest('notes-audit/strict', {}, 'with', { 'io.modelcontextprotocol/clientCapabilities': WITH_AUDIT }),
+    );
+    expect((await peer.answer('with')).result).toMatchObject({ strict: true });
+    peer.send(modernRequest('notes-audit/purge', {}, 'purge'));
+    expect((await peer.answer('purge')).error).toMatchObject({ code: McpErrorCode.InsufficientScope });
+    const admin = connect({ id: 'admin', scopes: ['notes:admin'] });
+    admin.send(modernRequest('notes-audit/purge', {}, 'purge'));
+    expect((await admin.answer('purge')).result).toMatchObject({ purged: true });
+  });
+
+  it('serves a request-scoped provider with an instance per call', async () => {
+    const peer = connect(guest);
+    peer.send(modernRequest('per-request/serial', {}, 'a'));
+    peer.send(modernRequest('per-request/serial', {}, 'b'));
+    const [a, b] = [(await peer.answer('a')).result?.serial, (await peer.answer('b')).result?.serial];
+    expect(typeof a).toBe('number');
+    expect(b).not.toBe(a);
+  });
+
+  it('serves them in a legacy session, except the modern-only one (-32601)', async () => {
+    const peer = connect(guest);
+    peer.send(
+      legacyRequest(
+        'initialize',
+        { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 's', version: '1' } },
+        1,
+      ),
+    );
+    expect((await peer.answer(1)).result).toMatchObject({
+      capabilities: { extensions: { [NOTES_AUDIT]: NOTES_AUDIT_SETTINGS } },
+    });
+    peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    peer.send(legacyRequest('notes-audit/entries', { noteId: 'n-6' }, 2));
+    expect((await peer.answer(2)).result).toMatchObject({ noteId: 'n-6', era: 'legacy' });
+    peer.send(legacyRequest('notes-audit/purge', {}, 3));
+    expect((await peer.answer(3)).error).toMatchObject({ code: McpErrorCode.MethodNotFound });
   });
 });

@@ -156,11 +156,20 @@ export class McpExplorer implements OnModuleInit {
       return undefined;
     }
     const found = this.accessor.getHandlers(method as (...args: unknown[]) => unknown);
-    if (found.length === 0) {
-      return undefined;
-    }
     const className = (instance.constructor as Type | undefined)?.name ?? String(wrapper.name);
     const where = `${className}.${methodName}`;
+    if (found.length === 0) {
+      // An extension's method is served through its provider: on any other class it would be lost.
+      if (
+        this.accessor.getExtensionMethod(method as (...args: unknown[]) => unknown) !== undefined &&
+        this.accessor.getExtensionProvider(instance.constructor as Type) === undefined
+      ) {
+        throw new McpConfigurationError(
+          `${where} is an @McpExtensionMethod() of a class without @McpExtensionProvider(): add the extension's decorator to the class`,
+        );
+      }
+      return undefined;
+    }
     if (found.length > 1) {
       throw new McpConfigurationError(MULTIPLE_DECORATORS(where));
     }
