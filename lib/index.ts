@@ -66,6 +66,13 @@ export type { McpTypedToolOptions, McpTypedToolHandler } from './decorators/mcp-
 export { McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorator';
 export { McpUiResource } from './decorators/mcp-ui-resource.decorator';
 export { McpPrompt } from './decorators/mcp-prompt.decorator';
+export { McpExtensionMethod, McpExtensionProvider } from './decorators/mcp-extension.decorator';
+export type {
+  McpEntryOf,
+  McpExtensionHooks,
+  McpExtensionMethodOptions,
+  McpExtensionProviderOptions,
+} from './interfaces/mcp-extension-options.interface';
 export { McpArgs, McpRequest } from './decorators/mcp-params.decorator';
 export { McpCtx } from './decorators/mcp-ctx.decorator';
 export { McpExecutionContext } from './context/mcp-execution-context';

@@ -8,6 +8,7 @@ import { MODULE_OPTIONS_TOKEN } from './mcp.module-definition';
 import {
   MCP_AUTH_SETTINGS,
   MCP_CLUSTER_LINK,
+  MCP_EXTENSION_PROVIDERS,
   MCP_HTTP_SETTINGS,
   MCP_OWN_AUTH,
   MCP_OWN_HEALTH,
@@ -37,6 +38,7 @@ import { registerAppViews, type AppsSettings } from './registry/app-views';
 import { McpEngine, type EngineHooks, type EngineOptions } from './protocol/engine';
 import { hasFeature } from './protocol/messages/revisions';
 import { McpExplorer } from './explorers/mcp.explorer';
+import { findExtensionProviders, type McpExtensionProviders } from './explorers/mcp-extension-providers';
 import { McpSessionService } from './sessions/mcp-session.service';
 import { SessionChannels } from './sessions/session-channels';
 import { LegacySessionResolver } from './sessions/legacy-session.resolver';
@@ -148,6 +150,7 @@ export function createMcpEngine(
   channels: SessionChannels,
   link: ClusterLink,
   telemetry: McpTelemetry | null,
+  extensions: McpExtensionProviders,
 ): McpEngine {
   const logger = new McpLogger('McpEngine');
   const cluster = bindEngineToCluster(link, (what, error) => logFailedSend(logger, what, error));
@@ -164,7 +167,8 @@ export function createMcpEngine(
     clientRequestTimeoutMs: settings.clientRequestTimeoutMs,
     maxPendingQuestions: settings.maxPendingQuestions,
     requestState: settings.requestState,
-    extensions: settings.extensions,
+    extensions: extensions.extensions,
+    extensionMethods: extensions.methods,
     logger: {
       error: (message, trace) => logger.error(message, trace),
       warn: (message) => logger.warn(message),
@@ -185,6 +189,7 @@ export function createMcpEngine(
       standaloneStreams: () => channels.size,
       knows: (method, name) =>
         (method === 'tools/call' ? registry.getTool(name) : registry.getPrompt(name)) !== undefined,
+      knowsMethod: (method) => engine.methods.isKnown(method),
     });
     sessions.onEnd((sessionId) => telemetry.sessionEnded(sessionId));
   }
@@ -219,6 +224,12 @@ export const MCP_PROVIDERS: Provider[] = [
     inject: [MCP_TELEMETRY_SETTINGS, MCP_SERVER_IDENTITY, ModulesContainer],
   },
   {
+    provide: MCP_EXTENSION_PROVIDERS,
+    useFactory: (settings: McpServerSettings, identity: McpServerIdentity, modules: ModulesContainer) =>
+      findExtensionProviders(settings.extensions, identity, modules),
+    inject: [MCP_SERVER_SETTINGS, MCP_SERVER_IDENTITY, ModulesContainer],
+  },
+  {
     provide: McpEngine,
     useFactory: createMcpEngine,
     inject: [
@@ -229,6 +240,7 @@ export const MCP_PROVIDERS: Provider[] = [
       SessionChannels,
       MCP_CLUSTER_LINK,
       MCP_TELEMETRY,
+      MCP_EXTENSION_PROVIDERS,
     ],
   },
   McpExplorer,

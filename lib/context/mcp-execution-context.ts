@@ -38,7 +38,8 @@ export class McpExecutionContext {
    * call: the context is the list request's, and there are no arguments.
    */
   isListing(): boolean {
-    return this.getContext().method.endsWith('/list');
+    // A call always has arguments (`{}` at least): an extension method named `.../list` is a call.
+    return this.getArgs<unknown>() === undefined && this.getContext().method.endsWith('/list');
   }
 
   /** The call's arguments: a tool's arguments, a prompt's arguments, a template's variables; `undefined` when listing. */

@@ -15,9 +15,9 @@ import {
   messageOf,
 } from '../protocol/messages/mcp-error';
 import { FilterAnswer } from './filter-response.capture';
-import type { McpHandlerKind } from './mcp-metadata.accessor';
+import type { McpInvokedKind } from './mcp-metadata.accessor';
 
-type HandlerKind = McpHandlerKind;
+type HandlerKind = McpInvokedKind;
 
 interface HttpExceptionLike {
   getStatus(): number;
@@ -66,7 +66,7 @@ function accessDenied(status: number, message: string): McpError {
 
 /**
  * The JSON-RPC error code for an HTTP status, for handlers whose failures are protocol errors
- * (resources, templates, prompts): bad input is Invalid params, a missing resource is the
+ * (resources, templates, prompts, extension methods): bad input is Invalid params, a missing resource is the
  * era's resource-not-found code, anything else is an internal error.
  */
 export function codeForHttpStatus(status: number, kind: HandlerKind, era: McpEra): number {
@@ -74,7 +74,9 @@ export function codeForHttpStatus(status: number, kind: HandlerKind, era: McpEra
     return McpErrorCode.InvalidParams;
   }
   if (status === 404) {
-    return kind === 'prompt' || era === 'modern' ? McpErrorCode.InvalidParams : McpErrorCode.ResourceNotFound;
+    return kind === 'prompt' || kind === 'extension method' || era === 'modern'
+      ? McpErrorCode.InvalidParams
+      : McpErrorCode.ResourceNotFound;
   }
   return McpErrorCode.InternalError;
 }

@@ -8,7 +8,7 @@ import type { McpNativeExchange } from '../protocol/messages/native-exchange';
 import { canUseDirectCall } from './direct-call';
 import type { McpEnhancerResolver } from './enhancer-resolver';
 import { translateHttpException } from './http-exception.translator';
-import type { McpHandlerKind, McpMetadataAccessor, McpParamsLayout } from './mcp-metadata.accessor';
+import type { McpInvokedKind, McpMetadataAccessor, McpParamsLayout } from './mcp-metadata.accessor';
 import { globalEnhancersOf, hasGlobalEnhancers, type HostWrapper } from '../shared/nest-internals';
 import { createQuietContextCreator } from './quiet-context-creator';
 import { createShadowHost } from './shadow-host.factory';
@@ -27,7 +27,7 @@ export interface McpHandlerTarget {
   readonly isController: boolean;
   readonly instance: Record<string, unknown>;
   readonly methodName: string;
-  readonly kind: McpHandlerKind;
+  readonly kind: McpInvokedKind;
   /** `Class.method`, for error messages. */
   readonly where: string;
 }

@@ -4,6 +4,12 @@ import { McpPromptMetadata } from '../decorators/mcp-prompt.decorator';
 import { McpResourceMetadata, McpResourceTemplateMetadata } from '../decorators/mcp-resource.decorator';
 import { McpScopesMetadata, McpVisibilityGuardMetadata } from '../decorators/mcp-scopes.decorator';
 import { McpToolMetadata } from '../decorators/mcp-tool.decorator';
+import {
+  McpExtensionMethodMetadata,
+  McpExtensionProviderMetadata,
+  type McpExtensionMethodMetadataValue,
+} from '../decorators/mcp-extension.decorator';
+import type { McpExtensionProviderOptions } from '../interfaces/mcp-extension-options.interface';
 import { McpUiResourceMetadata } from '../decorators/mcp-ui-resource.decorator';
 import type {
   McpPromptOptions,
@@ -31,6 +37,9 @@ export type McpHandlerMetadata =
   | { readonly kind: 'prompt'; readonly options: McpPromptOptions };
 
 export type McpHandlerKind = McpHandlerMetadata['kind'];
+
+/** What the module invokes through the pipeline: a handler of the catalog, or an extension's method. */
+export type McpInvokedKind = McpHandlerKind | 'extension method';
 
 /** One parameter of a handler, as Nest's pipeline reads it. */
 export interface McpParamMetadata {
@@ -75,6 +84,16 @@ export class McpMetadataAccessor {
     const prompt = this.reflector.get(McpPromptMetadata, method);
     if (prompt !== undefined) found.push({ kind: 'prompt', options: prompt });
     return found;
+  }
+
+  /** The extension a class implements (`@McpExtensionProvider`), if any. */
+  getExtensionProvider(hostClass: Type): McpExtensionProviderOptions | undefined {
+    return this.reflector.get(McpExtensionProviderMetadata, hostClass);
+  }
+
+  /** The extension method `method` is (`@McpExtensionMethod`), if any. */
+  getExtensionMethod(method: Method): McpExtensionMethodMetadataValue | undefined {
+    return this.reflector.get(McpExtensionMethodMetadata, method);
   }
 
   /** The scopes of `@McpScopes` on the class, then on the method. */

@@ -25,7 +25,7 @@ import type { McpCallContext } from '../protocol/calls/call-context';
 import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { isMcpError, isMcpToolError, type McpError } from '../protocol/messages/mcp-error';
 import { McpRegistry, type SchemaCompiler } from '../registry/mcp-registry.service';
-import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
+import { MCP_EXTENSION_PROVIDERS, MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
 import { resolveServerIdentity } from '../identity/server-identity';
 import { McpExplorer } from './mcp.explorer';
 
@@ -46,6 +46,7 @@ async function explore(providers: Provider[], controllers: Array<new (...args: n
       ...providers,
       McpExplorer,
       { provide: MCP_OWN_REGISTRY, useValue: new McpRegistry(anySchema) },
+      { provide: MCP_EXTENSION_PROVIDERS, useValue: { extensions: [], methods: [], providers: [] } },
       // The one server of the application, which discovers everything.
       {
         provide: MCP_SERVER_IDENTITY,

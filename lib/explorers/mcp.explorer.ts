@@ -8,7 +8,7 @@ import {
   Reflector,
 } from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
+import { MCP_EXTENSION_PROVIDERS, MCP_OWN_REGISTRY, MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
 import { placementFault, serverTakes, type McpServerIdentity } from '../identity/server-identity';
 import { defaultServerOf, describeServer, serverIdentities } from '../identity/mcp-servers';
 import { MULTIPLE_DECORATORS } from '../shared/mcp.messages';
@@ -18,6 +18,8 @@ import { McpHandlerFactory } from './mcp-handler.factory';
 import { McpMetadataAccessor, type McpHandlerMetadata } from './mcp-metadata.accessor';
 import { registerHandler } from './mcp-registration';
 import { McpVisibilityFactory } from './mcp-visibility.factory';
+import type { FoundExtensionProvider, McpExtensionProviders } from './mcp-extension-providers';
+import type { McpExtensionHooks } from '../interfaces/mcp-extension-options.interface';
 import type { HostWrapper } from '../shared/nest-internals';
 import { McpLogger } from '../telemetry/mcp.logger';
 
@@ -29,6 +31,8 @@ import { McpLogger } from '../telemetry/mcp.logger';
  * handler factory builds how it runs (through Nest's pipeline, context type `'mcp'`), the
  * visibility factory who may see it. The default server's explorer also stops startup for a
  * handler no server takes, or whose `servers` name a server the application does not have.
+ * First, it binds the methods of the server's extension providers (found before its engine,
+ * `mcp-extension-providers.ts`) to their invokers, and their `entryMeta` hooks to the registry.
  */
 @Injectable()
 export class McpExplorer implements OnModuleInit {
@@ -47,6 +51,7 @@ export class McpExplorer implements OnModuleInit {
     @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,
     @Inject(MCP_SERVER_IDENTITY) private readonly identity: McpServerIdentity,
     private readonly modules: ModulesContainer,
+    @Inject(MCP_EXTENSION_PROVIDERS) private readonly extensions: McpExtensionProviders,
   ) {
     // Built here rather than provided: they serve the explorer alone, once, at startup.
     this.accessor = new McpMetadataAccessor(reflector);
@@ -64,6 +69,9 @@ export class McpExplorer implements OnModuleInit {
   }
 
   async onModuleInit(): Promise<void> {
+    for (const provider of this.extensions.providers) {
+      await this.bindExtension(provider);
+    }
     const hosts = [
       ...this.discovery.getProviders().map((wrapper) => ({ wrapper, isController: false })),
       ...this.discovery.getControllers().map((wrapper) => ({ wrapper, isController: true })),
@@ -112,6 +120,33 @@ export class McpExplorer implements OnModuleInit {
     this.logger.debug(`Registered ${count} MCP handler${count === 1 ? '' : 's'} on ${describeServer(this.identity)}`);
   }
 
+  /**
+   * Serves an extension provider's methods through the pipeline, as tools are, and adds its
+   * `entryMeta` hook to the registry before any entry is registered.
+   */
+  private async bindExtension({ wrapper, extension, className, methods }: FoundExtensionProvider): Promise<void> {
+    const instance = wrapper.instance as (Record<string, unknown> & McpExtensionHooks) | undefined;
+    if (instance === undefined || instance === null) {
+      return;
+    }
+    for (const method of methods) {
+      const { methodName, where } = method;
+      method.bind(
+        await this.handlers.create({
+          wrapper,
+          isController: false,
+          instance,
+          methodName,
+          kind: 'extension method',
+          where,
+        }),
+      );
+    }
+    if (typeof instance.entryMeta === 'function') {
+      this.registry.addEntryMeta(extension.id, (entry) => instance.entryMeta!(entry), className);
+    }
+  }
+
   /** The handler a method is, if it is one: one decorator at most. */
   private handlerOf(
     wrapper: HostWrapper,
@@ -123,11 +158,20 @@ export class McpExplorer implements OnModuleInit {
       return undefined;
     }
     const found = this.accessor.getHandlers(method as (...args: unknown[]) => unknown);
-    if (found.length === 0) {
-      return undefined;
-    }
     const className = (instance.constructor as Type | undefined)?.name ?? String(wrapper.name);
     const where = `${className}.${methodName}`;
+    if (found.length === 0) {
+      // An extension's method is served through its provider: on any other class it would be lost.
+      if (
+        this.accessor.getExtensionMethod(method as (...args: unknown[]) => unknown) !== undefined &&
+        this.accessor.getExtensionProvider(instance.constructor as Type) === undefined
+      ) {
+        throw new McpConfigurationError(
+          `${where} is an @McpExtensionMethod() of a class without @McpExtensionProvider(): add the extension's decorator to the class`,
+        );
+      }
+      return undefined;
+    }
     if (found.length > 1) {
       throw new McpConfigurationError(MULTIPLE_DECORATORS(where));
     }

@@ -31,7 +31,8 @@ import type { HandlerContext } from './handlers/handler-context';
 import { InflightRequests } from './inflight-requests';
 import type { InputRound } from './calls/input-round';
 import { ListCache } from './calls/list-cache';
-import { methodEntry, servesMethod } from './methods';
+import { MethodTable } from './methods';
+import { extensionMethodEntries } from './extension-methods';
 import { RequestResolver } from './request-resolver';
 import type { ResolvedRequest } from './calls/resolved-request';
 import { logFailure, NO_OUTCOME, ResultFinisher } from './result-finisher';
@@ -69,6 +70,11 @@ export class McpEngine {
   /** Legacy era: requests sent to clients, waiting for their answers. */
   readonly clientRequests: ClientRequestTable;
   readonly tasks: TaskPort | undefined;
+  /**
+   * The methods this engine serves: the built-in ones and those its extensions add, joined at
+   * construction. Transports and the observer ask it too (long-lived? known?).
+   */
+  readonly methods: MethodTable;
   private readonly requester: ClientRequester;
   private readonly rounds: RoundTrips;
   private readonly resolver: RequestResolver;
@@ -92,21 +98,24 @@ export class McpEngine {
     private readonly observer?: EngineObserver,
   ) {
     this.tasks = hooks.tasks;
-    this.running = new InflightRequests(options.callTimeoutMs);
+    const extensions = [...(this.tasks === undefined ? [] : [TASKS_EXTENSION]), ...(options.extensions ?? [])];
+    this.methods = new MethodTable(extensionMethodEntries(extensions, options.extensionMethods ?? []));
+    this.running = new InflightRequests(options.callTimeoutMs, this.methods);
     this.clientRequests = new ClientRequestTable(hooks.cluster?.requestIdPrefix);
     const questions = new QuestionLimit(options.maxPendingQuestions, options.logger);
     this.requester = new ClientRequester(this.clientRequests, options.clientRequestTimeoutMs, questions);
     this.rounds = new RoundTrips(
       options.requestState,
       options.logger,
+      this.methods,
       observer?.roundTrace === undefined ? undefined : () => observer.roundTrace?.(),
     );
     this.watchNotification =
       observer?.notification === undefined
         ? undefined
         : (message, sessionId) => observer.notification!(message, sessionId);
-    this.resolver = new RequestResolver(options.revisions, options.defaultLogLevel, this.rounds);
-    this.finisher = new ResultFinisher(options, (request, error) => this.logFailure(request, error));
+    this.resolver = new RequestResolver(options.revisions, options.defaultLogLevel, this.rounds, this.methods);
+    this.finisher = new ResultFinisher(options, this.methods, (request, error) => this.logFailure(request, error));
     this.taskCalls = new TaskCalls({
       logger: options.logger,
       observer,
@@ -130,18 +139,15 @@ export class McpEngine {
       subscriptions: this.subscriptions,
       tasks: this.tasks,
       taskCalls: this.taskCalls,
-      extensions: new ExtensionTable(
-        [...(this.tasks === undefined ? [] : [TASKS_EXTENSION]), ...(options.extensions ?? [])],
-        [
-          {
-            extension: APPS_EXTENSION,
-            // Views may be registered at runtime: asked per catalog version, not once.
-            when: () => this.lists.memo('has views', catalog.version, () => catalog.listResources().some(isUiResource)),
-          },
-        ],
-      ),
+      extensions: new ExtensionTable(extensions, [
+        {
+          extension: APPS_EXTENSION,
+          // Views may be registered at runtime: asked per catalog version, not once.
+          when: () => this.lists.memo('has views', catalog.version, () => catalog.listResources().some(isUiResource)),
+        },
+      ]),
       revisionsOf: (era) => this.revisionsOf(era),
-      servesMethod: (era, method, transport) => servesMethod(era, method, transport),
+      servesMethod: (era, method, transport) => this.methods.serves(era, method, transport),
       createCallContext: (request, name) => this.createCallContext(request, name),
       logFailure: (request, error) => this.logFailure(request, error),
       attachTaskStream: (taskId, channel) => this.attachTaskStream(taskId, channel),
@@ -310,7 +316,7 @@ export class McpEngine {
    */
   private run(request: ResolvedRequest): Awaitable<EngineOutcome> {
     // The resolver let only served methods through: every one has its handler in the table.
-    const { handler } = methodEntry(request.method)!;
+    const { handler } = this.methods.entry(request.method)!;
     const { scope } = request;
     if (request.facts.cancellation?.isCancelled() === true) {
       // Lost before it started (the client went away while the body was read): never run it.

@@ -1,6 +1,7 @@
 import { CallScope } from './calls/call-scope';
 import { InflightRequests } from './inflight-requests';
 import type { ResolvedRequest } from './calls/resolved-request';
+import { MethodTable } from './methods';
 
 /** The parts of a request the running list reads. */
 function request(method: string, id: number, cancelScope?: string): ResolvedRequest {
@@ -9,7 +10,7 @@ function request(method: string, id: number, cancelScope?: string): ResolvedRequ
 
 describe('InflightRequests', () => {
   it('counts what runs, and forgets each request once it ends, in any order', () => {
-    const running = new InflightRequests(0);
+    const running = new InflightRequests(0, new MethodTable());
     const [a, b, c] = [request('tools/call', 1), request('tools/call', 2), request('prompts/get', 3)];
     [a, b, c].forEach((each) => running.track(each));
     expect(running.size).toBe(3);
@@ -21,7 +22,7 @@ describe('InflightRequests', () => {
   });
 
   it('counts a request tracked twice once, and a second untrack does nothing', () => {
-    const running = new InflightRequests(0);
+    const running = new InflightRequests(0, new MethodTable());
     const call = request('tools/call', 1);
     running.track(call);
     running.track(call);
@@ -32,7 +33,7 @@ describe('InflightRequests', () => {
   });
 
   it('tells the long-lived requests (subscriptions/listen) apart', () => {
-    const running = new InflightRequests(0);
+    const running = new InflightRequests(0, new MethodTable());
     running.track(request('subscriptions/listen', 1));
     running.track(request('tools/call', 2));
     const listen = request('subscriptions/listen', 3);
@@ -43,7 +44,7 @@ describe('InflightRequests', () => {
   });
 
   it('aborts every running request, the ones between others included, and says how many', () => {
-    const running = new InflightRequests(0);
+    const running = new InflightRequests(0, new MethodTable());
     const calls = [1, 2, 3].map((id) => request('tools/call', id));
     calls.forEach((call) => running.track(call));
     running.untrack(calls[1]);
@@ -54,7 +55,7 @@ describe('InflightRequests', () => {
   });
 
   it('resolves whenIdle once the last request ends, at once when none runs', async () => {
-    const running = new InflightRequests(0);
+    const running = new InflightRequests(0, new MethodTable());
     await running.whenIdle();
     const calls = [request('tools/call', 1), request('tools/call', 2)];
     calls.forEach((call) => running.track(call));
@@ -69,7 +70,7 @@ describe('InflightRequests', () => {
   });
 
   it('finds a request of a cancel scope while it runs, and not after', () => {
-    const running = new InflightRequests(0);
+    const running = new InflightRequests(0, new MethodTable());
     const call = request('tools/call', 7, 'session-1');
     running.track(call);
     expect(running.find('session-1', 7)).toBe(call.scope);
@@ -80,7 +81,7 @@ describe('InflightRequests', () => {
   });
 
   it('untracks a request of a cancel scope without touching another request of the same id', () => {
-    const running = new InflightRequests(0);
+    const running = new InflightRequests(0, new MethodTable());
     const first = request('tools/call', 7, 'session-1');
     const again = request('tools/call', 7, 'session-1');
     running.track(first);

@@ -6,7 +6,7 @@
  */
 import type { RequestId } from './messages/json-rpc';
 import { Deadlines, type CallScope } from './calls/call-scope';
-import { methodEntry } from './methods';
+import type { MethodTable } from './methods';
 import type { ResolvedRequest } from './calls/resolved-request';
 
 export class InflightRequests {
@@ -24,7 +24,11 @@ export class InflightRequests {
   private idleWaiters: Array<() => void> = [];
 
   /** `callTimeoutMs`: the deadline of a request whose transport sets none; 0 disables it. */
-  constructor(callTimeoutMs: number) {
+  constructor(
+    callTimeoutMs: number,
+    /** The engine's methods: which are long-lived, which wait by a limit of their own. */
+    private readonly methods: MethodTable,
+  ) {
     this.deadlines = new Deadlines(callTimeoutMs);
   }
 
@@ -37,7 +41,7 @@ export class InflightRequests {
   get longLived(): number {
     let count = 0;
     for (let scope = this.head; scope !== undefined; scope = scope.runningNext) {
-      if (methodEntry(scope.runningMethod!)?.longLived === true) {
+      if (this.methods.entry(scope.runningMethod!)?.longLived === true) {
         count += 1;
       }
     }
@@ -60,7 +64,7 @@ export class InflightRequests {
       }
       running.set(request.id, scope);
     }
-    const entry = methodEntry(request.method);
+    const entry = this.methods.entry(request.method);
     if (entry?.longLived !== true) {
       // A method that waits by a limit of its own is bound only by the transport's.
       this.deadlines.watch(scope, entry?.selfTimed === true ? (facts.timeoutMs ?? 0) : facts.timeoutMs);

@@ -1,14 +1,5 @@
 import type { McpTransportKind } from './calls/transport-contract';
-import {
-  CACHEABLE_METHODS,
-  LONG_LIVED_METHODS,
-  METHODS,
-  MULTI_ROUND_METHODS,
-  SELF_TIMED_METHODS,
-  methodEntry,
-  servesMethod,
-  type MethodEntry,
-} from './methods';
+import { BUILT_IN_METHODS as METHODS, MethodTable, type MethodEntry } from './methods';
 import type { JSONRPCRequest } from './messages/json-rpc';
 import { McpError } from './messages/mcp-error';
 import { META_KEYS } from './messages/request-meta';
@@ -41,6 +32,17 @@ const UNKNOWN = [
   '__proto__',
   'hasOwnProperty',
 ];
+
+const table = new MethodTable();
+const servesMethod = (era: McpEra, method: string, transport: McpTransportKind, revision?: string) =>
+  table.serves(era, method, transport, revision);
+const methodEntry = (method: string) => table.entry(method);
+const methodsWith = (flag: 'longLived' | 'selfTimed' | 'cacheable' | 'multiRound'): ReadonlySet<string> =>
+  new Set([...METHODS].filter(([, entry]) => entry[flag] !== undefined).map(([method]) => method));
+const LONG_LIVED_METHODS = methodsWith('longLived');
+const SELF_TIMED_METHODS = methodsWith('selfTimed');
+const CACHEABLE_METHODS = methodsWith('cacheable');
+const MULTI_ROUND_METHODS = methodsWith('multiRound');
 
 function cross<A, B>(as: readonly A[], bs: readonly B[]): Array<[A, B]> {
   return as.flatMap((a) => bs.map((b): [A, B] => [a, b]));
@@ -189,6 +191,7 @@ describe('METHODS: the one table', () => {
       entry.selfTimed && 'self-timed',
       entry.cacheable && 'cacheable',
       entry.multiRound && 'multi-round',
+      entry.nameParam && `Mcp-Name ${entry.nameParam}`,
     ]
       .filter(Boolean)
       .join(' ');
@@ -200,19 +203,19 @@ describe('METHODS: the one table', () => {
     ['resources/unsubscribe', 'legacy', ''],
     ['server/discover', 'both', 'not on sse cacheable'],
     ['tools/list', 'both', 'cacheable'],
-    ['tools/call', 'both', 'multi-round'],
+    ['tools/call', 'both', 'multi-round Mcp-Name name'],
     ['resources/list', 'both', 'cacheable'],
-    ['resources/read', 'both', 'cacheable multi-round'],
+    ['resources/read', 'both', 'cacheable multi-round Mcp-Name uri'],
     ['resources/templates/list', 'both', 'cacheable'],
     ['prompts/list', 'both', 'cacheable'],
-    ['prompts/get', 'both', 'multi-round'],
+    ['prompts/get', 'both', 'multi-round Mcp-Name name'],
     ['completion/complete', 'both', ''],
     ['subscriptions/listen', 'modern', 'streaming long-lived'],
-    ['tasks/get', 'both', 'legacy needs coreTasks'],
-    ['tasks/cancel', 'both', 'legacy needs coreTasks'],
+    ['tasks/get', 'both', 'legacy needs coreTasks Mcp-Name taskId'],
+    ['tasks/cancel', 'both', 'legacy needs coreTasks Mcp-Name taskId'],
     ['tasks/result', 'legacy', 'legacy needs coreTasks self-timed'],
     ['tasks/list', 'legacy', 'legacy needs coreTasks'],
-    ['tasks/update', 'modern', ''],
+    ['tasks/update', 'modern', 'Mcp-Name taskId'],
   ];
 
   it('holds every method with its eras and flags, and nothing else', () => {
@@ -236,7 +239,8 @@ describe('METHODS: the one table', () => {
     const resolver = new RequestResolver(
       ['2026-07-28', '2025-11-25'],
       'info',
-      new RoundTrips({ secret: 'test', ttlMs: 60_000 }, logger),
+      new RoundTrips({ secret: 'test', ttlMs: 60_000 }, logger, table),
+      table,
     );
     const channel = { notify: jest.fn() };
     const message = (method: string, era: McpEra): JSONRPCRequest => ({

@@ -1,7 +1,9 @@
 /**
  * THE method table: per method, its handler, the eras that serve it and how the engine treats
  * it. Every question about one method (is it served here? may it stream, outlive the call
- * deadline, be cached, ask for input?) is answered from this table, in this file.
+ * deadline, be cached, ask for input? which param does `Mcp-Name` mirror?) is answered from the
+ * engine's one `MethodTable`: the built-in methods of this file, and those the server's
+ * extensions add (`extension-methods.ts`), joined once at construction.
  */
 import { hasFeature, type McpEra, type RevisionFeature } from './messages/revisions';
 import type { JSONObject } from './messages/json-rpc';
@@ -54,6 +56,8 @@ export interface MethodEntry {
   readonly cacheable?: 'catalog' | 'discover';
   /** Modern era: may answer `input_required` and be retried with `inputResponses`/`requestState`. */
   readonly multiRound?: true;
+  /** Modern era: the param the `Mcp-Name` header mirrors; the header must then agree with it. */
+  readonly nameParam?: string;
 }
 
 const TABLE: Readonly<Record<string, MethodEntry>> = {
@@ -65,34 +69,35 @@ const TABLE: Readonly<Record<string, MethodEntry>> = {
   // The 2024-11-05 SSE pair predates discovery: refusing it makes clients fall back to the handshake.
   'server/discover': { handler: handleDiscover, era: 'both', notOn: ['sse'], cacheable: 'discover' },
   'tools/list': { handler: handleToolsList, era: 'both', cacheable: 'catalog' },
-  'tools/call': { handler: handleToolsCall, era: 'both', multiRound: true },
+  'tools/call': { handler: handleToolsCall, era: 'both', multiRound: true, nameParam: 'name' },
   'resources/list': { handler: handleResourcesList, era: 'both', cacheable: 'catalog' },
-  'resources/read': { handler: handleResourcesRead, era: 'both', cacheable: 'catalog', multiRound: true },
+  'resources/read': {
+    handler: handleResourcesRead,
+    era: 'both',
+    cacheable: 'catalog',
+    multiRound: true,
+    nameParam: 'uri',
+  },
   'resources/templates/list': { handler: handleTemplatesList, era: 'both', cacheable: 'catalog' },
   'prompts/list': { handler: handlePromptsList, era: 'both', cacheable: 'catalog' },
-  'prompts/get': { handler: handlePromptsGet, era: 'both', multiRound: true },
+  'prompts/get': { handler: handlePromptsGet, era: 'both', multiRound: true, nameParam: 'name' },
   'completion/complete': { handler: handleComplete, era: 'both' },
   'subscriptions/listen': { handler: handleListen, era: 'modern', streaming: true, longLived: true },
-  'tasks/get': { handler: handleTasksGet, era: 'both', legacyFeature: 'coreTasks' },
-  'tasks/cancel': { handler: handleTasksCancel, era: 'both', legacyFeature: 'coreTasks' },
+  'tasks/get': { handler: handleTasksGet, era: 'both', legacyFeature: 'coreTasks', nameParam: 'taskId' },
+  'tasks/cancel': { handler: handleTasksCancel, era: 'both', legacyFeature: 'coreTasks', nameParam: 'taskId' },
   'tasks/result': { handler: handleTasksResult, era: 'legacy', legacyFeature: 'coreTasks', selfTimed: true },
   'tasks/list': { handler: handleTasksList, era: 'legacy', legacyFeature: 'coreTasks' },
-  'tasks/update': { handler: handleTasksUpdate, era: 'modern' },
+  'tasks/update': { handler: handleTasksUpdate, era: 'modern', nameParam: 'taskId' },
 };
 
-/** Every method, by name. A map: names such as `toString` or `__proto__` find nothing. */
-export const METHODS: ReadonlyMap<string, MethodEntry> = new Map(Object.entries(TABLE));
+/** The built-in methods, by name. A map: names such as `toString` or `__proto__` find nothing. */
+export const BUILT_IN_METHODS: ReadonlyMap<string, MethodEntry> = new Map(Object.entries(TABLE));
 
 /** The transports that hold a stream for one request. */
 const STREAMING_TRANSPORTS: ReadonlySet<McpTransportKind> = new Set(['streamable-http', 'stdio']);
 
-/** The entry of `method`, if the server knows it at all. */
-export function methodEntry(method: string): MethodEntry | undefined {
-  return METHODS.get(method);
-}
-
 /** The notifications of the specification (every era's), sent by clients and by servers. */
-const NOTIFICATIONS: ReadonlySet<string> = new Set([
+export const SPEC_NOTIFICATIONS: ReadonlySet<string> = new Set([
   'notifications/initialized',
   'notifications/cancelled',
   'notifications/progress',
@@ -111,49 +116,60 @@ const NOTIFICATIONS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Whether `method` is one the server knows: a request of the table (whatever the era or the
- * transport) or a notification of the specification. Anything else came from a client alone.
+ * One engine's methods: the built-in ones and those its extensions add, joined once at
+ * construction. Every question is a map lookup, as cheap as the static table it replaces.
  */
-export function isKnownMethod(method: string): boolean {
-  return METHODS.has(method) || NOTIFICATIONS.has(method);
-}
+export class MethodTable {
+  private readonly entries: ReadonlyMap<string, MethodEntry>;
 
-/**
- * Whether `method` is served to a request of `era` arriving on `transport`; for a legacy
- * request, `revision` is the session's (methods some revisions lack are refused without it).
- * Anything this refuses is answered -32601 (HTTP 404 in the modern era).
- */
-export function servesMethod(era: McpEra, method: string, transport: McpTransportKind, revision?: string): boolean {
-  return entryServed(era, method, transport, revision) !== undefined;
-}
-
-/** The entry of `method` when it is served to `era` on `transport`, else `undefined`. */
-export function entryServed(
-  era: McpEra,
-  method: string,
-  transport: McpTransportKind,
-  revision?: string,
-): MethodEntry | undefined {
-  const entry = METHODS.get(method);
-  if (entry === undefined || (entry.era !== 'both' && entry.era !== era)) {
-    return undefined;
+  /**
+   * @param added the extensions' methods (`extensionMethodEntries`), already checked: one that
+   *   names a built-in method is a programming error.
+   */
+  constructor(added: ReadonlyMap<string, MethodEntry> = new Map()) {
+    for (const method of added.keys()) {
+      if (BUILT_IN_METHODS.has(method) || SPEC_NOTIFICATIONS.has(method)) {
+        throw new Error(`An extension method cannot replace the built-in ${method}`);
+      }
+    }
+    this.entries = new Map([...BUILT_IN_METHODS, ...added]);
   }
-  if (entry.notOn?.includes(transport) === true || (entry.streaming === true && !STREAMING_TRANSPORTS.has(transport))) {
-    return undefined;
+
+  /** The entry of `method`, if the server knows it at all (whatever the era or the transport). */
+  entry(method: string): MethodEntry | undefined {
+    return this.entries.get(method);
   }
-  const feature = era === 'legacy' ? entry.legacyFeature : undefined;
-  return feature === undefined || hasFeature(revision, feature) ? entry : undefined;
-}
 
-function methodsWith(flag: 'longLived' | 'selfTimed' | 'cacheable' | 'multiRound'): ReadonlySet<string> {
-  return new Set([...METHODS].filter(([, entry]) => entry[flag] !== undefined).map(([method]) => method));
-}
+  /**
+   * Whether `method` is one the server knows: a request of the table (whatever the era or the
+   * transport) or a notification of the specification. Anything else came from a client alone.
+   */
+  isKnown(method: string): boolean {
+    return this.entries.has(method) || SPEC_NOTIFICATIONS.has(method);
+  }
 
-/** Requests held open until the client cancels them or the server ends them (`subscriptions/listen`). */
-export const LONG_LIVED_METHODS = methodsWith('longLived');
-/** Requests that wait by a limit of their own rather than `callTimeoutMs` (`tasks/result`). */
-export const SELF_TIMED_METHODS = methodsWith('selfTimed');
-/** Methods whose complete results carry `ttlMs` and `cacheScope` in the modern era. */
-export const CACHEABLE_METHODS = methodsWith('cacheable');
-/** The methods on which a server may answer `input_required`. */
-export const MULTI_ROUND_METHODS = methodsWith('multiRound');
+  /**
+   * Whether `method` is served to a request of `era` arriving on `transport`; for a legacy
+   * request, `revision` is the session's (methods some revisions lack are refused without it).
+   * Anything this refuses is answered -32601 (HTTP 404 in the modern era).
+   */
+  serves(era: McpEra, method: string, transport: McpTransportKind, revision?: string): boolean {
+    return this.served(era, method, transport, revision) !== undefined;
+  }
+
+  /** The entry of `method` when it is served to `era` on `transport`, else `undefined`. */
+  served(era: McpEra, method: string, transport: McpTransportKind, revision?: string): MethodEntry | undefined {
+    const entry = this.entries.get(method);
+    if (entry === undefined || (entry.era !== 'both' && entry.era !== era)) {
+      return undefined;
+    }
+    if (
+      entry.notOn?.includes(transport) === true ||
+      (entry.streaming === true && !STREAMING_TRANSPORTS.has(transport))
+    ) {
+      return undefined;
+    }
+    const feature = era === 'legacy' ? entry.legacyFeature : undefined;
+    return feature === undefined || hasFeature(revision, feature) ? entry : undefined;
+  }
+}

@@ -14,7 +14,7 @@ import { McpError } from './messages/mcp-error';
 import { CallScope } from './calls/call-scope';
 import { checkStandardHeaders, headerValue } from './messages/request-headers';
 import { readModernEnvelope } from './messages/request-meta';
-import { servesMethod } from './methods';
+import type { MethodTable } from './methods';
 import { ANONYMOUS_PRINCIPAL } from './bounds/principal';
 import type { LoggingLevel } from './messages/log-levels';
 import type { RoundInputs } from './calls/input-round';
@@ -35,6 +35,8 @@ export class RequestResolver {
     /** The log level of a legacy session that never sent `logging/setLevel`. */
     private readonly defaultLogLevel: LoggingLevel,
     private readonly rounds: RoundTrips,
+    /** The engine's methods, built-in and added by extensions. */
+    private readonly methods: MethodTable,
   ) {
     this.revisionsByEra = {
       legacy: revisions.filter((revision) => eraOf(revision) === 'legacy'),
@@ -71,7 +73,8 @@ export class RequestResolver {
           `Header mismatch: MCP-Protocol-Version header value '${headerVersion}' does not match _meta value '${envelope.protocolVersion}'`,
         );
       }
-      const mismatch = checkStandardHeaders(facts.headers, message.method, params);
+      const nameParam = this.methods.entry(message.method)?.nameParam;
+      const mismatch = checkStandardHeaders(facts.headers, message.method, nameParam, params);
       if (mismatch !== undefined) {
         return new McpError(McpErrorCode.HeaderMismatch, mismatch);
       }
@@ -84,7 +87,7 @@ export class RequestResolver {
         { supported: modern, requested: envelope.protocolVersion },
       );
     }
-    if (!servesMethod('modern', message.method, facts.transport)) {
+    if (!this.methods.serves('modern', message.method, facts.transport)) {
       return methodNotFound(message.method);
     }
     const principal = facts.principal ?? ANONYMOUS_PRINCIPAL;
@@ -118,7 +121,7 @@ export class RequestResolver {
   private resolveLegacy(facts: RequestFacts, message: JSONRPCRequest, params: JSONObject): ResolvedRequest | McpError {
     const state = facts.session?.state;
     const revision = facts.revision ?? state?.protocolVersion;
-    if (!servesMethod('legacy', message.method, facts.transport, revision)) {
+    if (!this.methods.serves('legacy', message.method, facts.transport, revision)) {
       return methodNotFound(message.method);
     }
     return {

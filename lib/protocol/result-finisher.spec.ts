@@ -3,10 +3,11 @@ import type { EngineOptions } from './calls/engine-options';
 import type { ResolvedRequest } from './calls/resolved-request';
 import { ResultFinisher } from './result-finisher';
 import { markReported, McpStoreUnavailableError, STORE_UNAVAILABLE_MESSAGE } from './bounds/store-unavailable';
+import { MethodTable } from './methods';
 
 function makeFinisher() {
   const logger = { error: jest.fn(), warn: jest.fn(), debug: jest.fn() };
-  return { finisher: new ResultFinisher({ logger } as unknown as EngineOptions), logger };
+  return { finisher: new ResultFinisher({ logger } as unknown as EngineOptions, new MethodTable()), logger };
 }
 
 function request(id: number, era: 'legacy' | 'modern' = 'modern'): ResolvedRequest {

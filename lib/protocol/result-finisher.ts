@@ -8,7 +8,7 @@ import { McpError } from './messages/mcp-error';
 import { CallStoppedError } from './calls/call-scope';
 import { META_KEYS } from './messages/request-meta';
 import { renderImplementation } from './calls/render';
-import { methodEntry } from './methods';
+import type { MethodTable } from './methods';
 import { isStoreUnavailable, logStoreUnavailable, STORE_UNAVAILABLE_MESSAGE } from './bounds/store-unavailable';
 import { RefusalLog } from './bounds/refusal-log';
 import type { EngineLogger, EngineOptions } from './calls/engine-options';
@@ -44,6 +44,8 @@ export class ResultFinisher {
 
   constructor(
     private readonly options: EngineOptions,
+    /** The engine's methods: which are cacheable. */
+    private readonly methods: MethodTable,
     /** How a handler's unexpected failure is logged (the engine's `logFailure`, which the observer hears too). */
     private readonly logHandlerFailure: (request: ResolvedRequest, error: unknown) => void = (request, error) =>
       logFailure(options.logger, request, error),
@@ -104,7 +106,7 @@ export class ResultFinisher {
     if (finished.resultType === undefined) {
       finished.resultType = 'complete';
     }
-    const cacheable = finished.resultType === 'complete' ? methodEntry(request.method)?.cacheable : undefined;
+    const cacheable = finished.resultType === 'complete' ? this.methods.entry(request.method)?.cacheable : undefined;
     if (cacheable !== undefined) {
       const hint = cacheable === 'discover' ? this.options.discoverCacheHints : this.options.cacheHints;
       if (finished.ttlMs === undefined) {

@@ -7,7 +7,7 @@ import { McpErrorCode, type JSONObject } from './messages/json-rpc';
 import { McpError } from './messages/mcp-error';
 import { InputRound, readRoundInputs, type RoundInputs } from './calls/input-round';
 import { RequestStateSealer, type RoundState } from './messages/request-state';
-import { methodEntry } from './methods';
+import type { MethodTable } from './methods';
 import type { EngineLogger } from './calls/engine-options';
 import type { McpPrincipal } from './bounds/principal';
 import type { ResolvedRequest } from './calls/resolved-request';
@@ -25,6 +25,7 @@ export class RoundTrips {
   constructor(
     requestState: { readonly secret?: string | Buffer; readonly ttlMs: number },
     private readonly logger: EngineLogger,
+    private readonly methods: MethodTable,
     private readonly trace?: () => string | undefined,
   ) {
     this.sealer = new RequestStateSealer(requestState.secret, requestState.ttlMs);
@@ -32,7 +33,7 @@ export class RoundTrips {
 
   /** Whether `method` may answer `input_required`. */
   isMultiRound(method: string): boolean {
-    return methodEntry(method)?.multiRound === true;
+    return this.methods.entry(method)?.multiRound === true;
   }
 
   /**

@@ -14,6 +14,7 @@ import { promptEntry, resourceEntry, templateEntry, toolEntry, type EntryBuild }
 import { uiResourceEntry, unlinkedView } from './app-entries';
 import { RegistryChanges, type McpRegistryListener } from './registry-changes';
 import { SortedTable } from './sorted-table';
+import { EntryMetaHooks, type EntryMetaHook } from './entry-meta';
 
 export type { RegistrySettings, SchemaCompiler } from './entry-schemas';
 export type { McpRegistryChangeKind, McpRegistryListener } from './registry-changes';
@@ -32,6 +33,7 @@ export class McpRegistry {
   private readonly templates = new SortedTable<McpTemplateEntry>((template) => template.uriTemplate);
   private readonly prompts = new SortedTable<McpPromptEntry>((prompt) => prompt.name);
   private readonly changes = new RegistryChanges();
+  private readonly entryMeta = new EntryMetaHooks();
   private readonly schemas: EntrySchemas;
   /** Whether startup checked the tools' views: later tools are checked as they come. */
   private viewsChecked = false;
@@ -52,6 +54,7 @@ export class McpRegistry {
    * @throws McpConfigurationError for a duplicate or invalid name or schema.
    */
   addTool(definition: McpToolDefinition, source?: string): void {
+    definition = this.entryMeta.apply({ kind: 'tool', definition });
     const tool = toolEntry(definition, this.build('tool', this.tools, source));
     if (this.viewsChecked) {
       this.checkViewLink(tool, source);
@@ -70,6 +73,7 @@ export class McpRegistry {
    * @throws McpConfigurationError for a duplicate or invalid URI.
    */
   addResource(definition: McpResourceDefinition, source?: string): void {
+    definition = this.entryMeta.apply({ kind: 'resource', definition });
     this.resources.set(resourceEntry(definition, this.build('resource', this.resources, source)), source);
     this.changes.changed('resources');
   }
@@ -120,6 +124,7 @@ export class McpRegistry {
    * @throws McpConfigurationError for a duplicate or invalid template.
    */
   addResourceTemplate(definition: McpResourceTemplateDefinition, source?: string): void {
+    definition = this.entryMeta.apply({ kind: 'resource template', definition });
     this.templates.set(templateEntry(definition, this.build('resource template', this.templates, source)), source);
     this.changes.changed('resources');
   }
@@ -134,6 +139,7 @@ export class McpRegistry {
    * @throws McpConfigurationError for a duplicate or invalid name.
    */
   addPrompt(definition: McpPromptDefinition, source?: string): void {
+    definition = this.entryMeta.apply({ kind: 'prompt', definition });
     this.prompts.set(promptEntry(definition, this.build('prompt', this.prompts, source)), source);
     this.changes.changed('prompts');
   }
@@ -141,6 +147,15 @@ export class McpRegistry {
   /** Removes a prompt; returns whether it existed. */
   removePrompt(name: string): boolean {
     return this.prompts.delete(name) && this.changes.changed('prompts');
+  }
+
+  /**
+   * Adds the `_meta` hook of extension `id` (`McpExtensionHooks.entryMeta`): every entry added
+   * from now on gets what it returns. `source` names the extension's provider in errors.
+   * @internal
+   */
+  addEntryMeta(id: string, hook: EntryMetaHook, source: string): void {
+    this.entryMeta.add(id, hook, source);
   }
 
   /**

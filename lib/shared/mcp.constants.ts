@@ -44,6 +44,8 @@ export const MCP_NOTIFICATION_BUS = Symbol('nest-mcp:notification-bus');
 export const MCP_PRINCIPAL_PROPERTY = 'mcpPrincipal';
 /** Metadata of `@McpScopes` (on a method or a class). */
 export const MCP_SCOPES_METADATA = 'nest-mcp:scopes';
+export const MCP_EXTENSION_PROVIDER_METADATA = 'nest-mcp:extension-provider';
+export const MCP_EXTENSION_METHOD_METADATA = 'nest-mcp:extension-method';
 /** Metadata of `@McpVisibilityGuard` (on a guard class). */
 export const MCP_VISIBILITY_GUARD_METADATA = 'nest-mcp:visibility-guard';
 /** Token of the link between the instances of one server (`ClusterLink`). */
@@ -88,6 +90,8 @@ export const MCP_SERVER_IDENTITY = Symbol('nest-mcp:server-identity');
  * own services through these.
  */
 export const MCP_OWN_REGISTRY = Symbol('nest-mcp:own-registry');
+/** The server's extension providers (`@McpExtensionProvider`), found before its engine is made. */
+export const MCP_EXTENSION_PROVIDERS = Symbol('nest-mcp:extension-providers');
 export const MCP_OWN_NOTIFIER = Symbol('nest-mcp:own-notifier');
 export const MCP_OWN_SESSIONS = Symbol('nest-mcp:own-sessions');
 export const MCP_OWN_TASKS = Symbol('nest-mcp:own-tasks');

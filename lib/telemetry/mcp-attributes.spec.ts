@@ -9,6 +9,8 @@ import {
   REQUEST_OUTCOME,
   transportAttributes,
 } from './mcp-attributes';
+import { MethodTable } from '../protocol/methods';
+import { extensionMethodEntries } from '../protocol/extension-methods';
 
 const MODERN_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 
@@ -67,6 +69,23 @@ describe('messageAttributes', () => {
       [ATTR.sessionId]: 's-1',
       [ATTR.networkTransport]: 'pipe',
     });
+  });
+
+  it("an extension's method is named as the engine's method table knows it; any other method is _OTHER", () => {
+    const known = new MethodTable(
+      extensionMethodEntries(
+        [{ id: 'com.example/notes-audit' }],
+        [{ method: 'notes-audit/entries', extension: 'com.example/notes-audit', handler: () => ({}) }],
+      ),
+    );
+    const message = request('notes-audit/entries', {}, 3);
+    const named = messageAttributes(legacy, message, 'socket', (method) => known.isKnown(method));
+    expect(named.spanName).toBe('notes-audit/entries');
+    expect(named.attributes[ATTR.method]).toBe('notes-audit/entries');
+    expect(named.attributes[ATTR.methodOriginal]).toBeUndefined();
+    const other = messageAttributes(legacy, message);
+    expect(other.attributes[ATTR.method]).toBe('_OTHER');
+    expect(other.attributes[ATTR.methodOriginal]).toBe('notes-audit/entries');
   });
 
   it('prompts/get: `prompts/get <prompt>` and gen_ai.prompt.name, no tool or operation attribute', () => {

@@ -12,7 +12,7 @@ import {
 } from '../protocol/messages/json-rpc';
 import { META_KEYS, metaOf } from '../protocol/messages/request-meta';
 import { isRevision } from '../protocol/messages/revisions';
-import { isKnownMethod } from '../protocol/methods';
+import { MethodTable } from '../protocol/methods';
 import { clientAddress as platformClientAddress } from '../shared/client-address';
 
 /** Attribute values as OpenTelemetry takes them. */
@@ -121,6 +121,10 @@ export function isCallerError(code: number): boolean {
   return CALLER_CODES.has(code);
 }
 
+/** The built-in methods: what a server without extension methods knows. */
+const BUILT_INS = new MethodTable();
+const isBuiltIn = (method: string): boolean => BUILT_INS.isKnown(method);
+
 const RESOURCE_METHODS: ReadonlySet<string> = new Set([
   'resources/read',
   'resources/subscribe',
@@ -144,13 +148,16 @@ export interface MessageTarget {
  * the target is the tool or prompt (low cardinality); resource URIs and the task a `tasks/*`
  * request names are attributes only.
  * @param clientAddress where `client.address` comes from (see `transportAttributes`)
+ * @param isKnown whether the server knows a method (its engine's method table, extensions'
+ *   methods included); any other is `_OTHER`
  */
 export function messageAttributes(
   facts: RequestFacts,
   message: JSONRPCRequest | JSONRPCNotification,
   clientAddress: ClientAddressSource = 'socket',
+  isKnown: (method: string) => boolean = isBuiltIn,
 ): MessageTarget {
-  const method = isKnownMethod(message.method) ? message.method : OTHER;
+  const method = isKnown(message.method) ? message.method : OTHER;
   const attributes: Attributes = { [ATTR.method]: method };
   if (method === OTHER) {
     attributes[ATTR.methodOriginal] = message.method;

@@ -56,6 +56,8 @@ export interface TelemetrySources {
   standaloneStreams(): number;
   /** Whether the server has the tool (`tools/call`) or prompt (`prompts/get`) a request names. */
   knows(method: string, name: string): boolean;
+  /** Whether the server knows `method` (its engine's method table, extensions' methods included). */
+  readonly knowsMethod: (method: string) => boolean;
 }
 
 /** A legacy session opened here, until it ends. */
@@ -154,7 +156,7 @@ export class McpTelemetry implements EngineObserver {
   ): Awaitable<EngineOutcome> {
     const { api, tracer, captureArguments } = this.parts;
     const start = performance.now();
-    const target = messageAttributes(facts, message, this.parts.clientAddress);
+    const target = messageAttributes(facts, message, this.parts.clientAddress, this.sources?.knowsMethod);
     const { attributes } = target;
     if (this.parts.serverName !== undefined) {
       attributes[ATTR.serverName] = this.parts.serverName;

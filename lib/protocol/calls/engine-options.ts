@@ -5,6 +5,7 @@ import type { McpRevision } from '../messages/revisions';
 import type { LoggingLevel } from '../messages/log-levels';
 import type { McpCacheScope, Implementation } from '../messages/mcp-types';
 import type { McpExtension } from '../extensions/extensions';
+import type { ExtensionMethod } from './extension-method';
 
 /** The engine's logger: errors from handlers are logged here, never sent to clients. */
 export interface EngineLogger {
@@ -43,5 +44,10 @@ export interface EngineOptions {
   readonly requestState: { readonly secret?: string | Buffer; readonly ttlMs: number };
   /** The application's extensions, checked (`extensionProblem`); the module adds its own (tasks). */
   readonly extensions?: readonly McpExtension[];
+  /**
+   * The request methods the extensions add, checked (`extensionMethodProblem`): the engine's
+   * method table joins them to the built-in ones at construction.
+   */
+  readonly extensionMethods?: readonly ExtensionMethod[];
   readonly logger: EngineLogger;
 }

@@ -217,15 +217,20 @@ describe('decodeHeaderValue', () => {
 });
 
 describe('checkStandardHeaders', () => {
+  // The fields the method table names for these methods (`nameParam`).
+  const NAME_PARAM: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+  const check = (headers: Record<string, string>, method: string, params: Record<string, unknown>) =>
+    checkStandardHeaders(headers, method, NAME_PARAM[method], params);
+
   it('requires Mcp-Method', () => {
-    expect(checkStandardHeaders({}, 'tools/list', {})).toMatch(/Mcp-Method header is required/);
+    expect(check({}, 'tools/list', {})).toMatch(/Mcp-Method header is required/);
   });
 
   it.each([
     ['another method', 'tools/call', 'tools/list'],
     ['another case (values are case-sensitive)', 'Tools/List', 'tools/list'],
   ])('refuses an Mcp-Method naming %s', (_label, header, method) => {
-    const message = checkStandardHeaders({ 'mcp-method': header }, method, {});
+    const message = check({ 'mcp-method': header }, method, {});
     expect(message).toMatch(/^Header mismatch: Mcp-Method/);
     expect(message).toContain(header);
   });
@@ -233,13 +238,13 @@ describe('checkStandardHeaders', () => {
   it.each([['tools/list'], ['server/discover'], ['completion/complete'], ['prompts/list']])(
     'accepts a matching Mcp-Method for %s, which needs no Mcp-Name',
     (method) => {
-      expect(checkStandardHeaders({ 'mcp-method': method }, method, {})).toBeUndefined();
+      expect(check({ 'mcp-method': method }, method, {})).toBeUndefined();
     },
   );
 
   it('tolerates whitespace around header values', () => {
     expect(
-      checkStandardHeaders({ 'mcp-method': '  tools/call ', 'mcp-name': ' echo  ' }, 'tools/call', { name: 'echo' }),
+      check({ 'mcp-method': '  tools/call ', 'mcp-name': ' echo  ' }, 'tools/call', { name: 'echo' }),
     ).toBeUndefined();
   });
 
@@ -251,44 +256,40 @@ describe('checkStandardHeaders', () => {
     const params = { [field]: value };
 
     it('is required', () => {
-      expect(checkStandardHeaders({ 'mcp-method': method }, method, params)).toMatch(/Mcp-Name header is required/);
+      expect(check({ 'mcp-method': method }, method, params)).toMatch(/Mcp-Name header is required/);
     });
 
     it('accepts the body value', () => {
-      expect(checkStandardHeaders({ 'mcp-method': method, 'mcp-name': value }, method, params)).toBeUndefined();
+      expect(check({ 'mcp-method': method, 'mcp-name': value }, method, params)).toBeUndefined();
     });
 
     it('accepts the body value in the base64 sentinel form', () => {
-      expect(checkStandardHeaders({ 'mcp-method': method, 'mcp-name': encode(value) }, method, params)).toBeUndefined();
+      expect(check({ 'mcp-method': method, 'mcp-name': encode(value) }, method, params)).toBeUndefined();
     });
 
     it('refuses another value', () => {
-      expect(checkStandardHeaders({ 'mcp-method': method, 'mcp-name': 'other' }, method, params)).toMatch(
+      expect(check({ 'mcp-method': method, 'mcp-name': 'other' }, method, params)).toMatch(
         /Mcp-Name header value 'other' does not match body value/,
       );
     });
 
     it('refuses a value when the body has none', () => {
-      expect(checkStandardHeaders({ 'mcp-method': method, 'mcp-name': value }, method, {})).toMatch(
-        /^Header mismatch: Mcp-Name/,
-      );
+      expect(check({ 'mcp-method': method, 'mcp-name': value }, method, {})).toMatch(/^Header mismatch: Mcp-Name/);
     });
 
     it('refuses a malformed value', () => {
-      expect(checkStandardHeaders({ 'mcp-method': method, 'mcp-name': '=?base64?***?=' }, method, params)).toMatch(
-        /malformed/,
-      );
+      expect(check({ 'mcp-method': method, 'mcp-name': '=?base64?***?=' }, method, params)).toMatch(/malformed/);
     });
   });
 
   it('compares a non-ASCII name after decoding', () => {
     const headers = { 'mcp-method': 'tools/call', 'mcp-name': encode('météo') };
-    expect(checkStandardHeaders(headers, 'tools/call', { name: 'météo' })).toBeUndefined();
-    expect(checkStandardHeaders(headers, 'tools/call', { name: 'meteo' })).toMatch(/does not match/);
+    expect(check(headers, 'tools/call', { name: 'météo' })).toBeUndefined();
+    expect(check(headers, 'tools/call', { name: 'meteo' })).toMatch(/does not match/);
   });
 
   it('does not take the name of tools/call from params.uri', () => {
-    expect(checkStandardHeaders({ 'mcp-method': 'tools/call', 'mcp-name': 'x' }, 'tools/call', { uri: 'x' })).toMatch(
+    expect(check({ 'mcp-method': 'tools/call', 'mcp-name': 'x' }, 'tools/call', { uri: 'x' })).toMatch(
       /does not match/,
     );
   });

@@ -124,23 +124,15 @@ export function decodeHeaderValue(raw: string): string | undefined {
   return SAFE_VALUE.test(raw) ? raw : undefined;
 }
 
-/** The body field mirrored into `Mcp-Name`, by method. */
-const NAME_FIELD: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
-
 /**
- * Checks `Mcp-Method` and `Mcp-Name` against a modern request. Returns the mismatch message, or
- * `undefined` when the headers agree with the body.
+ * Checks `Mcp-Method` and `Mcp-Name` against a modern request. `field` is the body field the
+ * method mirrors into `Mcp-Name` (the method table's `nameParam`), if any. Returns the mismatch
+ * message, or `undefined` when the headers agree with the body.
  */
 export function checkStandardHeaders(
   headers: McpHeaderBag,
   method: string,
+  field: string | undefined,
   params: JSONObject | undefined,
 ): string | undefined {
   const methodHeader = headerValue(headers, 'mcp-method');
@@ -150,7 +142,6 @@ export function checkStandardHeaders(
   if (methodHeader !== method) {
     return `Header mismatch: Mcp-Method header value '${methodHeader}' does not match body value '${method}'`;
   }
-  const field = NAME_FIELD[method];
   if (field === undefined) {
     return undefined;
   }

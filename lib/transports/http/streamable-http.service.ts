@@ -32,7 +32,7 @@ import { answerOn, HttpRequestChannel, type RequestStreamSettings } from './http
 import { refusalReply, writeReply, type AnswerStatus } from './http-reply';
 import { SESSION_HEADER, sessionHeaders, streamableReply } from './streamable-http.status-table';
 import { McpLogger } from '../../telemetry/mcp.logger';
-import { LONG_LIVED_METHODS } from '../../protocol/methods';
+import type { MethodTable } from '../../protocol/methods';
 import { HeldStreams } from './held-streams.service';
 import { SlowReaders } from './slow-readers.service';
 
@@ -67,6 +67,7 @@ export class StreamableHttpService {
       streams,
       channels,
       held,
+      methods: engine.methods,
     };
   }
 
@@ -187,6 +188,8 @@ interface BindingParts {
   readonly streams: ResumableStreams;
   readonly channels: SessionChannels;
   readonly held: HeldStreams;
+  /** The engine's methods: which hold their stream open (`subscriptions/listen`). */
+  readonly methods: MethodTable;
 }
 
 /**
@@ -246,7 +249,7 @@ class StreamableHttpBinding implements InboundBinding<HttpRequestChannel> {
     const single = messages as ClassifiedMessage;
     return (
       single.kind !== 'request' ||
-      !LONG_LIVED_METHODS.has(single.message.method) ||
+      this.parts.methods.entry(single.message.method)?.longLived !== true ||
       held.admit(this.native, this.principal, single.message.id)
     );
   }

@@ -14,7 +14,6 @@ import {
   type JSONRPCRequest,
 } from '../../protocol/messages/json-rpc';
 import { decideEra } from '../../protocol/messages/request-meta';
-import { LONG_LIVED_METHODS } from '../../protocol/methods';
 import { inboundFacts, type FactsInput, type InboundDispatcher, type InboundResult } from '../../protocol/inbound';
 import type { McpPrincipal } from '../../protocol/calls/call-context';
 import type { SessionHandle } from '../../protocol/messages/session-handle';
@@ -115,7 +114,7 @@ export class StdioRequests implements StdioBatchHost {
       return;
     }
     const era = decideEra(message.params, undefined);
-    const listen = era === 'modern' && LONG_LIVED_METHODS.has(message.method);
+    const listen = era === 'modern' && this.engine.methods.entry(message.method)?.longLived === true;
     const work: RequestWork = {
       kind: 'request',
       message,
