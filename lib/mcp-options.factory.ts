@@ -15,6 +15,7 @@ import { resolveRedisSettings, type ResolvedRedisOptions } from './stores/redis/
 import { resolveStoreSettings, type ResolvedStoreOptions } from './stores/store-settings';
 import { resolveTaskOptions, type TaskSettings } from './tasks/task-settings';
 import { resolveTelemetrySettings, type TelemetrySettings } from './telemetry/telemetry-settings';
+import { resolveSkillSettings, type SkillSettings } from './skills/skill-settings';
 
 export type { ResolvedRedisOptions } from './stores/redis/redis-settings';
 
@@ -33,6 +34,8 @@ export interface ResolvedMcpOptions extends McpServerSettings {
   /** The application's own stores; absent when none is given. */
   stores?: ResolvedStoreOptions;
   telemetry: TelemetrySettings;
+  /** Absent: the server serves no skills. */
+  skills?: SkillSettings;
 }
 
 /** What the options of one server default to that depends on the other servers of the application. */
@@ -58,11 +61,22 @@ export function resolveMcpOptions(
   const redis = resolveRedisSettings(options.redis, defaults.keyPrefix);
   const stores = resolveStoreSettings(options.stores, redis !== undefined);
   const telemetry = resolveTelemetrySettings(options.telemetry);
-  return { ...server, sessions, http, stdio, auth, tasks, redis, stores, telemetry };
+  const skills = resolveSkillSettings(options.skills);
+  return { ...server, sessions, http, stdio, auth, tasks, redis, stores, telemetry, skills };
 }
 
 /** The server's own settings out of the resolved options (`MCP_SERVER_SETTINGS`). */
 export function serverSettingsOf(options: ResolvedMcpOptions): McpServerSettings {
-  const { sessions: _s, http: _h, stdio: _io, auth: _a, tasks: _t, redis: _r, stores: _st, ...server } = options;
+  const {
+    sessions: _s,
+    http: _h,
+    stdio: _io,
+    auth: _a,
+    tasks: _t,
+    redis: _r,
+    stores: _st,
+    skills: _sk,
+    ...server
+  } = options;
   return server;
 }

@@ -9,6 +9,7 @@ import type { McpStdioOptions } from './mcp-stdio-options.interface';
 import type { McpSessionOptions } from './mcp-session-options.interface';
 import type { McpRedisOptions } from './mcp-redis-options.interface';
 import type { McpTaskOptions } from './mcp-task-options.interface';
+import type { McpSkillOptions } from './mcp-skill-options.interface';
 import type { McpStoreOptions } from './mcp-store-options.interface';
 import type { McpTelemetryOptions } from './mcp-telemetry-options.interface';
 
@@ -24,6 +25,7 @@ export type {
   McpRedisSentinelOptions,
 } from './mcp-redis-options.interface';
 export type { McpTaskOptions } from './mcp-task-options.interface';
+export type { McpSkillDecoratorOptions, McpSkillFiles, McpSkillOptions } from './mcp-skill-options.interface';
 export type { McpStoreOptions } from './mcp-store-options.interface';
 export type { McpModuleExtras, McpConsoleOptions } from './mcp-module-extras.interface';
 
@@ -156,6 +158,13 @@ export interface McpModuleOptions {
   stdio?: McpStdioOptions;
   /** Tasks: tool calls that outlive their request (`@McpTool({ taskSupport })`). */
   tasks?: McpTaskOptions;
+  /**
+   * Skills (`io.modelcontextprotocol/skills`): agent skills served from a directory and from
+   * `@McpSkill` providers, with `skills/list`, `skills/get` and `resources/directory/read`. The
+   * extension is declared only with this option.
+   * @example { skills: { directory: join(__dirname, 'skills') } }
+   */
+  skills?: McpSkillOptions;
   /**
    * class-validator options for every DTO schema (`whitelist`, `forbidNonWhitelisted`,
    * `skipMissingProperties`...); a tool's own `validatorOptions` override them one by one.

@@ -31,7 +31,7 @@ import type { HandlerContext } from './handlers/handler-context';
 import { InflightRequests } from './inflight-requests';
 import type { InputRound } from './calls/input-round';
 import { ListCache } from './calls/list-cache';
-import { methodEntry, servesMethod } from './methods';
+import { methodEntry, servesMethod, type MethodGate } from './methods';
 import { RequestResolver } from './request-resolver';
 import type { ResolvedRequest } from './calls/resolved-request';
 import { logFailure, NO_OUTCOME, ResultFinisher } from './result-finisher';
@@ -42,6 +42,7 @@ import { TaskCalls, type TaskCall } from './task-calls';
 import type { TaskPort } from './tasks/task-port';
 import { TASKS_EXTENSION } from './tasks/task-mode';
 import { ExtensionTable } from './extensions/extensions';
+import { skillsExtension } from './skills/skill-entry';
 import type { EngineHooks, EngineOutcome, RequestChannel, RequestFacts } from './calls/transport-contract';
 import type { EngineObserver } from './calls/engine-observer';
 import { isThenable, type Awaitable } from './messages/thenables';
@@ -104,7 +105,11 @@ export class McpEngine {
       observer?.notification === undefined
         ? undefined
         : (message, sessionId) => observer.notification!(message, sessionId);
-    this.resolver = new RequestResolver(options.revisions, options.defaultLogLevel, this.rounds);
+    const { skills } = hooks;
+    const gates = new Set<MethodGate>(
+      skills === undefined ? [] : skills.directoryRead ? ['skills', 'directoryRead'] : ['skills'],
+    );
+    this.resolver = new RequestResolver(options.revisions, options.defaultLogLevel, this.rounds, gates);
     this.finisher = new ResultFinisher(options, (request, error) => this.logFailure(request, error));
     this.taskCalls = new TaskCalls({
       logger: options.logger,
@@ -131,10 +136,12 @@ export class McpEngine {
       taskCalls: this.taskCalls,
       extensions: new ExtensionTable([
         ...(this.tasks === undefined ? [] : [TASKS_EXTENSION]),
+        ...(skills === undefined ? [] : [skillsExtension(skills.directoryRead)]),
         ...(options.extensions ?? []),
       ]),
+      skills,
       revisionsOf: (era) => this.revisionsOf(era),
-      servesMethod: (era, method, transport) => servesMethod(era, method, transport),
+      servesMethod: (era, method, transport) => servesMethod(era, method, transport, undefined, gates),
       createCallContext: (request, name) => this.createCallContext(request, name),
       logFailure: (request, error) => this.logFailure(request, error),
       attachTaskStream: (taskId, channel) => this.attachTaskStream(taskId, channel),

@@ -155,8 +155,8 @@ describe('CACHEABLE_METHODS', () => {
     },
   );
 
-  it('holds exactly the six cacheable methods', () => {
-    expect(CACHEABLE_METHODS.size).toBe(6);
+  it('holds exactly the nine cacheable methods', () => {
+    expect(CACHEABLE_METHODS.size).toBe(9);
   });
 
   it("takes discovery's own cache hints for server/discover only, the catalog's for the others", () => {
@@ -168,6 +168,9 @@ describe('CACHEABLE_METHODS', () => {
       'resources/list': 'catalog',
       'resources/templates/list': 'catalog',
       'resources/read': 'catalog',
+      'skills/list': 'catalog',
+      'skills/get': 'catalog',
+      'resources/directory/read': 'catalog',
     });
   });
 });
@@ -178,10 +181,30 @@ describe('LONG_LIVED_METHODS', () => {
   });
 });
 
+describe('gated methods (the Skills extension)', () => {
+  it.each<[string, 'skills' | 'directoryRead']>([
+    ['skills/list', 'skills'],
+    ['skills/get', 'skills'],
+    ['resources/directory/read', 'directoryRead'],
+  ])('%s is served in both eras only to a server that has %s', (method, gate) => {
+    for (const era of ['legacy', 'modern'] as const) {
+      expect(servesMethod(era, method, 'streamable-http')).toBe(false);
+      expect(servesMethod(era, method, 'streamable-http', undefined, new Set())).toBe(false);
+      expect(servesMethod(era, method, 'streamable-http', undefined, new Set([gate]))).toBe(true);
+    }
+  });
+
+  it('serves skills/list without directoryRead, and resources/directory/read only with it', () => {
+    expect(servesMethod('modern', 'skills/list', 'sse', undefined, new Set(['skills']))).toBe(true);
+    expect(servesMethod('modern', 'resources/directory/read', 'stdio', undefined, new Set(['skills']))).toBe(false);
+  });
+});
+
 describe('METHODS: the one table', () => {
   type Row = [method: string, era: string, flags: string];
   const flagsOf = (entry: MethodEntry): string =>
     [
+      entry.gate && `gated by ${entry.gate}`,
       entry.legacyFeature && `legacy needs ${entry.legacyFeature}`,
       entry.notOn && `not on ${entry.notOn.join(',')}`,
       entry.streaming && 'streaming',
@@ -213,7 +236,11 @@ describe('METHODS: the one table', () => {
     ['tasks/result', 'legacy', 'legacy needs coreTasks self-timed'],
     ['tasks/list', 'legacy', 'legacy needs coreTasks'],
     ['tasks/update', 'modern', ''],
+    ['skills/list', 'both', 'gated by skills cacheable'],
+    ['skills/get', 'both', 'gated by skills cacheable'],
+    ['resources/directory/read', 'both', 'gated by directoryRead cacheable'],
   ];
+  const GATED = new Set(['skills/list', 'skills/get', 'resources/directory/read']);
 
   it('holds every method with its eras and flags, and nothing else', () => {
     expect([...METHODS].map(([method, entry]): Row => [method, entry.era, flagsOf(entry)])).toEqual(TABLE);
@@ -264,7 +291,7 @@ describe('METHODS: the one table', () => {
       },
     );
 
-    it.each(TABLE.filter(([, era]) => era !== 'modern').map(([method]) => method))(
+    it.each(TABLE.filter(([method, era]) => era !== 'modern' && !GATED.has(method)).map(([method]) => method))(
       '%s in the legacy era passes the ladder',
       (method) => {
         const resolved = resolver.resolve(

@@ -28,9 +28,13 @@ import {
   handleTasksResult,
   handleTasksUpdate,
 } from './handlers/tasks.handler';
+import { handleDirectoryRead, handleSkillsGet, handleSkillsList } from './handlers/skills.handler';
 
 /** Serves one method. */
 export type MethodHandler = (context: HandlerContext, request: ResolvedRequest) => Awaitable<JSONObject>;
+
+/** What a method needs the server to have: skills (the Skills extension), or skills and their directory reads. */
+export type MethodGate = 'skills' | 'directoryRead';
 
 /** What the engine knows of one method. Flags are absent when false. */
 export interface MethodEntry {
@@ -39,6 +43,8 @@ export interface MethodEntry {
   readonly era: McpEra | 'both';
   /** Legacy: the feature a session's revision must have (methods only some revisions define). */
   readonly legacyFeature?: RevisionFeature;
+  /** Served only by a server that has it (see `MethodGate`); to others it is an unknown method. */
+  readonly gate?: MethodGate;
   /** Transports that never serve it. */
   readonly notOn?: readonly McpTransportKind[];
   /** Served only on transports that hold a stream for the request (Streamable HTTP, stdio). */
@@ -78,6 +84,14 @@ const TABLE: Readonly<Record<string, MethodEntry>> = {
   'tasks/result': { handler: handleTasksResult, era: 'legacy', legacyFeature: 'coreTasks', selfTimed: true },
   'tasks/list': { handler: handleTasksList, era: 'legacy', legacyFeature: 'coreTasks' },
   'tasks/update': { handler: handleTasksUpdate, era: 'modern' },
+  'skills/list': { handler: handleSkillsList, era: 'both', gate: 'skills', cacheable: 'catalog' },
+  'skills/get': { handler: handleSkillsGet, era: 'both', gate: 'skills', cacheable: 'catalog' },
+  'resources/directory/read': {
+    handler: handleDirectoryRead,
+    era: 'both',
+    gate: 'directoryRead',
+    cacheable: 'catalog',
+  },
 };
 
 /** Every method, by name. A map: names such as `toString` or `__proto__` find nothing. */
@@ -120,11 +134,18 @@ export function isKnownMethod(method: string): boolean {
 
 /**
  * Whether `method` is served to a request of `era` arriving on `transport`; for a legacy
- * request, `revision` is the session's (methods some revisions lack are refused without it).
- * Anything this refuses is answered -32601 (HTTP 404 in the modern era).
+ * request, `revision` is the session's (methods some revisions lack are refused without it);
+ * `gates` are what the server has of the gated methods. Anything this refuses is answered
+ * -32601 (HTTP 404 in the modern era).
  */
-export function servesMethod(era: McpEra, method: string, transport: McpTransportKind, revision?: string): boolean {
-  return entryServed(era, method, transport, revision) !== undefined;
+export function servesMethod(
+  era: McpEra,
+  method: string,
+  transport: McpTransportKind,
+  revision?: string,
+  gates?: ReadonlySet<MethodGate>,
+): boolean {
+  return entryServed(era, method, transport, revision, gates) !== undefined;
 }
 
 /** The entry of `method` when it is served to `era` on `transport`, else `undefined`. */
@@ -133,9 +154,13 @@ export function entryServed(
   method: string,
   transport: McpTransportKind,
   revision?: string,
+  gates?: ReadonlySet<MethodGate>,
 ): MethodEntry | undefined {
   const entry = METHODS.get(method);
   if (entry === undefined || (entry.era !== 'both' && entry.era !== era)) {
+    return undefined;
+  }
+  if (entry.gate !== undefined && gates?.has(entry.gate) !== true) {
     return undefined;
   }
   if (entry.notOn?.includes(transport) === true || (entry.streaming === true && !STREAMING_TRANSPORTS.has(transport))) {

@@ -14,7 +14,7 @@ import { McpError } from './messages/mcp-error';
 import { CallScope } from './calls/call-scope';
 import { checkStandardHeaders, headerValue } from './messages/request-headers';
 import { readModernEnvelope } from './messages/request-meta';
-import { servesMethod } from './methods';
+import { servesMethod, type MethodGate } from './methods';
 import { ANONYMOUS_PRINCIPAL } from './bounds/principal';
 import type { LoggingLevel } from './messages/log-levels';
 import type { RoundInputs } from './calls/input-round';
@@ -35,6 +35,8 @@ export class RequestResolver {
     /** The log level of a legacy session that never sent `logging/setLevel`. */
     private readonly defaultLogLevel: LoggingLevel,
     private readonly rounds: RoundTrips,
+    /** What the server has of the gated methods (`MethodGate`). */
+    private readonly gates: ReadonlySet<MethodGate> = new Set(),
   ) {
     this.revisionsByEra = {
       legacy: revisions.filter((revision) => eraOf(revision) === 'legacy'),
@@ -84,7 +86,7 @@ export class RequestResolver {
         { supported: modern, requested: envelope.protocolVersion },
       );
     }
-    if (!servesMethod('modern', message.method, facts.transport)) {
+    if (!servesMethod('modern', message.method, facts.transport, undefined, this.gates)) {
       return methodNotFound(message.method);
     }
     const principal = facts.principal ?? ANONYMOUS_PRINCIPAL;
@@ -118,7 +120,7 @@ export class RequestResolver {
   private resolveLegacy(facts: RequestFacts, message: JSONRPCRequest, params: JSONObject): ResolvedRequest | McpError {
     const state = facts.session?.state;
     const revision = facts.revision ?? state?.protocolVersion;
-    if (!servesMethod('legacy', message.method, facts.transport, revision)) {
+    if (!servesMethod('legacy', message.method, facts.transport, revision, this.gates)) {
       return methodNotFound(message.method);
     }
     return {

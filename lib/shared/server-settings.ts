@@ -11,6 +11,7 @@ import type { McpCacheScope, Implementation } from '../protocol/messages/mcp-typ
 import { isRevision, newestFirst, MCP_REVISIONS, type McpRevision } from '../protocol/messages/revisions';
 import { extensionProblem, type McpExtension } from '../protocol/extensions/extensions';
 import { MCP_TASKS_EXTENSION } from '../protocol/tasks/task-mode';
+import { MCP_SKILLS_EXTENSION } from '../protocol/skills/skill-entry';
 
 /** The top-level options with every default applied (`MCP_SERVER_SETTINGS`). */
 export interface McpServerSettings {
@@ -100,7 +101,7 @@ function resolveExtensions(extensions: unknown): readonly McpExtension[] {
   if (extensions === undefined) {
     return [];
   }
-  const problem = extensionProblem(extensions, [MCP_TASKS_EXTENSION]);
+  const problem = extensionProblem(extensions, [MCP_TASKS_EXTENSION, MCP_SKILLS_EXTENSION]);
   if (problem !== undefined) {
     fail(`extensions${problem.at}`, problem.reason);
   }

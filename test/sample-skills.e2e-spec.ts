@@ -1,0 +1,79 @@
+/**
+ * The sample serves one skill, sample/skills/notes-workflow (a SKILL.md about the notes tools and
+ * a tag reference), from the directory beside its module: listed, fetched and read with sizes
+ * and digests that match the files on disk, in both eras.
+ */
+import type { INestApplication } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createMcpTestClient, type McpTestClient } from 'nest-mcp/testing';
+import { AppModule } from '../sample/app.module';
+import { mcpApp } from './support/mcp-app';
+
+const SKILL_DIR = join(__dirname, '..', 'sample', 'skills', 'notes-workflow');
+const FILES = ['SKILL.md', 'references/tags.md'];
+
+function onDisk(path: string) {
+  const bytes = readFileSync(join(SKILL_DIR, path));
+  return {
+    uri: `skill://notes-workflow/${path}`,
+    size: bytes.length,
+    digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+  };
+}
+
+describe('sample: the notes-workflow skill', () => {
+  const savedAuth = process.env.MCP_AUTH;
+  let app: INestApplication;
+  let legacy: McpTestClient;
+  let modern: McpTestClient;
+
+  beforeAll(async () => {
+    delete process.env.MCP_AUTH;
+    app = await mcpApp(AppModule);
+    legacy = await createMcpTestClient(app, { revision: '2025-06-18' });
+    modern = await createMcpTestClient(app);
+  });
+
+  afterAll(async () => {
+    await legacy.close();
+    await modern.close();
+    await app.close();
+    if (savedAuth !== undefined) process.env.MCP_AUTH = savedAuth;
+  });
+
+  it.each(['legacy', 'modern'] as const)('lists it with the digests of its files on disk (%s)', async (era) => {
+    const client = era === 'legacy' ? legacy : modern;
+    const { skills } = await client.request('skills/list');
+    expect(skills).toEqual([
+      {
+        uri: 'skill://notes-workflow/SKILL.md',
+        frontmatter: expect.objectContaining({ name: 'notes-workflow', license: 'MIT' }),
+        resources: FILES.map(onDisk),
+      },
+    ]);
+  });
+
+  it('reads each file with the bytes the digest covers, and lists its directory', async () => {
+    for (const path of FILES) {
+      const { contents } = await modern.readResource(`skill://notes-workflow/${path}`);
+      const text = (contents[0] as { text: string }).text;
+      expect(Buffer.from(text, 'utf8')).toEqual(readFileSync(join(SKILL_DIR, path)));
+    }
+    const { resources } = await modern.request('resources/directory/read', { uri: 'skill://notes-workflow' });
+    expect(resources.map((child: { name: string }) => child.name)).toEqual(['SKILL.md', 'references']);
+  });
+
+  it('names only tools the sample has', async () => {
+    const tools = (await modern.listTools()).map((tool) => tool.name);
+    const skill =
+      readFileSync(join(SKILL_DIR, 'SKILL.md'), 'utf8') + readFileSync(join(SKILL_DIR, 'references/tags.md'), 'utf8');
+    const named = [...skill.matchAll(/`([a-z]+_[a-z_]+)`/g)].map((match) => match[1]);
+    expect(named.length).toBeGreaterThan(3);
+    const prompts = (await modern.listPrompts()).map((prompt) => prompt.name);
+    for (const name of named) {
+      expect([...tools, ...prompts]).toContain(name);
+    }
+  });
+});
