@@ -1,15 +1,25 @@
 /**
  * The sample serves one skill, sample/skills/notes-workflow (a SKILL.md about the notes tools and
  * a tag reference), from the directory beside its module: listed, fetched and read with sizes
- * and digests that match the files on disk, in both eras.
+ * and digests that match the files on disk, in both eras, on Streamable HTTP, the simple POST
+ * endpoint, the 2024-11-05 SSE pair and stdio.
  */
 import type { INestApplication } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as V2Client } from '@modelcontextprotocol/client';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createMcpTestClient, type McpTestClient } from 'nest-mcp/testing';
 import { AppModule } from '../sample/app.module';
+import { startHttpApp } from './fixtures/http-app';
+import { MODERN_REVISION } from './fixtures/raw-rpc';
 import { mcpApp } from './support/mcp-app';
+import { tsEntry } from './support/server-process';
 
 const SKILL_DIR = join(__dirname, '..', 'sample', 'skills', 'notes-workflow');
 const FILES = ['SKILL.md', 'references/tags.md'];
@@ -76,4 +86,52 @@ describe('sample: the notes-workflow skill', () => {
       expect([...tools, ...prompts]).toContain(name);
     }
   });
+});
+
+describe('sample: the skill on the other transports', () => {
+  const savedAuth = process.env.MCP_AUTH;
+  beforeAll(() => delete process.env.MCP_AUTH);
+  afterAll(() => {
+    if (savedAuth !== undefined) process.env.MCP_AUTH = savedAuth;
+  });
+
+  it('is listed on the simple POST endpoint and over the 2024-11-05 SSE pair', async () => {
+    const app = await startHttpApp(AppModule);
+    const simple = await createMcpTestClient(app.app, { path: '/rpc' });
+    const sse = new V1Client({ name: 'v1-sse-skills', version: '1.0.0' });
+    try {
+      const got = await simple.request('skills/get', { uri: 'skill://notes-workflow/SKILL.md' });
+      expect(got.skill.resources).toEqual(FILES.map(onDisk));
+      await sse.connect(new SSEClientTransport(new URL('/sse', app.baseUrl)));
+      const listing = (await sse.request({ method: 'skills/list', params: {} }, ResultSchema)) as Record<string, any>;
+      expect(listing.skills[0].resources).toEqual(FILES.map(onDisk));
+    } finally {
+      await sse.close();
+      await simple.close();
+      await app.close();
+    }
+  });
+
+  it('is listed, fetched and read by the v2 client over stdio', async () => {
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    );
+    const transport = new StdioClientTransport({ ...tsEntry('sample/stdio.ts'), env, stderr: 'pipe' });
+    const client = new V2Client(
+      { name: 'v2-stdio-skills', version: '2.0.0' },
+      { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
+    );
+    try {
+      await client.connect(transport);
+      const skills = new SkillsClient(client);
+      const { skills: entries } = await skills.list();
+      expect(entries.map((entry) => entry.resources)).toEqual([FILES.map(onDisk)]);
+      const tags = await skills.read(entries[0], 'references/tags.md');
+      expect(tags.verified).toBe(true);
+      const directory = await skills.readDirectory('skill://notes-workflow/references');
+      expect(directory.resources.map((child) => child.name)).toEqual(['tags.md']);
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
 });
