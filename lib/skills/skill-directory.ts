@@ -27,12 +27,12 @@ interface FoundFile {
 
 const OPTION = 'skills.directory';
 
-/** The files below `root`, links followed while they stay inside it. */
+/** The files below `root`, links followed while they stay inside it (and lead into no loop). */
 function walk(root: string): FoundFile[] {
   const realRoot = realpathSync(root);
   const found: FoundFile[] = [];
-  const visited = new Set<string>([realRoot]);
-  const visit = (directory: string, relative: string): void => {
+  /** `ancestors`: the real paths of the directories on the way down, where a link would loop. */
+  const visit = (directory: string, relative: string, ancestors: ReadonlySet<string>): void => {
     for (const name of readdirSync(directory).sort()) {
       if (name.startsWith('.')) {
         continue;
@@ -41,24 +41,23 @@ function walk(root: string): FoundFile[] {
       const path = relative === '' ? name : `${relative}/${name}`;
       let stats = lstatSync(absolute);
       if (stats.isSymbolicLink()) {
-        const target = realpathSync(absolute);
-        if (!target.startsWith(realRoot + sep)) {
+        const real = realpathSync(absolute);
+        if (!real.startsWith(realRoot + sep)) {
           fail(OPTION, `${path} is a symbolic link that leaves ${root}`);
         }
         stats = statSync(absolute);
-        if (stats.isDirectory() && visited.has(target)) {
-          continue;
+        if (stats.isDirectory() && ancestors.has(real)) {
+          fail(OPTION, `${path} is a symbolic link to a directory that holds it (a loop)`);
         }
-        visited.add(target);
       }
       if (stats.isDirectory()) {
-        visit(absolute, path);
+        visit(absolute, path, new Set([...ancestors, realpathSync(absolute)]));
       } else if (stats.isFile()) {
         found.push({ path, absolute, size: stats.size });
       }
     }
   };
-  visit(realRoot, '');
+  visit(realRoot, '', new Set([realRoot]));
   return found;
 }
 
