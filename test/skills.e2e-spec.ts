@@ -200,12 +200,23 @@ describe.each<HttpPlatform>(['express', 'fastify'])('skills over Streamable HTTP
         code: -32602,
       });
     }
+    // A provider's skill under @McpScopes is hidden the same way.
+    expect(
+      await guest.client
+        .request({ method: 'skills/get', params: { uri: 'skill://billing-audit/SKILL.md' } }, ANY)
+        .catch((e) => e),
+    ).toMatchObject({ code: -32602 });
     const { resources: guestResources } = await guest.client.listResources();
     expect(guestResources.map((resource) => resource.uri)).not.toContain(REFUNDS);
 
     const reader = await v2('reader');
     const listing = await reader.skills.list();
-    expect(listing.skills.map((skill) => skill.uri)).toEqual([REFUNDS, PROVIDER, PDF]);
+    expect(listing.skills.map((skill) => skill.uri)).toEqual([
+      REFUNDS,
+      'skill://billing-audit/SKILL.md',
+      PROVIDER,
+      PDF,
+    ]);
     const got = await reader.skills.get(REFUNDS);
     expect(got).toMatchObject({ cacheScope: 'private', skill: { frontmatter: { name: 'refunds' } } });
     expect((await reader.skills.read(got.skill)).verified).toBe(true);

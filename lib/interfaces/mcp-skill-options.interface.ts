@@ -46,7 +46,10 @@ export interface McpSkillDecoratorOptions {
    * of its `SKILL.md` when absent.
    */
   path?: string;
-  /** Scopes a caller must all hold to see the skill (added to `skills.scopes` of its path). */
+  /**
+   * Scopes a caller must all hold to see the skill, added to those of `skills.scopes` for its
+   * path and of `@McpScopes` on the method and its class.
+   */
   scopes?: string[];
 }
 

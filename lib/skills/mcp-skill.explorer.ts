@@ -1,8 +1,9 @@
 import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner, ModulesContainer } from '@nestjs/core';
+import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { MCP_SERVER_IDENTITY, MCP_SKILL_LIBRARY, MCP_SKILL_SETTINGS } from '../shared/mcp.constants';
 import { McpSkillMetadata } from '../decorators/mcp-skill.decorator';
+import { McpScopesMetadata } from '../decorators/mcp-scopes.decorator';
 import { serverTakes, type McpServerIdentity } from '../identity/server-identity';
 import { serverIdentities } from '../identity/mcp-servers';
 import { SKILL_FILE } from '../protocol/skills/skill-entry';
@@ -14,7 +15,8 @@ import type { SkillSettings } from './skill-settings';
 
 /**
  * Finds the `@McpSkill` methods of the providers a server takes, calls each once and adds its
- * skill to the server's library; then checks that `skills.scopes` names only skills it has.
+ * skill to the server's library, with the scopes of its options and of `@McpScopes`; then checks
+ * that `skills.scopes` names only skills it has.
  */
 @Injectable()
 export class McpSkillExplorer implements OnModuleInit {
@@ -22,6 +24,7 @@ export class McpSkillExplorer implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly modules: ModulesContainer,
+    private readonly reflector: Reflector,
     @Inject(MCP_SERVER_IDENTITY) private readonly identity: McpServerIdentity,
     @Inject(MCP_SKILL_LIBRARY) private readonly library: SkillLibrary | null,
     @Inject(MCP_SKILL_SETTINGS) private readonly settings: SkillSettings | undefined,
@@ -43,7 +46,13 @@ export class McpSkillExplorer implements OnModuleInit {
         const options = typeof method === 'function' ? this.optionsOf(method) : undefined;
         if (options !== undefined) {
           const where = `${(instance.constructor as Type | undefined)?.name ?? String(wrapper.name)}.${methodName}`;
-          await this.add(options, () => (method as () => unknown).call(instance), where);
+          // The scopes of @McpScopes on the class and the method count as they do for a tool.
+          const scopes = [
+            ...(options.scopes ?? []),
+            ...(this.reflector.get(McpScopesMetadata, instance.constructor as Type) ?? []),
+            ...(this.reflector.get(McpScopesMetadata, method as () => unknown) ?? []),
+          ];
+          await this.add({ ...options, scopes }, () => (method as () => unknown).call(instance), where);
         }
       }
     }
