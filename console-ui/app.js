@@ -12,6 +12,7 @@ import { createResourcesPanel } from './resources-panel.js';
 import { createPromptsPanel } from './prompts-panel.js';
 import { createListenPanel } from './listen-panel.js';
 import { createTasksPanel } from './tasks-panel.js';
+import { createSkillsPanel } from './skills-panel.js';
 
 /**
  * @typedef {import('./mcp-client.js').Json} Json
@@ -286,6 +287,7 @@ const tools = createToolsPanel(ctx);
 const resources = createResourcesPanel(ctx);
 const prompts = createPromptsPanel(ctx);
 const tasks = createTasksPanel(ctx);
+const skills = createSkillsPanel(ctx);
 const listen = createListenPanel({
   ...ctx,
   // A list change the person listens to shows at once in its tab.
@@ -301,6 +303,8 @@ const TABS = /** @type {Array<[string, { element: HTMLElement, refresh(): Promis
   ['Prompts', prompts, 'prompts'],
   ['Notifications', listen, undefined],
   ['Tasks', tasks, undefined],
+  // Listed when the server declares extensions; the panel looks for the Skills extension.
+  ['Skills', skills, 'extensions'],
 ]);
 
 const tablist = h('div', { role: 'tablist', 'aria-label': 'What the server offers', class: 'tabs' });

@@ -130,6 +130,13 @@ export type {
 export { McpTaskService } from './tasks/mcp-task.service';
 export type { McpTaskRecord, McpTaskStatus, McpTaskError, McpTaskStore } from './interfaces/task-store.interface';
 export { MCP_TASKS_EXTENSION } from './protocol/tasks/task-mode';
+export { MCP_SKILLS_EXTENSION } from './protocol/skills/skill-entry';
+export { McpSkill } from './decorators/mcp-skill.decorator';
+export type {
+  McpSkillDecoratorOptions,
+  McpSkillFiles,
+  McpSkillOptions,
+} from './interfaces/mcp-skill-options.interface';
 export type { McpExtension } from './protocol/extensions/extensions';
 export { MCP_APPS_EXTENSION, MCP_APP_MIME_TYPE } from './protocol/apps/apps';
 export type {

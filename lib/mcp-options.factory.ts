@@ -16,6 +16,7 @@ import { resolveStoreSettings, type ResolvedStoreOptions } from './stores/store-
 import { resolveTaskOptions, type TaskSettings } from './tasks/task-settings';
 import { resolveAppsSettings, type AppsSettings } from './registry/app-views';
 import { resolveTelemetrySettings, type TelemetrySettings } from './telemetry/telemetry-settings';
+import { resolveSkillSettings, type SkillSettings } from './skills/skill-settings';
 
 export type { ResolvedRedisOptions } from './stores/redis/redis-settings';
 
@@ -36,6 +37,8 @@ export interface ResolvedMcpOptions extends McpServerSettings {
   /** The application's own stores; absent when none is given. */
   stores?: ResolvedStoreOptions;
   telemetry: TelemetrySettings;
+  /** Absent: the server serves no skills. */
+  skills?: SkillSettings;
 }
 
 /** What the options of one server default to that depends on the other servers of the application. */
@@ -62,7 +65,8 @@ export function resolveMcpOptions(
   const redis = resolveRedisSettings(options.redis, defaults.keyPrefix);
   const stores = resolveStoreSettings(options.stores, redis !== undefined);
   const telemetry = resolveTelemetrySettings(options.telemetry);
-  return { ...server, sessions, http, stdio, auth, tasks, apps, redis, stores, telemetry };
+  const skills = resolveSkillSettings(options.skills);
+  return { ...server, sessions, http, stdio, auth, tasks, apps, redis, stores, telemetry, skills };
 }
 
 /** The server's own settings out of the resolved options (`MCP_SERVER_SETTINGS`). */
@@ -76,6 +80,7 @@ export function serverSettingsOf(options: ResolvedMcpOptions): McpServerSettings
     apps: _ap,
     redis: _r,
     stores: _st,
+    skills: _sk,
     ...server
   } = options;
   return server;

@@ -28,6 +28,8 @@ import {
   MCP_APPS_SETTINGS,
   MCP_TELEMETRY,
   MCP_TELEMETRY_SETTINGS,
+  MCP_SKILL_SETTINGS,
+  MCP_SKILL_LIBRARY,
 } from './shared/mcp.constants';
 import { resolveMcpOptions, serverSettingsOf, type ResolvedMcpOptions } from './mcp-options.factory';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
@@ -72,6 +74,9 @@ import type { McpTelemetry } from './telemetry/mcp-telemetry';
 import { createMcpTelemetry } from './telemetry/telemetry.factory';
 import type { TelemetrySettings } from './telemetry/telemetry-settings';
 import { McpLogger } from './telemetry/mcp.logger';
+import { createSkillLibrary } from './skills/skill-library.factory';
+import { McpSkillExplorer } from './skills/mcp-skill.explorer';
+import type { SkillLibrary } from './protocol/skills/skill-library';
 import { logFailedSend } from './protocol/bounds/store-unavailable';
 
 /**
@@ -102,6 +107,7 @@ export const SETTINGS_PROVIDERS: Provider[] = [
       [MCP_REDIS_SETTINGS, (options) => options.redis],
       [MCP_STORE_SETTINGS, (options) => options.stores],
       [MCP_TELEMETRY_SETTINGS, (options) => options.telemetry],
+      [MCP_SKILL_SETTINGS, (options) => options.skills],
     ] as const satisfies readonly (readonly [symbol, (options: ResolvedMcpOptions) => unknown])[]
   ).map(([provide, pick]) => ({ provide, useFactory: pick, inject: [MCP_RESOLVED_OPTIONS] })),
 ];
@@ -151,6 +157,7 @@ export function createMcpEngine(
   link: ClusterLink,
   telemetry: McpTelemetry | null,
   extensions: McpExtensionProviders,
+  skills: SkillLibrary | null,
 ): McpEngine {
   const logger = new McpLogger('McpEngine');
   const cluster = bindEngineToCluster(link, (what, error) => logFailedSend(logger, what, error));
@@ -180,6 +187,7 @@ export function createMcpEngine(
     tasks: tasks.manager,
     sendToSession: (sessionId, message) => channels.route(sessionId, message),
     cluster: cluster.hooks,
+    skills: skills ?? undefined,
   };
   const engine = new McpEngine(options, registry, hooks, telemetry ?? undefined);
   cluster.listen(engine);
@@ -241,8 +249,11 @@ export const MCP_PROVIDERS: Provider[] = [
       MCP_CLUSTER_LINK,
       MCP_TELEMETRY,
       MCP_EXTENSION_PROVIDERS,
+      MCP_SKILL_LIBRARY,
     ],
   },
+  { provide: MCP_SKILL_LIBRARY, useFactory: createSkillLibrary, inject: [MCP_SKILL_SETTINGS] },
+  McpSkillExplorer,
   McpExplorer,
   { provide: MCP_OWN_NOTIFIER, useClass: McpNotifier },
   ResumableStreams,

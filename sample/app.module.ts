@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { join } from 'node:path';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { McpModule } from 'nest-mcp';
 import { EchoTools } from './echo.tools';
@@ -53,6 +54,9 @@ import { sampleRedis } from './common/sample-redis';
         // MCP_SESSIONS_PER_CALLER: the legacy sessions one caller may hold (100 by default); the
         // benchmark's memory section holds thousands from one client.
         sessions: { maxPerPrincipal: numberOrDefault(config.get<string>('MCP_SESSIONS_PER_CALLER')) },
+        // One skill (Skills extension): sample/skills/notes-workflow, found beside this file
+        // whatever the working directory.
+        skills: { directory: join(__dirname, 'skills') },
       }),
     }),
   ],

@@ -9,6 +9,7 @@ import type { McpStdioOptions } from './mcp-stdio-options.interface';
 import type { McpSessionOptions } from './mcp-session-options.interface';
 import type { McpRedisOptions } from './mcp-redis-options.interface';
 import type { McpTaskOptions } from './mcp-task-options.interface';
+import type { McpSkillOptions } from './mcp-skill-options.interface';
 import type { McpStoreOptions } from './mcp-store-options.interface';
 import type { McpTelemetryOptions } from './mcp-telemetry-options.interface';
 import type { McpAppsOptions } from './mcp-apps-options.interface';
@@ -26,6 +27,7 @@ export type {
 } from './mcp-redis-options.interface';
 export type { McpTaskOptions } from './mcp-task-options.interface';
 export type { McpAppsOptions, McpAppViewOptions } from './mcp-apps-options.interface';
+export type { McpSkillDecoratorOptions, McpSkillFiles, McpSkillOptions } from './mcp-skill-options.interface';
 export type { McpStoreOptions } from './mcp-store-options.interface';
 export type { McpModuleExtras, McpConsoleOptions } from './mcp-module-extras.interface';
 
@@ -160,6 +162,13 @@ export interface McpModuleOptions {
   tasks?: McpTaskOptions;
   /** MCP Apps: views shipped as built HTML files (`@McpUiResource` declares the others). */
   apps?: McpAppsOptions;
+  /**
+   * Skills (`io.modelcontextprotocol/skills`): agent skills served from a directory and from
+   * `@McpSkill` providers, with `skills/list`, `skills/get` and `resources/directory/read`. The
+   * extension is declared only with this option.
+   * @example { skills: { directory: join(__dirname, 'skills') } }
+   */
+  skills?: McpSkillOptions;
   /**
    * class-validator options for every DTO schema (`whitelist`, `forbidNonWhitelisted`,
    * `skipMissingProperties`...); a tool's own `validatorOptions` override them one by one.

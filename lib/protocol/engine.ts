@@ -31,7 +31,7 @@ import type { HandlerContext } from './handlers/handler-context';
 import { InflightRequests } from './inflight-requests';
 import type { InputRound } from './calls/input-round';
 import { ListCache } from './calls/list-cache';
-import { MethodTable } from './methods';
+import { MethodTable, type MethodGate } from './methods';
 import { extensionMethodEntries } from './extension-methods';
 import { RequestResolver } from './request-resolver';
 import type { ResolvedRequest } from './calls/resolved-request';
@@ -44,6 +44,7 @@ import type { TaskPort } from './tasks/task-port';
 import { TASKS_EXTENSION } from './tasks/task-mode';
 import { ExtensionTable } from './extensions/extensions';
 import { APPS_EXTENSION, isUiResource } from './apps/apps';
+import { skillsExtension } from './skills/skill-entry';
 import type { EngineHooks, EngineOutcome, RequestChannel, RequestFacts } from './calls/transport-contract';
 import type { EngineObserver } from './calls/engine-observer';
 import { isThenable, type Awaitable } from './messages/thenables';
@@ -98,8 +99,16 @@ export class McpEngine {
     private readonly observer?: EngineObserver,
   ) {
     this.tasks = hooks.tasks;
-    const extensions = [...(this.tasks === undefined ? [] : [TASKS_EXTENSION]), ...(options.extensions ?? [])];
-    this.methods = new MethodTable(extensionMethodEntries(extensions, options.extensionMethods ?? []));
+    const { skills } = hooks;
+    const extensions = [
+      ...(this.tasks === undefined ? [] : [TASKS_EXTENSION]),
+      ...(skills === undefined ? [] : [skillsExtension(skills.directoryRead)]),
+      ...(options.extensions ?? []),
+    ];
+    const gates = new Set<MethodGate>(
+      skills === undefined ? [] : skills.directoryRead ? ['skills', 'directoryRead'] : ['skills'],
+    );
+    this.methods = new MethodTable(extensionMethodEntries(extensions, options.extensionMethods ?? []), gates);
     this.running = new InflightRequests(options.callTimeoutMs, this.methods);
     this.clientRequests = new ClientRequestTable(hooks.cluster?.requestIdPrefix);
     const questions = new QuestionLimit(options.maxPendingQuestions, options.logger);
@@ -146,6 +155,7 @@ export class McpEngine {
           when: () => this.lists.memo('has views', catalog.version, () => catalog.listResources().some(isUiResource)),
         },
       ]),
+      skills,
       revisionsOf: (era) => this.revisionsOf(era),
       servesMethod: (era, method, transport) => this.methods.serves(era, method, transport),
       createCallContext: (request, name) => this.createCallContext(request, name),

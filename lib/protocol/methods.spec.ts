@@ -1,5 +1,5 @@
 import type { McpTransportKind } from './calls/transport-contract';
-import { BUILT_IN_METHODS as METHODS, MethodTable, type MethodEntry } from './methods';
+import { BUILT_IN_METHODS as METHODS, MethodTable, type MethodEntry, type MethodGate } from './methods';
 import type { JSONRPCRequest } from './messages/json-rpc';
 import { McpError } from './messages/mcp-error';
 import { META_KEYS } from './messages/request-meta';
@@ -34,8 +34,13 @@ const UNKNOWN = [
 ];
 
 const table = new MethodTable();
-const servesMethod = (era: McpEra, method: string, transport: McpTransportKind, revision?: string) =>
-  table.serves(era, method, transport, revision);
+const servesMethod = (
+  era: McpEra,
+  method: string,
+  transport: McpTransportKind,
+  revision?: string,
+  gates?: ReadonlySet<MethodGate>,
+) => (gates === undefined ? table : new MethodTable(new Map(), gates)).serves(era, method, transport, revision);
 const methodEntry = (method: string) => table.entry(method);
 const methodsWith = (flag: 'longLived' | 'selfTimed' | 'cacheable' | 'multiRound'): ReadonlySet<string> =>
   new Set([...METHODS].filter(([, entry]) => entry[flag] !== undefined).map(([method]) => method));
@@ -157,8 +162,8 @@ describe('CACHEABLE_METHODS', () => {
     },
   );
 
-  it('holds exactly the six cacheable methods', () => {
-    expect(CACHEABLE_METHODS.size).toBe(6);
+  it('holds exactly the nine cacheable methods', () => {
+    expect(CACHEABLE_METHODS.size).toBe(9);
   });
 
   it("takes discovery's own cache hints for server/discover only, the catalog's for the others", () => {
@@ -170,6 +175,9 @@ describe('CACHEABLE_METHODS', () => {
       'resources/list': 'catalog',
       'resources/templates/list': 'catalog',
       'resources/read': 'catalog',
+      'skills/list': 'catalog',
+      'skills/get': 'catalog',
+      'resources/directory/read': 'catalog',
     });
   });
 });
@@ -180,10 +188,35 @@ describe('LONG_LIVED_METHODS', () => {
   });
 });
 
+describe('gated methods (the Skills extension)', () => {
+  it.each<[string, 'skills' | 'directoryRead']>([
+    ['skills/list', 'skills'],
+    ['skills/get', 'skills'],
+    ['resources/directory/read', 'directoryRead'],
+  ])('%s is served in both eras only to a server that has %s', (method, gate) => {
+    for (const era of ['legacy', 'modern'] as const) {
+      expect(servesMethod(era, method, 'streamable-http')).toBe(false);
+      expect(servesMethod(era, method, 'streamable-http', undefined, new Set())).toBe(false);
+      expect(servesMethod(era, method, 'streamable-http', undefined, new Set([gate]))).toBe(true);
+    }
+  });
+
+  it('leaves a gated method out of a table whose gate is closed: an unknown method there', () => {
+    expect(new MethodTable().isKnown('skills/list')).toBe(false);
+    expect(new MethodTable(new Map(), new Set(['skills'])).isKnown('skills/list')).toBe(true);
+  });
+
+  it('serves skills/list without directoryRead, and resources/directory/read only with it', () => {
+    expect(servesMethod('modern', 'skills/list', 'sse', undefined, new Set(['skills']))).toBe(true);
+    expect(servesMethod('modern', 'resources/directory/read', 'stdio', undefined, new Set(['skills']))).toBe(false);
+  });
+});
+
 describe('METHODS: the one table', () => {
   type Row = [method: string, era: string, flags: string];
   const flagsOf = (entry: MethodEntry): string =>
     [
+      entry.gate && `gated by ${entry.gate}`,
       entry.legacyFeature && `legacy needs ${entry.legacyFeature}`,
       entry.notOn && `not on ${entry.notOn.join(',')}`,
       entry.streaming && 'streaming',
@@ -216,14 +249,18 @@ describe('METHODS: the one table', () => {
     ['tasks/result', 'legacy', 'legacy needs coreTasks self-timed'],
     ['tasks/list', 'legacy', 'legacy needs coreTasks'],
     ['tasks/update', 'modern', 'Mcp-Name taskId'],
+    ['skills/list', 'both', 'gated by skills cacheable'],
+    ['skills/get', 'both', 'gated by skills cacheable'],
+    ['resources/directory/read', 'both', 'gated by directoryRead cacheable'],
   ];
+  const GATED = new Set(['skills/list', 'skills/get', 'resources/directory/read']);
 
   it('holds every method with its eras and flags, and nothing else', () => {
     expect([...METHODS].map(([method, entry]): Row => [method, entry.era, flagsOf(entry)])).toEqual(TABLE);
   });
 
   it.each(TABLE)('%s has its handler', (method) => {
-    expect(typeof methodEntry(method)?.handler).toBe('function');
+    expect(typeof METHODS.get(method)?.handler).toBe('function');
   });
 
   it('the multi-round methods are those that may answer input_required', () => {
@@ -268,7 +305,7 @@ describe('METHODS: the one table', () => {
       },
     );
 
-    it.each(TABLE.filter(([, era]) => era !== 'modern').map(([method]) => method))(
+    it.each(TABLE.filter(([method, era]) => era !== 'modern' && !GATED.has(method)).map(([method]) => method))(
       '%s in the legacy era passes the ladder',
       (method) => {
         const resolved = resolver.resolve(

@@ -30,9 +30,13 @@ import {
   handleTasksResult,
   handleTasksUpdate,
 } from './handlers/tasks.handler';
+import { handleDirectoryRead, handleSkillsGet, handleSkillsList } from './handlers/skills.handler';
 
 /** Serves one method. */
 export type MethodHandler = (context: HandlerContext, request: ResolvedRequest) => Awaitable<JSONObject>;
+
+/** What a method needs the server to have: skills (the Skills extension), or skills and their directory reads. */
+export type MethodGate = 'skills' | 'directoryRead';
 
 /** What the engine knows of one method. Flags are absent when false. */
 export interface MethodEntry {
@@ -41,6 +45,8 @@ export interface MethodEntry {
   readonly era: McpEra | 'both';
   /** Legacy: the feature a session's revision must have (methods only some revisions define). */
   readonly legacyFeature?: RevisionFeature;
+  /** Served only by a server that has it (see `MethodGate`); to others it is an unknown method. */
+  readonly gate?: MethodGate;
   /** Transports that never serve it. */
   readonly notOn?: readonly McpTransportKind[];
   /** Served only on transports that hold a stream for the request (Streamable HTTP, stdio). */
@@ -88,6 +94,14 @@ const TABLE: Readonly<Record<string, MethodEntry>> = {
   'tasks/result': { handler: handleTasksResult, era: 'legacy', legacyFeature: 'coreTasks', selfTimed: true },
   'tasks/list': { handler: handleTasksList, era: 'legacy', legacyFeature: 'coreTasks' },
   'tasks/update': { handler: handleTasksUpdate, era: 'modern', nameParam: 'taskId' },
+  'skills/list': { handler: handleSkillsList, era: 'both', gate: 'skills', cacheable: 'catalog' },
+  'skills/get': { handler: handleSkillsGet, era: 'both', gate: 'skills', cacheable: 'catalog' },
+  'resources/directory/read': {
+    handler: handleDirectoryRead,
+    era: 'both',
+    gate: 'directoryRead',
+    cacheable: 'catalog',
+  },
 };
 
 /** The built-in methods, by name. A map: names such as `toString` or `__proto__` find nothing. */
@@ -125,14 +139,17 @@ export class MethodTable {
   /**
    * @param added the extensions' methods (`extensionMethodEntries`), already checked: one that
    *   names a built-in method is a programming error.
+   * @param gates what the server has of the gated built-in methods (see `MethodGate`): one whose
+   *   gate is closed is left out, so it is an unknown method to every request.
    */
-  constructor(added: ReadonlyMap<string, MethodEntry> = new Map()) {
+  constructor(added: ReadonlyMap<string, MethodEntry> = new Map(), gates: ReadonlySet<MethodGate> = new Set()) {
     for (const method of added.keys()) {
       if (BUILT_IN_METHODS.has(method) || SPEC_NOTIFICATIONS.has(method)) {
         throw new Error(`An extension method cannot replace the built-in ${method}`);
       }
     }
-    this.entries = new Map([...BUILT_IN_METHODS, ...added]);
+    const builtIn = [...BUILT_IN_METHODS].filter(([, entry]) => entry.gate === undefined || gates.has(entry.gate));
+    this.entries = new Map([...builtIn, ...added]);
   }
 
   /** The entry of `method`, if the server knows it at all (whatever the era or the transport). */

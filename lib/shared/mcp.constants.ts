@@ -7,6 +7,7 @@ export const MCP_RESOURCE_METADATA = 'nest-mcp:resource';
 export const MCP_RESOURCE_TEMPLATE_METADATA = 'nest-mcp:resource-template';
 export const MCP_PROMPT_METADATA = 'nest-mcp:prompt';
 export const MCP_UI_RESOURCE_METADATA = 'nest-mcp:ui-resource';
+export const MCP_SKILL_METADATA = 'nest-mcp:skill';
 /** The `(args, ctx)` parameter layout the handler decorators record on a method without parameter decorators. */
 export const MCP_DEFAULT_PARAMS_METADATA = 'nest-mcp:default-params';
 
@@ -80,6 +81,10 @@ export const MCP_APPS_SETTINGS = Symbol('nest-mcp:apps-settings');
 export const MCP_REDIS_SETTINGS = Symbol('nest-mcp:redis-settings');
 export const MCP_STORE_SETTINGS = Symbol('nest-mcp:store-settings');
 export const MCP_TELEMETRY_SETTINGS = Symbol('nest-mcp:telemetry-settings');
+/** `SkillSettings | undefined`: the `skills` section. */
+export const MCP_SKILL_SETTINGS = Symbol('nest-mcp:skill-settings');
+/** Token of a server's skills (`SkillLibrary`), `null` when it serves none. */
+export const MCP_SKILL_LIBRARY = Symbol('nest-mcp:skill-library');
 /** Token of a server's telemetry (`McpTelemetry`), `null` when it records nothing. */
 export const MCP_TELEMETRY = Symbol('nest-mcp:telemetry');
 /** Token of the identity of one server (`McpServerIdentity`): its name, paths and `include`. */

@@ -12,6 +12,7 @@ import { isRevision, newestFirst, MCP_REVISIONS, type McpRevision } from '../pro
 import { extensionProblem, type McpExtension } from '../protocol/extensions/extensions';
 import { MCP_TASKS_EXTENSION } from '../protocol/tasks/task-mode';
 import { MCP_APPS_EXTENSION } from '../protocol/apps/apps';
+import { MCP_SKILLS_EXTENSION } from '../protocol/skills/skill-entry';
 
 /** The top-level options with every default applied (`MCP_SERVER_SETTINGS`). */
 export interface McpServerSettings {
@@ -101,7 +102,7 @@ function resolveExtensions(extensions: unknown): readonly McpExtension[] {
   if (extensions === undefined) {
     return [];
   }
-  const problem = extensionProblem(extensions, [MCP_TASKS_EXTENSION, MCP_APPS_EXTENSION]);
+  const problem = extensionProblem(extensions, [MCP_TASKS_EXTENSION, MCP_APPS_EXTENSION, MCP_SKILLS_EXTENSION]);
   if (problem !== undefined) {
     fail(`extensions${problem.at}`, problem.reason);
   }

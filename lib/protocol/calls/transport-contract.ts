@@ -15,6 +15,7 @@ import type { McpPrincipal } from '../bounds/principal';
 import type { SessionHandle } from '../messages/session-handle';
 import type { McpHeaderBag } from '../messages/request-headers';
 import type { CancellationSource } from './call-scope';
+import type { SkillCatalog } from '../skills/skill-library';
 import type { TaskPort } from '../tasks/task-port';
 import type { McpNativeExchange } from '../messages/native-exchange';
 
@@ -93,6 +94,8 @@ export interface EngineHooks {
   readonly sendToSession?: (sessionId: string, message: JSONRPCMessage) => boolean | Promise<boolean>;
   /** The other instances of the server, when there may be some. */
   readonly cluster?: EngineCluster;
+  /** The skills; with them the Skills extension is declared and its methods are served. */
+  readonly skills?: SkillCatalog;
 }
 
 /**

@@ -14,6 +14,7 @@ import type { SubscriptionHub } from '../calls/subscription-hub';
 import type { RequestChannel, McpTransportKind } from '../calls/transport-contract';
 import type { TaskPort } from '../tasks/task-port';
 import type { ExtensionTable } from '../extensions/extensions';
+import type { SkillCatalog } from '../skills/skill-library';
 
 /** The settings handlers read. */
 export type HandlerOptions = Pick<
@@ -41,6 +42,8 @@ export interface HandlerContext {
   readonly taskCalls: TaskCallRunner;
   /** The extensions the server declares, the module's own among them (tasks, when it runs them). */
   readonly extensions: ExtensionTable;
+  /** The skills (the Skills extension); `undefined` when the server serves none. */
+  readonly skills: SkillCatalog | undefined;
   /** The advertised revisions of one era, newest first. */
   revisionsOf(era: McpEra): readonly McpRevision[];
   /** Whether `method` is served to a request of `era` on `transport` (the method table). */

@@ -12,6 +12,7 @@ import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
 import { copyOf } from '../messages/object-copies';
 import { checkUriLength } from '../messages/resource-uri';
+import { readSkillFile, skillListings } from './skills.handler';
 
 /** resources/list: every resource but those registered as unlisted (views found through their tools). */
 export async function handleResourcesList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
@@ -24,7 +25,25 @@ export async function handleResourcesList(context: HandlerContext, request: Reso
   const rendered = lists.get('resources', catalog.version, request.revision, () =>
     resources.map((resource) => renderResource(resource, request.revision)),
   );
-  return listResult(context, request, 'resources', resources, rendered, (resource) => resource.uri as string);
+  const skills = skillListings(context.skills);
+  if (skills.length === 0) {
+    return listResult(context, request, 'resources', resources, rendered, (resource) => resource.uri as string);
+  }
+  // Each skill's SKILL.md is listed among the resources, in the one order pages follow.
+  const own = resources.map((entry, index) => ({ access: entry.access, rendered: rendered[index] }));
+  const all = [...own, ...skills].sort((a, b) => compareUris(a.rendered.uri as string, b.rendered.uri as string));
+  return listResult(
+    context,
+    request,
+    'resources',
+    all,
+    all.map((entry) => entry.rendered),
+    (resource) => resource.uri as string,
+  );
+}
+
+function compareUris(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export async function handleTemplatesList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
@@ -54,8 +73,14 @@ export async function handleResourcesRead(context: HandlerContext, request: Reso
     throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: uri must be a non-empty string');
   }
   checkUriLength(uri, context.options.maxUriLength);
-  const call = context.createCallContext(request, uri);
   const resource = context.catalog.getResource(uri);
+  if (resource === undefined) {
+    const skillFile = readSkillFile(context, request, uri);
+    if (skillFile !== undefined) {
+      return skillFile;
+    }
+  }
+  const call = context.createCallContext(request, uri);
   let value: unknown;
   let mimeType: string | undefined;
   let cacheTtlMs: number | undefined;
