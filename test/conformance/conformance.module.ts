@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { McpModule } from 'nest-mcp';
 import { sampleRedis, type SampleRedisHa } from '../../sample/common/sample-redis';
@@ -39,6 +40,8 @@ export class ConformanceModule {
           version: '0.1.0',
           title: 'nest-mcp conformance fixtures',
           description: 'The fixture surface of the MCP conformance suite, built with nest-mcp decorators',
+          // The suite's sep-2640-skills-* scenarios find the skill from skills/list.
+          skills: { directory: join(__dirname, 'skills') },
           ...shared,
         }),
       ],
