@@ -7,8 +7,8 @@
 import { attachCompletions } from './completions.js';
 import { h, append, clear, uid } from './dom.js';
 import { McpHttpError } from './mcp-client.js';
-import { renderResourceContents } from './content-view.js';
-import { describeError, listAll } from './tools-panel.js';
+import { createResourceReader } from './resource-reader.js';
+import { listAll } from './tools-panel.js';
 
 /**
  * @typedef {import('./mcp-client.js').Json} Json
@@ -205,8 +205,8 @@ export function createResourcesPanel(ctx) {
     ),
     h('div', { class: 'detail' }, detail, h('h4', {}, 'Contents'), contents),
   );
-  /** @type {AbortController | undefined} */
-  let reading;
+  // Reads one URI into the Contents region; a newer read cancels an older one.
+  const { read, abort: abortRead } = createResourceReader(ctx, contents);
   /** @type {string | undefined} what is selected: `resource:<uri>` or `template:<uriTemplate>` */
   let selected;
   /** @type {Resource[]} */
@@ -219,43 +219,6 @@ export function createResourcesPanel(ctx) {
     selected = key;
     for (const button of element.querySelectorAll('nav button')) {
       button.setAttribute('aria-current', String(/** @type {HTMLElement} */ (button).dataset.key === key));
-    }
-  }
-
-  /**
-   * Reads one URI into the Contents region; a newer read cancels an older one.
-   *
-   * @param {string} uri
-   */
-  async function read(uri) {
-    reading?.abort();
-    const controller = new AbortController();
-    reading = controller;
-    clear(contents);
-    contents.append(h('p', { class: 'hint' }, `Reading ${uri}…`));
-    try {
-      const result = await ctx.client.request(
-        'resources/read',
-        { uri },
-        { signal: controller.signal, answer: ctx.answer },
-      );
-      if (reading === controller) {
-        clear(contents);
-        contents.append(renderResourceContents(result.contents));
-      }
-    } catch (error) {
-      if (reading !== controller) {
-        return; // a newer read replaced this one
-      }
-      if (error instanceof McpHttpError) {
-        ctx.showError(error);
-      }
-      clear(contents);
-      contents.append(h('p', { class: 'error' }, describeError(error)));
-    } finally {
-      if (reading === controller) {
-        reading = undefined;
-      }
     }
   }
 
@@ -275,7 +238,7 @@ export function createResourcesPanel(ctx) {
   /** @param {ResourceTemplate} template */
   function showTemplate(template) {
     markCurrent(`template:${template.uriTemplate}`);
-    reading?.abort();
+    abortRead();
     clear(contents);
     clear(detail);
     const prefix = uid('template');

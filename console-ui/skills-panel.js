@@ -5,9 +5,8 @@
  * `resources/read` when it is chosen.
  */
 import { h, append, clear } from './dom.js';
-import { McpHttpError } from './mcp-client.js';
-import { renderResourceContents } from './content-view.js';
-import { describeError, listAll } from './tools-panel.js';
+import { createResourceReader } from './resource-reader.js';
+import { listAll } from './tools-panel.js';
 
 /**
  * @typedef {import('./app.js').ConsoleContext} ConsoleContext
@@ -36,37 +35,7 @@ export function createSkillsPanel(ctx) {
     h('nav', { class: 'items' }, h('h3', {}, 'Skills'), list, hint),
     h('div', { class: 'detail' }, detail, h('h4', {}, 'File'), contents),
   );
-  /** @type {AbortController | undefined} */
-  let reading;
-
-  /** @param {string} uri */
-  async function read(uri) {
-    reading?.abort();
-    const controller = new AbortController();
-    reading = controller;
-    clear(contents);
-    contents.append(h('p', { class: 'hint' }, `Reading ${uri}…`));
-    try {
-      const result = await ctx.client.request(
-        'resources/read',
-        { uri },
-        { signal: controller.signal, answer: ctx.answer },
-      );
-      if (reading === controller) {
-        clear(contents);
-        contents.append(renderResourceContents(result.contents));
-      }
-    } catch (error) {
-      if (reading !== controller) {
-        return;
-      }
-      if (error instanceof McpHttpError) {
-        ctx.showError(error);
-      }
-      clear(contents);
-      contents.append(h('p', { class: 'error' }, describeError(error)));
-    }
-  }
+  const { read } = createResourceReader(ctx, contents);
 
   /** @param {Skill} skill */
   function show(skill) {
