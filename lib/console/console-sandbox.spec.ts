@@ -94,12 +94,13 @@ describe('the csp query value of the sandbox page', () => {
     expect(() => parseSandboxCsp(long)).toThrow(/longer than/);
   });
 
-  it('checks a long hostile source in linear time', () => {
-    const started = performance.now();
+  // The pattern is linear by construction (each repeated group starts with a character the one
+  // before cannot hold); this is the input a backtracking one would choke on. No clock: a timed
+  // assertion would only measure the machine.
+  it('refuses a long hostile source', () => {
     expect(() => parseSandboxCsp(JSON.stringify({ connectDomains: [`https://${'a.'.repeat(200)}!`] }))).toThrow(
       SandboxCspError,
     );
-    expect(performance.now() - started).toBeLessThan(100);
   });
 });
 
