@@ -153,6 +153,9 @@ export function renderAppView(ctx, { tool, uri, args, result, findTool }) {
       },
     );
     bridge.onsandboxready = () => {
+      if (closed) {
+        return; // the frame is gone: nothing to load into
+      }
       void bridge?.sendSandboxResourceReady({ html, csp, permissions });
     };
     bridge.oninitialized = () => {

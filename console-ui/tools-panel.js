@@ -81,11 +81,13 @@ export function createToolsPanel(ctx) {
   let selected;
   // One view per tool, kept while its definition is the same: a call left running while the
   // person looks at another tool is still there, progress and result, when they come back.
-  /** @type {Map<string, { definition: string, view: HTMLElement }>} */
+  /** @type {Map<string, { definition: string, view: ToolView }>} */
   const views = new Map();
 
   /** @param {Tool} tool */
   function show(tool) {
+    // A view leaving the page takes its MCP App down: a detached frame loses its document.
+    const leaving = selected === undefined ? undefined : views.get(selected);
     selected = tool.name;
     for (const button of list.querySelectorAll('button')) {
       button.setAttribute('aria-current', String(button.dataset.name === tool.name));
@@ -93,11 +95,16 @@ export function createToolsPanel(ctx) {
     const definition = JSON.stringify(tool);
     let kept = views.get(tool.name);
     if (kept?.definition !== definition) {
+      kept?.view.hide();
       kept = { definition, view: toolView(ctx, tool, (name) => tools.find((each) => each.name === name)) };
       views.set(tool.name, kept);
     }
+    if (leaving !== undefined && leaving !== kept) {
+      leaving.view.hide();
+    }
     clear(detail);
-    detail.append(kept.view);
+    detail.append(kept.view.element);
+    kept.view.show();
   }
 
   async function refresh() {
@@ -130,12 +137,17 @@ export function createToolsPanel(ctx) {
 }
 
 /**
+ * @typedef {{ element: HTMLElement, hide: () => void, show: () => void }} ToolView a tool's
+ *   page; `hide` takes its MCP App down when the page leaves the panel, `show` brings it back
+ */
+
+/**
  * The selected tool: what it is, its form and its call.
  *
  * @param {ConsoleContext} ctx
  * @param {Tool} tool
  * @param {(name: string) => Tool | undefined} findTool another tool of the list, by name (for its view's calls)
- * @returns {HTMLElement}
+ * @returns {ToolView}
  */
 function toolView(ctx, tool, findTool) {
   const prefix = uid('tool');
@@ -166,6 +178,21 @@ function toolView(ctx, tool, findTool) {
   const viewUri = viewUriOf(tool);
   /** @type {import('./app-view.js').AppView | undefined} */
   let appView;
+  /** @type {{ args: Json, answer: Json } | undefined} the last call, which the view shows */
+  let viewed;
+
+  /** Renders the view of the last call, unless it is up already. */
+  function openView() {
+    if (viewUri !== undefined && viewed !== undefined && appView === undefined) {
+      appView = renderAppView(ctx, { tool, uri: viewUri, args: viewed.args, result: viewed.answer, findTool });
+      result.after(appView.element);
+    }
+  }
+
+  function closeView() {
+    appView?.close();
+    appView = undefined;
+  }
   /** @type {AbortController | undefined} */
   let running;
 
@@ -210,8 +237,8 @@ function toolView(ctx, tool, findTool) {
     running = controller;
     clear(log);
     clear(result);
-    appView?.close();
-    appView = undefined;
+    viewed = undefined;
+    closeView();
     progress.hidden = true;
     progressText.textContent = '';
     call.disabled = true;
@@ -247,10 +274,8 @@ function toolView(ctx, tool, findTool) {
         ctx.watchTask(answer, tool.name);
       } else {
         result.append(renderToolResult(answer, tool.outputSchema));
-        if (viewUri !== undefined) {
-          appView = renderAppView(ctx, { tool, uri: viewUri, args, result: answer, findTool });
-          result.after(appView.element);
-        }
+        viewed = { args, answer };
+        openView();
       }
     } catch (error) {
       if (error instanceof McpHttpError) {
@@ -266,7 +291,7 @@ function toolView(ctx, tool, findTool) {
     }
   }
 
-  return h(
+  const element = h(
     'article',
     { class: 'tool', 'aria-labelledby': `${prefix}-name` },
     h('h3', { id: `${prefix}-name` }, tool.name),
@@ -284,4 +309,5 @@ function toolView(ctx, tool, findTool) {
     h('h4', {}, 'Result'),
     result,
   );
+  return { element, hide: closeView, show: openView };
 }

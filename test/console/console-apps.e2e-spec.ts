@@ -127,6 +127,12 @@ describe('the console hosts the sample\u2019s MCP App', () => {
       const stats = await callTool(page, 'note_stats', { tag: 'apps' }, /"total":\s*\d+/);
       const total = Number(/"total":\s*(\d+)/.exec(stats)![1]);
       expect(answer).toBe(`${total} ${total === 1 ? 'note' : 'notes'} tagged apps`);
+
+      // Back on create_note (its page left the panel for note_stats): the view of its last
+      // call is up again, in a new sandbox, and nothing failed on the page meanwhile.
+      await selectTool(page, 'create_note');
+      await waitForText(viewDocument(page, NOTE_CARD).locator('#result'), `Created note ${id}: Card note`);
+      expect(await viewFrame(page, NOTE_CARD).count()).toBe(1);
     },
   );
 });
