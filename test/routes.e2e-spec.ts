@@ -18,8 +18,11 @@ import {
   Delete,
   type ExecutionContext,
   Get,
+  Headers,
+  Res,
   HttpCode,
   Injectable,
+  InternalServerErrorException,
   type NestInterceptor,
   NotFoundException,
   Param,
@@ -37,6 +40,7 @@ import { Reflector } from '@nestjs/core';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { McpConfigurationError, McpModule, McpRoute, McpRoutes } from 'nest-mcp';
 import { tap } from 'rxjs';
+import type { ServerResponse } from 'node:http';
 import { type HttpApp, type HttpPlatform, createE2eApp, startHttpApp } from './fixtures/http-app';
 import { MODERN_REVISION } from './fixtures/raw-rpc';
 
@@ -299,6 +303,103 @@ describe.each(PLATFORMS)('REST routes as MCP tools (%s)', (platform) => {
     expect(await invalid.json()).toMatchObject({ message: ['title should not be empty'] });
     expect((await fetch(`${base}/api/v1/notes/1`, { method: 'DELETE' })).status).toBe(403);
     expect((await fetch(`${base}/api/v1/notes/admin/stats`)).status).toBe(200);
+  });
+});
+
+@Controller('edge')
+@McpRoutes()
+class EdgeController {
+  @Get('headers')
+  headers(@Headers() headers: Record<string, string>): Record<string, string | null> {
+    return { authorization: headers.authorization ?? null, 'x-api-key': headers['x-api-key'] ?? null };
+  }
+
+  @Get('big')
+  big(): { text: string } {
+    return { text: 'x'.repeat(4096) };
+  }
+
+  static started: () => void = () => undefined;
+  static left: (early: boolean) => void = () => undefined;
+
+  /** Answers when its client leaves: whether it left before the answer was written. */
+  @Get('slow')
+  slow(@Res({ passthrough: true }) res: { raw?: ServerResponse } & ServerResponse): Promise<{ ok: boolean }> {
+    const raw = res.raw ?? res;
+    EdgeController.started();
+    return new Promise((resolve) =>
+      raw.once('close', () => {
+        EdgeController.left(!raw.writableEnded);
+        resolve({ ok: true });
+      }),
+    );
+  }
+
+  @Get('boom')
+  boom(): never {
+    // Nest words this one in the body: the tool's caller must not see it.
+    throw new InternalServerErrorException('db password is hunter2');
+  }
+}
+
+describe.each(PLATFORMS)('route tools at their bounds (%s)', (platform) => {
+  let app: HttpApp;
+  let client: Connected;
+
+  beforeAll(async () => {
+    @Module({
+      imports: [McpModule.forRoot({ name: 'edge-routes', version: '1.0.0', routes: { maxResponseBytes: 1024 } })],
+      controllers: [EdgeController],
+    })
+    class EdgeModule {}
+    app = await startHttpApp(EdgeModule, { platform });
+    client = await connect('v2', app.url, { authorization: 'Bearer t-1', 'x-api-key': 'not-forwarded' });
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await app.close();
+  });
+
+  it('forwards authorization and no header that forwardHeaders does not name', async () => {
+    const echoed = await client.callTool({ name: 'edge_headers', arguments: {} });
+    expect(echoed.structuredContent).toEqual({ authorization: 'Bearer t-1', 'x-api-key': null });
+  });
+
+  it('fails a call whose response is over maxResponseBytes with -32603', async () => {
+    await expect(client.callTool({ name: 'edge_big', arguments: {} })).rejects.toMatchObject({ code: -32603 });
+  });
+
+  it("closes the route's connection when the call is cancelled", async () => {
+    const started = new Promise<void>((resolve) => (EdgeController.started = resolve));
+    const left = new Promise<boolean>((resolve) => (EdgeController.left = resolve));
+    const v1 = await connect('v1', app.url);
+    const abort = new AbortController();
+    try {
+      const call = (v1 as unknown as V1Client).callTool({ name: 'edge_slow', arguments: {} }, undefined, {
+        signal: abort.signal,
+      });
+      await started;
+      abort.abort();
+      await expect(call).rejects.toThrow();
+      let timer: NodeJS.Timeout | undefined;
+      const never = new Promise<string>(
+        (resolve) => (timer = setTimeout(() => resolve('the route never saw its client leave'), 3000)),
+      );
+      expect(await Promise.race([left, never])).toBe(true);
+      clearTimeout(timer);
+    } finally {
+      await v1.close();
+    }
+  });
+
+  it('turns a 5xx into -32603 without the details', async () => {
+    const failure = await client.callTool({ name: 'edge_boom', arguments: {} }).then(
+      () => undefined,
+      (error: unknown) => error as { code: number; message: string },
+    );
+    expect(failure?.code).toBe(-32603);
+    expect(failure?.message).not.toContain('hunter2');
   });
 });
 

@@ -19,6 +19,7 @@ import { McpSchemaCompiler } from '../schema/mcp-schema.compiler';
 import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { McpError } from '../protocol/messages/mcp-error';
 import type { McpNativeExchange } from '../protocol/messages/native-exchange';
+import type { McpCallContext } from '../protocol/calls/call-context.interface';
 import type { McpRouteOptions } from '../interfaces/mcp-route-options.interface';
 import { controllerPathOf, routeMappingOf, routeVersionOf } from '../shared/nest-internals';
 import { dispatchRoute } from './route-dispatch';
@@ -171,8 +172,8 @@ export class McpRouteExplorer implements OnModuleInit {
           description: route.options.description ?? `${route.verb} ${route.path}`,
           annotations: routeAnnotations(route.verb, route.options.annotations),
           input: inputs.jsonSchema,
-          handler: (args: unknown, _call: unknown, native: McpNativeExchange | undefined) =>
-            this.call(route, inputs, args, native),
+          handler: (args: unknown, call: McpCallContext, native: McpNativeExchange | undefined) =>
+            this.call(route, inputs, args, call.signal, native),
         },
         route.where,
       );
@@ -188,6 +189,7 @@ export class McpRouteExplorer implements OnModuleInit {
     route: FoundRoute,
     inputs: RouteInputs,
     args: unknown,
+    signal: AbortSignal,
     native: McpNativeExchange | undefined,
   ): Promise<unknown> {
     const values = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
@@ -212,6 +214,7 @@ export class McpRouteExplorer implements OnModuleInit {
         path: fillPath(route.path, values) + (search === '' ? '' : `?${search}`),
         headers: this.forwarded(native),
         body: inputs.body ? JSON.stringify(values.body ?? {}) : undefined,
+        signal,
       },
       this.settings.maxResponseBytes,
     );

@@ -17,6 +17,8 @@ export interface RouteRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** JSON text. */
   readonly body?: string;
+  /** The call's: a cancelled call closes the connection, and the route sees its client leave. */
+  readonly signal?: AbortSignal;
 }
 
 /** @throws McpError (-32603) when the response body is larger than `maxBytes` or the exchange fails. */
@@ -32,6 +34,7 @@ export function dispatchRoute(server: Server, init: RouteRequest, maxBytes: numb
       method: init.method,
       path: init.path,
       headers,
+      signal: init.signal,
       // No agent: each call takes the connection `createConnection` makes.
       createConnection: () => {
         const { client, server: serverEnd } = memoryConnection();
