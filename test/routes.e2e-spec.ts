@@ -43,6 +43,8 @@ import { tap } from 'rxjs';
 import type { ServerResponse } from 'node:http';
 import { type HttpApp, type HttpPlatform, createE2eApp, startHttpApp } from './fixtures/http-app';
 import { MODERN_REVISION } from './fixtures/raw-rpc';
+import { createMcpTestClient } from 'nest-mcp/testing';
+import { mcpApp } from './support/mcp-app';
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
 const API_KEY = 'k-123';
@@ -400,6 +402,52 @@ describe.each(PLATFORMS)('route tools at their bounds (%s)', (platform) => {
     );
     expect(failure?.code).toBe(-32603);
     expect(failure?.message).not.toContain('hunter2');
+  });
+});
+
+@Controller('reports')
+class ReportsController {
+  @Get()
+  @McpRoute()
+  all(): { reports: string[] } {
+    return { reports: ['q1'] };
+  }
+
+  @Get('secret')
+  @McpRoute({ servers: ['admin'] })
+  secret(): { secret: boolean } {
+    return { secret: true };
+  }
+}
+
+@Module({ controllers: [ReportsController] })
+class ReportsModule {}
+
+@Module({})
+class AdminModule {}
+
+describe('route tools on several servers', () => {
+  it('go to the servers that include their module, or that they name', async () => {
+    @Module({
+      imports: [
+        ReportsModule,
+        McpModule.forRoot({ name: 'public', version: '1.0.0', path: 'public', include: [ReportsModule] }),
+        AdminModule,
+        McpModule.forRoot({ name: 'admin', version: '1.0.0', path: 'admin', include: [AdminModule] }),
+      ],
+    })
+    class ServersModule {}
+    const app = await mcpApp(ServersModule);
+    try {
+      const list = async (server: string) =>
+        (await (await createMcpTestClient(app, { server })).listTools()).map((tool) => tool.name).sort();
+      expect(await list('public')).toEqual(['reports_all']);
+      expect(await list('admin')).toEqual(['reports_secret']);
+      const admin = await createMcpTestClient(app, { server: 'admin' });
+      expect(await admin.callTool('reports_secret', {})).toMatchObject({ structuredContent: { secret: true } });
+    } finally {
+      await app.close();
+    }
   });
 });
 
