@@ -19,6 +19,7 @@ import {
   type ExecutionContext,
   Get,
   Headers,
+  Req,
   Res,
   HttpCode,
   Injectable,
@@ -41,6 +42,7 @@ import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { McpConfigurationError, McpModule, McpRoute, McpRoutes } from 'nest-mcp';
 import { tap } from 'rxjs';
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { type HttpApp, type HttpPlatform, createE2eApp, startHttpApp } from './fixtures/http-app';
 import { MODERN_REVISION } from './fixtures/raw-rpc';
 import { createMcpTestClient } from 'nest-mcp/testing';
@@ -316,6 +318,16 @@ class EdgeController {
     return { authorization: headers.authorization ?? null, 'x-api-key': headers['x-api-key'] ?? null };
   }
 
+  /** Who the route sees calling: its connection's address and the proxy header, as the platform hands them. */
+  @Get('caller')
+  caller(@Req() req: { headers: Record<string, string | undefined>; socket?: Socket; raw?: { socket: Socket } }): {
+    remote: string | null;
+    forwardedFor: string | null;
+  } {
+    const socket = req.raw?.socket ?? req.socket;
+    return { remote: socket?.remoteAddress ?? null, forwardedFor: req.headers['x-forwarded-for'] ?? null };
+  }
+
   @Get('big')
   big(): { text: string } {
     return { text: 'x'.repeat(4096) };
@@ -355,7 +367,11 @@ describe.each(PLATFORMS)('route tools at their bounds (%s)', (platform) => {
     })
     class EdgeModule {}
     app = await startHttpApp(EdgeModule, { platform });
-    client = await connect('v2', app.url, { authorization: 'Bearer t-1', 'x-api-key': 'not-forwarded' });
+    client = await connect('v2', app.url, {
+      authorization: 'Bearer t-1',
+      'x-api-key': 'not-forwarded',
+      'x-forwarded-for': '203.0.113.7',
+    });
   });
 
   afterAll(async () => {
@@ -366,6 +382,13 @@ describe.each(PLATFORMS)('route tools at their bounds (%s)', (platform) => {
   it('forwards authorization and no header that forwardHeaders does not name', async () => {
     const echoed = await client.callTool({ name: 'edge_headers', arguments: {} });
     expect(echoed.structuredContent).toEqual({ authorization: 'Bearer t-1', 'x-api-key': null });
+  });
+
+  it("shows the route the caller's address and proxy header, as HTTP would", async () => {
+    const seen = await client.callTool({ name: 'edge_caller', arguments: {} });
+    // The test client's own connection is loopback too; what matters is that the route sees the
+    // caller's connection and the header its proxy set (its trust-proxy setting decides the rest).
+    expect(seen.structuredContent).toEqual({ remote: '127.0.0.1', forwardedFor: '203.0.113.7' });
   });
 
   it('fails a call whose response is over maxResponseBytes with -32603', async () => {

@@ -43,6 +43,16 @@ interface FoundRoute {
  * controllers and registers each, on the servers that take it (as handlers: `servers`, else
  * `include`), as a tool whose call is an HTTP request into the application's own server.
  */
+/** The headers a proxy sets to name the client, passed on as they came. */
+const CLIENT_ADDRESS_HEADERS = ['forwarded', 'x-forwarded-for'];
+
+/** The address of the MCP caller's connection (Express's or Fastify's request), if it came over HTTP. */
+function remoteAddressOf(native: McpNativeExchange | undefined): string | undefined {
+  const request = native?.request as
+    { socket?: { remoteAddress?: string }; raw?: { socket?: { remoteAddress?: string } } } | undefined;
+  return (request?.raw?.socket ?? request?.socket)?.remoteAddress;
+}
+
 @Injectable()
 export class McpRouteExplorer implements OnModuleInit {
   constructor(
@@ -215,20 +225,25 @@ export class McpRouteExplorer implements OnModuleInit {
         headers: this.forwarded(native),
         body: inputs.body ? JSON.stringify(values.body ?? {}) : undefined,
         signal,
+        remoteAddress: remoteAddressOf(native),
       },
       this.settings.maxResponseBytes,
     );
     return routeResult(response);
   }
 
-  /** The credentials of the MCP request (over HTTP): `authorization` and the configured headers. */
+  /**
+   * The credentials of the MCP request (over HTTP): `authorization` and the configured headers;
+   * and the proxy headers that say who the caller is (`forwarded`, `x-forwarded-for`), so that a
+   * route behind the application's trust-proxy setting finds the same client address as over HTTP.
+   */
   private forwarded(native: McpNativeExchange | undefined): Record<string, string> {
     const headers = (native?.request as { headers?: Record<string, unknown> } | undefined)?.headers;
     const forwarded: Record<string, string> = {};
     if (headers === undefined || headers === null) {
       return forwarded;
     }
-    for (const name of this.settings.forwardHeaders) {
+    for (const name of [...this.settings.forwardHeaders, ...CLIENT_ADDRESS_HEADERS]) {
       const value = headers[name];
       if (typeof value === 'string') {
         forwarded[name] = value;

@@ -11,8 +11,7 @@ const LOOPBACK = '127.0.0.1';
 /** One end of an in-memory connection, with the few socket members Node's HTTP code calls. */
 export class MemorySocket extends Duplex {
   peer!: MemorySocket;
-  readonly remoteAddress = LOOPBACK;
-  readonly remoteFamily = 'IPv4';
+  readonly remoteFamily: string;
   readonly localAddress = LOOPBACK;
   readonly remotePort = 0;
   readonly localPort = 0;
@@ -21,8 +20,10 @@ export class MemorySocket extends Duplex {
   readonly encrypted = false;
   bytesWritten = 0;
 
-  constructor() {
+  /** @param remoteAddress the address the application sees this connection come from */
+  constructor(readonly remoteAddress: string = LOOPBACK) {
     super({ allowHalfOpen: true });
+    this.remoteFamily = remoteAddress.includes(':') ? 'IPv6' : 'IPv4';
   }
 
   override _read(): void {
@@ -87,10 +88,15 @@ export class MemorySocket extends Duplex {
   }
 }
 
-/** A linked pair: `client` for `http.request`'s `createConnection`, `server` for the HTTP server. */
-export function memoryConnection(): { client: MemorySocket; server: MemorySocket } {
+/**
+ * A linked pair: `client` for `http.request`'s `createConnection`, `server` for the HTTP server.
+ * `remoteAddress` is where the application sees the request come from: the MCP caller's own
+ * address, so that a route's address checks (allow-lists, rate limits per address) judge the
+ * caller, never this process's loopback.
+ */
+export function memoryConnection(remoteAddress?: string): { client: MemorySocket; server: MemorySocket } {
   const client = new MemorySocket();
-  const server = new MemorySocket();
+  const server = new MemorySocket(remoteAddress);
   client.peer = server;
   server.peer = client;
   return { client, server };

@@ -19,6 +19,8 @@ export interface RouteRequest {
   readonly body?: string;
   /** The call's: a cancelled call closes the connection, and the route sees its client leave. */
   readonly signal?: AbortSignal;
+  /** The MCP caller's address (its connection's); loopback when it has none (stdio). */
+  readonly remoteAddress?: string;
 }
 
 /** @throws McpError (-32603) when the response body is larger than `maxBytes` or the exchange fails. */
@@ -37,7 +39,7 @@ export function dispatchRoute(server: Server, init: RouteRequest, maxBytes: numb
       signal: init.signal,
       // No agent: each call takes the connection `createConnection` makes.
       createConnection: () => {
-        const { client, server: serverEnd } = memoryConnection();
+        const { client, server: serverEnd } = memoryConnection(init.remoteAddress);
         server.emit('connection', serverEnd);
         return client;
       },
