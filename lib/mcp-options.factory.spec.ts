@@ -91,6 +91,7 @@ describe('resolveMcpOptions', () => {
       },
       apps: { views: [] },
       telemetry: { captureArguments: false, clientAddress: 'socket', traceNotifications: false },
+      routes: { forwardHeaders: ['authorization'], maxResponseBytes: 1_048_576 },
     });
   });
 
@@ -141,6 +142,7 @@ describe('resolveMcpOptions', () => {
         sweepIntervalMs: 10,
       },
       telemetry: { captureArguments: true },
+      routes: { forwardHeaders: ['X-Api-Key'], maxResponseBytes: 2_048 },
     });
     expect(resolved).toEqual({
       serverInfo: {
@@ -196,6 +198,7 @@ describe('resolveMcpOptions', () => {
       },
       apps: { views: [] },
       telemetry: { captureArguments: true, clientAddress: 'socket', traceNotifications: false },
+      routes: { forwardHeaders: ['authorization', 'x-api-key'], maxResponseBytes: 2_048 },
     });
   });
 

@@ -17,6 +17,7 @@ import { resolveTaskOptions, type TaskSettings } from './tasks/task-settings';
 import { resolveAppsSettings, type AppsSettings } from './registry/app-views';
 import { resolveTelemetrySettings, type TelemetrySettings } from './telemetry/telemetry-settings';
 import { resolveSkillSettings, type SkillSettings } from './skills/skill-settings';
+import { resolveRouteSettings, type RouteSettings } from './routes/route-settings';
 
 export type { ResolvedRedisOptions } from './stores/redis/redis-settings';
 
@@ -39,6 +40,8 @@ export interface ResolvedMcpOptions extends McpServerSettings {
   telemetry: TelemetrySettings;
   /** Absent: the server serves no skills. */
   skills?: SkillSettings;
+  /** How route tools (`@McpRoute`) reach their routes. */
+  routes: RouteSettings;
 }
 
 /** What the options of one server default to that depends on the other servers of the application. */
@@ -66,7 +69,8 @@ export function resolveMcpOptions(
   const stores = resolveStoreSettings(options.stores, redis !== undefined);
   const telemetry = resolveTelemetrySettings(options.telemetry);
   const skills = resolveSkillSettings(options.skills);
-  return { ...server, sessions, http, stdio, auth, tasks, apps, redis, stores, telemetry, skills };
+  const routes = resolveRouteSettings(options.routes);
+  return { ...server, sessions, http, stdio, auth, tasks, apps, redis, stores, telemetry, skills, routes };
 }
 
 /** The server's own settings out of the resolved options (`MCP_SERVER_SETTINGS`). */
@@ -81,6 +85,7 @@ export function serverSettingsOf(options: ResolvedMcpOptions): McpServerSettings
     redis: _r,
     stores: _st,
     skills: _sk,
+    routes: _ro,
     ...server
   } = options;
   return server;

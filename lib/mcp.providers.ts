@@ -29,6 +29,7 @@ import {
   MCP_TELEMETRY,
   MCP_TELEMETRY_SETTINGS,
   MCP_SKILL_SETTINGS,
+  MCP_ROUTE_SETTINGS,
   MCP_SKILL_LIBRARY,
 } from './shared/mcp.constants';
 import { resolveMcpOptions, serverSettingsOf, type ResolvedMcpOptions } from './mcp-options.factory';
@@ -76,6 +77,7 @@ import type { TelemetrySettings } from './telemetry/telemetry-settings';
 import { McpLogger } from './telemetry/mcp.logger';
 import { createSkillLibrary } from './skills/skill-library.factory';
 import { McpSkillExplorer } from './skills/mcp-skill.explorer';
+import { McpRouteExplorer } from './routes/mcp-route.explorer';
 import type { SkillLibrary } from './protocol/skills/skill-library';
 import { logFailedSend } from './protocol/bounds/store-unavailable';
 
@@ -108,6 +110,7 @@ export const SETTINGS_PROVIDERS: Provider[] = [
       [MCP_STORE_SETTINGS, (options) => options.stores],
       [MCP_TELEMETRY_SETTINGS, (options) => options.telemetry],
       [MCP_SKILL_SETTINGS, (options) => options.skills],
+      [MCP_ROUTE_SETTINGS, (options) => options.routes],
     ] as const satisfies readonly (readonly [symbol, (options: ResolvedMcpOptions) => unknown])[]
   ).map(([provide, pick]) => ({ provide, useFactory: pick, inject: [MCP_RESOLVED_OPTIONS] })),
 ];
@@ -255,6 +258,7 @@ export const MCP_PROVIDERS: Provider[] = [
   { provide: MCP_SKILL_LIBRARY, useFactory: createSkillLibrary, inject: [MCP_SKILL_SETTINGS] },
   McpSkillExplorer,
   McpExplorer,
+  McpRouteExplorer,
   { provide: MCP_OWN_NOTIFIER, useClass: McpNotifier },
   ResumableStreams,
   HttpExchanges,

@@ -10,6 +10,7 @@ import type { McpSessionOptions } from './mcp-session-options.interface';
 import type { McpRedisOptions } from './mcp-redis-options.interface';
 import type { McpTaskOptions } from './mcp-task-options.interface';
 import type { McpSkillOptions } from './mcp-skill-options.interface';
+import type { McpRoutesOptions } from './mcp-route-options.interface';
 import type { McpStoreOptions } from './mcp-store-options.interface';
 import type { McpTelemetryOptions } from './mcp-telemetry-options.interface';
 import type { McpAppsOptions } from './mcp-apps-options.interface';
@@ -169,6 +170,12 @@ export interface McpModuleOptions {
    * @example { skills: { directory: join(__dirname, 'skills') } }
    */
   skills?: McpSkillOptions;
+  /**
+   * Route tools (`@McpRoute`, `@McpRoutes`): the headers of the MCP request forwarded to the
+   * route besides `authorization`, and the bound on a route's response.
+   * @example { routes: { forwardHeaders: ['x-api-key'] } }
+   */
+  routes?: McpRoutesOptions;
   /**
    * class-validator options for every DTO schema (`whitelist`, `forbidNonWhitelisted`,
    * `skipMissingProperties`...); a tool's own `validatorOptions` override them one by one.

@@ -8,6 +8,8 @@ export const MCP_RESOURCE_TEMPLATE_METADATA = 'nest-mcp:resource-template';
 export const MCP_PROMPT_METADATA = 'nest-mcp:prompt';
 export const MCP_UI_RESOURCE_METADATA = 'nest-mcp:ui-resource';
 export const MCP_SKILL_METADATA = 'nest-mcp:skill';
+export const MCP_ROUTE_METADATA = 'nest-mcp:route';
+export const MCP_ROUTES_METADATA = 'nest-mcp:routes';
 /** The `(args, ctx)` parameter layout the handler decorators record on a method without parameter decorators. */
 export const MCP_DEFAULT_PARAMS_METADATA = 'nest-mcp:default-params';
 
@@ -81,6 +83,8 @@ export const MCP_APPS_SETTINGS = Symbol('nest-mcp:apps-settings');
 export const MCP_REDIS_SETTINGS = Symbol('nest-mcp:redis-settings');
 export const MCP_STORE_SETTINGS = Symbol('nest-mcp:store-settings');
 export const MCP_TELEMETRY_SETTINGS = Symbol('nest-mcp:telemetry-settings');
+/** `RouteSettings`: the `routes` section. */
+export const MCP_ROUTE_SETTINGS = Symbol('nest-mcp:route-settings');
 /** `SkillSettings | undefined`: the `skills` section. */
 export const MCP_SKILL_SETTINGS = Symbol('nest-mcp:skill-settings');
 /** Token of a server's skills (`SkillLibrary`), `null` when it serves none. */

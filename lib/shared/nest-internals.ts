@@ -10,9 +10,12 @@ import {
   EXCEPTION_FILTERS_METADATA,
   GUARDS_METADATA,
   INTERCEPTORS_METADATA,
+  METHOD_METADATA,
   PARAMTYPES_METADATA,
+  PATH_METADATA,
   PIPES_METADATA,
   ROUTE_ARGS_METADATA,
+  VERSION_METADATA,
 } from '@nestjs/common/constants';
 import { type DiscoveryService, type ExternalContextCreator, ModuleRef } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
@@ -42,6 +45,37 @@ export function endpointEnhancersOf(target: Type<unknown>): {
     filters: read(EXCEPTION_FILTERS_METADATA),
   };
 }
+
+/** What `@Get()`, `@Post()`... say about a controller method: its verb and path; `undefined` without one. */
+export function routeMappingOf(
+  handler: object,
+): { verb: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OTHER'; path: string } | undefined {
+  const path = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
+  const method = Reflect.getMetadata(METHOD_METADATA, handler) as number | undefined;
+  if (path === undefined || method === undefined) {
+    return undefined;
+  }
+  // Nest's RequestMethod: GET 0, POST 1, PUT 2, DELETE 3, PATCH 4.
+  const verbs = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
+  return { verb: verbs[method] ?? 'OTHER', path: Array.isArray(path) ? (path[0] ?? '') : path };
+}
+
+/** A controller's path (`@Controller('notes')`, the first of several). */
+export function controllerPathOf(controller: object): string {
+  const path = Reflect.getMetadata(PATH_METADATA, controller) as string | string[] | undefined;
+  return Array.isArray(path) ? (path[0] ?? '') : (path ?? '');
+}
+
+/** The version a route declares (`@Version`, else its controller's); the first of several. */
+export function routeVersionOf(controller: object, handler: object): string | undefined {
+  const version = (Reflect.getMetadata(VERSION_METADATA, handler) ??
+    Reflect.getMetadata(VERSION_METADATA, controller)) as string | symbol | Array<string | symbol> | undefined;
+  const first = Array.isArray(version) ? version[0] : version;
+  return typeof first === 'string' ? first : undefined;
+}
+
+/** Nest's route parameter types this package reads: `@Body()`, `@Query()`, `@Param()`. */
+export const ROUTE_PARAM = { body: 3, query: 4, param: 5 } as const;
 
 /** The metadata key of `@UseGuards`. */
 export const GUARDS_KEY: string = GUARDS_METADATA;

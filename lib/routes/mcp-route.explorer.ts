@@ -1,0 +1,256 @@
+import { Inject, Injectable, type OnModuleInit, type Type, VERSION_NEUTRAL, VersioningType } from '@nestjs/common';
+import {
+  ApplicationConfig,
+  DiscoveryService,
+  HttpAdapterHost,
+  MetadataScanner,
+  ModuleRef,
+  ModulesContainer,
+  Reflector,
+} from '@nestjs/core';
+import type { Server } from 'node:http';
+import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { MCP_OWN_REGISTRY, MCP_ROUTE_SETTINGS, MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
+import { McpRouteMetadata, McpRoutesMetadata } from '../decorators/mcp-route.decorator';
+import { placementFault, serverTakes, type McpServerIdentity } from '../identity/server-identity';
+import { defaultServerOf, serverIdentities } from '../identity/mcp-servers';
+import { McpRegistry } from '../registry/mcp-registry.service';
+import { McpSchemaCompiler } from '../schema/mcp-schema.compiler';
+import { McpErrorCode } from '../protocol/messages/json-rpc';
+import { McpError } from '../protocol/messages/mcp-error';
+import type { McpNativeExchange } from '../protocol/messages/native-exchange';
+import type { McpCallContext } from '../protocol/calls/call-context.interface';
+import type { McpRouteOptions } from '../interfaces/mcp-route-options.interface';
+import { controllerPathOf, routeMappingOf, routeVersionOf } from '../shared/nest-internals';
+import { dispatchRoute } from './route-dispatch';
+import { routeResult } from './route-result';
+import { routeInputs, type RouteInputs } from './route-schema';
+import type { RouteSettings } from './route-settings';
+import { fillPath, pathParams, routeAnnotations, routePath, routeToolName, type RouteVerb } from './route-shape';
+
+/** One chosen route, ready to register. */
+interface FoundRoute {
+  readonly controller: Type;
+  readonly methodName: string;
+  readonly verb: RouteVerb;
+  readonly path: string;
+  readonly options: McpRouteOptions;
+  readonly where: string;
+}
+
+/**
+ * Finds the HTTP routes chosen with `@McpRoute()` / `@McpRoutes()` on the application's
+ * controllers and registers each, on the servers that take it (as handlers: `servers`, else
+ * `include`), as a tool whose call is an HTTP request into the application's own server.
+ */
+/** The headers a proxy sets to name the client, passed on as they came. */
+const CLIENT_ADDRESS_HEADERS = ['forwarded', 'x-forwarded-for'];
+
+/** The address of the MCP caller's connection (Express's or Fastify's request), if it came over HTTP. */
+function remoteAddressOf(native: McpNativeExchange | undefined): string | undefined {
+  const request = native?.request as
+    { socket?: { remoteAddress?: string }; raw?: { socket?: { remoteAddress?: string } } } | undefined;
+  return (request?.raw?.socket ?? request?.socket)?.remoteAddress;
+}
+
+@Injectable()
+export class McpRouteExplorer implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly modules: ModulesContainer,
+    private readonly reflector: Reflector,
+    private readonly moduleRef: ModuleRef,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly compiler: McpSchemaCompiler,
+    @Inject(MCP_OWN_REGISTRY) private readonly registry: McpRegistry,
+    @Inject(MCP_SERVER_IDENTITY) private readonly identity: McpServerIdentity,
+    @Inject(MCP_ROUTE_SETTINGS) private readonly settings: RouteSettings,
+  ) {}
+
+  onModuleInit(): void {
+    const servers = serverIdentities(this.modules);
+    const checksPlacement = defaultServerOf(servers) === this.identity;
+    const unclaimed: string[] = [];
+    const hosts = [
+      ...this.discovery.getControllers().map((wrapper) => ({ wrapper, isController: true })),
+      ...this.discovery.getProviders().map((wrapper) => ({ wrapper, isController: false })),
+    ];
+    for (const { wrapper, isController } of hosts) {
+      const { instance } = wrapper;
+      if (!instance || typeof instance !== 'object' || wrapper.isAlias) {
+        continue;
+      }
+      const controller = instance.constructor as Type;
+      const prototype = Object.getPrototypeOf(instance) as object | null;
+      if (!prototype) {
+        continue;
+      }
+      const whole = isController ? this.reflector.get(McpRoutesMetadata, controller) : undefined;
+      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+        const found = this.routeOf(controller, methodName, isController, whole);
+        if (found === undefined) {
+          continue;
+        }
+        const module = wrapper.host?.metatype;
+        const fault = checksPlacement ? placementFault(found.where, servers, module, found.options.servers) : undefined;
+        if (fault !== undefined) {
+          unclaimed.push(fault);
+        }
+        if (serverTakes(this.identity, servers, module, found.options.servers)) {
+          this.register(found);
+        }
+      }
+    }
+    if (unclaimed.length > 0) {
+      throw new McpConfigurationError(
+        `No MCP server takes ${unclaimed.length === 1 ? 'this route' : 'these routes'}: ${unclaimed.join('; ')}. ` +
+          "Add the controller's module to a server's include, or name an existing server in the decorator's servers.",
+      );
+    }
+  }
+
+  /** The route a method is, if chosen; a startup error for `@McpRoute()` on a method without a verb. */
+  private routeOf(
+    controller: Type,
+    methodName: string,
+    isController: boolean,
+    whole: McpRouteOptions | undefined,
+  ): FoundRoute | undefined {
+    const method = (controller.prototype as Record<string, unknown>)[methodName];
+    if (typeof method !== 'function') {
+      return undefined;
+    }
+    const own = this.reflector.get(McpRouteMetadata, method as () => unknown);
+    if (own === undefined && whole === undefined) {
+      return undefined;
+    }
+    const where = `${controller.name}.${methodName}`;
+    const mapping = isController ? routeMappingOf(method) : undefined;
+    if (mapping === undefined || mapping.verb === 'OTHER') {
+      if (own === undefined) {
+        return undefined;
+      }
+      throw new McpConfigurationError(
+        `${where} has @McpRoute() but is not a controller route with @Get, @Post, @Put, @Patch or @Delete`,
+      );
+    }
+    const path = routePath({
+      globalPrefix: this.config()?.getGlobalPrefix(),
+      versioning: this.versioning(controller, method),
+      controllerPath: controllerPathOf(controller),
+      methodPath: mapping.path,
+    });
+    return { controller, methodName, verb: mapping.verb, path, options: { ...whole, ...own }, where };
+  }
+
+  private config(): ApplicationConfig | undefined {
+    try {
+      return this.moduleRef.get(ApplicationConfig, { strict: false });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The URI version segment of a route, when the application versions by URI. */
+  private versioning(controller: Type, method: object): { prefix: string; version?: string } | undefined {
+    const versioning = this.config()?.getVersioning();
+    if (versioning === undefined || versioning.type !== VersioningType.URI) {
+      return undefined;
+    }
+    const declared = routeVersionOf(controller, method);
+    const fallback = versioning.defaultVersion;
+    const version =
+      declared ?? (Array.isArray(fallback) ? fallback[0] : fallback === VERSION_NEUTRAL ? undefined : fallback);
+    const prefix = versioning.prefix === false ? '' : (versioning.prefix ?? 'v');
+    return { prefix, version: typeof version === 'string' ? version : undefined };
+  }
+
+  private register(route: FoundRoute): void {
+    const inputs = routeInputs(
+      route.controller,
+      route.methodName,
+      route.path,
+      pathParams(route.path),
+      (dto) => this.compiler.compile(dto, 'input').jsonSchema,
+      route.where,
+    );
+    try {
+      this.registry.addTool(
+        {
+          name: route.options.name ?? routeToolName(route.controller.name, route.methodName),
+          description: route.options.description ?? `${route.verb} ${route.path}`,
+          annotations: routeAnnotations(route.verb, route.options.annotations),
+          input: inputs.jsonSchema,
+          handler: (args: unknown, call: McpCallContext, native: McpNativeExchange | undefined) =>
+            this.call(route, inputs, args, call.signal, native),
+        },
+        route.where,
+      );
+    } catch (error) {
+      if (error instanceof McpConfigurationError && !error.message.includes(route.where)) {
+        throw new McpConfigurationError(`${error.message} (at ${route.where})`);
+      }
+      throw error;
+    }
+  }
+
+  private async call(
+    route: FoundRoute,
+    inputs: RouteInputs,
+    args: unknown,
+    signal: AbortSignal,
+    native: McpNativeExchange | undefined,
+  ): Promise<unknown> {
+    const values = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
+    const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
+    if (server === undefined || typeof server.emit !== 'function') {
+      throw new McpError(McpErrorCode.InternalError, 'The application serves no HTTP routes');
+    }
+    const query = new URLSearchParams();
+    for (const name of inputs.queryFields) {
+      const value = values[name];
+      for (const one of Array.isArray(value) ? value : [value]) {
+        if (one !== undefined && one !== null) {
+          query.append(name, typeof one === 'object' ? JSON.stringify(one) : String(one));
+        }
+      }
+    }
+    const search = query.toString();
+    const response = await dispatchRoute(
+      server,
+      {
+        method: route.verb,
+        path: fillPath(route.path, values) + (search === '' ? '' : `?${search}`),
+        headers: this.forwarded(native),
+        body: inputs.body ? JSON.stringify(values.body ?? {}) : undefined,
+        signal,
+        remoteAddress: remoteAddressOf(native),
+      },
+      this.settings.maxResponseBytes,
+    );
+    return routeResult(response);
+  }
+
+  /**
+   * The credentials of the MCP request (over HTTP): `authorization` and the configured headers;
+   * and the proxy headers that say who the caller is (`forwarded`, `x-forwarded-for`), so that a
+   * route behind the application's trust-proxy setting finds the same client address as over HTTP.
+   */
+  private forwarded(native: McpNativeExchange | undefined): Record<string, string> {
+    const headers = (native?.request as { headers?: Record<string, unknown> } | undefined)?.headers;
+    const forwarded: Record<string, string> = {};
+    if (headers === undefined || headers === null) {
+      return forwarded;
+    }
+    for (const name of [...this.settings.forwardHeaders, ...CLIENT_ADDRESS_HEADERS]) {
+      const value = headers[name];
+      if (typeof value === 'string') {
+        forwarded[name] = value;
+      } else if (Array.isArray(value)) {
+        forwarded[name] = value.join(', ');
+      }
+    }
+    return forwarded;
+  }
+}
