@@ -8,6 +8,7 @@ import { NotesService } from './notes/notes.service';
 import { NotesTools } from './notes/notes.tools';
 import { NotesResources } from './notes/notes.resources';
 import { NotesPrompts } from './notes/notes.prompts';
+import { NotesController } from './notes/notes.controller';
 import { RequestInfoTool } from './common/request-info.tool';
 import { EditorGuard } from './common/editor.guard';
 import { TimingInterceptor } from './common/timing.interceptor';
@@ -57,9 +58,13 @@ import { sampleRedis } from './common/sample-redis';
         // One skill (Skills extension): sample/skills/notes-workflow, found beside this file
         // whatever the working directory.
         skills: { directory: join(__dirname, 'skills') },
+        // The REST routes of NotesController are tools too (@McpRoutes); their calls carry the
+        // header EditorGuard reads, so DELETE /api/notes/:id is guarded as delete_note is.
+        routes: { forwardHeaders: ['x-notes-role'] },
       }),
     }),
   ],
+  controllers: [NotesController],
   providers: [
     NotesService,
     NotesTools,

@@ -25,8 +25,20 @@ function childEnv(): Record<string, string> {
   );
 }
 
-/** What the sample serves, as clients see it. */
-const SAMPLE_TOOLS = ['build_report', 'create_note', 'delete_note', 'echo', 'note_stats', 'search_notes', 'whoami'];
+/** What the sample serves, as clients see it: its hand-written tools and its REST routes (notes_*). */
+const SAMPLE_TOOLS = [
+  'build_report',
+  'create_note',
+  'delete_note',
+  'echo',
+  'note_stats',
+  'notes_create',
+  'notes_get',
+  'notes_list',
+  'notes_remove',
+  'search_notes',
+  'whoami',
+];
 
 /** The text of the first content block of a tool result or prompt message. */
 function firstText(content: unknown): string {
