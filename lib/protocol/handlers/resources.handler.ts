@@ -25,19 +25,31 @@ export async function handleResourcesList(context: HandlerContext, request: Reso
   const rendered = lists.get('resources', catalog.version, request.revision, () =>
     resources.map((resource) => renderResource(resource, request.revision)),
   );
-  const skills = skillListings(context.skills);
-  if (skills.length === 0) {
+  // Each skill's SKILL.md is listed among the resources, in the one order pages follow. The
+  // skills are read once at startup, so the merged list changes with the catalog alone.
+  const merged =
+    context.skills === undefined
+      ? undefined
+      : lists.memo(`resources and skills ${request.revision}`, catalog.version, () => {
+          const skills = skillListings(context.skills);
+          if (skills.length === 0) {
+            return undefined;
+          }
+          const own = resources.map((entry, index) => ({ access: entry.access, rendered: rendered[index] }));
+          const entries = [...own, ...skills].sort((a, b) =>
+            compareUris(a.rendered.uri as string, b.rendered.uri as string),
+          );
+          return { entries, rendered: entries.map((entry) => entry.rendered) };
+        });
+  if (merged === undefined) {
     return listResult(context, request, 'resources', resources, rendered, (resource) => resource.uri as string);
   }
-  // Each skill's SKILL.md is listed among the resources, in the one order pages follow.
-  const own = resources.map((entry, index) => ({ access: entry.access, rendered: rendered[index] }));
-  const all = [...own, ...skills].sort((a, b) => compareUris(a.rendered.uri as string, b.rendered.uri as string));
   return listResult(
     context,
     request,
     'resources',
-    all,
-    all.map((entry) => entry.rendered),
+    merged.entries,
+    merged.rendered,
     (resource) => resource.uri as string,
   );
 }
