@@ -36,6 +36,7 @@ import {
   ValidationPipe,
   VersioningType,
   Module,
+  Scope,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
@@ -356,6 +357,24 @@ class EdgeController {
   }
 }
 
+/** Made once per HTTP request: its number says which request built it. */
+@Injectable({ scope: Scope.REQUEST })
+class PerRequest {
+  static made = 0;
+  readonly serial = (PerRequest.made += 1);
+}
+
+@Controller('scoped')
+class ScopedController {
+  constructor(private readonly perRequest: PerRequest) {}
+
+  @Get()
+  @McpRoute()
+  serial(): { serial: number } {
+    return { serial: this.perRequest.serial };
+  }
+}
+
 describe.each(PLATFORMS)('route tools at their bounds (%s)', (platform) => {
   let app: HttpApp;
   let client: Connected;
@@ -363,7 +382,8 @@ describe.each(PLATFORMS)('route tools at their bounds (%s)', (platform) => {
   beforeAll(async () => {
     @Module({
       imports: [McpModule.forRoot({ name: 'edge-routes', version: '1.0.0', routes: { maxResponseBytes: 1024 } })],
-      controllers: [EdgeController],
+      controllers: [EdgeController, ScopedController],
+      providers: [PerRequest],
     })
     class EdgeModule {}
     app = await startHttpApp(EdgeModule, { platform });
@@ -389,6 +409,13 @@ describe.each(PLATFORMS)('route tools at their bounds (%s)', (platform) => {
     // The test client's own connection is loopback too; what matters is that the route sees the
     // caller's connection and the header its proxy set (its trust-proxy setting decides the rest).
     expect(seen.structuredContent).toEqual({ remote: '127.0.0.1', forwardedFor: '203.0.113.7' });
+  });
+
+  it('gives request-scoped providers a fresh scope per call', async () => {
+    const first = await client.callTool({ name: 'scoped_serial', arguments: {} });
+    const second = await client.callTool({ name: 'scoped_serial', arguments: {} });
+    const serials = [first, second].map((result) => (result.structuredContent as { serial: number }).serial);
+    expect(serials[1]).toBe(serials[0] + 1);
   });
 
   it('fails a call whose response is over maxResponseBytes with -32603', async () => {
