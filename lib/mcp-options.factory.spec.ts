@@ -91,7 +91,12 @@ describe('resolveMcpOptions', () => {
       },
       apps: { views: [] },
       telemetry: { captureArguments: false, clientAddress: 'socket', traceNotifications: false },
-      routes: { forwardHeaders: ['authorization'], maxResponseBytes: 1_048_576 },
+      routes: {
+        forwardHeaders: ['authorization'],
+        maxResponseBytes: 1_048_576,
+        maxInlineBytes: 262_144,
+        confirmDestructive: false,
+      },
     });
   });
 
@@ -142,7 +147,12 @@ describe('resolveMcpOptions', () => {
         sweepIntervalMs: 10,
       },
       telemetry: { captureArguments: true },
-      routes: { forwardHeaders: ['X-Api-Key'], maxResponseBytes: 2_048 },
+      routes: {
+        forwardHeaders: ['X-Api-Key'],
+        maxResponseBytes: 2_048,
+        maxInlineBytes: 1_024,
+        confirmDestructive: true,
+      },
     });
     expect(resolved).toEqual({
       serverInfo: {
@@ -198,7 +208,12 @@ describe('resolveMcpOptions', () => {
       },
       apps: { views: [] },
       telemetry: { captureArguments: true, clientAddress: 'socket', traceNotifications: false },
-      routes: { forwardHeaders: ['authorization', 'x-api-key'], maxResponseBytes: 2_048 },
+      routes: {
+        forwardHeaders: ['authorization', 'x-api-key'],
+        maxResponseBytes: 2_048,
+        maxInlineBytes: 1_024,
+        confirmDestructive: true,
+      },
     });
   });
 

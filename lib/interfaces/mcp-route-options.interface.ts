@@ -13,6 +13,13 @@ export interface McpRouteOptions extends McpServersOption {
   description?: string;
   /** Over the hints read from the verb (GET read-only; PUT and DELETE idempotent; DELETE destructive). */
   annotations?: ToolAnnotations;
+  /**
+   * Ask the person before the route runs (elicitation): `true`, or the question to ask. The
+   * route, its path and its arguments are shown with it; only an accepted "yes" runs the route,
+   * and a client that cannot ask (no elicitation) gets an `isError` result. `false` turns off
+   * `routes.confirmDestructive` for this route.
+   */
+  confirm?: boolean | string;
 }
 
 /**
@@ -32,4 +39,18 @@ export interface McpRoutesOptions {
    * @default 1048576
    */
   maxResponseBytes?: number;
+  /**
+   * The largest file (a body neither JSON nor `text/*`: a `StreamableFile`, an image, a PDF)
+   * embedded in a result, in bytes. A larger one, of a GET route called over HTTP, becomes a
+   * `resource_link` to the route's URL, and its body is not read; of any other route, it fails
+   * the call (-32603). Never more than `maxResponseBytes` is read.
+   * @default 262144
+   */
+  maxInlineBytes?: number;
+  /**
+   * Ask the person (elicitation) before every route whose annotations say `destructiveHint`
+   * (DELETE, unless overridden) runs, as `@McpRoute({ confirm: true })` does.
+   * @default false
+   */
+  confirmDestructive?: boolean;
 }

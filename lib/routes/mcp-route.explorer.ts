@@ -20,10 +20,13 @@ import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { McpError } from '../protocol/messages/mcp-error';
 import type { McpNativeExchange } from '../protocol/messages/native-exchange';
 import type { McpCallContext } from '../protocol/calls/call-context.interface';
+import type { CallToolResult } from '../protocol/messages/mcp-types';
 import type { McpRouteOptions } from '../interfaces/mcp-route-options.interface';
 import { controllerPathOf, routeMappingOf, routeVersionOf } from '../shared/nest-internals';
 import { dispatchRoute } from './route-dispatch';
 import { routeResult } from './route-result';
+import { confirmRoute, routeConfirmation, type RouteConfirmation } from './route-confirm';
+import { routeLocation } from './route-location';
 import { routeInputs, type RouteInputs } from './route-schema';
 import type { RouteSettings } from './route-settings';
 import { fillPath, pathParams, routeAnnotations, routePath, routeToolName, type RouteVerb } from './route-shape';
@@ -51,6 +54,11 @@ function remoteAddressOf(native: McpNativeExchange | undefined): string | undefi
   const request = native?.request as
     { socket?: { remoteAddress?: string }; raw?: { socket?: { remoteAddress?: string } } } | undefined;
   return (request?.raw?.socket ?? request?.socket)?.remoteAddress;
+}
+
+/** A call's arguments as an object (`{}` for anything else). */
+function argumentValues(args: unknown): Record<string, unknown> {
+  return (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
 }
 
 @Injectable()
@@ -175,6 +183,12 @@ export class McpRouteExplorer implements OnModuleInit {
       (dto) => this.compiler.compile(dto, 'input').jsonSchema,
       route.where,
     );
+    const confirmation = routeConfirmation(
+      route.options.confirm,
+      routeAnnotations(route.verb, route.options.annotations),
+      this.settings.confirmDestructive,
+      route.where,
+    );
     try {
       this.registry.addTool(
         {
@@ -182,7 +196,8 @@ export class McpRouteExplorer implements OnModuleInit {
           description: route.options.description ?? `${route.verb} ${route.path}`,
           annotations: routeAnnotations(route.verb, route.options.annotations),
           input: inputs.jsonSchema,
-          handler: (args: unknown, call: McpCallContext, native: McpNativeExchange | undefined) =>
+          handler: async (args: unknown, call: McpCallContext, native: McpNativeExchange | undefined) =>
+            (await this.confirmation(route, confirmation, args, call)) ??
             this.call(route, inputs, args, call.signal, native),
         },
         route.where,
@@ -195,6 +210,23 @@ export class McpRouteExplorer implements OnModuleInit {
     }
   }
 
+  /** The refusal to answer when the route asks first and the person does not say yes; else `undefined`. */
+  private async confirmation(
+    route: FoundRoute,
+    confirmation: RouteConfirmation | undefined,
+    args: unknown,
+    call: McpCallContext,
+  ): Promise<CallToolResult | undefined> {
+    if (confirmation === undefined) {
+      return undefined;
+    }
+    return confirmRoute(call, confirmation, {
+      tool: call.name ?? route.where,
+      request: `${route.verb} ${fillPath(route.path, argumentValues(args))}`,
+      args,
+    });
+  }
+
   private async call(
     route: FoundRoute,
     inputs: RouteInputs,
@@ -202,7 +234,7 @@ export class McpRouteExplorer implements OnModuleInit {
     signal: AbortSignal,
     native: McpNativeExchange | undefined,
   ): Promise<unknown> {
-    const values = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
+    const values = argumentValues(args);
     const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
     if (server === undefined || typeof server.emit !== 'function') {
       throw new McpError(McpErrorCode.InternalError, 'The application serves no HTTP routes');
@@ -217,19 +249,25 @@ export class McpRouteExplorer implements OnModuleInit {
       }
     }
     const search = query.toString();
+    const target = fillPath(route.path, values) + (search === '' ? '' : `?${search}`);
+    const location = routeLocation(route.verb, target, native);
     const response = await dispatchRoute(
       server,
       {
         method: route.verb,
-        path: fillPath(route.path, values) + (search === '' ? '' : `?${search}`),
+        path: target,
         headers: this.forwarded(native),
         body: inputs.body ? JSON.stringify(values.body ?? {}) : undefined,
         signal,
         remoteAddress: remoteAddressOf(native),
       },
-      this.settings.maxResponseBytes,
+      {
+        maxResponseBytes: this.settings.maxResponseBytes,
+        maxInlineBytes: this.settings.maxInlineBytes,
+        linkable: location.link !== undefined,
+      },
     );
-    return routeResult(response);
+    return routeResult(response, location);
   }
 
   /**

@@ -1,16 +1,22 @@
 /**
  * A route's HTTP response as a tool result: 2xx → the JSON body as structured content (an
  * object) and as text, always; 4xx → an `isError` result with the status and Nest's message;
- * anything else → a JSON-RPC internal error without the route's details.
+ * anything else → a JSON-RPC internal error without the route's details. A `text/*` body is
+ * text only; a file (any other media type) is shown as `route-file.ts` says.
  */
 import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { McpError } from '../protocol/messages/mcp-error';
 import type { CallToolResult } from '../protocol/messages/mcp-types';
+import { fileResult, routeMediaOf, type RouteFile, type RouteLocation } from './route-file';
 
 /** What the route answered. */
 export interface RouteResponse {
   readonly status: number;
+  /** The body as text; empty for a file. */
   readonly body: string;
+  readonly contentType?: string;
+  /** A 2xx body neither JSON nor text (see `route-file.ts`). */
+  readonly file?: RouteFile;
 }
 
 function parsed(body: string): unknown {
@@ -38,12 +44,21 @@ function messageOf(body: string): string {
   return body.trim();
 }
 
-/** @throws McpError (-32603) for a status outside 2xx and 4xx. */
-export function routeResult(response: RouteResponse): CallToolResult {
+/**
+ * `location` names a file's source (`route:` when absent); a text body (`text/*`) is text only.
+ * @throws McpError (-32603) for a status outside 2xx and 4xx.
+ */
+export function routeResult(response: RouteResponse, location: RouteLocation = { uri: 'route:' }): CallToolResult {
   const { status, body } = response;
   if (status >= 200 && status < 300) {
+    if (response.file !== undefined) {
+      return fileResult(response.file, location);
+    }
     if (body.trim() === '') {
       return { content: [{ type: 'text', text: `HTTP ${status}` }] };
+    }
+    if (routeMediaOf(response.contentType) === 'text') {
+      return { content: [{ type: 'text', text: body }] };
     }
     const json = parsed(body);
     const result: CallToolResult = { content: [{ type: 'text', text: body }] };

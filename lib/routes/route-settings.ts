@@ -9,9 +9,20 @@ export interface RouteSettings {
   /** Lower-case header names forwarded from the MCP request, `authorization` first. */
   readonly forwardHeaders: readonly string[];
   readonly maxResponseBytes: number;
+  /** The largest file kept inline in a result; a larger one is a link, or fails the call. */
+  readonly maxInlineBytes: number;
+  /** Whether every destructive route asks the person before it runs. */
+  readonly confirmDestructive: boolean;
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+function confirmDestructiveOf(value: unknown): boolean {
+  if (value !== undefined && typeof value !== 'boolean') {
+    fail('routes.confirmDestructive', 'must be a boolean');
+  }
+  return value ?? false;
+}
 
 /**
  * Validates the `routes` section.
@@ -28,5 +39,7 @@ export function resolveRouteSettings(options: McpRoutesOptions | undefined): Rou
   return {
     forwardHeaders: Object.freeze([...new Set(['authorization', ...names])]),
     maxResponseBytes: integer(routes.maxResponseBytes, 'routes.maxResponseBytes', 1024 * 1024, 1),
+    maxInlineBytes: integer(routes.maxInlineBytes, 'routes.maxInlineBytes', 256 * 1024, 0),
+    confirmDestructive: confirmDestructiveOf(routes.confirmDestructive),
   };
 }
