@@ -133,7 +133,11 @@ export { MCP_TASKS_EXTENSION } from './protocol/tasks/task-mode';
 export { MCP_SKILLS_EXTENSION } from './protocol/skills/skill-entry';
 export { McpSkill } from './decorators/mcp-skill.decorator';
 export { McpRoute, McpRoutes } from './decorators/mcp-route.decorator';
-export type { McpRouteOptions, McpRoutesOptions } from './interfaces/mcp-route-options.interface';
+export type {
+  McpRouteOptions,
+  McpRoutesExposeOptions,
+  McpRoutesOptions,
+} from './interfaces/mcp-route-options.interface';
 export type {
   McpSkillDecoratorOptions,
   McpSkillFiles,

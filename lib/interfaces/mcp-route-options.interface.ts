@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import type { ToolAnnotations } from '../protocol/messages/mcp-types';
 import type { McpServersOption } from './mcp-definitions.interface';
 
@@ -53,4 +54,49 @@ export interface McpRoutesOptions {
    * @default false
    */
   confirmDestructive?: boolean;
+  /**
+   * Routes this server shows as tools besides those chosen with `@McpRoute()` / `@McpRoutes()`:
+   * a controller route is shown when any of the three lists selects it. Only the routes of the
+   * modules the server takes handlers from are selected (its `include`, else those no other
+   * server's `include` names); a route's own `@McpRoute()` options still apply to it.
+   * @example
+   * ```ts
+   * routes: { expose: { tags: ['notes'], paths: ['/api/v1/reports/**'] } }
+   * ```
+   * @see {@link McpRoutesExposeOptions}
+   */
+  expose?: McpRoutesExposeOptions;
+}
+
+/**
+ * Which controller routes a server shows as tools, by its options (`routes.expose`): a route is
+ * shown when its controller is listed, or one of its tags is, or its path matches a pattern.
+ *
+ * @publicApi
+ */
+export interface McpRoutesExposeOptions {
+  /**
+   * Controller classes: every `@Get`, `@Post`, `@Put`, `@Patch` and `@Delete` route of each. A
+   * controller the application does not have, or whose module the server does not take, stops
+   * the application.
+   * @default []
+   */
+  controllers?: Type[];
+  /**
+   * `@nestjs/swagger` tags (`@ApiTags()` on the controller or the method): the routes that carry
+   * any of them.
+   * @default []
+   */
+  tags?: string[];
+  /**
+   * Glob patterns on a route's full path, global prefix and URI version included (`/api/v1/notes/:id`):
+   * a `*` segment matches one segment, a `**` segment any number of them (none included); a `*`
+   * inside a segment is refused at startup.
+   * @default []
+   * @example
+   * ```ts
+   * paths: ['/api/v1/notes/**', '/api/v1/reports']
+   * ```
+   */
+  paths?: string[];
 }

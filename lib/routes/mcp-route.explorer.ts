@@ -10,6 +10,7 @@ import {
 } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
+import { INVALID_TOOL_NAME } from '../shared/mcp.messages';
 import { MCP_OWN_REGISTRY, MCP_ROUTE_SETTINGS, MCP_SERVER_IDENTITY } from '../shared/mcp.constants';
 import { McpRouteMetadata, McpRoutesMetadata } from '../decorators/mcp-route.decorator';
 import { placementFault, serverTakes, type McpServerIdentity } from '../identity/server-identity';
@@ -22,13 +23,19 @@ import type { McpNativeExchange } from '../protocol/messages/native-exchange';
 import type { McpCallContext } from '../protocol/calls/call-context.interface';
 import type { CallToolResult } from '../protocol/messages/mcp-types';
 import type { McpRouteOptions } from '../interfaces/mcp-route-options.interface';
-import { controllerPathOf, routeMappingOf, routeVersionOf } from '../shared/nest-internals';
+import { controllerPathOf, routeMappingOf, routeStatusOf, routeVersionOf } from '../shared/nest-internals';
+import { fail } from '../shared/option-checks';
+import { McpLogger } from '../telemetry/mcp.logger';
 import { dispatchRoute } from './route-dispatch';
+import { conformingResult, type OutputCheck } from './route-output';
 import { routeResult } from './route-result';
 import { confirmRoute, routeConfirmation, type RouteConfirmation } from './route-confirm';
 import { routeLocation } from './route-location';
 import { routeInputs, type RouteInputs } from './route-schema';
+import { exposedBy } from './route-selection';
 import type { RouteSettings } from './route-settings';
+import { operationDescription, operationToolName, swaggerInputs, swaggerOutputSchema } from './route-swagger';
+import { SwaggerSchemas } from './swagger-schema';
 import { fillPath, pathParams, routeAnnotations, routePath, routeToolName, type RouteVerb } from './route-shape';
 
 /** One chosen route, ready to register. */
@@ -39,6 +46,8 @@ interface FoundRoute {
   readonly path: string;
   readonly options: McpRouteOptions;
   readonly where: string;
+  /** Chosen with a decorator (else selected by the server's `routes.expose` only). */
+  readonly decorated: boolean;
 }
 
 /**
@@ -63,6 +72,8 @@ function argumentValues(args: unknown): Record<string, unknown> {
 
 @Injectable()
 export class McpRouteExplorer implements OnModuleInit {
+  private readonly logger = new McpLogger('McpRoutes');
+
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
@@ -80,6 +91,7 @@ export class McpRouteExplorer implements OnModuleInit {
     const servers = serverIdentities(this.modules);
     const checksPlacement = defaultServerOf(servers) === this.identity;
     const unclaimed: string[] = [];
+    const unlisted = new Set(this.settings.expose?.controllers);
     const hosts = [
       ...this.discovery.getControllers().map((wrapper) => ({ wrapper, isController: true })),
       ...this.discovery.getProviders().map((wrapper) => ({ wrapper, isController: false })),
@@ -95,13 +107,19 @@ export class McpRouteExplorer implements OnModuleInit {
         continue;
       }
       const whole = isController ? this.reflector.get(McpRoutesMetadata, controller) : undefined;
+      const module = wrapper.host?.metatype;
+      if (isController && unlisted.delete(controller)) {
+        this.assertTakes(controller, servers, module);
+      }
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
         const found = this.routeOf(controller, methodName, isController, whole);
         if (found === undefined) {
           continue;
         }
-        const module = wrapper.host?.metatype;
-        const fault = checksPlacement ? placementFault(found.where, servers, module, found.options.servers) : undefined;
+        const fault =
+          checksPlacement && found.decorated
+            ? placementFault(found.where, servers, module, found.options.servers)
+            : undefined;
         if (fault !== undefined) {
           unclaimed.push(fault);
         }
@@ -109,6 +127,13 @@ export class McpRouteExplorer implements OnModuleInit {
           this.register(found);
         }
       }
+    }
+    if (unlisted.size > 0) {
+      fail(
+        'routes.expose.controllers',
+        `of server "${this.identity.name}" names ${[...unlisted].map((controller) => controller.name).join(', ')}, ` +
+          "which the application's modules do not declare as controllers",
+      );
     }
     if (unclaimed.length > 0) {
       throw new McpConfigurationError(
@@ -118,7 +143,30 @@ export class McpRouteExplorer implements OnModuleInit {
     }
   }
 
-  /** The route a method is, if chosen; a startup error for `@McpRoute()` on a method without a verb. */
+  /** The validator of an output schema, compiled once. */
+  private outputCheck(schema: Record<string, unknown>): OutputCheck {
+    const compiled = this.compiler.compileJsonSchema(schema);
+    return (value) => compiled.validate(value);
+  }
+
+  /**
+   * A controller that `routes.expose.controllers` names must be one this server takes handlers
+   * from: the option cannot cross another server's `include`.
+   */
+  private assertTakes(controller: Type, servers: readonly McpServerIdentity[], module: Type | undefined): void {
+    if (!serverTakes(this.identity, servers, module, undefined)) {
+      fail(
+        'routes.expose.controllers',
+        `of server "${this.identity.name}" names ${controller.name}, in ${module?.name ?? 'an unknown module'}, ` +
+          "whose handlers go to other servers (their include names it): add it to this server's include",
+      );
+    }
+  }
+
+  /**
+   * The route a method is, if chosen by a decorator or selected by `routes.expose`; a startup
+   * error for `@McpRoute()` on a method without a verb.
+   */
   private routeOf(
     controller: Type,
     methodName: string,
@@ -130,7 +178,8 @@ export class McpRouteExplorer implements OnModuleInit {
       return undefined;
     }
     const own = this.reflector.get(McpRouteMetadata, method as () => unknown);
-    if (own === undefined && whole === undefined) {
+    const decorated = own !== undefined || whole !== undefined;
+    if (!decorated && (!isController || this.settings.expose === undefined)) {
       return undefined;
     }
     const where = `${controller.name}.${methodName}`;
@@ -149,7 +198,10 @@ export class McpRouteExplorer implements OnModuleInit {
       controllerPath: controllerPathOf(controller),
       methodPath: mapping.path,
     });
-    return { controller, methodName, verb: mapping.verb, path, options: { ...whole, ...own }, where };
+    if (!decorated && !exposedBy(this.settings.expose, { controller, method, path })) {
+      return undefined;
+    }
+    return { controller, methodName, verb: mapping.verb, path, options: { ...whole, ...own }, where, decorated };
   }
 
   private config(): ApplicationConfig | undefined {
@@ -175,12 +227,20 @@ export class McpRouteExplorer implements OnModuleInit {
   }
 
   private register(route: FoundRoute): void {
-    const inputs = routeInputs(
+    const method = (route.controller.prototype as Record<string, object>)[route.methodName];
+    const schemas = new SwaggerSchemas((dto) => this.compiler.compile(dto, 'input').jsonSchema);
+    const inputs = swaggerInputs(
+      routeInputs(
+        route.controller,
+        route.methodName,
+        route.path,
+        pathParams(route.path),
+        (dto) => schemas.dto(dto),
+        route.where,
+      ),
       route.controller,
       route.methodName,
-      route.path,
-      pathParams(route.path),
-      (dto) => this.compiler.compile(dto, 'input').jsonSchema,
+      schemas,
       route.where,
     );
     const confirmation = routeConfirmation(
@@ -189,20 +249,40 @@ export class McpRouteExplorer implements OnModuleInit {
       this.settings.confirmDestructive,
       route.where,
     );
+    const output = swaggerOutputSchema(
+      route.controller,
+      method,
+      routeStatusOf(method) ?? (route.verb === 'POST' ? 201 : 200),
+      new SwaggerSchemas((dto) => this.compiler.compile(dto, 'output').jsonSchema),
+    );
+    const operationId = route.options.name === undefined ? operationToolName(method) : undefined;
+    const name = route.options.name ?? operationId ?? routeToolName(route.controller.name, route.methodName);
+    const check = output === undefined ? undefined : this.outputCheck(output);
     try {
       this.registry.addTool(
         {
-          name: route.options.name ?? routeToolName(route.controller.name, route.methodName),
-          description: route.options.description ?? `${route.verb} ${route.path}`,
+          name,
+          description: route.options.description ?? operationDescription(method) ?? `${route.verb} ${route.path}`,
           annotations: routeAnnotations(route.verb, route.options.annotations),
           input: inputs.jsonSchema,
+          ...(output === undefined ? {} : { output }),
           handler: async (args: unknown, call: McpCallContext, native: McpNativeExchange | undefined) =>
             (await this.confirmation(route, confirmation, args, call)) ??
-            this.call(route, inputs, args, call.signal, native),
+            this.call(route, name, inputs, check, args, call.signal, native),
         },
         route.where,
       );
     } catch (error) {
+      if (
+        error instanceof McpConfigurationError &&
+        operationId !== undefined &&
+        error.message === INVALID_TOOL_NAME(name)
+      ) {
+        throw new McpConfigurationError(
+          `${route.where}: the operationId "${operationId}" of its @ApiOperation() is not a valid tool name ` +
+            '(1 to 128 characters among A-Z, a-z, 0-9, "_", "-", "." and "/"): name the tool with @McpRoute({ name })',
+        );
+      }
       if (error instanceof McpConfigurationError && !error.message.includes(route.where)) {
         throw new McpConfigurationError(`${error.message} (at ${route.where})`);
       }
@@ -229,7 +309,9 @@ export class McpRouteExplorer implements OnModuleInit {
 
   private async call(
     route: FoundRoute,
+    name: string,
     inputs: RouteInputs,
+    check: OutputCheck | undefined,
     args: unknown,
     signal: AbortSignal,
     native: McpNativeExchange | undefined,
@@ -267,7 +349,12 @@ export class McpRouteExplorer implements OnModuleInit {
         linkable: location.link !== undefined,
       },
     );
-    return routeResult(response, location);
+    const result = routeResult(response, location);
+    return check === undefined
+      ? result
+      : conformingResult(result, response.status, check, (why) =>
+          this.logger.warn(`Route tool ${name} (${route.where}): the route's response ${why}`),
+        );
   }
 
   /**

@@ -74,7 +74,8 @@ function isParseInt(pipes: unknown[] | undefined): boolean {
   return (pipes ?? []).some((pipe) => pipe === ParseIntPipe || pipe instanceof ParseIntPipe);
 }
 
-function isDto(type: unknown): type is Type {
+/** Whether a parameter's type is a class of the application (a DTO), not a built-in one. */
+export function isDto(type: unknown): type is Type {
   return typeof type === 'function' && ![Object, String, Number, Boolean, Array].includes(type as never);
 }
 

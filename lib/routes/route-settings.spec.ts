@@ -24,7 +24,22 @@ describe('resolveRouteSettings', () => {
     });
   });
 
+  it('takes the routes the options expose, and nothing without the option', () => {
+    class NotesController {}
+    expect(resolveRouteSettings({}).expose).toBeUndefined();
+    expect(
+      resolveRouteSettings({ expose: { controllers: [NotesController], tags: ['notes'], paths: ['/api/**'] } }).expose,
+    ).toEqual({ controllers: [NotesController], tags: ['notes'], paths: ['/api/**'] });
+    expect(resolveRouteSettings({ expose: {} }).expose).toEqual({ controllers: [], tags: [], paths: [] });
+  });
+
   it.each([
+    [{ expose: [] }, 'routes.expose'],
+    [{ expose: { controllers: ['NotesController'] } }, 'routes.expose.controllers'],
+    [{ expose: { controllers: {} } }, 'routes.expose.controllers'],
+    [{ expose: { tags: [''] } }, 'routes.expose.tags'],
+    [{ expose: { paths: ['api/**'] } }, 'routes.expose.paths'],
+    [{ expose: { paths: ['/api/v*'] } }, 'routes.expose.paths'],
     [{ forwardHeaders: ['bad header'] }, 'routes.forwardHeaders'],
     [{ forwardHeaders: 'x-api-key' }, 'routes.forwardHeaders'],
     [{ maxResponseBytes: 0 }, 'routes.maxResponseBytes'],

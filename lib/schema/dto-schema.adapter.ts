@@ -68,6 +68,21 @@ function loadToolkit(): DtoToolkit {
   return toolkit;
 }
 
+/**
+ * Whether a class carries class-validator decorators; `false` when the DTO packages are not
+ * installed (an application may describe its DTOs with `@nestjs/swagger` alone).
+ */
+export function hasValidationMetadata(dto: McpDtoClass): boolean {
+  try {
+    return loadToolkit().hasMetadata(dto);
+  } catch (error) {
+    if (error instanceof McpConfigurationError) {
+      return false;
+    }
+    throw error;
+  }
+}
+
 /** The schemas of the classes nested in `root` (through `@Type`), collected transitively. */
 function collectDefinitions(
   kit: DtoToolkit,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Catch, Controller, Injectable, Module, UseFilters, UseGuards } from '@nestjs/common';
+import { Catch, Controller, Get, HttpCode, Injectable, Module, UseFilters, UseGuards } from '@nestjs/common';
 import { APP_FILTER, DiscoveryModule, DiscoveryService, ExternalContextCreator, ModuleRef } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import type * as NestCommon from '@nestjs/common';
@@ -22,6 +22,7 @@ import {
   registeredEnhancerOf,
   ROUTE_ARGS_METADATA,
   routeArgType,
+  routeStatusOf,
   wrapConcreteFilters,
 } from './nest-internals';
 
@@ -50,6 +51,7 @@ const KEYS = {
   INTERCEPTORS_METADATA: '__interceptors__',
   PIPES_METADATA: '__pipes__',
   EXCEPTION_FILTERS_METADATA: '__exceptionFilters__',
+  HTTP_CODE_METADATA: '__httpCode__',
 };
 
 describe('nest-internals on the installed Nest', () => {
@@ -66,6 +68,19 @@ describe('nest-internals on the installed Nest', () => {
       KEYS.PIPES_METADATA,
       KEYS.EXCEPTION_FILTERS_METADATA,
     ]);
+  });
+
+  it("reads a route's @HttpCode()", () => {
+    class Routes {
+      @Get('a')
+      @HttpCode(204)
+      coded(): void {}
+
+      @Get('b')
+      plain(): void {}
+    }
+    expect(routeStatusOf(Routes.prototype.coded)).toBe(204);
+    expect(routeStatusOf(Routes.prototype.plain)).toBeUndefined();
   });
 
   it('reads route-argument keys as Nest writes them', () => {

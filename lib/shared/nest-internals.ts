@@ -9,6 +9,7 @@ import {
   CUSTOM_ROUTE_ARGS_METADATA,
   EXCEPTION_FILTERS_METADATA,
   GUARDS_METADATA,
+  HTTP_CODE_METADATA,
   INTERCEPTORS_METADATA,
   METHOD_METADATA,
   PARAMTYPES_METADATA,
@@ -58,6 +59,12 @@ export function routeMappingOf(
   // Nest's RequestMethod: GET 0, POST 1, PUT 2, DELETE 3, PATCH 4.
   const verbs = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
   return { verb: verbs[method] ?? 'OTHER', path: Array.isArray(path) ? (path[0] ?? '') : path };
+}
+
+/** The status a route answers with by `@HttpCode()`, if it has one. */
+export function routeStatusOf(handler: object): number | undefined {
+  const status = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as unknown;
+  return typeof status === 'number' ? status : undefined;
 }
 
 /** A controller's path (`@Controller('notes')`, the first of several). */

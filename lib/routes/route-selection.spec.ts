@@ -1,0 +1,55 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { exposedBy } from './route-selection';
+
+@ApiTags('notes')
+@Controller('notes')
+class NotesController {
+  @Get()
+  list(): void {}
+
+  @Get('stats')
+  @ApiTags('stats')
+  stats(): void {}
+}
+
+@Controller('other')
+class OtherController {
+  @Get()
+  list(): void {}
+}
+
+const none = { controllers: [], tags: [], paths: [] };
+const notes = (method: 'list' | 'stats', path: string) => ({
+  controller: NotesController,
+  method: NotesController.prototype[method],
+  path,
+});
+const other = { controller: OtherController, method: OtherController.prototype.list, path: '/api/other' };
+
+describe('exposedBy', () => {
+  it('selects nothing without the option, or with empty lists', () => {
+    expect(exposedBy(undefined, notes('list', '/api/notes'))).toBe(false);
+    expect(exposedBy(none, notes('list', '/api/notes'))).toBe(false);
+  });
+
+  it('selects by controller', () => {
+    const exposure = { ...none, controllers: [NotesController] };
+    expect(exposedBy(exposure, notes('list', '/api/notes'))).toBe(true);
+    expect(exposedBy(exposure, other)).toBe(false);
+  });
+
+  it("selects by the controller's tags and the method's", () => {
+    expect(exposedBy({ ...none, tags: ['notes'] }, notes('list', '/api/notes'))).toBe(true);
+    expect(exposedBy({ ...none, tags: ['stats'] }, notes('list', '/api/notes'))).toBe(false);
+    expect(exposedBy({ ...none, tags: ['stats'] }, notes('stats', '/api/notes/stats'))).toBe(true);
+    expect(exposedBy({ ...none, tags: ['notes'] }, other)).toBe(false);
+  });
+
+  it('selects by a path pattern', () => {
+    const exposure = { ...none, paths: ['/api/*/stats', '/api/other'] };
+    expect(exposedBy(exposure, notes('stats', '/api/notes/stats'))).toBe(true);
+    expect(exposedBy(exposure, notes('list', '/api/notes'))).toBe(false);
+    expect(exposedBy(exposure, other)).toBe(true);
+  });
+});
