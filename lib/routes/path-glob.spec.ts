@@ -24,10 +24,8 @@ describe('matchesPathPattern', () => {
   it('stays fast on a pattern of many ** against a long path that does not match', () => {
     const pattern = '/' + Array.from({ length: 50 }, () => '**/a').join('/') + '/z';
     const path = '/' + Array.from({ length: 2000 }, () => 'a').join('/');
-    const started = process.hrtime.bigint();
+    // Segments × pattern segments at most; backtracking at every ** would not end before Jest's timeout.
     expect(matchesPathPattern(pattern, path)).toBe(false);
-    // Segments × pattern segments at most: well under a second, where backtracking at every ** would not end.
-    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(1000);
   });
 });
 
