@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleInit, type Type, VERSION_NEUTRAL, VersioningType } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common';
 import {
   ApplicationConfig,
   DiscoveryService,
@@ -21,12 +21,22 @@ import { McpError } from '../protocol/messages/mcp-error';
 import type { McpNativeExchange } from '../protocol/messages/native-exchange';
 import type { McpCallContext } from '../protocol/calls/call-context.interface';
 import type { McpRouteOptions } from '../interfaces/mcp-route-options.interface';
-import { controllerPathOf, routeMappingOf, routeVersionOf } from '../shared/nest-internals';
+import {
+  controllerPathOf,
+  convertLegacyRoutePath,
+  declaredVersionsOf,
+  isExcludedFromGlobalPrefix,
+  modulePathOf,
+  routeMappingOf,
+} from '../shared/nest-internals';
 import { dispatchRoute } from './route-dispatch';
 import { routeResult } from './route-result';
 import { routeInputs, type RouteInputs } from './route-schema';
 import type { RouteSettings } from './route-settings';
-import { fillPath, pathParams, routeAnnotations, routePath, routeToolName, type RouteVerb } from './route-shape';
+import { headerValue } from './route-headers';
+import { RoutePathTemplate } from './route-path';
+import { routeAnnotations, routePath, routeToolName, type RouteVerb } from './route-shape';
+import { chosenVersion, versioningHeader, versionRequest } from './route-version';
 
 /** One chosen route, ready to register. */
 interface FoundRoute {
@@ -34,6 +44,12 @@ interface FoundRoute {
   readonly methodName: string;
   readonly verb: RouteVerb;
   readonly path: string;
+  /** The path as the router reads it (Express's or Fastify's syntax). */
+  readonly template: RoutePathTemplate;
+  /** The headers that carry the route's version (HEADER, MEDIA_TYPE versioning). */
+  readonly versionHeaders: Readonly<Record<string, string>>;
+  /** The headers the call sets itself: never inputs. */
+  readonly reservedHeaders: ReadonlySet<string>;
   readonly options: McpRouteOptions;
   readonly where: string;
 }
@@ -88,7 +104,7 @@ export class McpRouteExplorer implements OnModuleInit {
       }
       const whole = isController ? this.reflector.get(McpRoutesMetadata, controller) : undefined;
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        const found = this.routeOf(controller, methodName, isController, whole);
+        const found = this.routeOf(controller, methodName, isController, whole, wrapper.host?.metatype);
         if (found === undefined) {
           continue;
         }
@@ -116,6 +132,7 @@ export class McpRouteExplorer implements OnModuleInit {
     methodName: string,
     isController: boolean,
     whole: McpRouteOptions | undefined,
+    module: object | undefined,
   ): FoundRoute | undefined {
     const method = (controller.prototype as Record<string, unknown>)[methodName];
     if (typeof method !== 'function') {
@@ -135,13 +152,50 @@ export class McpRouteExplorer implements OnModuleInit {
         `${where} has @McpRoute() but is not a controller route with @Get, @Post, @Put, @Patch or @Delete`,
       );
     }
-    const path = routePath({
-      globalPrefix: this.config()?.getGlobalPrefix(),
-      versioning: this.versioning(controller, method),
+    // A route of several paths (`@Get(['a', 'b'])`, `@Controller(['x', 'y'])`) is reached at
+    // the first; of several versions, with the first (route-version.ts).
+    const config = this.config();
+    const versioning = config?.getVersioning();
+    const declared = declaredVersionsOf(controller, method);
+    const version = versionRequest(
+      versioning,
+      versioning === undefined
+        ? undefined
+        : chosenVersion(declared.method, declared.controller, versioning.defaultVersion),
+      where,
+    );
+    const unprefixed = {
+      modulePath: modulePathOf(module, this.modules.applicationId),
       controllerPath: controllerPathOf(controller),
       methodPath: mapping.path,
+    };
+    const excluded = isExcludedFromGlobalPrefix(
+      config?.getGlobalPrefixOptions().exclude,
+      routePath(unprefixed),
+      mapping.verb,
+    );
+    const path = routePath({
+      ...unprefixed,
+      globalPrefix: excluded ? undefined : config?.getGlobalPrefix(),
+      versioning: version.uriSegment === undefined ? undefined : { prefix: '', version: version.uriSegment },
     });
-    return { controller, methodName, verb: mapping.verb, path, options: { ...whole, ...own }, where };
+    const fastify = this.adapterHost.httpAdapter?.getType() === 'fastify';
+    const template = fastify
+      ? new RoutePathTemplate(path, 'find-my-way')
+      : new RoutePathTemplate(convertLegacyRoutePath(path), 'path-to-regexp');
+    return {
+      controller,
+      methodName,
+      verb: mapping.verb,
+      path: template.path,
+      template,
+      versionHeaders: version.headers,
+      reservedHeaders: new Set(
+        [...this.settings.forwardHeaders, versioningHeader(versioning)].filter((name) => name !== undefined),
+      ),
+      options: { ...whole, ...own },
+      where,
+    };
   }
 
   private config(): ApplicationConfig | undefined {
@@ -152,28 +206,15 @@ export class McpRouteExplorer implements OnModuleInit {
     }
   }
 
-  /** The URI version segment of a route, when the application versions by URI. */
-  private versioning(controller: Type, method: object): { prefix: string; version?: string } | undefined {
-    const versioning = this.config()?.getVersioning();
-    if (versioning === undefined || versioning.type !== VersioningType.URI) {
-      return undefined;
-    }
-    const declared = routeVersionOf(controller, method);
-    const fallback = versioning.defaultVersion;
-    const version =
-      declared ?? (Array.isArray(fallback) ? fallback[0] : fallback === VERSION_NEUTRAL ? undefined : fallback);
-    const prefix = versioning.prefix === false ? '' : (versioning.prefix ?? 'v');
-    return { prefix, version: typeof version === 'string' ? version : undefined };
-  }
-
   private register(route: FoundRoute): void {
     const inputs = routeInputs(
       route.controller,
       route.methodName,
       route.path,
-      pathParams(route.path),
+      route.template.params,
       (dto) => this.compiler.compile(dto, 'input').jsonSchema,
       route.where,
+      route.reservedHeaders,
     );
     try {
       this.registry.addTool(
@@ -217,12 +258,18 @@ export class McpRouteExplorer implements OnModuleInit {
       }
     }
     const search = query.toString();
+    const headers: Record<string, string> = { ...route.versionHeaders };
+    for (const name of inputs.headerFields) {
+      if (values[name] !== undefined && values[name] !== null) {
+        headers[name] = headerValue(name, values[name]);
+      }
+    }
     const response = await dispatchRoute(
       server,
       {
         method: route.verb,
-        path: fillPath(route.path, values) + (search === '' ? '' : `?${search}`),
-        headers: this.forwarded(native),
+        path: route.template.fill(values) + (search === '' ? '' : `?${search}`),
+        headers: { ...headers, ...this.forwarded(native) },
         body: inputs.body ? JSON.stringify(values.body ?? {}) : undefined,
         signal,
         remoteAddress: remoteAddressOf(native),
