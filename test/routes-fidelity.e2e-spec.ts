@@ -23,6 +23,7 @@ import {
   VERSION_NEUTRAL,
   VersioningType,
 } from '@nestjs/common';
+import { RouterModule } from '@nestjs/core';
 import type { Socket } from 'node:net';
 import { McpConfigurationError, McpModule, McpRoute, McpRoutes } from 'nest-mcp';
 import { McpStdioServer } from 'nest-mcp/stdio';
@@ -188,9 +189,37 @@ class HeaderController {
   }
 }
 
+@Controller('panel')
+@McpRoutes()
+class PanelController {
+  @Get()
+  read(): { panel: boolean } {
+    return { panel: true };
+  }
+}
+
+@Controller({ path: 'hosted', host: 'api.example.com' })
+@McpRoutes()
+class HostedController {
+  @Get()
+  read(@Req() req: { hostname?: string; host?: string; headers: Record<string, string | undefined> }): {
+    host: string | undefined;
+  } {
+    return { host: req.headers.host };
+  }
+}
+
+/** Mounted at `admin` by `RouterModule`. */
+@Module({ controllers: [PanelController] })
+class AdminModule {}
+
 function appModule(platform: HttpPlatform) {
   @Module({
-    imports: [McpModule.forRoot({ name: 'fidelity', version: '1.0.0' })],
+    imports: [
+      McpModule.forRoot({ name: 'fidelity', version: '1.0.0' }),
+      AdminModule,
+      RouterModule.register([{ path: 'admin', module: AdminModule }]),
+    ],
     controllers: [
       VersionedController,
       StatusController,
@@ -198,6 +227,7 @@ function appModule(platform: HttpPlatform) {
       platform === 'fastify' ? FastifyNotesController : ExpressNotesController,
       SecretController,
       HeaderController,
+      HostedController,
     ],
   })
   class FidelityModule {}
@@ -283,6 +313,16 @@ describe.each(PLATFORMS)('route tools reach their route (%s)', (platform) => {
       'GET /api/multi/first',
     ]);
     expect((await call('multi_both')).structuredContent).toEqual({ ok: true });
+  });
+
+  it("reaches a route under its module's RouterModule path", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === 'panel_read')?.description).toBe('GET /api/admin/panel');
+    expect((await call('panel_read')).structuredContent).toEqual({ panel: true });
+  });
+
+  it("names the controller's host when it is served on one host only", async () => {
+    expect((await call('hosted_read')).structuredContent).toEqual({ host: 'api.example.com' });
   });
 
   describe('the path syntax of the router', () => {
@@ -401,7 +441,9 @@ describe.each(PLATFORMS)('MEDIA_TYPE versioning (%s)', (platform) => {
     class MediaModule {}
     app = await startHttpApp(MediaModule, {
       platform,
-      configure: (nest) => nest.enableVersioning({ type: VersioningType.MEDIA_TYPE, key: 'v=' }),
+      configure: (nest) => {
+        nest.enableVersioning({ type: VersioningType.MEDIA_TYPE, key: 'v=' });
+      },
     });
   });
 
@@ -441,7 +483,9 @@ describe.each(PLATFORMS)('route tools at startup (%s)', (platform) => {
       { imports: [McpModule.forRoot({ name: 'custom', version: '1.0.0' })], controllers: [CustomController] },
       {
         platform,
-        configure: (nest) => nest.enableVersioning({ type: VersioningType.CUSTOM, extractor: () => '1' }),
+        configure: (nest) => {
+          nest.enableVersioning({ type: VersioningType.CUSTOM, extractor: () => '1' });
+        },
       },
     );
     const failure = await app.init().then(

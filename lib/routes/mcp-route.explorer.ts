@@ -22,6 +22,7 @@ import type { McpNativeExchange } from '../protocol/messages/native-exchange';
 import type { McpCallContext } from '../protocol/calls/call-context.interface';
 import type { McpRouteOptions } from '../interfaces/mcp-route-options.interface';
 import {
+  controllerHostOf,
   controllerPathOf,
   convertLegacyRoutePath,
   declaredVersionsOf,
@@ -34,6 +35,7 @@ import { routeResult } from './route-result';
 import { routeInputs, type RouteInputs } from './route-schema';
 import type { RouteSettings } from './route-settings';
 import { headerValue } from './route-headers';
+import { routeHost } from './route-host';
 import { RoutePathTemplate } from './route-path';
 import { routeAnnotations, routePath, routeToolName, type RouteVerb } from './route-shape';
 import { chosenVersion, versioningHeader, versionRequest } from './route-version';
@@ -46,7 +48,7 @@ interface FoundRoute {
   readonly path: string;
   /** The path as the router reads it (Express's or Fastify's syntax). */
   readonly template: RoutePathTemplate;
-  /** The headers that carry the route's version (HEADER, MEDIA_TYPE versioning). */
+  /** The headers that carry the route's version (HEADER, MEDIA_TYPE versioning), and its host. */
   readonly versionHeaders: Readonly<Record<string, string>>;
   /** The headers the call sets itself: never inputs. */
   readonly reservedHeaders: ReadonlySet<string>;
@@ -67,6 +69,11 @@ function remoteAddressOf(native: McpNativeExchange | undefined): string | undefi
   const request = native?.request as
     { socket?: { remoteAddress?: string }; raw?: { socket?: { remoteAddress?: string } } } | undefined;
   return (request?.raw?.socket ?? request?.socket)?.remoteAddress;
+}
+
+/** The `host` header of a controller served on one host only. */
+function hostHeader(host: string | undefined): Record<string, string> {
+  return host === undefined ? {} : { host };
 }
 
 @Injectable()
@@ -189,7 +196,7 @@ export class McpRouteExplorer implements OnModuleInit {
       verb: mapping.verb,
       path: template.path,
       template,
-      versionHeaders: version.headers,
+      versionHeaders: { ...version.headers, ...hostHeader(routeHost(controllerHostOf(controller), where)) },
       reservedHeaders: new Set(
         [...this.settings.forwardHeaders, versioningHeader(versioning)].filter((name) => name !== undefined),
       ),

@@ -9,6 +9,7 @@ import {
   CUSTOM_ROUTE_ARGS_METADATA,
   EXCEPTION_FILTERS_METADATA,
   GUARDS_METADATA,
+  HOST_METADATA,
   INTERCEPTORS_METADATA,
   METHOD_METADATA,
   MODULE_PATH,
@@ -69,12 +70,9 @@ export function controllerPathOf(controller: object): string {
   return Array.isArray(path) ? (path[0] ?? '') : (path ?? '');
 }
 
-/** The version a route declares (`@Version`, else its controller's); the first of several. */
-export function routeVersionOf(controller: object, handler: object): string | undefined {
-  const version = (Reflect.getMetadata(VERSION_METADATA, handler) ??
-    Reflect.getMetadata(VERSION_METADATA, controller)) as string | symbol | Array<string | symbol> | undefined;
-  const first = Array.isArray(version) ? version[0] : version;
-  return typeof first === 'string' ? first : undefined;
+/** The host a controller is served on (`@Controller({ host })`): a string, a RegExp or a list. */
+export function controllerHostOf(controller: object): unknown {
+  return Reflect.getMetadata(HOST_METADATA, controller) as unknown;
 }
 
 /** What `@Version()` and the controller's `version` declare, as written (no default applied). */
