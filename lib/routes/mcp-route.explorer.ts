@@ -48,8 +48,8 @@ interface FoundRoute {
   readonly path: string;
   /** The path as the router reads it (Express's or Fastify's syntax). */
   readonly template: RoutePathTemplate;
-  /** The headers that carry the route's version (HEADER, MEDIA_TYPE versioning), and its host. */
-  readonly versionHeaders: Readonly<Record<string, string>>;
+  /** The headers that name the route: its version's (HEADER, MEDIA_TYPE versioning) and its host. */
+  readonly routeHeaders: Readonly<Record<string, string>>;
   /** The headers the call sets itself: never inputs. */
   readonly reservedHeaders: ReadonlySet<string>;
   readonly options: McpRouteOptions;
@@ -196,7 +196,7 @@ export class McpRouteExplorer implements OnModuleInit {
       verb: mapping.verb,
       path: template.path,
       template,
-      versionHeaders: { ...version.headers, ...hostHeader(routeHost(controllerHostOf(controller), where)) },
+      routeHeaders: { ...version.headers, ...hostHeader(routeHost(controllerHostOf(controller), where)) },
       reservedHeaders: new Set(
         [...this.settings.forwardHeaders, versioningHeader(versioning)].filter((name) => name !== undefined),
       ),
@@ -265,7 +265,7 @@ export class McpRouteExplorer implements OnModuleInit {
       }
     }
     const search = query.toString();
-    const headers: Record<string, string> = { ...route.versionHeaders };
+    const headers: Record<string, string> = { ...route.routeHeaders };
     for (const name of inputs.headerFields) {
       if (values[name] !== undefined && values[name] !== null) {
         headers[name] = headerValue(name, values[name]);
