@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleInit, type Type, VERSION_NEUTRAL, VersioningType } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit, type Type } from '@nestjs/common';
 import {
   ApplicationConfig,
   DiscoveryService,
@@ -23,7 +23,16 @@ import type { McpNativeExchange } from '../protocol/messages/native-exchange';
 import type { McpCallContext } from '../protocol/calls/call-context.interface';
 import type { CallToolResult } from '../protocol/messages/mcp-types';
 import type { McpRouteOptions } from '../interfaces/mcp-route-options.interface';
-import { controllerPathOf, routeMappingOf, routeStatusOf, routeVersionOf } from '../shared/nest-internals';
+import {
+  controllerHostOf,
+  controllerPathOf,
+  convertLegacyRoutePath,
+  declaredVersionsOf,
+  isExcludedFromGlobalPrefix,
+  modulePathOf,
+  routeMappingOf,
+  routeStatusOf,
+} from '../shared/nest-internals';
 import { fail } from '../shared/option-checks';
 import { McpLogger } from '../telemetry/mcp.logger';
 import { dispatchRoute } from './route-dispatch';
@@ -36,7 +45,11 @@ import { exposedBy } from './route-selection';
 import type { RouteSettings } from './route-settings';
 import { operationDescription, operationToolName, swaggerInputs, swaggerOutputSchema } from './route-swagger';
 import { SwaggerSchemas } from './swagger-schema';
-import { fillPath, pathParams, routeAnnotations, routePath, routeToolName, type RouteVerb } from './route-shape';
+import { headerValue } from './route-headers';
+import { routeHost } from './route-host';
+import { RoutePathTemplate } from './route-path';
+import { routeAnnotations, routePath, routeToolName, type RouteVerb } from './route-shape';
+import { chosenVersion, versioningHeader, versionRequest } from './route-version';
 
 /** One chosen route, ready to register. */
 interface FoundRoute {
@@ -44,6 +57,12 @@ interface FoundRoute {
   readonly methodName: string;
   readonly verb: RouteVerb;
   readonly path: string;
+  /** The path as the router reads it (Express's or Fastify's syntax). */
+  readonly template: RoutePathTemplate;
+  /** The headers that name the route: its version's (HEADER, MEDIA_TYPE versioning) and its host. */
+  readonly routeHeaders: Readonly<Record<string, string>>;
+  /** The headers the call sets itself: never inputs. */
+  readonly reservedHeaders: ReadonlySet<string>;
   readonly options: McpRouteOptions;
   readonly where: string;
   /** Chosen with a decorator (else selected by the server's `routes.expose` only). */
@@ -68,6 +87,11 @@ function remoteAddressOf(native: McpNativeExchange | undefined): string | undefi
 /** A call's arguments as an object (`{}` for anything else). */
 function argumentValues(args: unknown): Record<string, unknown> {
   return (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
+}
+
+/** The `host` header of a controller served on one host only. */
+function hostHeader(host: string | undefined): Record<string, string> {
+  return host === undefined ? {} : { host };
 }
 
 @Injectable()
@@ -112,7 +136,7 @@ export class McpRouteExplorer implements OnModuleInit {
         this.assertTakes(controller, servers, module);
       }
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        const found = this.routeOf(controller, methodName, isController, whole);
+        const found = this.routeOf(controller, methodName, isController, whole, wrapper.host?.metatype);
         if (found === undefined) {
           continue;
         }
@@ -172,6 +196,7 @@ export class McpRouteExplorer implements OnModuleInit {
     methodName: string,
     isController: boolean,
     whole: McpRouteOptions | undefined,
+    module: object | undefined,
   ): FoundRoute | undefined {
     const method = (controller.prototype as Record<string, unknown>)[methodName];
     if (typeof method !== 'function') {
@@ -192,16 +217,54 @@ export class McpRouteExplorer implements OnModuleInit {
         `${where} has @McpRoute() but is not a controller route with @Get, @Post, @Put, @Patch or @Delete`,
       );
     }
-    const path = routePath({
-      globalPrefix: this.config()?.getGlobalPrefix(),
-      versioning: this.versioning(controller, method),
+    // A route of several paths (`@Get(['a', 'b'])`, `@Controller(['x', 'y'])`) is reached at
+    // the first; of several versions, with the first (route-version.ts).
+    const config = this.config();
+    const versioning = config?.getVersioning();
+    const declared = declaredVersionsOf(controller, method);
+    const version = versionRequest(
+      versioning,
+      versioning === undefined
+        ? undefined
+        : chosenVersion(declared.method, declared.controller, versioning.defaultVersion),
+      where,
+    );
+    const unprefixed = {
+      modulePath: modulePathOf(module, this.modules.applicationId),
       controllerPath: controllerPathOf(controller),
       methodPath: mapping.path,
+    };
+    const excluded = isExcludedFromGlobalPrefix(
+      config?.getGlobalPrefixOptions().exclude,
+      routePath(unprefixed),
+      mapping.verb,
+    );
+    const path = routePath({
+      ...unprefixed,
+      globalPrefix: excluded ? undefined : config?.getGlobalPrefix(),
+      versioning: version.uriSegment === undefined ? undefined : { prefix: '', version: version.uriSegment },
     });
-    if (!decorated && !exposedBy(this.settings.expose, { controller, method, path })) {
+    const fastify = this.adapterHost.httpAdapter?.getType() === 'fastify';
+    const template = fastify
+      ? new RoutePathTemplate(path, 'find-my-way')
+      : new RoutePathTemplate(convertLegacyRoutePath(path), 'path-to-regexp');
+    if (!decorated && !exposedBy(this.settings.expose, { controller, method, path: template.path })) {
       return undefined;
     }
-    return { controller, methodName, verb: mapping.verb, path, options: { ...whole, ...own }, where, decorated };
+    return {
+      controller,
+      methodName,
+      verb: mapping.verb,
+      path: template.path,
+      template,
+      routeHeaders: { ...version.headers, ...hostHeader(routeHost(controllerHostOf(controller), where)) },
+      reservedHeaders: new Set(
+        [...this.settings.forwardHeaders, versioningHeader(versioning)].filter((name) => name !== undefined),
+      ),
+      options: { ...whole, ...own },
+      where,
+      decorated,
+    };
   }
 
   private config(): ApplicationConfig | undefined {
@@ -212,20 +275,6 @@ export class McpRouteExplorer implements OnModuleInit {
     }
   }
 
-  /** The URI version segment of a route, when the application versions by URI. */
-  private versioning(controller: Type, method: object): { prefix: string; version?: string } | undefined {
-    const versioning = this.config()?.getVersioning();
-    if (versioning === undefined || versioning.type !== VersioningType.URI) {
-      return undefined;
-    }
-    const declared = routeVersionOf(controller, method);
-    const fallback = versioning.defaultVersion;
-    const version =
-      declared ?? (Array.isArray(fallback) ? fallback[0] : fallback === VERSION_NEUTRAL ? undefined : fallback);
-    const prefix = versioning.prefix === false ? '' : (versioning.prefix ?? 'v');
-    return { prefix, version: typeof version === 'string' ? version : undefined };
-  }
-
   private register(route: FoundRoute): void {
     const method = (route.controller.prototype as Record<string, object>)[route.methodName];
     const schemas = new SwaggerSchemas((dto) => this.compiler.compile(dto, 'input').jsonSchema);
@@ -234,9 +283,10 @@ export class McpRouteExplorer implements OnModuleInit {
         route.controller,
         route.methodName,
         route.path,
-        pathParams(route.path),
+        route.template.params,
         (dto) => schemas.dto(dto),
         route.where,
+        route.reservedHeaders,
       ),
       route.controller,
       route.methodName,
@@ -302,7 +352,7 @@ export class McpRouteExplorer implements OnModuleInit {
     }
     return confirmRoute(call, confirmation, {
       tool: call.name ?? route.where,
-      request: `${route.verb} ${fillPath(route.path, argumentValues(args))}`,
+      request: `${route.verb} ${route.template.fill(argumentValues(args))}`,
       args,
     });
   }
@@ -331,14 +381,20 @@ export class McpRouteExplorer implements OnModuleInit {
       }
     }
     const search = query.toString();
-    const target = fillPath(route.path, values) + (search === '' ? '' : `?${search}`);
+    const headers: Record<string, string> = { ...route.routeHeaders };
+    for (const name of inputs.headerFields) {
+      if (values[name] !== undefined && values[name] !== null) {
+        headers[name] = headerValue(name, values[name]);
+      }
+    }
+    const target = route.template.fill(values) + (search === '' ? '' : `?${search}`);
     const location = routeLocation(route.verb, target, native);
     const response = await dispatchRoute(
       server,
       {
         method: route.verb,
         path: target,
-        headers: this.forwarded(native),
+        headers: { ...headers, ...this.forwarded(native) },
         body: inputs.body ? JSON.stringify(values.body ?? {}) : undefined,
         signal,
         remoteAddress: remoteAddressOf(native),

@@ -1,4 +1,4 @@
-import { Body, Controller, Param, ParseIntPipe, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Param, ParseIntPipe, Post, Query } from '@nestjs/common';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
 import { routeInputs, shapeOf } from './route-schema';
 
@@ -19,6 +19,19 @@ class NotesController {
 
   @Post(':body')
   clash(@Param('body') _body: string, @Body() _dto: NoteDto): void {}
+
+  @Get('files{/*rest}')
+  files(
+    @Param('rest') _rest: string[],
+    @Headers('X-Tenant') _tenant: string,
+    @Headers('authorization') _auth: string,
+    @Headers('x-api-key') _key: string,
+    @Headers('content-length') _length: string,
+    @Headers() _all: Record<string, string>,
+  ): void {}
+
+  @Get(':id')
+  headerClash(@Param('id') _id: string, @Headers('id') _header: string): void {}
 }
 
 const dtoSchema = () => ({
@@ -41,6 +54,7 @@ describe('routeInputs', () => {
     expect(inputs).toEqual({
       pathParams: ['folder', 'id'],
       queryFields: ['draft', 'limit'],
+      headerFields: [],
       body: true,
       jsonSchema: {
         type: 'object',
@@ -67,6 +81,32 @@ describe('routeInputs', () => {
     );
     expect(() => routeInputs(NotesController, 'clash', '/notes/:body', ['body'], dtoSchema, 'N.clash')).toThrow(
       /N\.clash/,
+    );
+  });
+
+  it('makes an optional path param not required, and a named header an optional string input', () => {
+    const inputs = routeInputs(
+      NotesController,
+      'files',
+      '/notes/files{/*rest}',
+      [{ name: 'rest', optional: true, wildcard: true }],
+      dtoSchema,
+      'N.files',
+      new Set(['authorization', 'x-api-key']),
+    );
+    expect(inputs.headerFields).toEqual(['x-tenant']);
+    expect(inputs.jsonSchema).toEqual({
+      type: 'object',
+      properties: {
+        rest: { type: 'string', description: "Several path segments, separated by '/'" },
+        'x-tenant': { type: 'string', maxLength: 4096 },
+      },
+    });
+  });
+
+  it('refuses a header input named like a path param, naming the route', () => {
+    expect(() => routeInputs(NotesController, 'headerClash', '/notes/:id', ['id'], dtoSchema, 'N.headerClash')).toThrow(
+      /N\.headerClash.*"id"/,
     );
   });
 

@@ -15,12 +15,16 @@ import {
   routeArgType,
   type RouteArgEntry,
 } from '../shared/nest-internals';
+import { headerInputSchema, isSettableHeader } from './route-headers';
+import type { PathParam } from './route-path';
 
 /** Where each argument of the tool goes in the request. */
 export interface RouteInputs {
   readonly jsonSchema: Record<string, unknown>;
   readonly pathParams: readonly string[];
   readonly queryFields: readonly string[];
+  /** The `@Headers('name')` inputs (lower case), sent as those headers. */
+  readonly headerFields: readonly string[];
   readonly body: boolean;
 }
 
@@ -79,14 +83,19 @@ export function isDto(type: unknown): type is Type {
   return typeof type === 'function' && ![Object, String, Number, Boolean, Array].includes(type as never);
 }
 
-/** @throws McpConfigurationError naming the route for two inputs of one name. */
+/**
+ * `pathNames`: the path's parameters (a name alone is a required one). `reservedHeaders`: the
+ * headers the call sets itself (forwarded, the version's), never an input.
+ * @throws McpConfigurationError naming the route for two inputs of one name.
+ */
 export function routeInputs(
   controller: Type,
   methodName: string,
   path: string,
-  pathNames: readonly string[],
+  pathNames: ReadonlyArray<string | PathParam>,
   dtoSchema: DtoSchemaOf,
   where: string,
+  reservedHeaders: ReadonlySet<string> = new Set(),
 ): RouteInputs {
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<
     string,
@@ -108,10 +117,21 @@ export function routeInputs(
   const entries = Object.entries(args).map(([key, entry]) => ({ type: routeArgType(key), entry }));
   const paramPipes = (name: string): boolean =>
     entries.some(({ type, entry }) => type === ROUTE_PARAM.param && entry.data === name && isParseInt(entry.pipes));
-  for (const name of pathNames) {
-    add(name, { type: paramPipes(name) ? 'integer' : 'string' }, true);
+  const params = pathNames.map((param) =>
+    typeof param === 'string' ? { name: param, optional: false, wildcard: false } : param,
+  );
+  for (const { name, optional, wildcard } of params) {
+    if (name in properties) {
+      continue; // a name used twice in the path (`/a/:id/b/:id`) is one input
+    }
+    const schema: Record<string, unknown> = { type: paramPipes(name) ? 'integer' : 'string' };
+    if (wildcard) {
+      schema.description = "Several path segments, separated by '/'";
+    }
+    add(name, schema, !optional);
   }
   const queryFields: string[] = [];
+  const headerFields: string[] = [];
   let body = false;
   const dto = (index: number): Record<string, unknown> | undefined => {
     const type = types[index];
@@ -134,6 +154,12 @@ export function routeInputs(
           queryFields.push(name);
         }
       }
+    } else if (type === ROUTE_PARAM.headers && typeof entry.data === 'string') {
+      const name = entry.data.toLowerCase();
+      if (isSettableHeader(name, reservedHeaders) && !headerFields.includes(name)) {
+        add(name, headerInputSchema(), false);
+        headerFields.push(name);
+      }
     } else if (type === ROUTE_PARAM.body && !body) {
       body = true;
       add('body', typeof entry.data === 'string' ? {} : (dto(entry.index) ?? { type: 'object' }), true);
@@ -146,5 +172,5 @@ export function routeInputs(
   if (Object.keys(defs).length > 0) {
     jsonSchema.$defs = defs;
   }
-  return { jsonSchema, pathParams: pathNames, queryFields, body };
+  return { jsonSchema, pathParams: params.map(({ name }) => name), queryFields, headerFields, body };
 }

@@ -1,6 +1,6 @@
 /**
  * The pure rules of a route tool: its default name, its annotations from the HTTP verb, the
- * route's full path (global prefix, URI version) and that path with its parameters filled in.
+ * route's full path (global prefix, URI version, module path); route-path.ts reads and fills it.
  */
 import type { ToolAnnotations } from '../protocol/messages/mcp-types';
 
@@ -51,10 +51,12 @@ function segments(path: string | undefined): string[] {
   return (path ?? '').split('/').filter((segment) => segment !== '');
 }
 
-/** The full path Nest serves a route at: `/{prefix}/{v1}/{controller}/{method}`. */
+/** The full path Nest serves a route at: `/{prefix}/{v1}/{module}/{controller}/{method}`. */
 export function routePath(parts: {
   readonly globalPrefix?: string;
   readonly versioning?: UriVersioning;
+  /** The module's path from `RouterModule.register()`. */
+  readonly modulePath?: string;
   readonly controllerPath?: string;
   readonly methodPath?: string;
 }): string {
@@ -65,37 +67,9 @@ export function routePath(parts: {
     [
       ...segments(parts.globalPrefix),
       ...version,
+      ...segments(parts.modulePath),
       ...segments(parts.controllerPath),
       ...segments(parts.methodPath),
     ].join('/')
   );
-}
-
-/** The names of a path's parameters (`/notes/:id` → `['id']`), in order. */
-export function pathParams(path: string): string[] {
-  return segments(path)
-    .filter((segment) => segment.startsWith(':'))
-    .map((segment) => segment.slice(1).replace(/\?$/, ''));
-}
-
-/** The path with each `:param` replaced by its URL-encoded value (a missing optional one dropped). */
-export function fillPath(path: string, values: Readonly<Record<string, unknown>>): string {
-  const filled = segments(path).flatMap((segment) => {
-    if (!segment.startsWith(':')) {
-      return [segment];
-    }
-    const value = values[segment.slice(1).replace(/\?$/, '')];
-    if (value === undefined || value === null) {
-      return [];
-    }
-    // A path segment is a scalar; anything else goes as its JSON, encoded like the rest.
-    const text =
-      typeof value === 'string'
-        ? value
-        : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint'
-          ? value.toString()
-          : (JSON.stringify(value) ?? '');
-    return [encodeURIComponent(text)];
-  });
-  return '/' + filled.join('/');
 }

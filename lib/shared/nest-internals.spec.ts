@@ -2,14 +2,31 @@ import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Catch, Controller, Get, HttpCode, Injectable, Module, UseFilters, UseGuards } from '@nestjs/common';
+import {
+  Catch,
+  Controller,
+  Get,
+  HttpCode,
+  Injectable,
+  Module,
+  RequestMethod,
+  UseFilters,
+  UseGuards,
+  Version,
+} from '@nestjs/common';
+import { ApplicationConfig, ModulesContainer, RouterModule } from '@nestjs/core';
 import { APP_FILTER, DiscoveryModule, DiscoveryService, ExternalContextCreator, ModuleRef } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import type * as NestCommon from '@nestjs/common';
 import type * as NestCore from '@nestjs/core';
 import {
   containerOf,
+  controllerHostOf,
+  convertLegacyRoutePath,
   createExecutionContext,
+  declaredVersionsOf,
+  isExcludedFromGlobalPrefix,
+  modulePathOf,
   CUSTOM_ROUTE_ARGS_METADATA,
   ENHANCER_KEYS,
   forkContextCreator,
@@ -44,6 +61,9 @@ const GLOBAL_ENHANCER_GETTERS = [
 
 /** The metadata keys Nest writes, by name, as this package reads them. */
 const KEYS = {
+  HOST_METADATA: 'host',
+  MODULE_PATH: '__module_path__',
+  VERSION_METADATA: '__version__',
   ROUTE_ARGS_METADATA: '__routeArguments__',
   CUSTOM_ROUTE_ARGS_METADATA: '__customRouteArgs__',
   PARAMTYPES_METADATA: 'design:paramtypes',
@@ -81,6 +101,38 @@ describe('nest-internals on the installed Nest', () => {
     }
     expect(routeStatusOf(Routes.prototype.coded)).toBe(204);
     expect(routeStatusOf(Routes.prototype.plain)).toBeUndefined();
+  });
+
+  it('reads the version, host and module path metadata Nest writes', async () => {
+    @Controller({ path: 'x', host: 'api.example.com', version: '1' })
+    class Versioned {
+      @Get()
+      @Version(['2', '3'])
+      read(): void {}
+    }
+    expect(declaredVersionsOf(Versioned, Versioned.prototype.read)).toEqual({ method: ['2', '3'], controller: '1' });
+    expect(controllerHostOf(Versioned)).toBe('api.example.com');
+    @Module({})
+    class Mounted {}
+    const app = await Test.createTestingModule({
+      imports: [Mounted, RouterModule.register([{ path: 'admin', module: Mounted }])],
+    }).compile();
+    expect(modulePathOf(Mounted, app.get(ModulesContainer).applicationId)).toBe('/admin');
+    await app.close();
+  });
+
+  it("tests global prefix exclusions with Nest's rule, and converts legacy wildcards as the Express adapter", async () => {
+    const app = await Test.createTestingModule({}).compile();
+    const nest = app.createNestApplication();
+    nest.setGlobalPrefix('api', { exclude: ['health', { path: 'status/:id', method: RequestMethod.GET }] });
+    const { exclude } = nest.get(ApplicationConfig).getGlobalPrefixOptions();
+    expect(isExcludedFromGlobalPrefix(exclude, '/health', 'POST')).toBe(true);
+    expect(isExcludedFromGlobalPrefix(exclude, '/status/7', 'GET')).toBe(true);
+    expect(isExcludedFromGlobalPrefix(exclude, '/status/:id', 'GET')).toBe(true);
+    expect(isExcludedFromGlobalPrefix(exclude, '/status/:id', 'POST')).toBe(false);
+    expect(isExcludedFromGlobalPrefix(undefined, '/health', 'GET')).toBe(false);
+    expect(convertLegacyRoutePath('/files/*')).toBe('/files/{*path}');
+    await nest.close();
   });
 
   it('reads route-argument keys as Nest writes them', () => {
@@ -235,6 +287,23 @@ const nest11Installed = existsSync(join(NEST_11, 'node_modules', '@nestjs', 'cor
     for (const [name, value] of Object.entries(KEYS)) {
       expect([name, constants[name]]).toEqual([name, value]);
     }
+  });
+
+  it('has the route exclusion test and the legacy route converter at the deep paths', () => {
+    const { isRouteExcluded } = load('@nestjs/core/router/utils/exclude-route.util') as {
+      isRouteExcluded: (routes: unknown[], path: string, method: number) => boolean;
+    };
+    const { mapToExcludeRoute } = load('@nestjs/core/middleware/utils') as {
+      mapToExcludeRoute: (routes: unknown[]) => unknown[];
+    };
+    const exclude = mapToExcludeRoute(['health', { path: 'status/:id', method: 0 }]);
+    expect(isRouteExcluded(exclude, '/health', 1)).toBe(true);
+    expect(isRouteExcluded(exclude, '/status/7', 0)).toBe(true);
+    expect(isRouteExcluded(exclude, '/status/7', 1)).toBe(false);
+    const { LegacyRouteConverter } = load('@nestjs/core/router/legacy-route-converter') as {
+      LegacyRouteConverter: { tryConvert(path: string, options?: { logs?: boolean }): string };
+    };
+    expect(LegacyRouteConverter.tryConvert('/files/*', { logs: false })).toBe('/files/{*path}');
   });
 
   it('has ExecutionContextHost at the deep path, with setType', () => {

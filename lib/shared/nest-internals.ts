@@ -10,8 +10,10 @@ import {
   EXCEPTION_FILTERS_METADATA,
   GUARDS_METADATA,
   HTTP_CODE_METADATA,
+  HOST_METADATA,
   INTERCEPTORS_METADATA,
   METHOD_METADATA,
+  MODULE_PATH,
   PARAMTYPES_METADATA,
   PATH_METADATA,
   PIPES_METADATA,
@@ -20,6 +22,8 @@ import {
 } from '@nestjs/common/constants';
 import { type DiscoveryService, type ExternalContextCreator, ModuleRef } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import { LegacyRouteConverter } from '@nestjs/core/router/legacy-route-converter';
+import { isRouteExcluded } from '@nestjs/core/router/utils/exclude-route.util';
 
 export { CUSTOM_ROUTE_ARGS_METADATA, PARAMTYPES_METADATA, ROUTE_ARGS_METADATA };
 
@@ -73,16 +77,64 @@ export function controllerPathOf(controller: object): string {
   return Array.isArray(path) ? (path[0] ?? '') : (path ?? '');
 }
 
-/** The version a route declares (`@Version`, else its controller's); the first of several. */
-export function routeVersionOf(controller: object, handler: object): string | undefined {
-  const version = (Reflect.getMetadata(VERSION_METADATA, handler) ??
-    Reflect.getMetadata(VERSION_METADATA, controller)) as string | symbol | Array<string | symbol> | undefined;
-  const first = Array.isArray(version) ? version[0] : version;
-  return typeof first === 'string' ? first : undefined;
+/** The host a controller is served on (`@Controller({ host })`): a string, a RegExp or a list. */
+export function controllerHostOf(controller: object): unknown {
+  return Reflect.getMetadata(HOST_METADATA, controller) as unknown;
 }
 
-/** Nest's route parameter types this package reads: `@Body()`, `@Query()`, `@Param()`. */
-export const ROUTE_PARAM = { body: 3, query: 4, param: 5 } as const;
+/** What `@Version()` and the controller's `version` declare, as written (no default applied). */
+export function declaredVersionsOf(
+  controller: object,
+  handler: object,
+): { method?: string | symbol | Array<string | symbol>; controller?: string | symbol | Array<string | symbol> } {
+  return {
+    method: Reflect.getMetadata(VERSION_METADATA, handler) as string | symbol | Array<string | symbol> | undefined,
+    controller: Reflect.getMetadata(VERSION_METADATA, controller) as
+      string | symbol | Array<string | symbol> | undefined,
+  };
+}
+
+/**
+ * The path `RouterModule.register()` gave a module (the one set for this application, else the
+ * one set for any), as Nest's router reads it.
+ */
+export function modulePathOf(module: object | undefined, applicationId: string | undefined): string | undefined {
+  if (module === undefined) {
+    return undefined;
+  }
+  const own =
+    applicationId === undefined ? undefined : (Reflect.getMetadata(MODULE_PATH + applicationId, module) as unknown);
+  const path = own ?? (Reflect.getMetadata(MODULE_PATH, module) as unknown);
+  return typeof path === 'string' ? path : undefined;
+}
+
+/**
+ * Whether the application's global prefix leaves out the route at `path` (its path without
+ * the prefix and the URI version), by the exclusions of `setGlobalPrefix(prefix, { exclude })`
+ * as Nest compiled them, with Nest's own test (`isRouteExcluded`).
+ */
+export function isExcludedFromGlobalPrefix(exclude: unknown, path: string, verb: RouteVerbName): boolean {
+  if (!Array.isArray(exclude) || exclude.length === 0) {
+    return false;
+  }
+  return isRouteExcluded(exclude as Parameters<typeof isRouteExcluded>[0], path, REQUEST_METHOD[verb]);
+}
+
+/** Nest's `RequestMethod` of each verb a route tool may have. */
+const REQUEST_METHOD = { GET: 0, POST: 1, PUT: 2, DELETE: 3, PATCH: 4 } as const;
+
+type RouteVerbName = keyof typeof REQUEST_METHOD;
+
+/**
+ * A route path as the Express adapter registers it: Nest converts the wildcards of the syntax
+ * of path-to-regexp 6 (`/files/*`) to that of version 8 (`/files/{*path}`).
+ */
+export function convertLegacyRoutePath(path: string): string {
+  return LegacyRouteConverter.tryConvert(path, { logs: false });
+}
+
+/** Nest's route parameter types this package reads: `@Body()`, `@Query()`, `@Param()`, `@Headers()`. */
+export const ROUTE_PARAM = { body: 3, query: 4, param: 5, headers: 6 } as const;
 
 /** The metadata key of `@UseGuards`. */
 export const GUARDS_KEY: string = GUARDS_METADATA;
