@@ -1,11 +1,12 @@
 /**
  * Existing REST routes as MCP tools (`@McpRoute`, `@McpRoutes`), on Express and Fastify, with a
- * realistic app: a notes controller at `api/v1/notes` (global prefix, URI versioning), a global
- * `ValidationPipe({ whitelist: true })`, a `ParseIntPipe` param, a `NotFoundException`, a DELETE
- * behind an API-key guard and a roles guard, and an interceptor that counts its runs. Both client
- * eras list the chosen routes (and not the unchosen one) and call them: the call goes through
- * the route's own pipeline, with the MCP request's credentials (`forwardHeaders`) for its guards;
- * the same routes still answer plain HTTP unchanged.
+ * realistic app: a notes controller at `api/v1/notes` (global prefix, URI versioning) documented
+ * with `@nestjs/swagger`, class-validator DTOs, a global `ValidationPipe({ whitelist: true })`, a
+ * `ParseIntPipe` param, a `NotFoundException`, a DELETE behind an API-key guard and a roles
+ * guard, a file download, and an interceptor that counts its runs. Both client eras list the
+ * chosen routes (and not the unchosen one) exactly as pinned below, and call them: the call goes
+ * through the route's own pipeline, with the MCP request's credentials (`forwardHeaders`) for its
+ * guards; the same routes still answer plain HTTP unchanged.
  */
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -31,6 +32,7 @@ import {
   Post,
   Query,
   SetMetadata,
+  StreamableFile,
   UseGuards,
   UseInterceptors,
   ValidationPipe,
@@ -39,6 +41,16 @@ import {
   Scope,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { McpConfigurationError, McpModule, McpRoute, McpRoutes } from 'nest-mcp';
 import { tap } from 'rxjs';
@@ -53,15 +65,31 @@ const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
 const API_KEY = 'k-123';
 
 class CreateNoteDto {
+  @ApiProperty({ description: 'The title, at most 100 characters', example: 'Groceries' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
   title!: string;
 
+  @ApiPropertyOptional({ description: 'One word to find the note by', enum: ['work', 'home'] })
   @IsOptional()
   @IsString()
   tag?: string;
 }
+
+class NoteDto {
+  @ApiProperty({ description: 'Note id' })
+  id!: number;
+
+  @ApiProperty()
+  title!: string;
+
+  @ApiPropertyOptional()
+  tag?: string;
+}
+
+/** Bytes no text decoding leaves intact: the download must arrive as they are. */
+const EXPORT = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x2d, 0x00, 0xff, 0x80, 0x0a]);
 
 interface Note {
   id: number;
@@ -99,6 +127,7 @@ class CountingInterceptor implements NestInterceptor {
   }
 }
 
+@ApiTags('notes')
 @Controller({ path: 'notes', version: '1' })
 @UseInterceptors(CountingInterceptor)
 class NotesController {
@@ -107,12 +136,16 @@ class NotesController {
 
   @Get()
   @McpRoute()
+  @ApiOperation({ summary: 'List notes', description: 'All of them, or those with one tag.' })
+  @ApiQuery({ name: 'tag', required: false, description: 'Only the notes with this tag' })
   list(@Query('tag') tag?: string): { notes: Note[] } {
     return { notes: [...this.notes.values()].filter((note) => tag === undefined || note.tag === tag) };
   }
 
   @Get(':id')
   @McpRoute({ description: 'One note by id' })
+  @ApiParam({ name: 'id', description: 'The note id' })
+  @ApiOkResponse({ type: NoteDto })
   findOne(@Param('id', ParseIntPipe) id: number): Note {
     const note = this.notes.get(id);
     if (note === undefined) {
@@ -122,7 +155,9 @@ class NotesController {
   }
 
   @Post()
-  @McpRoute({ name: 'create_note' })
+  @McpRoute()
+  @ApiOperation({ operationId: 'create_note', summary: 'Create a note' })
+  @ApiCreatedResponse({ type: NoteDto })
   create(@Body() dto: CreateNoteDto): Note {
     const note = { id: this.nextId++, ...dto };
     this.notes.set(note.id, note);
@@ -136,6 +171,16 @@ class NotesController {
   @McpRoute()
   remove(@Param('id', ParseIntPipe) id: number): void {
     this.notes.delete(id);
+  }
+
+  @Get(':id/export')
+  @McpRoute()
+  @ApiOperation({ summary: 'The note as a file' })
+  export(@Param('id', ParseIntPipe) id: number): StreamableFile {
+    return new StreamableFile(EXPORT, {
+      type: 'application/pdf',
+      disposition: `attachment; filename="note-${id}.pdf"`,
+    });
   }
 
   /** Not chosen: never a tool. */
@@ -166,6 +211,145 @@ async function startNotes(platform: HttpPlatform): Promise<HttpApp> {
     },
   });
 }
+
+/**
+ * What both clients must list, whole: the chosen routes (not `stats`), named by `@McpRoute`,
+ * `@ApiOperation({ operationId })` or `controller_method`; described by `@McpRoute`, the
+ * operation's summary and description, or the verb and path; the inputs from the path, the
+ * query and the body DTO with `@ApiProperty` / `@ApiQuery` / `@ApiParam` words and without the
+ * DTO's value constraints (`MaxLength` is the ValidationPipe's to judge); `outputSchema` from
+ * `@ApiOkResponse` / `@ApiCreatedResponse`; hints from the verb.
+ */
+const EXPECTED_TOOLS = [
+  {
+    name: 'create_note',
+    description: 'Create a note',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        body: {
+          type: 'object',
+          properties: {
+            title: {
+              type: 'string',
+              description: 'The title, at most 100 characters',
+              examples: ['Groceries'],
+            },
+            tag: {
+              type: 'string',
+              description: 'One word to find the note by',
+              enum: ['work', 'home'],
+            },
+          },
+          required: ['title'],
+        },
+      },
+      required: ['body'],
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        id: {
+          type: 'number',
+          description: 'Note id',
+        },
+        title: {
+          type: 'string',
+        },
+        tag: {
+          type: 'string',
+        },
+      },
+      required: ['id', 'title'],
+    },
+    annotations: {
+      readOnlyHint: false,
+    },
+  },
+  {
+    name: 'notes_export',
+    description: 'The note as a file',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        id: {
+          type: 'integer',
+        },
+      },
+      required: ['id'],
+    },
+    annotations: {
+      readOnlyHint: true,
+    },
+  },
+  {
+    name: 'notes_find_one',
+    description: 'One note by id',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        id: {
+          type: 'integer',
+          description: 'The note id',
+        },
+      },
+      required: ['id'],
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        id: {
+          type: 'number',
+          description: 'Note id',
+        },
+        title: {
+          type: 'string',
+        },
+        tag: {
+          type: 'string',
+        },
+      },
+      required: ['id', 'title'],
+    },
+    annotations: {
+      readOnlyHint: true,
+    },
+  },
+  {
+    name: 'notes_list',
+    description: 'List notes\n\nAll of them, or those with one tag.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        tag: {
+          type: 'string',
+          description: 'Only the notes with this tag',
+        },
+      },
+    },
+    annotations: {
+      readOnlyHint: true,
+    },
+  },
+  {
+    name: 'notes_remove',
+    description: 'DELETE /api/v1/notes/:id',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        id: {
+          type: 'integer',
+        },
+      },
+      required: ['id'],
+    },
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    },
+  },
+];
 
 type Connected = {
   listTools(): Promise<{ tools: Array<Record<string, unknown>> }>;
@@ -215,29 +399,7 @@ describe.each(PLATFORMS)('REST routes as MCP tools (%s)', (platform) => {
 
     it('lists the chosen routes with their names, schemas, descriptions and annotations', async () => {
       const { tools } = await client.listTools();
-      const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-      expect(Object.keys(byName).sort()).toEqual(['create_note', 'notes_find_one', 'notes_list', 'notes_remove']);
-      expect(byName.notes_list).toMatchObject({
-        description: 'GET /api/v1/notes',
-        inputSchema: { type: 'object', properties: { tag: { type: 'string' } } },
-        annotations: { readOnlyHint: true },
-      });
-      expect(byName.notes_find_one).toMatchObject({
-        description: 'One note by id',
-        inputSchema: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
-      });
-      expect(byName.create_note).toMatchObject({
-        description: 'POST /api/v1/notes',
-        inputSchema: {
-          properties: { body: { type: 'object', properties: { title: { type: 'string' }, tag: { type: 'string' } } } },
-          required: ['body'],
-        },
-        annotations: { readOnlyHint: false },
-      });
-      expect(byName.notes_remove).toMatchObject({
-        description: 'DELETE /api/v1/notes/:id',
-        annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: true },
-      });
+      expect([...tools].sort((a, b) => String(a.name).localeCompare(String(b.name)))).toEqual(EXPECTED_TOOLS);
     });
 
     it('calls a route through its own pipeline, query and path params included', async () => {
@@ -260,6 +422,15 @@ describe.each(PLATFORMS)('REST routes as MCP tools (%s)', (platform) => {
       const refused = await client.callTool({ name: 'create_note', arguments: { body: { title: '' } } });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toBe('HTTP 400: title should not be empty');
+    });
+
+    it('downloads a file as an embedded resource with its exact bytes', async () => {
+      const exported = await client.callTool({ name: 'notes_export', arguments: { id: 1 } });
+      const resource = (exported.content as Array<{ type: string; resource?: Record<string, string> }>).find(
+        (block) => block.type === 'resource',
+      )?.resource;
+      expect(resource).toMatchObject({ mimeType: 'application/pdf', uri: `${app.baseUrl}/api/v1/notes/1/export` });
+      expect(Buffer.from(resource?.blob ?? '', 'base64')).toEqual(EXPORT);
     });
 
     it('answers a missing note with the NotFoundException as isError', async () => {
