@@ -2,7 +2,9 @@
 /**
  * The Tools tab: every tool of the server, and for the selected one its description, annotations
  * and schemas, a form generated from its input schema, and a call with its live progress, its
- * log lines, a Cancel button and the rendered result.
+ * log lines, a Cancel button and the rendered result. Tools a call answers the definitions of
+ * (`search_tools` of a server in search mode) join the list, marked found, so that a tool
+ * `tools/list` leaves out can be called from its form too.
  */
 import { h, clear, uid } from './dom.js';
 import { McpHttpError, McpRpcError, MCP_TASKS_EXTENSION, paramHeaders } from './mcp-client.js';
@@ -49,6 +51,31 @@ export async function listAll(ctx, method, key) {
 }
 
 /**
+ * The tool definitions a call's result holds as `structuredContent.tools` (the answer of a
+ * server's search tool), each with a name and an input schema; none otherwise.
+ *
+ * @param {Json} answer
+ * @returns {Tool[]}
+ */
+export function toolsFoundIn(answer) {
+  const content = /** @type {Json | undefined} */ (answer.structuredContent);
+  const tools = content?.tools;
+  if (!Array.isArray(tools)) {
+    return [];
+  }
+  return /** @type {Tool[]} */ (
+    tools.filter(
+      (tool) =>
+        typeof tool === 'object' &&
+        tool !== null &&
+        typeof tool.name === 'string' &&
+        typeof tool.inputSchema === 'object' &&
+        tool.inputSchema !== null,
+    )
+  );
+}
+
+/**
  * How an error reads in a result region.
  *
  * @param {unknown} error
@@ -77,6 +104,10 @@ export function createToolsPanel(ctx) {
   const element = h('div', { class: 'split' }, h('nav', { class: 'items' }, list), detail);
   /** @type {Tool[]} */
   let tools = [];
+  /** @type {Tool[]} what tools/list answered */
+  let listed = [];
+  /** @type {Map<string, Tool>} tools a call found that tools/list leaves out, by name */
+  const found = new Map();
   /** @type {string | undefined} */
   let selected;
   // One view per tool, kept while its definition is the same: a call left running while the
@@ -96,7 +127,20 @@ export function createToolsPanel(ctx) {
     let kept = views.get(tool.name);
     if (kept?.definition !== definition) {
       kept?.view.hide();
-      kept = { definition, view: toolView(ctx, tool, (name) => tools.find((each) => each.name === name)) };
+      kept = {
+        definition,
+        view: toolView(
+          ctx,
+          tool,
+          (name) => tools.find((each) => each.name === name),
+          (more) => {
+            for (const each of more) {
+              found.set(each.name, each);
+            }
+            showList();
+          },
+        ),
+      };
       views.set(tool.name, kept);
     }
     if (leaving !== undefined && leaving !== kept) {
@@ -108,9 +152,18 @@ export function createToolsPanel(ctx) {
   }
 
   async function refresh() {
-    tools = /** @type {Tool[]} */ (await listAll(ctx, 'tools/list', 'tools'));
+    listed = /** @type {Tool[]} */ (await listAll(ctx, 'tools/list', 'tools'));
+    showList();
+  }
+
+  /** The listed tools, then those found that the list leaves out. */
+  function showList() {
+    const names = new Set(listed.map((tool) => tool.name));
+    const extra = [...found.values()].filter((tool) => !names.has(tool.name));
+    tools = [...listed, ...extra];
     clear(list);
     for (const tool of tools) {
+      const note = names.has(tool.name) ? tool.title : 'found';
       list.append(
         h(
           'li',
@@ -119,7 +172,7 @@ export function createToolsPanel(ctx) {
             'button',
             { type: 'button', class: 'item', 'data-name': tool.name, onClick: () => show(tool) },
             h('span', { class: 'item-name' }, tool.name),
-            tool.title === undefined ? null : h('span', { class: 'item-note' }, tool.title),
+            note === undefined ? null : h('span', { class: 'item-note' }, note),
           ),
         ),
       );
@@ -147,9 +200,10 @@ export function createToolsPanel(ctx) {
  * @param {ConsoleContext} ctx
  * @param {Tool} tool
  * @param {(name: string) => Tool | undefined} findTool another tool of the list, by name (for its view's calls)
+ * @param {(tools: Tool[]) => void} onFound the tools a result holds the definitions of
  * @returns {ToolView}
  */
-function toolView(ctx, tool, findTool) {
+function toolView(ctx, tool, findTool, onFound) {
   const prefix = uid('tool');
   const badges = BADGES.filter(([hint, value]) => tool.annotations?.[hint] === value).map(([, , label]) =>
     h('span', { class: 'badge' }, label),
@@ -276,6 +330,10 @@ function toolView(ctx, tool, findTool) {
         result.append(renderToolResult(answer, tool.outputSchema));
         viewed = { args, answer };
         openView();
+        const more = toolsFoundIn(answer);
+        if (more.length > 0) {
+          onFound(more);
+        }
       }
     } catch (error) {
       if (error instanceof McpHttpError) {

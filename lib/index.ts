@@ -21,6 +21,7 @@ export type {
   McpRedisNode,
   McpRedisSentinelOptions,
   McpStoreOptions,
+  McpToolSearchOptions,
   McpAppsOptions,
   McpAppViewOptions,
 } from './interfaces/mcp-module-options.interface';

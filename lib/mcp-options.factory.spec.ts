@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { McpConfigurationError } from './errors/mcp-configuration.error';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface';
-import { resolveMcpOptions } from './mcp-options.factory';
+import { resolveMcpOptions, serverSettingsOf } from './mcp-options.factory';
+import { DEFAULT_SEARCH_DESCRIPTION } from './protocol/search/tool-search';
 
 const BASE: McpModuleOptions = { name: 'inventory', version: '1.0.0' };
 
@@ -359,6 +360,17 @@ describe('resolveMcpOptions', () => {
       ['apps.views[0].permissions.usb', { apps: { views: [view({ permissions: { usb: {} } })] } }],
       ['apps.views[0].permissions.camera', { apps: { views: [view({ permissions: { camera: 'yes' } })] } }],
       ['apps.views[0].prefersBorder', { apps: { views: [view({ prefersBorder: 'yes' })] } }],
+      ['toolSearch', { toolSearch: 'on' }],
+      ['toolSearch.name', { toolSearch: { name: 'search tools' } }],
+      ['toolSearch.name', { toolSearch: { name: '' } }],
+      ['toolSearch.description', { toolSearch: { description: 42 } }],
+      ['toolSearch.listed', { toolSearch: { listed: 'notes_list' } }],
+      ['toolSearch.maxLimit', { toolSearch: { maxLimit: 0 } }],
+      ['toolSearch.maxLimit', { toolSearch: { maxLimit: 101 } }],
+      ['toolSearch.defaultLimit', { toolSearch: { maxLimit: 5, defaultLimit: 6 } }],
+      ['toolSearch.defaultLimit', { toolSearch: { defaultLimit: 1.5 } }],
+      ['toolSearch.maxQueryLength', { toolSearch: { maxQueryLength: 0 } }],
+      ['toolSearch.maxQueryLength', { toolSearch: { maxQueryLength: 4097 } }],
     ]),
   )('refuses a bad %s (%s), naming the option', (option, _shown, extra) => {
     let thrown: unknown;
@@ -430,6 +442,43 @@ describe('resolveMcpOptions', () => {
       const resolved = resolveWith({ redis: { client, keyPrefix: 'inventory:', commandTimeoutMs: 250 } }).redis;
       expect(resolved?.client).toBe(client);
       expect(resolved).toMatchObject({ url: undefined, keyPrefix: 'inventory:', commandTimeoutMs: 250 });
+    });
+  });
+
+  describe('toolSearch', () => {
+    it('is off unless set, and off with false', () => {
+      expect(resolveWith({}).toolSearch).toBeUndefined();
+      expect(resolveWith({ toolSearch: false }).toolSearch).toBeUndefined();
+    });
+
+    it('takes its defaults with true', () => {
+      expect(resolveWith({ toolSearch: true }).toolSearch).toEqual({
+        name: 'search_tools',
+        description: DEFAULT_SEARCH_DESCRIPTION,
+        listed: new Set(),
+        defaultLimit: 10,
+        maxLimit: 25,
+        maxQueryLength: 256,
+      });
+    });
+
+    it('keeps what is given, and a default limit no higher than maxLimit', () => {
+      expect(
+        resolveWith({
+          toolSearch: { name: 'find_tools', description: 'Finds', listed: ['a', 'b'], maxLimit: 5, maxQueryLength: 64 },
+        }).toolSearch,
+      ).toEqual({
+        name: 'find_tools',
+        description: 'Finds',
+        listed: new Set(['a', 'b']),
+        defaultLimit: 5,
+        maxLimit: 5,
+        maxQueryLength: 64,
+      });
+    });
+
+    it('stays out of the server settings', () => {
+      expect(serverSettingsOf(resolveWith({ toolSearch: true }))).not.toHaveProperty('toolSearch');
     });
   });
 

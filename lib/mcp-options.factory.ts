@@ -18,6 +18,7 @@ import { resolveAppsSettings, type AppsSettings } from './registry/app-views';
 import { resolveTelemetrySettings, type TelemetrySettings } from './telemetry/telemetry-settings';
 import { resolveSkillSettings, type SkillSettings } from './skills/skill-settings';
 import { resolveRouteSettings, type RouteSettings } from './routes/route-settings';
+import { resolveToolSearchSettings, type ToolSearchSettings } from './registry/tool-search-settings';
 
 export type { ResolvedRedisOptions } from './stores/redis/redis-settings';
 
@@ -42,6 +43,8 @@ export interface ResolvedMcpOptions extends McpServerSettings {
   skills?: SkillSettings;
   /** How route tools (`@McpRoute`) reach their routes. */
   routes: RouteSettings;
+  /** Search mode; absent when off. */
+  toolSearch?: ToolSearchSettings;
 }
 
 /** What the options of one server default to that depends on the other servers of the application. */
@@ -70,7 +73,8 @@ export function resolveMcpOptions(
   const telemetry = resolveTelemetrySettings(options.telemetry);
   const skills = resolveSkillSettings(options.skills);
   const routes = resolveRouteSettings(options.routes);
-  return { ...server, sessions, http, stdio, auth, tasks, apps, redis, stores, telemetry, skills, routes };
+  const toolSearch = resolveToolSearchSettings(options.toolSearch);
+  return { ...server, sessions, http, stdio, auth, tasks, apps, redis, stores, telemetry, skills, routes, toolSearch };
 }
 
 /** The server's own settings out of the resolved options (`MCP_SERVER_SETTINGS`). */
@@ -86,6 +90,7 @@ export function serverSettingsOf(options: ResolvedMcpOptions): McpServerSettings
     stores: _st,
     skills: _sk,
     routes: _ro,
+    toolSearch: _ts,
     ...server
   } = options;
   return server;

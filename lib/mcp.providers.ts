@@ -30,6 +30,7 @@ import {
   MCP_TELEMETRY_SETTINGS,
   MCP_SKILL_SETTINGS,
   MCP_ROUTE_SETTINGS,
+  MCP_TOOL_SEARCH_SETTINGS,
   MCP_SKILL_LIBRARY,
 } from './shared/mcp.constants';
 import { resolveMcpOptions, serverSettingsOf, type ResolvedMcpOptions } from './mcp-options.factory';
@@ -38,6 +39,7 @@ import type { McpServerSettings } from './shared/server-settings';
 import { McpSchemaCompiler } from './schema/mcp-schema.compiler';
 import { McpRegistry } from './registry/mcp-registry.service';
 import { registerAppViews, type AppsSettings } from './registry/app-views';
+import type { ToolSearchSettings } from './registry/tool-search-settings';
 import { McpEngine, type EngineHooks, type EngineOptions } from './protocol/engine';
 import { hasFeature } from './protocol/messages/revisions';
 import { McpExplorer } from './explorers/mcp.explorer';
@@ -111,6 +113,7 @@ export const SETTINGS_PROVIDERS: Provider[] = [
       [MCP_TELEMETRY_SETTINGS, (options) => options.telemetry],
       [MCP_SKILL_SETTINGS, (options) => options.skills],
       [MCP_ROUTE_SETTINGS, (options) => options.routes],
+      [MCP_TOOL_SEARCH_SETTINGS, (options) => options.toolSearch],
     ] as const satisfies readonly (readonly [symbol, (options: ResolvedMcpOptions) => unknown])[]
   ).map(([provide, pick]) => ({ provide, useFactory: pick, inject: [MCP_RESOLVED_OPTIONS] })),
 ];
@@ -120,9 +123,11 @@ export function createMcpRegistry(
   compiler: McpSchemaCompiler,
   settings: McpServerSettings,
   apps: AppsSettings,
+  toolSearch: ToolSearchSettings | undefined,
 ): McpRegistry {
   const registry = new McpRegistry(compiler, {
     outputSchemaAnyRoot: settings.revisions.some((revision) => hasFeature(revision, 'outputSchemaAnyRoot')),
+    searchToolName: toolSearch?.name,
   });
   registerAppViews(registry, apps);
   return registry;
@@ -161,6 +166,7 @@ export function createMcpEngine(
   telemetry: McpTelemetry | null,
   extensions: McpExtensionProviders,
   skills: SkillLibrary | null,
+  toolSearch: ToolSearchSettings | undefined,
 ): McpEngine {
   const logger = new McpLogger('McpEngine');
   const cluster = bindEngineToCluster(link, (what, error) => logFailedSend(logger, what, error));
@@ -170,6 +176,7 @@ export function createMcpEngine(
     revisions: settings.revisions,
     pageSize: settings.pageSize,
     maxUriLength: settings.maxUriLength,
+    toolSearch,
     cacheHints: settings.cacheHints,
     discoverCacheHints: settings.discoverCacheHints,
     callTimeoutMs: settings.callTimeoutMs,
@@ -199,7 +206,9 @@ export function createMcpEngine(
       listenStreams: () => engine.subscriptions.size,
       standaloneStreams: () => channels.size,
       knows: (method, name) =>
-        (method === 'tools/call' ? registry.getTool(name) : registry.getPrompt(name)) !== undefined,
+        method === 'tools/call'
+          ? name === toolSearch?.name || registry.getTool(name) !== undefined
+          : registry.getPrompt(name) !== undefined,
       knowsMethod: (method) => engine.methods.isKnown(method),
     });
     sessions.onEnd((sessionId) => telemetry.sessionEnded(sessionId));
@@ -222,7 +231,7 @@ export const MCP_PROVIDERS: Provider[] = [
   {
     provide: MCP_OWN_REGISTRY,
     useFactory: createMcpRegistry,
-    inject: [McpSchemaCompiler, MCP_SERVER_SETTINGS, MCP_APPS_SETTINGS],
+    inject: [McpSchemaCompiler, MCP_SERVER_SETTINGS, MCP_APPS_SETTINGS, MCP_TOOL_SEARCH_SETTINGS],
   },
   ...STORE_PROVIDERS,
   { provide: MCP_OWN_TASKS, useClass: McpTaskService },
@@ -253,6 +262,7 @@ export const MCP_PROVIDERS: Provider[] = [
       MCP_TELEMETRY,
       MCP_EXTENSION_PROVIDERS,
       MCP_SKILL_LIBRARY,
+      MCP_TOOL_SEARCH_SETTINGS,
     ],
   },
   { provide: MCP_SKILL_LIBRARY, useFactory: createSkillLibrary, inject: [MCP_SKILL_SETTINGS] },

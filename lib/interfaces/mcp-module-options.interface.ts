@@ -11,6 +11,7 @@ import type { McpRedisOptions } from './mcp-redis-options.interface';
 import type { McpTaskOptions } from './mcp-task-options.interface';
 import type { McpSkillOptions } from './mcp-skill-options.interface';
 import type { McpRoutesOptions } from './mcp-route-options.interface';
+import type { McpToolSearchOptions } from './mcp-tool-search-options.interface';
 import type { McpStoreOptions } from './mcp-store-options.interface';
 import type { McpTelemetryOptions } from './mcp-telemetry-options.interface';
 import type { McpAppsOptions } from './mcp-apps-options.interface';
@@ -30,6 +31,7 @@ export type { McpTaskOptions } from './mcp-task-options.interface';
 export type { McpAppsOptions, McpAppViewOptions } from './mcp-apps-options.interface';
 export type { McpSkillDecoratorOptions, McpSkillFiles, McpSkillOptions } from './mcp-skill-options.interface';
 export type { McpStoreOptions } from './mcp-store-options.interface';
+export type { McpToolSearchOptions } from './mcp-tool-search-options.interface';
 export type { McpModuleExtras, McpConsoleOptions } from './mcp-module-extras.interface';
 
 /**
@@ -176,6 +178,17 @@ export interface McpModuleOptions {
    * @example { routes: { forwardHeaders: ['x-api-key'] } }
    */
   routes?: McpRoutesOptions;
+  /**
+   * Search mode, for a server with many tools (a hundred routes, say): `tools/list` answers a
+   * `search_tools` tool (and the tools `listed` names) instead of every tool, so that the list
+   * does not fill the model's context. The model searches names, descriptions and parameter
+   * names with a few words and gets the definitions of the best matches, among the tools the
+   * caller may see (its scopes and visibility guards, as `tools/list` applies them); every tool
+   * stays callable by name with `tools/call`, unchanged. `true` takes the defaults.
+   * @default false (off)
+   * @example { toolSearch: { listed: ['notes_list'], maxLimit: 20 } }
+   */
+  toolSearch?: boolean | McpToolSearchOptions;
   /**
    * class-validator options for every DTO schema (`whitelist`, `forbidNonWhitelisted`,
    * `skipMissingProperties`...); a tool's own `validatorOptions` override them one by one.

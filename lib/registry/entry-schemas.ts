@@ -24,6 +24,8 @@ export interface RegistrySettings {
    * 2025-11-25 an output schema is an object schema.
    */
   readonly outputSchemaAnyRoot: boolean;
+  /** The search tool's name in search mode (`toolSearch`): no tool may take it. */
+  readonly searchToolName?: string;
 }
 
 /** Arguments are an object: an input schema typed otherwise can never be met. */

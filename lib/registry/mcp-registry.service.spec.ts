@@ -98,6 +98,17 @@ describe('McpRegistry', () => {
       expect(registry.listTools()).toHaveLength(1);
     });
 
+    it("refuses the search tool's name in search mode, naming the option", () => {
+      const registry = new McpRegistry(compiler, { outputSchemaAnyRoot: true, searchToolName: 'search_tools' });
+      expectConfigError(
+        () => registry.addTool(toolDef('search_tools'), 'Tools.search'),
+        'MCP tool "search_tools" (declared by Tools.search)',
+        'toolSearch.name',
+      );
+      expect(registry.listTools()).toHaveLength(0);
+      newRegistry().addTool(toolDef('search_tools'));
+    });
+
     it.each([
       ['a string root', { type: 'string' }],
       ['an array root', { type: 'array' }],

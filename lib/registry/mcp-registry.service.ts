@@ -8,7 +8,7 @@ import type {
   McpUiResourceDefinition,
 } from '../interfaces/mcp-definitions.interface';
 import { McpConfigurationError } from '../errors/mcp-configuration.error';
-import { DUPLICATE_ENTRY } from '../shared/mcp.messages';
+import { DUPLICATE_ENTRY, SEARCH_TOOL_NAME_TAKEN } from '../shared/mcp.messages';
 import { EntrySchemas, type RegistrySettings, type SchemaCompiler } from './entry-schemas';
 import { promptEntry, resourceEntry, templateEntry, toolEntry, type EntryBuild } from './registry-entries';
 import { uiResourceEntry, unlinkedView } from './app-entries';
@@ -39,7 +39,10 @@ export class McpRegistry {
   private viewsChecked = false;
 
   /** @internal */
-  constructor(compiler: SchemaCompiler, settings: RegistrySettings = { outputSchemaAnyRoot: true }) {
+  constructor(
+    compiler: SchemaCompiler,
+    private readonly settings: RegistrySettings = { outputSchemaAnyRoot: true },
+  ) {
     this.schemas = new EntrySchemas(compiler, settings);
   }
 
@@ -51,9 +54,12 @@ export class McpRegistry {
   /**
    * Adds a tool. Its schemas are compiled now, so a bad schema fails here, not at call time.
    * `source` says where the tool is declared, for error messages.
-   * @throws McpConfigurationError for a duplicate or invalid name or schema.
+   * @throws McpConfigurationError for a duplicate or invalid name or schema, or the search tool's name in search mode.
    */
   addTool(definition: McpToolDefinition, source?: string): void {
+    if (definition.name === this.settings.searchToolName) {
+      throw new McpConfigurationError(SEARCH_TOOL_NAME_TAKEN(definition.name, source));
+    }
     definition = this.entryMeta.apply({ kind: 'tool', definition });
     const tool = toolEntry(definition, this.build('tool', this.tools, source));
     if (this.viewsChecked) {

@@ -32,7 +32,8 @@ export interface EntryBuild {
   assertFree(key: string): void;
 }
 
-const TOOL_NAME = /^[A-Za-z0-9_./-]{1,128}$/;
+/** A tool name as the protocol allows it (SEP-986). */
+export const TOOL_NAME = /^[A-Za-z0-9_./-]{1,128}$/;
 
 /** The access rules of a definition; `undefined` when anyone may call and see it. */
 function accessOf(definition: McpAccessDefinition, kind: string, key: string): EntryAccess | undefined {

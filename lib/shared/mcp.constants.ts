@@ -85,6 +85,8 @@ export const MCP_STORE_SETTINGS = Symbol('nest-mcp:store-settings');
 export const MCP_TELEMETRY_SETTINGS = Symbol('nest-mcp:telemetry-settings');
 /** `RouteSettings`: the `routes` section. */
 export const MCP_ROUTE_SETTINGS = Symbol('nest-mcp:route-settings');
+/** `ToolSearchSettings | undefined`: the `toolSearch` option (search mode). */
+export const MCP_TOOL_SEARCH_SETTINGS = Symbol('nest-mcp:tool-search-settings');
 /** `SkillSettings | undefined`: the `skills` section. */
 export const MCP_SKILL_SETTINGS = Symbol('nest-mcp:skill-settings');
 /** Token of a server's skills (`SkillLibrary`), `null` when it serves none. */

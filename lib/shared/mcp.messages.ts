@@ -11,6 +11,9 @@ export const DUPLICATE_ENTRY = (kind: string, key: string, first?: string, secon
 export const INVALID_TOOL_NAME = (name: string) =>
   `Invalid MCP tool name "${name}": use 1 to 128 characters among A-Z, a-z, 0-9, "_", "-", "." and "/".`;
 
+export const SEARCH_TOOL_NAME_TAKEN = (name: string, source?: string) =>
+  `MCP tool "${name}"${source === undefined ? '' : ` (declared by ${source})`} has the name of the search tool of search mode: rename it, or give the search tool another name with the option toolSearch.name.`;
+
 export const INVALID_ENTRY = (kind: string, key: string, reason: string) => `Invalid MCP ${kind} "${key}": ${reason}`;
 
 export const INVALID_SCHEMA = (kind: string, key: string, which: 'input' | 'output', reason: string) =>

@@ -42,13 +42,13 @@ export function requireScopes(access: EntryAccess | undefined, principal: McpPri
  * Returns `undefined` when no entry has access rules (the list is the same for everyone).
  * `native` (the list request's transport objects) is handed to each visibility check.
  */
-export async function visibleEntries(
+export async function visibleEntries<R = JSONObject>(
   entries: ReadonlyArray<{ readonly access?: EntryAccess }>,
-  rendered: readonly JSONObject[],
+  rendered: readonly R[],
   call: () => McpCallContext,
   onFailure: (error: unknown) => void,
   native: McpNativeExchange | undefined,
-): Promise<JSONObject[] | undefined> {
+): Promise<R[] | undefined> {
   if (!entries.some((entry) => entry.access !== undefined)) {
     return undefined;
   }

@@ -20,6 +20,22 @@ export interface CacheHint {
   scope: McpCacheScope;
 }
 
+/** Search mode (`search/tool-search.ts`), resolved from the `toolSearch` option. */
+export interface ToolSearchSettings {
+  /** The search tool's name. */
+  readonly name: string;
+  /** The search tool's description, which the model reads. */
+  readonly description: string;
+  /** The tools still listed by `tools/list` beside the search tool. */
+  readonly listed: ReadonlySet<string>;
+  /** The most tools one search answers when the query gives no `limit`. */
+  readonly defaultLimit: number;
+  /** The largest `limit` a query may ask for. */
+  readonly maxLimit: number;
+  /** The longest `query`, in characters. */
+  readonly maxQueryLength: number;
+}
+
 /** The engine's settings, resolved from the module options. */
 export interface EngineOptions {
   readonly serverInfo: Implementation;
@@ -30,6 +46,8 @@ export interface EngineOptions {
   readonly pageSize: number;
   /** The longest resource URI a client may send (`resources/read`, subscriptions, completion refs), in characters. */
   readonly maxUriLength: number;
+  /** Search mode: `tools/list` answers a search tool instead of every tool; `undefined` when off. */
+  readonly toolSearch?: ToolSearchSettings;
   readonly cacheHints: CacheHint;
   readonly discoverCacheHints: CacheHint;
   /** Deadline of a handler call in ms; 0 disables it. */

@@ -19,7 +19,7 @@ import type { SkillCatalog } from '../skills/skill-library';
 /** The settings handlers read. */
 export type HandlerOptions = Pick<
   EngineOptions,
-  'serverInfo' | 'instructions' | 'revisions' | 'pageSize' | 'maxUriLength' | 'logger'
+  'serverInfo' | 'instructions' | 'revisions' | 'pageSize' | 'maxUriLength' | 'toolSearch' | 'logger'
 >;
 
 /** How a tool call runs as a task (`task-calls.ts`). */

@@ -19,13 +19,7 @@ export async function listResult(
   /** Whether the list differs by what the client declared (the tools of a server with app-only tools). */
   variesByClient = false,
 ): Promise<JSONObject> {
-  const visible = await visibleEntries(
-    entries,
-    rendered,
-    () => context.createCallContext(request, undefined),
-    (error) => context.logFailure(request, error),
-    request.facts.native,
-  );
+  const visible = await visibleToCaller(context, request, entries, rendered);
   const page = paginate(visible ?? rendered, keyOf, request.params.cursor, context.options.pageSize);
   const result: JSONObject = { [field]: page.items };
   if (page.nextCursor !== undefined) {
@@ -37,4 +31,24 @@ export async function listResult(
     result.cacheScope = 'private';
   }
   return result;
+}
+
+/**
+ * What the caller of `request` may see of `entries`: `items[i]` stands for `entries[i]` (its
+ * rendering, or its position). `undefined` when no entry has access rules: everyone sees all.
+ * The one place lists and `search_tools` narrow entries to a caller.
+ */
+export function visibleToCaller<R>(
+  context: HandlerContext,
+  request: ResolvedRequest,
+  entries: ReadonlyArray<{ readonly access?: EntryAccess }>,
+  items: readonly R[],
+): Promise<R[] | undefined> {
+  return visibleEntries(
+    entries,
+    items,
+    () => context.createCallContext(request, undefined),
+    (error) => context.logFailure(request, error),
+    request.facts.native,
+  );
 }

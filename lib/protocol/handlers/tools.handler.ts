@@ -5,39 +5,38 @@ import { McpErrorCode, isJsonObject, type JSONObject } from '../messages/json-rp
 import { McpError, McpInternalError, McpToolError } from '../messages/mcp-error';
 import { requireScopes } from '../calls/access';
 import { listResult } from './list-result';
-import { renderTool, renderToolResult } from '../calls/render';
+import { renderToolResult } from '../calls/render';
 import { checkParamHeaders } from '../messages/request-headers';
 import { toCallToolResult, toolErrorResult } from '../messages/results';
 import type { ResolvedRequest } from '../calls/resolved-request';
 import type { HandlerContext } from './handler-context';
 import type { CallToolResult } from '../messages/mcp-types';
 import type { McpToolEntry, McpValidationOutcome } from '../calls/catalog';
-import { clientSupports, extensionRequired } from '../extensions/extensions';
-import { MCP_APPS_EXTENSION, withoutAppOnly } from '../apps/apps';
+import { extensionRequired } from '../extensions/extensions';
+import { shownTools } from './tool-lists';
+import { handleSearchModeList, searchToolFor } from './tool-search.handler';
 import { clientTakesTasks, taskMode, MCP_TASKS_EXTENSION } from '../tasks/task-mode';
 import { isThenable, type Awaitable } from '../messages/thenables';
 
 /**
- * tools/list. A client that declared no MCP Apps support is not shown the tools for views alone
- * (it has no view to call them from); it still sees every other tool with its `_meta.ui`, which
- * the text has such a client ignore (the tool is then a standard one): leaving it keeps one
- * rendering for every client of a server without app-only tools, and the link costs nothing.
- * Only a server with app-only tools has a list that varies by client, cached apart for each.
+ * tools/list: the tools shown to the client (`shownTools`), narrowed to what its caller may see;
+ * in search mode, the search tool and the tools kept listed (`tool-search.handler.ts`).
  */
 export async function handleToolsList(context: HandlerContext, request: ResolvedRequest): Promise<JSONObject> {
-  const { catalog, lists } = context;
-  const tools = catalog.listTools();
-  const forModel = lists.memo('tools without app-only', catalog.version, () => withoutAppOnly(tools));
-  const varies = forModel !== tools;
-  const shown = varies && !clientSupports(request.clientCapabilities, MCP_APPS_EXTENSION) ? forModel : tools;
-  const rendered = lists.get(
+  const search = context.options.toolSearch;
+  if (search !== undefined) {
+    return handleSearchModeList(context, request, search);
+  }
+  const shown = shownTools(context, request);
+  return listResult(
+    context,
+    request,
     'tools',
-    catalog.version,
-    request.revision,
-    () => shown.map((tool) => renderTool(tool, request.revision)),
-    shown === tools ? '' : 'without app-only',
+    shown.entries,
+    shown.rendered,
+    (tool) => tool.name as string,
+    shown.variesByClient,
   );
-  return listResult(context, request, 'tools', shown, rendered, (tool) => tool.name as string, varies);
 }
 
 /**
@@ -53,7 +52,11 @@ export function handleToolsCall(context: HandlerContext, request: ResolvedReques
   if (!isJsonObject(args)) {
     throw new McpError(McpErrorCode.InvalidParams, 'Invalid params: arguments must be an object');
   }
-  const tool = context.catalog.getTool(params.name);
+  const search = context.options.toolSearch;
+  const tool =
+    search !== undefined && params.name === search.name
+      ? searchToolFor(context, request, search)
+      : context.catalog.getTool(params.name);
   if (tool === undefined) {
     throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
   }
