@@ -21,7 +21,7 @@ import { CLIENT_INFO } from './rpc-exchange.js';
  * @typedef {import('./mcp-client.js').Json} Json
  * @typedef {import('./app.js').ConsoleContext} ConsoleContext
  * @typedef {{ name: string, inputSchema?: Json, _meta?: Json }} ViewTool
- * @typedef {{ element: HTMLElement, close(): void }} AppView
+ * @typedef {{ element: HTMLElement, close(leaving?: boolean): void }} AppView
  */
 
 /** The MIME type of an MCP App's HTML. */
@@ -213,10 +213,18 @@ export function renderAppView(ctx, { tool, uri, args, result, findTool }) {
 
   return {
     element,
-    close() {
+    /** `leaving`: the page is about to leave the document, and its frames with it. */
+    close(leaving = false) {
       closed = true;
       const ending = bridge;
       bridge = undefined;
+      if (leaving) {
+        // The frames unload with the page: no teardown can reach the view, and the element must
+        // not come back with the page beside the view that replaces it.
+        void ending?.close();
+        element.remove();
+        return;
+      }
       // The view is told before it goes (ui/resource-teardown), but not waited for long.
       const told = ending?.teardownResource({ reason: 'replaced' }, { timeout: 500 }).catch(() => undefined);
       void Promise.resolve(told).finally(() => {

@@ -243,8 +243,9 @@ function toolView(ctx, tool, findTool, onFound) {
     }
   }
 
-  function closeView() {
-    appView?.close();
+  /** @param {boolean} [leaving] the page leaves the panel (its frames unload) */
+  function closeView(leaving = false) {
+    appView?.close(leaving);
     appView = undefined;
   }
   /** @type {AbortController | undefined} */
@@ -367,5 +368,5 @@ function toolView(ctx, tool, findTool, onFound) {
     h('h4', {}, 'Result'),
     result,
   );
-  return { element, hide: closeView, show: openView };
+  return { element, hide: () => closeView(true), show: openView };
 }
