@@ -7,9 +7,6 @@
  * `structuredContent` meets the output schema; a route whose response breaks its declared type;
  * selection by controllers, tags and paths, on one server and on several; startup errors.
  */
-import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
-import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   Body,
   Controller,
@@ -43,8 +40,8 @@ import { IsEnum, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-valid
 import { McpConfigurationError, McpModule, McpRoute } from 'nest-mcp';
 import { createMcpTestClient } from 'nest-mcp/testing';
 import { type HttpApp, type HttpPlatform, createE2eApp, startHttpApp } from './fixtures/http-app';
-import { MODERN_REVISION } from './fixtures/raw-rpc';
 import { mcpApp } from './support/mcp-app';
+import { connectEra, type EraClient } from './support/era-client';
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
 
@@ -378,26 +375,6 @@ async function startApp(platform: HttpPlatform): Promise<HttpApp> {
   });
 }
 
-type Connected = {
-  listTools(): Promise<{ tools: Array<Record<string, unknown>> }>;
-  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<Record<string, unknown>>;
-  close(): Promise<void>;
-};
-
-async function connect(era: 'v1' | 'v2', url: URL): Promise<Connected> {
-  if (era === 'v1') {
-    const client = new V1Client({ name: 'swagger-v1', version: '1.0.0' });
-    await client.connect(new V1Transport(url));
-    return client;
-  }
-  const client = new V2Client(
-    { name: 'swagger-v2', version: '2.0.0' },
-    { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
-  );
-  await client.connect(new V2Transport(url));
-  return client;
-}
-
 function textsOf(result: Record<string, unknown>): string[] {
   return (result.content as Array<{ text: string }>).map((item) => item.text);
 }
@@ -414,10 +391,10 @@ describe.each(PLATFORMS)('route tools from swagger metadata (%s)', (platform) =>
   });
 
   describe.each(['v1', 'v2'] as const)('with the %s client', (era) => {
-    let client: Connected;
+    let client: EraClient;
 
     beforeEach(async () => {
-      client = await connect(era, app.url);
+      client = await connectEra(era, app.url);
     });
 
     afterEach(async () => {
@@ -480,7 +457,7 @@ describe.each(PLATFORMS)('route tools from swagger metadata (%s)', (platform) =>
   });
 
   it('leaves the routes the options do not select, and plain HTTP, alone', async () => {
-    const client = await connect('v2', app.url);
+    const client = await connectEra('v2', app.url);
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names).not.toContain('admin_stats');

@@ -8,9 +8,7 @@
  * through the route's own pipeline, with the MCP request's credentials (`forwardHeaders`) for its
  * guards; the same routes still answer plain HTTP unchanged.
  */
-import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   type CallHandler,
   type CanActivate,
@@ -57,9 +55,9 @@ import { tap } from 'rxjs';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { type HttpApp, type HttpPlatform, createE2eApp, startHttpApp } from './fixtures/http-app';
-import { MODERN_REVISION } from './fixtures/raw-rpc';
 import { createMcpTestClient } from 'nest-mcp/testing';
 import { mcpApp } from './support/mcp-app';
+import { connectEra, type EraClient } from './support/era-client';
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
 const API_KEY = 'k-123';
@@ -351,26 +349,6 @@ const EXPECTED_TOOLS = [
   },
 ];
 
-type Connected = {
-  listTools(): Promise<{ tools: Array<Record<string, unknown>> }>;
-  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<Record<string, unknown>>;
-  close(): Promise<void>;
-};
-
-async function connect(era: 'v1' | 'v2', url: URL, headers: Record<string, string> = {}): Promise<Connected> {
-  if (era === 'v1') {
-    const client = new V1Client({ name: 'routes-v1', version: '1.0.0' });
-    await client.connect(new V1Transport(url, { requestInit: { headers } }));
-    return client;
-  }
-  const client = new V2Client(
-    { name: 'routes-v2', version: '2.0.0' },
-    { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
-  );
-  await client.connect(new V2Transport(url, { requestInit: { headers } }));
-  return client;
-}
-
 function textOf(result: Record<string, unknown>): string {
   return (result.content as Array<{ text: string }>)[0].text;
 }
@@ -387,10 +365,10 @@ describe.each(PLATFORMS)('REST routes as MCP tools (%s)', (platform) => {
   });
 
   describe.each(['v1', 'v2'] as const)('with the %s client', (era) => {
-    let client: Connected;
+    let client: EraClient;
 
     beforeEach(async () => {
-      client = await connect(era, app.url);
+      client = await connectEra(era, app.url);
     });
 
     afterEach(async () => {
@@ -446,13 +424,13 @@ describe.each(PLATFORMS)('REST routes as MCP tools (%s)', (platform) => {
       const id = (created.structuredContent as Note).id;
       const refused = await client.callTool({ name: 'notes_remove', arguments: { id } });
       expect(refused).toMatchObject({ isError: true, content: [{ text: 'HTTP 403: Forbidden resource' }] });
-      const keyOnly = await connect(era, app.url, { 'x-api-key': API_KEY, 'x-role': 'reader' });
+      const keyOnly = await connectEra(era, app.url, { 'x-api-key': API_KEY, 'x-role': 'reader' });
       try {
         expect(await keyOnly.callTool({ name: 'notes_remove', arguments: { id } })).toMatchObject({ isError: true });
       } finally {
         await keyOnly.close();
       }
-      const admin = await connect(era, app.url, { 'x-api-key': API_KEY, 'x-role': 'admin' });
+      const admin = await connectEra(era, app.url, { 'x-api-key': API_KEY, 'x-role': 'admin' });
       try {
         const removed = await admin.callTool({ name: 'notes_remove', arguments: { id } });
         expect(removed).toMatchObject({ content: [{ type: 'text', text: 'HTTP 204' }] });
@@ -548,7 +526,7 @@ class ScopedController {
 
 describe.each(PLATFORMS)('route tools at their bounds (%s)', (platform) => {
   let app: HttpApp;
-  let client: Connected;
+  let client: EraClient;
 
   beforeAll(async () => {
     @Module({
@@ -558,7 +536,7 @@ describe.each(PLATFORMS)('route tools at their bounds (%s)', (platform) => {
     })
     class EdgeModule {}
     app = await startHttpApp(EdgeModule, { platform });
-    client = await connect('v2', app.url, {
+    client = await connectEra('v2', app.url, {
       authorization: 'Bearer t-1',
       'x-api-key': 'not-forwarded',
       'x-forwarded-for': '203.0.113.7',
@@ -596,7 +574,7 @@ describe.each(PLATFORMS)('route tools at their bounds (%s)', (platform) => {
   it("closes the route's connection when the call is cancelled", async () => {
     const started = new Promise<void>((resolve) => (EdgeController.started = resolve));
     const left = new Promise<boolean>((resolve) => (EdgeController.left = resolve));
-    const v1 = await connect('v1', app.url);
+    const v1 = await connectEra('v1', app.url);
     const abort = new AbortController();
     try {
       const call = (v1 as unknown as V1Client).callTool({ name: 'edge_slow', arguments: {} }, undefined, {

@@ -7,7 +7,6 @@
  * runtime is found at once and announced with `notifications/tools/list_changed`; a second server
  * searches only its own tools.
  */
-import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -38,8 +37,14 @@ import {
   McpTool,
 } from 'nest-mcp';
 import { type HttpApp, type HttpPlatform, startHttpApp } from './fixtures/http-app';
-import { answerOf, META, MODERN_REVISION, modernHeaders, modernRequest, post } from './fixtures/raw-rpc';
+import { type Era, type EraClient, connectEra } from './support/era-client';
+import { answerOf, META, modernHeaders, modernRequest, post } from './fixtures/raw-rpc';
 import { waitUntil } from './support/waiting';
+
+/** A client of `era` with `token`'s bearer credentials, if any. */
+function connect(era: Era, url: URL, token?: string): Promise<EraClient> {
+  return connectEra(era, url, token === undefined ? {} : { authorization: `Bearer ${token}` });
+}
 
 const PLATFORMS: HttpPlatform[] = ['express', 'fastify'];
 const TOKENS = { guest: 'tok-guest', billing: 'tok-billing' } as const;
@@ -243,27 +248,6 @@ async function startShop(platform: HttpPlatform): Promise<HttpApp> {
 
 type Result = Record<string, unknown> & { structuredContent?: { tools: Array<Record<string, unknown>> } };
 
-interface Connected {
-  listTools(): Promise<{ tools: Array<Record<string, unknown>> }>;
-  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<Record<string, unknown>>;
-  close(): Promise<void>;
-}
-
-async function connect(era: 'v1' | 'v2', url: URL, token?: string): Promise<Connected> {
-  const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
-  if (era === 'v1') {
-    const client = new V1Client({ name: 'search-v1', version: '1.0.0' });
-    await client.connect(new V1Transport(url, { requestInit: { headers } }));
-    return client;
-  }
-  const client = new V2Client(
-    { name: 'search-v2', version: '2.0.0' },
-    { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
-  );
-  await client.connect(new V2Transport(url, { requestInit: { headers } }));
-  return client;
-}
-
 function textOf(result: Record<string, unknown>): string {
   return (result.content as Array<{ text: string }>)[0].text;
 }
@@ -280,9 +264,9 @@ describe.each(PLATFORMS)('search mode over a hundred route tools (%s)', (platfor
   });
 
   describe.each(['v1', 'v2'] as const)('with the %s client', (era) => {
-    let guest: Connected;
+    let guest: EraClient;
 
-    async function search(client: Connected, query: string, limit?: number): Promise<string[]> {
+    async function search(client: EraClient, query: string, limit?: number): Promise<string[]> {
       const result = (await client.callTool({
         name: 'search_tools',
         arguments: limit === undefined ? { query } : { query, limit },
