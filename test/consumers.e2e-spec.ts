@@ -559,7 +559,7 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
       mcp: {
         status: 'up',
         stores: { status: 'up', kind: 'memory', sessions: 0 },
-        registry: { status: 'up', loaded: true, tools: 1, resources: 0, resourceTemplates: 0, prompts: 0 },
+        registry: { status: 'up', loaded: true, tools: 2, resources: 0, resourceTemplates: 0, prompts: 0 },
       },
     });
   });
@@ -581,7 +581,7 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
     expect(client!.getServerVersion()).toMatchObject({ name: `consumer-${format}`, version: '1.0.0' });
 
     const { tools } = await client!.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['add']);
+    expect(tools.map((tool) => tool.name)).toEqual(['add', 'math_double']);
     expect(tools[0].inputSchema).toMatchObject({
       type: 'object',
       properties: { a: { type: 'number' }, b: { type: 'number' } },
@@ -592,6 +592,20 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ sum: 42 });
     expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ sum: 42 }) }]);
+  });
+
+  it('shows a REST route as a tool without @nestjs/swagger installed, and calls it through the route', async () => {
+    expect(existsSync(join(consumer, 'node_modules', '@nestjs', 'swagger'))).toBe(false);
+    const { tools } = await client!.listTools();
+    expect(tools.find((tool) => tool.name === 'math_double')).toMatchObject({
+      description: 'GET /math/double/:n',
+      inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+      annotations: { readOnlyHint: true },
+    });
+    const result = await client!.callTool({ name: 'math_double', arguments: { n: 21 } });
+    expect(result.structuredContent).toEqual({ doubled: 42 });
+    const refused = await client!.callTool({ name: 'math_double', arguments: { n: 'x' } });
+    expect(refused.isError).toBe(true);
   });
 
   it('serves the admin server at /admin with its own tools, to a client with its API key', async () => {
@@ -620,7 +634,7 @@ describe.each(combinations)('nest-mcp in a NestJS $nest $format app', ({ nest, f
 
   it("keeps the default server at /mcp to its own tools: none of admin's", async () => {
     const { tools } = await client!.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['add']);
+    expect(tools.map((tool) => tool.name)).toEqual(['add', 'math_double']);
     for (const name of ADMIN_TOOLS) {
       await expect(client!.callTool({ name, arguments: {} })).rejects.toMatchObject({ code: -32602 });
     }

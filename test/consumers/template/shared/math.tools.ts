@@ -1,5 +1,5 @@
-import { Injectable, Module } from '@nestjs/common';
-import { McpTool, McpArgs } from 'nest-mcp';
+import { Controller, Get, Injectable, Module, Param, ParseIntPipe } from '@nestjs/common';
+import { McpRoute, McpTool, McpArgs } from 'nest-mcp';
 
 @Injectable()
 export class MathTools {
@@ -22,6 +22,16 @@ export class MathTools {
   }
 }
 
+/** A REST route shown as a tool, in an app without @nestjs/swagger installed. */
+@Controller('math')
+export class MathController {
+  @Get('double/:n')
+  @McpRoute()
+  double(@Param('n', ParseIntPipe) n: number): { doubled: number } {
+    return { doubled: n * 2 };
+  }
+}
+
 /** The tools of the existing server, in a module of their own so that its `include` names them. */
-@Module({ providers: [MathTools] })
+@Module({ providers: [MathTools], controllers: [MathController] })
 export class MathToolsModule {}
