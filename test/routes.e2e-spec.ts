@@ -210,6 +210,13 @@ async function startNotes(platform: HttpPlatform): Promise<HttpApp> {
   });
 }
 
+/** `NoteDto`, the `outputSchema` of the routes that answer one note. */
+const NOTE_OUTPUT = {
+  type: 'object',
+  properties: { id: { type: 'number', description: 'Note id' }, title: { type: 'string' }, tag: { type: 'string' } },
+  required: ['id', 'title'],
+};
+
 /**
  * What both clients must list, whole: the chosen routes (not `stats`), named by `@McpRoute`,
  * `@ApiOperation({ operationId })` or `controller_method`; described by `@McpRoute`, the
@@ -244,22 +251,7 @@ const EXPECTED_TOOLS = [
       },
       required: ['body'],
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        id: {
-          type: 'number',
-          description: 'Note id',
-        },
-        title: {
-          type: 'string',
-        },
-        tag: {
-          type: 'string',
-        },
-      },
-      required: ['id', 'title'],
-    },
+    outputSchema: NOTE_OUTPUT,
     annotations: {
       readOnlyHint: false,
     },
@@ -293,22 +285,7 @@ const EXPECTED_TOOLS = [
       },
       required: ['id'],
     },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        id: {
-          type: 'number',
-          description: 'Note id',
-        },
-        title: {
-          type: 'string',
-        },
-        tag: {
-          type: 'string',
-        },
-      },
-      required: ['id', 'title'],
-    },
+    outputSchema: NOTE_OUTPUT,
     annotations: {
       readOnlyHint: true,
     },
