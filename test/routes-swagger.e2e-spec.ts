@@ -29,6 +29,7 @@ import {
   ApiCreatedResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
+  ApiExcludeEndpoint,
   ApiOperation,
   ApiParam,
   ApiProperty,
@@ -194,6 +195,13 @@ class ReportsController {
   @Get('count')
   count(): { count: number } {
     return { count: 1 };
+  }
+
+  /** Left out of the OpenAPI document: no selection by the options may show it. */
+  @Get('raw')
+  @ApiExcludeEndpoint()
+  raw(): { raw: boolean } {
+    return { raw: true };
   }
 }
 
@@ -461,6 +469,8 @@ describe.each(PLATFORMS)('route tools from swagger metadata (%s)', (platform) =>
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names).not.toContain('admin_stats');
+      expect(names).toContain('reports_count');
+      expect(names).not.toContain('reports_raw');
     } finally {
       await client.close();
     }

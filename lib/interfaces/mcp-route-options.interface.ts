@@ -58,7 +58,9 @@ export interface McpRoutesOptions {
    * Routes this server shows as tools besides those chosen with `@McpRoute()` / `@McpRoutes()`:
    * a controller route is shown when any of the three lists selects it. Only the routes of the
    * modules the server takes handlers from are selected (its `include`, else those no other
-   * server's `include` names); a route's own `@McpRoute()` options still apply to it.
+   * server's `include` names); a route's own `@McpRoute()` options still apply to it. A route
+   * left out of the OpenAPI document (`@ApiExcludeEndpoint()`, `@ApiExcludeController()`) is
+   * never selected here.
    * @example
    * ```ts
    * routes: { expose: { tags: ['notes'], paths: ['/api/v1/reports/**'] } }

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiExcludeController, ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
 import { exposedBy } from './route-selection';
 
 @ApiTags('notes')
@@ -11,6 +11,25 @@ class NotesController {
   @Get('stats')
   @ApiTags('stats')
   stats(): void {}
+}
+
+@ApiTags('notes')
+@Controller('hidden')
+class HiddenController {
+  @Get()
+  @ApiExcludeEndpoint()
+  secret(): void {}
+
+  @Get('shown')
+  @ApiExcludeEndpoint(false)
+  shown(): void {}
+}
+
+@ApiExcludeController()
+@Controller('internal')
+class InternalController {
+  @Get()
+  list(): void {}
 }
 
 @Controller('other')
@@ -51,5 +70,23 @@ describe('exposedBy', () => {
     expect(exposedBy(exposure, notes('stats', '/api/notes/stats'))).toBe(true);
     expect(exposedBy(exposure, notes('list', '/api/notes'))).toBe(false);
     expect(exposedBy(exposure, other)).toBe(true);
+  });
+
+  it('never selects a route the OpenAPI document leaves out', () => {
+    const everything = { controllers: [HiddenController, InternalController], tags: ['notes'], paths: ['/**'] };
+    const hidden = (method: 'secret' | 'shown') => ({
+      controller: HiddenController,
+      method: HiddenController.prototype[method],
+      path: `/hidden/${method}`,
+    });
+    expect(exposedBy(everything, hidden('secret'))).toBe(false);
+    expect(exposedBy(everything, hidden('shown'))).toBe(true);
+    expect(
+      exposedBy(everything, {
+        controller: InternalController,
+        method: InternalController.prototype.list,
+        path: '/internal',
+      }),
+    ).toBe(false);
   });
 });

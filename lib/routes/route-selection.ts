@@ -1,11 +1,14 @@
 /**
  * Whether a server's options (`routes.expose`) select a controller route: by its controller, by
- * one of its `@ApiTags()`, or by a glob pattern on its full path.
+ * one of its `@ApiTags()`, or by a glob pattern on its full path. A route the application keeps
+ * out of its OpenAPI document (`@ApiExcludeEndpoint()`, `@ApiExcludeController()`) is kept out
+ * of the selection too: a broad pattern must not publish what the API's own documentation hides.
+ * The decorators (`@McpRoute()`, `@McpRoutes()`) still choose such a route by name.
  */
 import type { Type } from '@nestjs/common';
 import { matchesPathPattern } from './path-glob';
 import type { RouteExposure } from './route-settings';
-import { swaggerTags } from './swagger-metadata';
+import { swaggerExcluded, swaggerTags } from './swagger-metadata';
 
 /** One controller route, as the selection sees it. */
 export interface SelectableRoute {
@@ -16,7 +19,7 @@ export interface SelectableRoute {
 }
 
 export function exposedBy(exposure: RouteExposure | undefined, route: SelectableRoute): boolean {
-  if (exposure === undefined) {
+  if (exposure === undefined || swaggerExcluded(route.controller, route.method)) {
     return false;
   }
   if (exposure.controllers.includes(route.controller)) {

@@ -30,6 +30,24 @@ class ItemsController {
   @ApiOkResponse({ type: [ItemDto] })
   many(@Body() _items: unknown[]): void {}
 
+  @Get('written')
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      properties: { total: { type: 'integer', minimum: 0, nullable: true } },
+      required: ['total'],
+    },
+  })
+  written(): void {}
+
+  @Get('written-list')
+  @ApiOkResponse({ schema: { type: 'array', items: { type: 'string' } } })
+  writtenList(): void {}
+
+  @Get('referenced')
+  @ApiOkResponse({ schema: { type: 'object', properties: { item: { $ref: '#/components/schemas/ItemDto' } } } })
+  referenced(): void {}
+
   @Post('one')
   @ApiBody({ type: String, description: 'Its words, not its type' })
   @ApiOkResponse({ type: String })
@@ -101,6 +119,16 @@ describe('route tools from swagger metadata', () => {
     expect(outputOf('many')).toBeUndefined();
     expect(outputOf('one')).toBeUndefined();
     expect(outputOf('clash')).toBeUndefined();
+  });
+
+  it('takes an object schema written out in @ApiOkResponse, without its constraints or OpenAPI words', () => {
+    expect(outputOf('written')).toEqual({
+      type: 'object',
+      properties: { total: { type: ['integer', 'null'] } },
+      required: ['total'],
+    });
+    expect(outputOf('writtenList')).toBeUndefined();
+    expect(outputOf('referenced')).toBeUndefined();
   });
 
   it("joins @ApiOperation's summary and description with a blank line", () => {

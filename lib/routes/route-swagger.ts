@@ -119,10 +119,35 @@ function open(schema: Schema): Schema {
   return opened;
 }
 
+/** Whether an OpenAPI schema points into the document's components, which a tool cannot carry. */
+function refersOut(schema: unknown): boolean {
+  if (Array.isArray(schema)) {
+    return schema.some(refersOut);
+  }
+  if (schema === null || typeof schema !== 'object') {
+    return false;
+  }
+  return Object.entries(schema).some(([key, value]) => key === '$ref' || refersOut(value));
+}
+
+/**
+ * An output schema written out in `@ApiOkResponse({ schema })`: its JSON Schema shape when it is
+ * an object schema that stands alone; `undefined` for an array, a primitive or a `$ref` into the
+ * OpenAPI document's components.
+ */
+function writtenOutputSchema(schema: Record<string, unknown>): Schema | undefined {
+  const converted = fromOpenApi(schema) as Schema;
+  if (converted.type !== 'object' || refersOut(converted)) {
+    return undefined;
+  }
+  return open(shapeOf(converted) as Schema);
+}
+
 /**
  * The output schema of a route: the shape of the object DTO its successful response declares
- * (`@ApiOkResponse({ type })`, `@ApiCreatedResponse`, `@ApiResponse({ status: 2xx, type })`);
- * `undefined` for none, an array or a primitive (an MCP output schema is an object schema).
+ * (`@ApiOkResponse({ type })`, `@ApiCreatedResponse`, `@ApiResponse({ status: 2xx, type })`),
+ * or the object schema it writes out (`{ schema }`); `undefined` for none, an array or a
+ * primitive (an MCP output schema is an object schema).
  */
 export function swaggerOutputSchema(
   controller: Type,
@@ -133,6 +158,9 @@ export function swaggerOutputSchema(
   const response = swaggerSuccessResponse(controller, method, status);
   if (response === undefined || response.isArray === true) {
     return undefined;
+  }
+  if (response.type === undefined && response.schema !== undefined) {
+    return writtenOutputSchema(response.schema);
   }
   const type = resolvedType(response.type);
   if (typeof type !== 'function' || !isDto(type) || type === Date) {

@@ -15,6 +15,8 @@ export const SWAGGER_KEYS = {
   propertyNames: 'swagger/apiModelPropertiesArray',
   property: 'swagger/apiModelProperties',
   hiddenProperty: 'swagger/apiModelPropertyHidden',
+  excludedEndpoint: 'swagger/apiExcludeEndpoint',
+  excludedController: 'swagger/apiExcludeController',
 } as const;
 
 /** The static method the Swagger CLI plugin adds to DTO classes: property name → metadata. */
@@ -51,10 +53,12 @@ export interface SwaggerParameter extends SwaggerPropertyMeta {
   readonly schema?: Record<string, unknown>;
 }
 
-/** One declared response (`@ApiOkResponse({ type })`...), by status. */
+/** One declared response (`@ApiOkResponse({ type })` or `({ schema })`...), by status. */
 export interface SwaggerResponse {
   readonly type?: unknown;
   readonly isArray?: boolean;
+  /** An OpenAPI schema written out, when the response names no type. */
+  readonly schema?: Record<string, unknown>;
 }
 
 function own<T>(key: string, target: object, property?: string): T | undefined {
@@ -75,6 +79,16 @@ export function swaggerOperation(method: object): SwaggerOperation | undefined {
     summary: text(operation.summary),
     description: text(operation.description),
   };
+}
+
+/**
+ * Whether the route is left out of the OpenAPI document: `@ApiExcludeController()` on its
+ * controller or `@ApiExcludeEndpoint()` on its method (unless `disable: false`).
+ */
+export function swaggerExcluded(controller: Type, method: object): boolean {
+  const endpoint = own<{ disable?: unknown }>(SWAGGER_KEYS.excludedEndpoint, method);
+  const whole = own<unknown[]>(SWAGGER_KEYS.excludedController, controller);
+  return (endpoint !== undefined && endpoint.disable !== false) || (Array.isArray(whole) && whole[0] !== false);
 }
 
 /** The `@ApiTags()` of a route: its controller's, then its method's. */
@@ -110,7 +124,11 @@ export function swaggerSuccessResponse(controller: Type, method: object, status:
   };
   const typed = (key: string): SwaggerResponse | undefined => {
     const response = responses[key];
-    return typeof response === 'object' && response !== null && response.type !== undefined ? response : undefined;
+    return typeof response === 'object' &&
+      response !== null &&
+      (response.type !== undefined || (typeof response.schema === 'object' && response.schema !== null))
+      ? response
+      : undefined;
   };
   const successes = Object.keys(responses)
     .filter((key) => /^2\d\d$/.test(key))

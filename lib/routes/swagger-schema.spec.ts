@@ -126,6 +126,6 @@ describe('SwaggerSchemas', () => {
         example: { a: 1 },
         properties: { example: { type: 'string', nullable: true } },
       }),
-    ).toEqual({ type: 'object', properties: { example: { type: 'string' } } });
+    ).toEqual({ type: ['object', 'null'], properties: { example: { type: ['string', 'null'] } } });
   });
 });

@@ -67,7 +67,11 @@ function examplesOf(meta: SwaggerPropertyMeta): unknown[] | undefined {
   return meta.example === undefined ? undefined : [meta.example];
 }
 
-/** An OpenAPI schema object as JSON Schema 2020-12: the OpenAPI-only keywords dropped, at every depth. */
+/**
+ * An OpenAPI schema object as JSON Schema 2020-12, at every depth: `nullable: true` on a typed
+ * schema becomes `null` among its types (the value may be null), and the other OpenAPI-only
+ * keywords are dropped.
+ */
 export function fromOpenApi(schema: unknown): unknown {
   if (Array.isArray(schema)) {
     return schema.map(fromOpenApi);
@@ -83,6 +87,9 @@ export function fromOpenApi(schema: unknown): unknown {
           ? Object.fromEntries(Object.entries(value as Schema).map(([name, sub]) => [name, fromOpenApi(sub)]))
           : fromOpenApi(value);
     }
+  }
+  if ((schema as Schema).nullable === true && typeof converted.type === 'string') {
+    converted.type = [converted.type, 'null'];
   }
   return converted;
 }
