@@ -36,6 +36,7 @@ export abstract class McpCredentialGuard implements CanActivate {
     }
   }
 
+  /** Admits the request when its credentials authenticate; else throws the provider's refusal. */
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const isMcp = context.getType<string>() === MCP_CONTEXT_TYPE;
     const request = context.getArgByIndex<PlatformRequest | undefined>(0);

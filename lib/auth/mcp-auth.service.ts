@@ -91,6 +91,7 @@ export class McpAuthService implements OnModuleInit {
     return this.config.protectedResource?.metadataUrl;
   }
 
+  /** Builds the configured authenticator (once; later calls share the first build). */
   onModuleInit(): Promise<void> {
     this.ready ??= this.build();
     return this.ready;

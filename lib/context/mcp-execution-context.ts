@@ -62,6 +62,7 @@ export class McpExecutionContext {
     return this.context.getHandler();
   }
 
+  /** The class whose method serves the call. */
   getClass(): ReturnType<ExecutionContext['getClass']> {
     return this.context.getClass();
   }

@@ -13,6 +13,7 @@ export type McpHealthStatus = 'up' | 'down';
 
 /** The state stores (sessions, tasks, replay buffers) of this instance. @publicApi */
 export interface McpStoresHealth {
+  /** `up` when the stores answer. */
   status: McpHealthStatus;
   /**
    * Where the state is kept: `memory` (always up), `redis` (up when it answers PING and takes a
@@ -31,12 +32,17 @@ export interface McpStoresHealth {
 
 /** The registry of tools, resources, templates and prompts. @publicApi */
 export interface McpRegistryHealth {
+  /** `up` once discovery has finished. */
   status: McpHealthStatus;
   /** Whether discovery of the decorated handlers has finished (it runs while the module starts). */
   loaded: boolean;
+  /** How many tools are registered. */
   tools: number;
+  /** How many resources with a fixed URI are registered. */
   resources: number;
+  /** How many resource templates are registered. */
   resourceTemplates: number;
+  /** How many prompts are registered. */
   prompts: number;
   /** Why the registry is down. */
   message?: string;
@@ -48,7 +54,9 @@ export interface McpHealthDetails {
   status: McpHealthStatus;
   /** Why it is down: the reasons of the parts that are, joined with `; `. */
   message?: string;
+  /** The health of the session and task stores. */
   stores: McpStoresHealth;
+  /** The health of the registry of tools, resources and prompts. */
   registry: McpRegistryHealth;
 }
 

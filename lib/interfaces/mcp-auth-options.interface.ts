@@ -94,6 +94,7 @@ export interface McpJsonWebKey {
   e?: string;
   /** The secret, base64url (`oct`). */
   k?: string;
+  /** Other members of the JWK, passed through as they came. */
   [member: string]: unknown;
 }
 
@@ -280,8 +281,11 @@ export interface McpGuardAuthOptions {
  * @publicApi
  */
 export interface McpAuthOptions {
+  /** Bearer tokens (`Authorization: Bearer`): static tokens, a verifier, or JWTs. */
   bearer?: McpBearerOptions;
+  /** API keys in a header. */
   apiKey?: McpApiKeyOptions;
+  /** `Authorization: Basic` user names and hashed passwords. */
   basic?: McpBasicOptions;
   /** An injectable class (resolved from the application), or an instance. */
   custom?: Type<McpAuthProvider> | McpAuthProvider;

@@ -38,12 +38,13 @@ export interface McpServersOption {
   servers?: string[];
 }
 
-/** @publicApi */
+/** The options of a tool (`@McpTool`). @publicApi */
 export interface McpToolOptions extends McpServersOption {
   /** The tool name. Defaults to the method name. */
   name?: string;
   /** A human-readable name (2025-06-18 and later). */
   title?: string;
+  /** Human-readable description of the tool, for the model. */
   description?: string;
   /** The schema of the arguments. Defaults to any object. */
   input?: McpSchema;
@@ -55,7 +56,9 @@ export interface McpToolOptions extends McpServersOption {
    * @example { validatorOptions: { whitelist: true, forbidNonWhitelisted: true } }
    */
   validatorOptions?: McpValidatorOptions;
+  /** Hints about the tool's behaviour (read-only, destructive...), advertised as they are. */
   annotations?: ToolAnnotations;
+  /** Icons that clients may show for the tool (2025-11-25 and later). */
   icons?: Icon[];
   /** Free-form metadata advertised with the tool. */
   _meta?: Record<string, unknown>;
@@ -88,6 +91,7 @@ export interface McpUiResourceOptions extends McpServersOption, McpUiResourceMet
   title?: string;
   /** What the view shows, for hosts that list views. */
   description?: string;
+  /** Icons that clients may show for the view (2025-11-25 and later). */
   icons?: Icon[];
   /**
    * Whether `resources/list` shows the view; hosts find views through their tools' `_meta.ui`
@@ -99,36 +103,49 @@ export interface McpUiResourceOptions extends McpServersOption, McpUiResourceMet
   cacheTtlMs?: number;
 }
 
-/** @publicApi */
+/** The options of a resource with a fixed URI (`@McpResource`). @publicApi */
 export interface McpResourceOptions extends McpServersOption {
   /** The URI of the resource. */
   uri: string;
   /** The resource name. Defaults to the method name. */
   name?: string;
+  /** A human-readable name (2025-06-18 and later). */
   title?: string;
+  /** Human-readable description of the resource. */
   description?: string;
+  /** MIME type of the resource's content. */
   mimeType?: string;
   /** The size in bytes, when known. */
   size?: number;
+  /** Audience, priority and last-modified hints of the resource. */
   annotations?: Annotations;
+  /** Icons that clients may show for the resource (2025-11-25 and later). */
   icons?: Icon[];
+  /** Free-form metadata advertised with the resource. */
   _meta?: Record<string, unknown>;
   /** How long clients may cache a read (modern era), overriding the module default. */
   cacheTtlMs?: number;
 }
 
-/** @publicApi */
+/** The options of a resource template (`@McpResourceTemplate`). @publicApi */
 export interface McpResourceTemplateOptions extends McpServersOption {
   /** The RFC 6570 URI template, such as `notes://{id}`. */
   uriTemplate: string;
   /** The template name. Defaults to the method name. */
   name?: string;
+  /** A human-readable name (2025-06-18 and later). */
   title?: string;
+  /** Human-readable description of the template. */
   description?: string;
+  /** MIME type of the resources the template matches, when they share one. */
   mimeType?: string;
+  /** Audience, priority and last-modified hints of the template. */
   annotations?: Annotations;
+  /** Icons that clients may show for the template (2025-11-25 and later). */
   icons?: Icon[];
+  /** Free-form metadata advertised with the template. */
   _meta?: Record<string, unknown>;
+  /** How long clients may cache a read (modern era), overriding the module default. */
   cacheTtlMs?: number;
   /** Completion of template variables, by variable name. */
   complete?: Record<string, McpCompletionSource>;
@@ -155,14 +172,19 @@ export interface McpPromptArgument extends PromptArgument {
   complete?: McpCompletionSource;
 }
 
-/** @publicApi */
+/** The options of a prompt (`@McpPrompt`). @publicApi */
 export interface McpPromptOptions extends McpServersOption {
   /** The prompt name. Defaults to the method name. */
   name?: string;
+  /** A human-readable name (2025-06-18 and later). */
   title?: string;
+  /** Human-readable description of the prompt. */
   description?: string;
+  /** The arguments the prompt accepts, each with optional completion. */
   arguments?: McpPromptArgument[];
+  /** Icons that clients may show for the prompt (2025-11-25 and later). */
   icons?: Icon[];
+  /** Free-form metadata advertised with the prompt. */
   _meta?: Record<string, unknown>;
 }
 
@@ -181,13 +203,17 @@ export interface McpAccessDefinition {
 
 /** A tool registered at runtime. @publicApi */
 export interface McpToolDefinition extends McpToolOptions, McpAccessDefinition {
+  /** The tool name. */
   name: string;
+  /** Runs the tool with the validated arguments; may return a promise. */
   handler: (args: any, context: McpCallContext, native: McpNativeExchange | undefined) => unknown;
 }
 
 /** A resource registered at runtime. @publicApi */
 export interface McpResourceDefinition extends McpResourceOptions, McpAccessDefinition {
+  /** The resource name. */
   name: string;
+  /** Reads the resource; may return a promise. */
   handler: (context: McpCallContext, native: McpNativeExchange | undefined) => unknown;
 }
 
@@ -202,7 +228,9 @@ export interface McpUiResourceDefinition extends McpUiResourceOptions, McpAccess
 /** A resource template registered at runtime. @publicApi */
 export interface McpResourceTemplateDefinition
   extends Omit<McpResourceTemplateOptions, 'complete'>, McpAccessDefinition {
+  /** The template name. */
   name: string;
+  /** Completion of template variables, by variable name. */
   complete?: Record<string, McpCompletionHandler>;
   /** Reads one resource; `variables` are the values the URI gave the template's variables. */
   handler: (
@@ -215,7 +243,10 @@ export interface McpResourceTemplateDefinition
 
 /** A prompt registered at runtime. @publicApi */
 export interface McpPromptDefinition extends Omit<McpPromptOptions, 'arguments'>, McpAccessDefinition {
+  /** The prompt name. */
   name: string;
+  /** The arguments the prompt accepts, each with optional completion. */
   arguments?: Array<PromptArgument & { complete?: McpCompletionHandler }>;
+  /** Renders the prompt's messages from its arguments; may return a promise. */
   handler: (args: Record<string, string>, context: McpCallContext, native: McpNativeExchange | undefined) => unknown;
 }

@@ -280,5 +280,6 @@ export interface McpRequestStateOptions {
  * @publicApi
  */
 export interface McpModuleOptionsFactory {
+  /** Returns the module's options (`McpModule.forRootAsync({ useClass })`). */
   createMcpOptions(): McpModuleOptions | Promise<McpModuleOptions>;
 }

@@ -7,7 +7,9 @@ import type { ConnectionOptions } from 'node:tls';
  * @publicApi
  */
 export interface McpRedisClient {
+  /** Makes a new connection with the client's options (the module's subscriber connection). */
   duplicate(): unknown;
+  /** The connection's state, as ioredis reports it (`wait`, `ready`...). */
   readonly status: string;
 }
 
@@ -17,7 +19,9 @@ export interface McpRedisClient {
  * @publicApi
  */
 export interface McpRedisNode {
+  /** Host name or IP address of the server. */
   readonly host: string;
+  /** TCP port of the server. */
   readonly port: number;
 }
 

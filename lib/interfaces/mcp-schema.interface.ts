@@ -13,6 +13,7 @@ export type McpDtoClass = new (...args: any[]) => object;
  * must also implement Standard JSON Schema (`~standard.jsonSchema`), as zod 4 does.
  */
 export interface McpStandardSchemaLike {
+  /** The Standard Schema interface: its version, vendor, validator and JSON Schema converters. */
   readonly '~standard': {
     readonly version: 1;
     readonly vendor: string;

@@ -61,17 +61,22 @@ export interface McpTelemetryOptions {
 
 /** An OpenTelemetry `TracerProvider` (`@opentelemetry/api`). */
 export interface McpTracerProviderLike {
+  /** Returns the tracer of an instrumentation scope, by name and version. */
   getTracer(name: string, version?: string): unknown;
 }
 
 /** An OpenTelemetry `MeterProvider` (`@opentelemetry/api`). */
 export interface McpMeterProviderLike {
+  /** Returns the meter of an instrumentation scope, by name and version. */
   getMeter(name: string, version?: string): unknown;
 }
 
 /** An OpenTelemetry `TextMapPropagator` (`@opentelemetry/api`). */
 export interface McpTextMapPropagatorLike {
+  /** Writes the context into a carrier (outgoing headers). */
   inject(context: unknown, carrier: unknown, setter?: unknown): void;
+  /** Reads a context from a carrier (incoming headers), on top of the given one. */
   extract(context: unknown, carrier: unknown, getter?: unknown): unknown;
+  /** The names of the carrier fields (headers) the propagator uses. */
   fields(): string[];
 }

@@ -21,6 +21,6 @@ export type McpEventHandler = (event: McpEvent) => void;
 export interface McpNotificationBus {
   /** Delivers an event to every subscriber (of every instance, for a shared bus). */
   publish(event: McpEvent): Promise<void>;
-  /** @returns a function that ends the subscription. */
+  /** Calls `handler` with every event delivered. @returns a function that ends the subscription. */
   subscribe(handler: McpEventHandler): () => void;
 }

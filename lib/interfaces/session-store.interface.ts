@@ -2,6 +2,7 @@ import type { McpSessionState } from '../protocol/messages/session-handle';
 
 /** One legacy session as stored. */
 export interface McpSessionRecord {
+  /** The session's id (the `Mcp-Session-Id` header). */
   readonly id: string;
   /** The principal that opened the session; only it may use the session. */
   readonly principalId: string;
@@ -10,8 +11,11 @@ export interface McpSessionRecord {
    * anonymous HTTP caller by its address); `principalId` when absent.
    */
   readonly quotaKey?: string;
+  /** When the session was opened, in epoch milliseconds. */
   readonly createdAt: number;
+  /** When the session was last used, in epoch milliseconds. */
   lastActivity: number;
+  /** What the session agreed at `initialize`, and its log level. */
   state: McpSessionState;
 }
 

@@ -38,6 +38,7 @@ export class McpNotifier implements OnModuleInit, OnModuleDestroy {
     private readonly engine: McpEngine,
   ) {}
 
+  /** Starts delivering the bus's events and announcing the registry's list changes. */
   onModuleInit(): void {
     this.teardown.push(this.bus.subscribe((event) => this.deliver(event)));
     this.teardown.push(this.registry.onChange((list) => void this.publish({ type: 'list_changed', list })));

@@ -101,6 +101,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
+  /** Starts following sessions ended elsewhere, and the sweeper of idle sessions. */
   onModuleInit(): void {
     const stopMessages = this.link.onMessage((message) => {
       if (message.type === 'session_ended') {
@@ -129,6 +130,7 @@ export class McpSessionService implements OnModuleInit, OnApplicationShutdown {
     this.sweeper.unref();
   }
 
+  /** Stops the sweeper and stops following other instances' sessions. */
   onApplicationShutdown(): void {
     clearInterval(this.sweeper);
     this.stopListening?.();

@@ -79,6 +79,7 @@ export class McpTaskService implements OnModuleInit, OnModuleDestroy, OnApplicat
     return this.manager.options;
   }
 
+  /** Follows task events (status, input, stopped instances, ended sessions) and starts the sweeper. */
   onModuleInit(): void {
     const stopBus = this.bus.subscribe((event) => {
       if (event.type === 'task_status') {

@@ -14,6 +14,7 @@
  * @publicApi
  */
 export class McpTestError extends Error {
+  /** The error's name, for stack traces and matchers. */
   override readonly name = 'McpTestError';
 
   constructor(
@@ -44,6 +45,7 @@ export class McpTestError extends Error {
  * @publicApi
  */
 export class McpHttpError extends Error {
+  /** The error's name, for stack traces and matchers. */
   override readonly name = 'McpHttpError';
 
   constructor(

@@ -21,17 +21,25 @@ export const MCP_TEST_MODERN_REVISION = '2026-07-28';
 
 /** A JSON-RPC message as the test client reads it off the wire. @publicApi */
 export interface McpTestMessage {
+  /** The JSON-RPC version; always `2.0`. */
   readonly jsonrpc: '2.0';
+  /** The id of a request or answer; absent on a notification. */
   readonly id?: string | number | null;
+  /** The method of a request or notification. */
   readonly method?: string;
+  /** The parameters of a request or notification. */
   readonly params?: Record<string, any>;
+  /** The result of a successful answer. */
   readonly result?: Record<string, any>;
+  /** The error of a failed answer: its code, message and optional data. */
   readonly error?: { code: number; message: string; data?: unknown };
 }
 
 /** A notification the server sent while it served a call (`notifications/progress`, `notifications/message`...). @publicApi */
 export interface McpTestNotification {
+  /** The notification's method, such as `notifications/progress`. */
   readonly method: string;
+  /** The notification's parameters. */
   readonly params: Record<string, any>;
 }
 
@@ -49,43 +57,69 @@ export type McpTestResult<T> = T & McpTestReport;
 
 /** A tool as `tools/list` lists it. @publicApi */
 export interface McpTestTool {
+  /** Programmatic name of the tool. */
   name: string;
+  /** Human-readable title of the tool. */
   title?: string;
+  /** Human-readable description of the tool. */
   description?: string;
+  /** JSON Schema of the tool's arguments. */
   inputSchema: Record<string, unknown>;
+  /** JSON Schema of the tool's structured result, when it declares one. */
   outputSchema?: Record<string, unknown>;
+  /** Hints about the tool's behaviour (`readOnlyHint`...). */
   annotations?: Record<string, unknown>;
+  /** How the tool runs, such as its `taskSupport`. */
   execution?: Record<string, unknown>;
+  /** Metadata reserved by MCP, attached to the tool. */
   _meta?: Record<string, unknown>;
+  /** Other fields, passed through as they came. */
   [key: string]: unknown;
 }
 
 /** A resource as `resources/list` lists it. @publicApi */
 export interface McpTestResource {
+  /** URI of the resource. */
   uri: string;
+  /** Programmatic name of the resource. */
   name: string;
+  /** Human-readable title of the resource. */
   title?: string;
+  /** Human-readable description of the resource. */
   description?: string;
+  /** MIME type of the resource, when known. */
   mimeType?: string;
+  /** Other fields, passed through as they came. */
   [key: string]: unknown;
 }
 
 /** A resource template as `resources/templates/list` lists it. @publicApi */
 export interface McpTestResourceTemplate {
+  /** RFC 6570 URI template the resources' URIs are built from. */
   uriTemplate: string;
+  /** Programmatic name of the template. */
   name: string;
+  /** Human-readable title of the template. */
   title?: string;
+  /** Human-readable description of the template. */
   description?: string;
+  /** MIME type of the resources the template matches, when they share one. */
   mimeType?: string;
+  /** Other fields, passed through as they came. */
   [key: string]: unknown;
 }
 
 /** A prompt as `prompts/list` lists it. @publicApi */
 export interface McpTestPrompt {
+  /** Programmatic name of the prompt. */
   name: string;
+  /** Human-readable title of the prompt. */
   title?: string;
+  /** Human-readable description of the prompt. */
   description?: string;
+  /** The arguments the prompt accepts. */
   arguments?: Array<{ name: string; description?: string; required?: boolean }>;
+  /** Other fields, passed through as they came. */
   [key: string]: unknown;
 }
 
@@ -95,8 +129,11 @@ export interface McpTestServerInfo {
   readonly protocolVersion: string;
   /** The revisions the server supports (modern era; the negotiated one in the legacy era). */
   readonly supportedVersions: readonly string[];
+  /** The capabilities the server declared. */
   readonly capabilities: Record<string, any>;
+  /** The server's name, version and display data. */
   readonly serverInfo?: Implementation;
+  /** The server's instructions for the client, when it gives some. */
   readonly instructions?: string;
   /** The whole result as it came. */
   readonly raw: Record<string, any>;
@@ -106,6 +143,7 @@ export interface McpTestServerInfo {
 export interface McpTestQuestion {
   /** `elicitation/create`, `sampling/createMessage` or `roots/list`. */
   readonly method: string;
+  /** The question's parameters, as the server sent them. */
   readonly params: Record<string, any>;
   /** How it reached the client: an `input_required` round (modern) or the legacy stream. */
   readonly via: 'input_required' | 'stream';
@@ -205,6 +243,7 @@ export type McpTestTarget = INestApplication | McpTestingModuleLike | string | U
 
 /** A compiled `TestingModule` (`Test.createTestingModule(...).compile()`), structurally. @publicApi */
 export interface McpTestingModuleLike {
+  /** Makes an application of the module. */
   createNestApplication(...args: any[]): INestApplication;
 }
 
@@ -218,11 +257,15 @@ export interface McpTestCall<T> extends AsyncIterable<McpTestNotification> {
 
 /** What a `subscriptions/listen` stream asks for (2026-07-28). @publicApi */
 export interface McpTestListenFilter {
+  /** Whether the stream carries `notifications/tools/list_changed`. */
   toolsListChanged?: boolean;
+  /** Whether the stream carries `notifications/prompts/list_changed`. */
   promptsListChanged?: boolean;
+  /** Whether the stream carries `notifications/resources/list_changed`. */
   resourcesListChanged?: boolean;
   /** The URIs whose `notifications/resources/updated` the stream carries. */
   resourceSubscriptions?: string[];
+  /** Other fields, passed through as they came. */
   [key: string]: unknown;
 }
 
@@ -238,13 +281,17 @@ export interface McpTestSubscription extends AsyncIterable<McpTestNotification> 
   next(timeoutMs?: number): Promise<McpTestNotification>;
   /** The notifications received so far, in order. */
   readonly received: readonly McpTestNotification[];
+  /** Ends the stream. */
   close(): void;
 }
 
 /** A task as the server reports it (`tasks/get`, or the result that created it). @publicApi */
 export interface McpTestTask {
+  /** The task's id. */
   taskId: string;
+  /** The task's current state. */
   status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  /** A human-readable note on the current state. */
   statusMessage?: string;
   /** The questions a modern task waits on, by key. */
   inputRequests?: Record<string, { method: string; params: Record<string, any> }>;
@@ -252,6 +299,7 @@ export interface McpTestTask {
   result?: CallToolResult;
   /** The error of a failed modern task. */
   error?: { code: number; message: string; data?: unknown };
+  /** Other fields, passed through as they came. */
   [key: string]: unknown;
 }
 

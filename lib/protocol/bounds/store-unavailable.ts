@@ -30,6 +30,7 @@ const STORE_REPORTED: unique symbol = Symbol.for('nest-mcp:store-reported');
  * @publicApi
  */
 export class McpStoreUnavailableError extends Error {
+  /** Marks the error as a store outage, for every loaded copy of the package. */
   readonly [STORE_UNAVAILABLE_BRAND] = true;
   /**
    * The store did not answer in time (or the connection dropped once the command was sent):

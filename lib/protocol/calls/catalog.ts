@@ -36,14 +36,23 @@ export type McpCompletionHandler = (
 
 /** A registered tool. */
 export interface McpToolEntry {
+  /** Programmatic name of the tool, unique on the server. */
   readonly name: string;
+  /** Human-readable title of the tool. */
   readonly title?: string;
+  /** Human-readable description of the tool, for the model. */
   readonly description?: string;
+  /** The tool's input schema, advertised as `inputSchema` and checked on each call. */
   readonly input: McpCompiledSchema;
+  /** The tool's output schema, advertised as `outputSchema`; absent when it declares none. */
   readonly output?: McpCompiledSchema;
+  /** Hints about the tool's behaviour, listed as they are. */
   readonly annotations?: ToolAnnotations;
+  /** Icons that clients may show for the tool. */
   readonly icons?: Icon[];
+  /** The `_meta` the tool is listed with. */
   readonly meta?: JSONObject;
+  /** Whether the tool may, must or cannot run as a task (`execution.taskSupport`). */
   readonly taskSupport: McpTaskSupport;
   /**
    * `x-mcp-header` bindings of the input schema, checked against `Mcp-Param-*` headers.
@@ -67,14 +76,23 @@ export interface McpToolEntry {
 
 /** A registered resource with a fixed URI. */
 export interface McpResourceEntry {
+  /** URI of the resource. */
   readonly uri: string;
+  /** Programmatic name of the resource. */
   readonly name: string;
+  /** Human-readable title of the resource. */
   readonly title?: string;
+  /** Human-readable description of the resource. */
   readonly description?: string;
+  /** MIME type of the resource, when known. */
   readonly mimeType?: string;
+  /** Size of the resource's raw content in bytes, when known. */
   readonly size?: number;
+  /** Audience, priority and last-modified hints of the resource. */
   readonly annotations?: Annotations;
+  /** Icons that clients may show for the resource. */
   readonly icons?: Icon[];
+  /** The `_meta` the resource is listed with. */
   readonly meta?: JSONObject;
   /** Overrides the default `ttlMs` of `resources/read` (modern era). */
   readonly cacheTtlMs?: number;
@@ -96,15 +114,25 @@ export interface McpResourceEntry {
 
 /** A registered resource template (RFC 6570). */
 export interface McpTemplateEntry {
+  /** RFC 6570 URI template the resources' URIs are built from. */
   readonly uriTemplate: string;
+  /** Programmatic name of the template. */
   readonly name: string;
+  /** Human-readable title of the template. */
   readonly title?: string;
+  /** Human-readable description of the template. */
   readonly description?: string;
+  /** MIME type of the resources the template matches, when they share one. */
   readonly mimeType?: string;
+  /** Audience, priority and last-modified hints of the template. */
   readonly annotations?: Annotations;
+  /** Icons that clients may show for the template. */
   readonly icons?: Icon[];
+  /** The `_meta` the template is listed with. */
   readonly meta?: JSONObject;
+  /** Overrides the default `ttlMs` of `resources/read` for its resources (modern era). */
   readonly cacheTtlMs?: number;
+  /** Completion handlers of the template's variables, by variable name. */
   readonly completions: Readonly<Record<string, McpCompletionHandler>>;
   /**
    * Who may call and see it; `undefined` when anyone may.
@@ -129,12 +157,19 @@ export interface McpTemplateEntry {
 
 /** A registered prompt. */
 export interface McpPromptEntry {
+  /** Programmatic name of the prompt. */
   readonly name: string;
+  /** Human-readable title of the prompt. */
   readonly title?: string;
+  /** Human-readable description of the prompt. */
   readonly description?: string;
+  /** The arguments the prompt accepts, as listed. */
   readonly arguments: readonly PromptArgument[];
+  /** Icons that clients may show for the prompt. */
   readonly icons?: Icon[];
+  /** The `_meta` the prompt is listed with. */
   readonly meta?: JSONObject;
+  /** Completion handlers of the prompt's arguments, by argument name. */
   readonly completions: Readonly<Record<string, McpCompletionHandler>>;
   /**
    * Who may call and see it; `undefined` when anyone may.

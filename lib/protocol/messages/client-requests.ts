@@ -14,22 +14,27 @@ export type ClientMethod = 'elicitation/create' | 'sampling/createMessage' | 'ro
 
 /** A form-mode elicitation: the client shows a form built from a flat JSON Schema. */
 export interface ElicitRequestFormParams {
+  /** The elicitation mode; form mode when omitted. */
   mode?: 'form';
   /** What to ask the user. */
   message: string;
   /** A flat object schema of primitive properties (string, number, integer, boolean, enums). */
   requestedSchema: JSONObject;
+  /** Metadata reserved by MCP, attached to the request. */
   _meta?: JSONObject;
 }
 
 /** A URL-mode elicitation (2025-11-25 and later): the user completes a flow out of band. */
 export interface ElicitRequestURLParams {
+  /** The elicitation mode: the user is sent to a URL. */
   mode: 'url';
+  /** Why the user is asked to open the URL. */
   message: string;
   /** The page the client opens for the user. */
   url: string;
   /** Correlates the later `notifications/elicitation/complete`; minted when omitted. */
   elicitationId?: string;
+  /** Metadata reserved by MCP, attached to the request. */
   _meta?: JSONObject;
 }
 
@@ -38,59 +43,87 @@ export type ElicitRequestParams = ElicitRequestFormParams | ElicitRequestURLPara
 
 /** The client's answer to an elicitation. */
 export interface ElicitResult {
+  /** The user's response: submitted (`accept`), refused (`decline`) or dismissed (`cancel`). */
   action: 'accept' | 'decline' | 'cancel';
   /** The submitted form values (form mode, `accept` only). */
   content?: Record<string, string | number | boolean | string[]>;
+  /** Metadata reserved by MCP, attached to the result. */
   _meta?: JSONObject;
+  /** Other fields, passed through as they came. */
   [key: string]: unknown;
 }
 
 /** A message of a sampling conversation. */
 export interface SamplingMessage {
+  /** Who the message is from: the user or the assistant. */
   role: 'user' | 'assistant';
+  /** The content of the message: one content block or several. */
   content: JSONObject | JSONObject[];
+  /** Metadata reserved by MCP, attached to the message. */
   _meta?: JSONObject;
 }
 
 /** The parameters of `ctx.sample()` (`sampling/createMessage`). */
 export interface CreateMessageRequestParams {
+  /** The conversation to sample from. */
   messages: SamplingMessage[];
+  /** The most tokens the client should sample. */
   maxTokens: number;
+  /** A system prompt the server asks to use; the client may change or omit it. */
   systemPrompt?: string;
+  /** Which servers' context the client should include in the prompt (a request it may ignore). */
   includeContext?: 'none' | 'thisServer' | 'allServers';
+  /** The sampling temperature to use. */
   temperature?: number;
+  /** Sequences that end the sampling when the model produces them. */
   stopSequences?: string[];
+  /** The server's preferences in choosing a model (hints and priorities), which the client may ignore. */
   modelPreferences?: JSONObject;
+  /** Provider-specific metadata, passed to the LLM provider. */
   metadata?: JSONObject;
   /** Tools the model may call (2025-11-25 and later; the client must declare `sampling.tools`). */
   tools?: JSONObject[];
   /** How the model may use `tools`. */
   toolChoice?: JSONObject;
+  /** Metadata reserved by MCP, attached to the request. */
   _meta?: JSONObject;
+  /** Other fields, passed through as they came. */
   [key: string]: unknown;
 }
 
 /** The client's sampling answer. */
 export interface CreateMessageResult {
+  /** Who the sampled message is from (usually the assistant). */
   role: 'user' | 'assistant';
+  /** The sampled content: one content block or several. */
   content: JSONObject | JSONObject[];
+  /** Name of the model that produced the message. */
   model: string;
+  /** Why sampling stopped, such as `endTurn`, `stopSequence` or `maxTokens`. */
   stopReason?: string;
+  /** Metadata reserved by MCP, attached to the result. */
   _meta?: JSONObject;
+  /** Other fields, passed through as they came. */
   [key: string]: unknown;
 }
 
 /** One root the client exposes. */
 export interface Root {
+  /** URI of the root (a `file://` URI). */
   uri: string;
+  /** Human-readable name of the root. */
   name?: string;
+  /** Metadata reserved by MCP, attached to the root. */
   _meta?: JSONObject;
 }
 
 /** The client's answer to `roots/list`. */
 export interface ListRootsResult {
+  /** The roots the client exposes. */
   roots: Root[];
+  /** Metadata reserved by MCP, attached to the result. */
   _meta?: JSONObject;
+  /** Other fields, passed through as they came. */
   [key: string]: unknown;
 }
 

@@ -11,31 +11,43 @@ export type JSONObject = Record<string, unknown>;
 
 /** A JSON-RPC request: a method and an id the answer carries back. @publicApi */
 export interface JSONRPCRequest {
+  /** The JSON-RPC version; always `2.0`. */
   jsonrpc: '2.0';
+  /** The id the answer carries back. */
   id: RequestId;
+  /** The method to invoke. */
   method: string;
+  /** The parameters of the method. */
   params?: JSONObject;
 }
 
 /** A JSON-RPC notification: a method, no id, no answer. @publicApi */
 export interface JSONRPCNotification {
+  /** The JSON-RPC version; always `2.0`. */
   jsonrpc: '2.0';
+  /** The notification's method. */
   method: string;
+  /** The parameters of the notification. */
   params?: JSONObject;
 }
 
 /** A JSON-RPC answer that succeeded. @publicApi */
 export interface JSONRPCResultResponse {
+  /** The JSON-RPC version; always `2.0`. */
   jsonrpc: '2.0';
+  /** The id of the request this answers. */
   id: RequestId;
+  /** The result of the method. */
   result: JSONObject;
 }
 
 /** A JSON-RPC answer that failed: a code, a message, optional data. @publicApi */
 export interface JSONRPCErrorResponse {
+  /** The JSON-RPC version; always `2.0`. */
   jsonrpc: '2.0';
   /** `null` only when the id of the failed message could not be read. */
   id: RequestId | null;
+  /** The error: its code, a short message and optional extra data. */
   error: { code: number; message: string; data?: unknown };
 }
 

@@ -4,6 +4,8 @@
  * inside: it only passes them along, as an explicit argument of every catalog handler.
  */
 export interface McpNativeExchange {
+  /** The transport's request object (Express or Fastify), over HTTP. */
   readonly request?: unknown;
+  /** The transport's response object (Express or Fastify), over HTTP. */
   readonly response?: unknown;
 }

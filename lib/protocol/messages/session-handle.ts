@@ -11,7 +11,9 @@ import type { ClientCapabilities, Implementation } from './mcp-types';
 export interface McpSessionState {
   /** The revision agreed at `initialize`; `undefined` until then. */
   protocolVersion?: McpRevision;
+  /** The capabilities the client declared at `initialize`. */
   clientCapabilities: ClientCapabilities;
+  /** The client's name and version, as given at `initialize`. */
   clientInfo?: Implementation;
   /** The minimum level of log messages the client asked for. */
   logLevel: LoggingLevel;

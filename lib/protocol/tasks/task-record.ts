@@ -23,8 +23,11 @@ export function taskQuotaKey(task: Pick<McpTaskRecord, 'owner' | 'quotaKey'>): s
 
 /** The JSON-RPC error a failed task carries. */
 export interface McpTaskError {
+  /** The JSON-RPC error code. */
   readonly code: number;
+  /** A short description of the error. */
   readonly message: string;
+  /** Extra information about the error, if any. */
   readonly data?: unknown;
 }
 
@@ -34,6 +37,7 @@ export interface McpTaskError {
  * @publicApi
  */
 export interface McpTaskRecord {
+  /** The task's id (`taskId` on the wire). */
   readonly id: string;
   /**
    * Who may see and drive the task: `session:<id>` for a legacy session's task, else
@@ -48,6 +52,7 @@ export interface McpTaskRecord {
   readonly quotaKey?: string;
   /** The era of the call that created the task: it decides how the task is rendered. */
   readonly era: McpEra;
+  /** The protocol revision of the call that created the task. */
   readonly revision?: McpRevision;
   /** The legacy session that owns the task, if any (its stream carries the task's messages). */
   readonly sessionId?: string;
@@ -59,16 +64,21 @@ export interface McpTaskRecord {
   readonly instanceId?: string;
   /** The request the task runs (`tools/call`) and what it names (the tool). */
   readonly method: string;
+  /** The name the request names: the tool's. */
   readonly name: string;
+  /** Where the task stands. */
   status: McpTaskStatus;
+  /** A human-readable note on the current status. */
   statusMessage?: string;
   /** Epoch milliseconds. */
   readonly createdAt: number;
+  /** When the task last changed, in epoch milliseconds. */
   updatedAt: number;
   /** How long the task is kept, from its creation. */
   readonly ttlMs: number;
   /** When the sweeper acts on the task: fails it if still live, deletes it if terminal. */
   expiresAt: number;
+  /** How often clients are told to poll the task, in ms. */
   readonly pollIntervalMs: number;
   /** A completed task: what the call answered. */
   result?: JSONObject;

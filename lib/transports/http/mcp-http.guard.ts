@@ -56,6 +56,7 @@ export class McpHttpGuard implements CanActivate {
     private readonly refusals: HttpRefusals,
   ) {}
 
+  /** Runs the checks above in order: admits the request, or throws the first refusal. */
   canActivate(context: ExecutionContext): true | Promise<true> {
     // The arguments as Nest passes them (request, response): `switchToHttp()` would make an
     // object and three closures for every request to ask for the same two.

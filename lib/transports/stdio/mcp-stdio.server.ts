@@ -171,6 +171,7 @@ export class McpStdioServer implements OnApplicationShutdown {
     await Promise.all([...this.connections].map((connection) => connection.stop()));
   }
 
+  /** Closes every `listen()` as {@link McpStdioServer.close} does. */
   async onApplicationShutdown(): Promise<void> {
     await this.close();
   }
