@@ -35,7 +35,9 @@ const protocolBoundary = (depth) => ({
  * lib/testing (the `nest-mcp/testing` entry) uses the library as an application does: its own
  * files, the public API (`../index` for values; `nest-mcp` for types, so that its published
  * declarations name the root entry's types as an application does rather than repeat them),
- * node built-ins and the Nest peers; nothing internal (test/architecture.spec.ts checks the same).
+ * node built-ins and the Nest peers; nothing internal (test/architecture.spec.ts checks the same)
+ * but the in-memory socket (lib/shared/memory-connection.ts, node built-ins only), which route
+ * tools use too: one copy of it.
  */
 const testingBoundary = {
   files: ['lib/testing/*.ts'],
@@ -49,8 +51,9 @@ const testingBoundary = {
             message: 'lib/testing may import node built-ins, the Nest peers and nest-mcp (types), no other package.',
           },
           {
-            regex: '^\\.\\./(?!index$)',
-            message: 'lib/testing imports the public API only (../index), as an application would.',
+            regex: '^\\.\\./(?!index$|shared/memory-connection$)',
+            message:
+              'lib/testing imports the public API only (../index), as an application would (and the node-only in-memory socket).',
           },
         ],
       },

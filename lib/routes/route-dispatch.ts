@@ -9,7 +9,7 @@ import { McpErrorCode } from '../protocol/messages/json-rpc';
 import { McpError } from '../protocol/messages/mcp-error';
 import type { RouteResponse } from './route-result';
 import { dispositionFileName } from './content-disposition';
-import { memoryConnection } from './memory-connection';
+import { memoryConnection } from '../shared/memory-connection';
 import { bodyText, mediaTypeOf, routeMediaOf, type RouteFile } from './route-file';
 
 /** One request of a route tool. */

@@ -4,7 +4,7 @@
  */
 import { type IncomingMessage, request as httpRequest, type RequestOptions, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { memoryConnection } from './memory-socket';
+import { memoryConnection } from '../shared/memory-connection';
 
 /** Where the test client's requests go. */
 export interface Connector {
