@@ -26,6 +26,7 @@ describe('sample: create_note refuses what its schema refuses; note_stats keeps 
 
   afterAll(async () => {
     await legacy.close();
+    await modern.close();
     await app.close();
     if (savedAuth !== undefined) process.env.MCP_AUTH = savedAuth;
   });

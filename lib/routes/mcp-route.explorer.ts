@@ -69,11 +69,6 @@ interface FoundRoute {
   readonly decorated: boolean;
 }
 
-/**
- * Finds the HTTP routes chosen with `@McpRoute()` / `@McpRoutes()` on the application's
- * controllers and registers each, on the servers that take it (as handlers: `servers`, else
- * `include`), as a tool whose call is an HTTP request into the application's own server.
- */
 /** The headers a proxy sets to name the client, passed on as they came. */
 const CLIENT_ADDRESS_HEADERS = ['forwarded', 'x-forwarded-for'];
 
@@ -94,6 +89,12 @@ function hostHeader(host: string | undefined): Record<string, string> {
   return host === undefined ? {} : { host };
 }
 
+/**
+ * Finds the HTTP routes chosen with `@McpRoute()` / `@McpRoutes()` on the application's
+ * controllers, or selected by the server's `routes.expose`, and registers each, on the servers
+ * that take it (as handlers: `servers`, else `include`), as a tool whose call is an HTTP request
+ * into the application's own server.
+ */
 @Injectable()
 export class McpRouteExplorer implements OnModuleInit {
   private readonly logger = new McpLogger('McpRoutes');
@@ -136,7 +137,7 @@ export class McpRouteExplorer implements OnModuleInit {
         this.assertTakes(controller, servers, module);
       }
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        const found = this.routeOf(controller, methodName, isController, whole, wrapper.host?.metatype);
+        const found = this.routeOf(controller, methodName, isController, whole, module);
         if (found === undefined) {
           continue;
         }
@@ -293,9 +294,10 @@ export class McpRouteExplorer implements OnModuleInit {
       schemas,
       route.where,
     );
+    const annotations = routeAnnotations(route.verb, route.options.annotations);
     const confirmation = routeConfirmation(
       route.options.confirm,
-      routeAnnotations(route.verb, route.options.annotations),
+      annotations,
       this.settings.confirmDestructive,
       route.where,
     );
@@ -313,7 +315,7 @@ export class McpRouteExplorer implements OnModuleInit {
         {
           name,
           description: route.options.description ?? operationDescription(method) ?? `${route.verb} ${route.path}`,
-          annotations: routeAnnotations(route.verb, route.options.annotations),
+          annotations,
           input: inputs.jsonSchema,
           ...(output === undefined ? {} : { output }),
           handler: async (args: unknown, call: McpCallContext, native: McpNativeExchange | undefined) =>
